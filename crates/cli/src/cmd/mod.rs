@@ -1,0 +1,2 @@
+//! One module per subcommand, each with `Args` (clap) and `run(&Args, &Global)`.
+pub mod tune;

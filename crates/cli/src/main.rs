@@ -1,0 +1,32 @@
+//! The `textreuse` command line.
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+mod cmd;
+mod util;
+
+/// Locality-sensitive hashing and text-reuse detection.
+#[derive(Debug, Parser)]
+#[command(name = "textreuse", version, about, long_about = None)]
+struct Cli {
+    #[command(flatten)]
+    global: util::Global,
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Print the S-curve (match probability against Jaccard similarity) or recommend (K, M).
+    Tune(cmd::tune::Args),
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    cli.global.init();
+    let result = match cli.command {
+        Command::Tune(args) => cmd::tune::run(&args, &cli.global),
+    };
+    util::exit(result)
+}

@@ -1,0 +1,56 @@
+//! Conventions every subcommand shares: global flags, stdout writing, exit codes.
+use std::io::{self, Write};
+use std::process::ExitCode;
+
+/// Flags every subcommand accepts.
+#[derive(Debug, clap::Args)]
+pub struct Global {
+    /// Worker threads (default: all cores).
+    #[arg(long, global = true, value_name = "N")]
+    pub threads: Option<usize>,
+    /// No progress or log output on stderr.
+    #[arg(long, short, global = true)]
+    pub quiet: bool,
+}
+
+impl Global {
+    /// Applies the flags that affect the whole process (the rayon pool size).
+    pub fn init(&self) {
+        if let Some(n) = self.threads {
+            // Ignore the error: it only says the global pool was already built.
+            let _ = rayon::ThreadPoolBuilder::new()
+                .num_threads(n.max(1))
+                .build_global();
+        }
+    }
+
+    /// Prints a log line to stderr unless `--quiet`.
+    pub fn log(&self, msg: impl std::fmt::Display) {
+        if !self.quiet {
+            eprintln!("textreuse: {msg}");
+        }
+    }
+}
+
+/// A buffered, locked stdout for data output.
+pub fn stdout() -> io::BufWriter<io::StdoutLock<'static>> {
+    io::BufWriter::with_capacity(1 << 16, io::stdout().lock())
+}
+
+/// Turns a subcommand's result into the process exit code, printing a one-line cause on error.
+/// A closed stdout (`textreuse ... | head`) is not an error.
+pub fn exit(result: anyhow::Result<()>) -> ExitCode {
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(err) => {
+            if let Some(io) = err.downcast_ref::<io::Error>() {
+                if io.kind() == io::ErrorKind::BrokenPipe {
+                    return ExitCode::SUCCESS;
+                }
+            }
+            let _ = io::stdout().flush();
+            eprintln!("textreuse: error: {err:#}");
+            ExitCode::FAILURE
+        }
+    }
+}

@@ -1,0 +1,2 @@
+//! MinHash signatures (work in progress).
+#![deny(missing_docs)]
