@@ -1,0 +1,1 @@
+//! The stages of the dedup pipeline, each a plain record stream (see `docs/ARCHITECTURE.md`).
