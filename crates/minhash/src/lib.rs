@@ -1,2 +1,164 @@
-//! MinHash signatures (work in progress).
+//! MinHash signatures, band keys and their exact collision math.
+//!
+//! A [`Signer`] turns a set of 64-bit shingle fingerprints into a [`Signature`] of `N` minhashes
+//! (one per multiply-add-shift function from [`textreuse_hash::Family`]) and the signature into
+//! `M` stable band keys, each covering `K` of the minhashes. Items that share a band key are
+//! candidate near-duplicates; that is the whole locality-sensitive-hashing step of the dedup
+//! pipeline.
+//!
+//! ```
+//! use textreuse_minhash::Signer;
+//!
+//! // The seed research's parameters: N = 20 functions of 60 bits, K = 10, M = 10, drawn bands.
+//! let signer = Signer::new();
+//! let shingles_a: Vec<u64> = (0..150).map(textreuse_hash::mix64).collect();
+//! let shingles_b: Vec<u64> = (5..155).map(textreuse_hash::mix64).collect(); // J = 145/155
+//!
+//! let a = signer.sign(shingles_a)?;
+//! let b = signer.sign(shingles_b)?;
+//! println!("estimated Jaccard {:.2}", a.jaccard(&b));
+//!
+//! let shared = signer
+//!     .band_keys(&a)
+//!     .zip(signer.band_keys(&b))
+//!     .filter(|(x, y)| x == y)
+//!     .count();
+//! println!("{shared} of {} band keys shared", signer.bands());
+//! // How likely is at least one shared key at J = 0.935?
+//! let p = signer.exact_match_probability(145.0 / 155.0);
+//! assert!(p > 0.5 && p <= signer.independent_approximation(145.0 / 155.0));
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
+//! # Overview
+//!
+//! * [`SignerBuilder`] sets `N` ([`hashes`](SignerBuilder::hashes)), output
+//!   [`bits`](SignerBuilder::bits), `K` ([`rows`](SignerBuilder::rows)), `M`
+//!   ([`bands`](SignerBuilder::bands)), the [`seed`](SignerBuilder::seed) and the
+//!   [`BandScheme`]: [`Drawn`](BandScheme::Drawn) (each band a random `K`-subset of the `N`
+//!   functions, drawn once from the seed, as the seed research did) or
+//!   [`Disjoint`](BandScheme::Disjoint) (classic banding, `N = K·M`).
+//! * [`Signer::sign`] allocates a [`Signature`]; [`Signer::sign_into`] fills a caller buffer.
+//!   [`Signer::band_keys`] (an iterator) and [`Signer::band_keys_into`] give the band keys.
+//! * [`Signer::exact_match_probability`] is the exact S-curve for the configured bands,
+//!   [`Signer::independent_approximation`] and [`independent`] the textbook
+//!   `1 - (1 - s^K)^M`; [`tune`] recommends `(K, M)` for a similarity threshold.
+//!
+//! An empty shingle set cannot be signed: [`SignError::Empty`]. (A sentinel signature would make
+//! every empty item match every other one.)
+//!
+//! # Accuracy
+//!
+//! For sets of Jaccard similarity `s`, one minhash agrees with probability `s` (if the hash
+//! functions were min-wise independent; multiply-add-shift is only universal, so the crate's
+//! tests *measure* the rate on sets with exactly controlled `s`), one band of `K` minhashes with
+//! `s^K`, and at least one of the `M` bands with [`Signer::exact_match_probability`]. With drawn
+//! bands the bands share functions and are not independent: for `N = 20, K = 10, M = 10` the
+//! independent formula says 0.986 at `s = 0.9`, the exact curve about 0.8. The Jaccard estimate
+//! [`Signature::jaccard`] has standard deviation `sqrt(s(1-s)/N)`.
+//!
+//! # Performance
+//!
+//! Signing costs `N` multiply-add-min operations per shingle. The kernel keeps the `N` running
+//! minima in vector registers and is compiled for AVX-512 (`vpmullq`), AVX2 and portable code,
+//! chosen at run time; all three give identical results. See `docs/benchmarks.md` for numbers.
+//!
+//! # Stability
+//!
+//! The hash functions, the drawn band subsets and the band keys depend only on the parameters and
+//! the seed, through code in this crate and `textreuse-hash`; known-answer tests pin them, so
+//! signatures and band keys computed on different machines and versions can be merged.
 #![deny(missing_docs)]
+#![warn(missing_debug_implementations)]
+
+mod kernel;
+mod math;
+mod signer;
+
+pub use math::{Recommendation, TuneOptions, independent, tune};
+pub use signer::{
+    BandKeys, BandScheme, MAX_DRAWN_BANDS, MAX_DRAWN_HASHES, Signature, Signer, SignerBuilder,
+};
+
+/// Errors from [`SignerBuilder::build`] and [`tune`]: the parameters are inconsistent. Each
+/// variant's message names the parameter to change.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[non_exhaustive]
+pub enum BuildError {
+    /// `K` was zero. Recover by asking for at least one row.
+    #[error("rows (K) must be at least 1")]
+    ZeroRows,
+    /// `M` was zero. Recover by asking for at least one band.
+    #[error("bands (M) must be at least 1")]
+    ZeroBands,
+    /// A drawn band cannot hold more distinct functions than exist. Recover by lowering `K` or
+    /// raising `N`.
+    #[error("rows (K = {rows}) cannot exceed the number of hash functions (N = {hashes})")]
+    RowsExceedHashes {
+        /// `K`.
+        rows: usize,
+        /// `N`.
+        hashes: usize,
+    },
+    /// Disjoint bands need exactly `N = K·M` functions. Recover by leaving `hashes` unset (it then
+    /// defaults to `K·M`) or choosing `K` and `M` whose product is `N`.
+    #[error("disjoint bands need hashes = rows * bands, got N = {hashes}, K = {rows}, M = {bands}")]
+    DisjointMismatch {
+        /// `N` as given.
+        hashes: usize,
+        /// `K`.
+        rows: usize,
+        /// `M`.
+        bands: usize,
+    },
+    /// The drawn scheme stores band subsets as 128-bit masks. Recover by using fewer functions or
+    /// the disjoint scheme.
+    #[error("the drawn band scheme supports at most {max} hash functions, got {hashes}")]
+    TooManyHashes {
+        /// `N` as given.
+        hashes: usize,
+        /// The limit.
+        max: usize,
+    },
+    /// The exact curve of the drawn scheme enumerates all `2^M` subsets of bands. Recover by using
+    /// fewer bands or the disjoint scheme.
+    #[error("the drawn band scheme supports at most {max} bands, got {bands}")]
+    TooManyBands {
+        /// `M` as given.
+        bands: usize,
+        /// The limit.
+        max: usize,
+    },
+    /// The output width was not 1 to 64 bits.
+    #[error(transparent)]
+    Hash(#[from] textreuse_hash::HashError),
+    /// A tuning threshold must lie strictly between 0 and 1.
+    #[error("the similarity threshold must be strictly between 0 and 1, got {threshold}")]
+    Threshold {
+        /// The threshold given.
+        threshold: f64,
+    },
+}
+
+/// Errors from signing.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum SignError {
+    /// There were no shingles. An empty set has no minhash; skip the item (for text: it is
+    /// shorter than one shingle) instead of giving it a signature that would match every other
+    /// empty item.
+    #[error("cannot sign an empty set of shingles")]
+    Empty,
+    /// The output buffer of [`Signer::sign_into`] has the wrong length. Recover by sizing it to
+    /// [`Signer::hashes`].
+    #[error("signature buffer has length {got}, the signer has {expected} hash functions")]
+    BufferLength {
+        /// [`Signer::hashes`].
+        expected: usize,
+        /// The buffer's length.
+        got: usize,
+    },
+}
+
+#[cfg(test)]
+mod tests;

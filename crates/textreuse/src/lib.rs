@@ -1,4 +1,31 @@
 //! textreuse: locality-sensitive hashing and text-reuse detection.
+//!
+//! This crate holds no logic: it re-exports the toolkit's libraries under short names, so one
+//! dependency gives you all of them.
+//!
+//! ```
+//! use textreuse::minhash::Signer;
+//!
+//! let signer = Signer::new();
+//! let shingles: Vec<u64> = "near-duplicate sentences share band keys"
+//!     .as_bytes()
+//!     .windows(12)
+//!     .map(textreuse::hash::fingerprint)
+//!     .collect();
+//! let signature = signer.sign(shingles)?;
+//! assert_eq!(signer.band_keys(&signature).count(), 10);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
+//! # Overview
+//!
+//! * [`hash`]: multiply-shift hash families drawn from a seed, and stable 64-bit fingerprints of
+//!   byte strings (what shingles become).
+//! * [`minhash`]: the [`Signer`](minhash::Signer): MinHash signatures, band keys, the exact
+//!   collision curves of drawn and disjoint bands, and a parameter tuner.
+//!
+//! Every output that must be the same on every machine (fingerprints, signatures, band keys) is
+//! defined by the toolkit's own code and seed and pinned by known-answer tests.
 #![deny(missing_docs)]
 #![no_std]
 

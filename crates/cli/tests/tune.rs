@@ -1,0 +1,77 @@
+//! End-to-end tests of `textreuse tune`.
+use std::process::Command;
+
+fn textreuse(args: &[&str]) -> (bool, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_textreuse"))
+        .args(args)
+        .output()
+        .expect("run textreuse");
+    (
+        out.status.success(),
+        String::from_utf8(out.stdout).unwrap(),
+        String::from_utf8(out.stderr).unwrap(),
+    )
+}
+
+#[test]
+fn tune_json_has_the_documented_shape() {
+    let (ok, stdout, stderr) = textreuse(&["tune", "--json"]);
+    assert!(ok, "{stderr}");
+    let v: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(
+        v["params"],
+        serde_json::json!({"hashes": 20, "bits": 60, "rows": 10, "bands": 10,
+                           "seed": 1123456, "scheme": "drawn"})
+    );
+    let curve = v["curve"].as_array().unwrap();
+    assert_eq!(curve.len(), 20);
+    assert_eq!(curve[0]["s"], 0.05);
+    assert_eq!(curve[2]["s"], 0.15);
+    assert_eq!(curve[19]["s"], 1.0);
+    let at = |i: usize, k: &str| curve[i][k].as_f64().unwrap();
+    // s = 0.9: the independent approximation says 0.986, the exact curve far less.
+    assert!((at(17, "independent") - 0.98626).abs() < 1e-4);
+    assert!((at(17, "exact") - 0.82699).abs() < 1e-4);
+    assert!((at(19, "exact") - 1.0).abs() < 1e-12);
+    for i in 1..20 {
+        assert!(at(i, "exact") >= at(i - 1, "exact"));
+        assert!(at(i, "exact") <= at(i, "independent") + 1e-12);
+    }
+}
+
+#[test]
+fn tune_recommends_parameters_for_a_threshold() {
+    let (ok, stdout, stderr) = textreuse(&[
+        "tune",
+        "--threshold",
+        "0.8",
+        "--scheme",
+        "disjoint",
+        "--hashes",
+        "128",
+        "--json",
+    ]);
+    assert!(ok, "{stderr}");
+    let v: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+    let (k, m) = (
+        v["params"]["rows"].as_u64().unwrap(),
+        v["params"]["bands"].as_u64().unwrap(),
+    );
+    assert!(k * m <= 128 && k >= 2, "K={k} M={m}");
+    assert_eq!(v["recommendation"]["threshold"], 0.8);
+    // The S-curve of the recommendation crosses 1/2 near the threshold.
+    let curve = v["curve"].as_array().unwrap();
+    assert!(curve[12]["exact"].as_f64().unwrap() < 0.5); // s = 0.65
+    assert!(curve[17]["exact"].as_f64().unwrap() > 0.5); // s = 0.90
+}
+
+#[test]
+fn table_output_and_errors() {
+    let (ok, stdout, _) = textreuse(&["tune"]);
+    assert!(ok);
+    assert!(stdout.contains("exact") && stdout.lines().count() == 22);
+    let (ok, _, stderr) = textreuse(&["tune", "--rows", "30"]);
+    assert!(!ok);
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    assert!(stderr.contains("rows (K = 30) cannot exceed"), "{stderr}");
+}

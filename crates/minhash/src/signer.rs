@@ -1,0 +1,556 @@
+//! The [`Signer`], its builder, [`Signature`] and band keys.
+use std::fmt;
+use std::iter::FusedIterator;
+
+use rand_xoshiro::rand_core::{Rng, SeedableRng};
+use textreuse_hash::{Family, FamilyKind, Xoshiro256PlusPlus, fingerprint_words, mix64};
+
+use crate::kernel::{self, Isa, LANES};
+use crate::math::Curve;
+use crate::{BuildError, SignError};
+
+/// How the `M` signatures (bands) of `K` minhashes are formed from the `N` hash functions.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+#[non_exhaustive]
+pub enum BandScheme {
+    /// The seed research's scheme: each band is a `K`-subset of the `N` functions, drawn once from
+    /// the seed, so bands may share functions (`N` may be smaller than `K·M`). The exact match
+    /// probability is computed by inclusion-exclusion over the drawn subsets.
+    #[default]
+    Drawn,
+    /// Classic banding: band `m` uses functions `m·K .. (m+1)·K`, so `N = K·M` and the match
+    /// probability is `1 - (1 - s^K)^M`.
+    Disjoint,
+}
+
+impl fmt::Display for BandScheme {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            BandScheme::Drawn => "drawn",
+            BandScheme::Disjoint => "disjoint",
+        })
+    }
+}
+
+/// Largest `N` for the [`BandScheme::Drawn`] scheme (band subsets are bit masks).
+pub const MAX_DRAWN_HASHES: usize = 128;
+/// Largest `M` for the [`BandScheme::Drawn`] scheme (the exact curve enumerates `2^M` subsets).
+pub const MAX_DRAWN_BANDS: usize = 20;
+
+/// Domain separator so band subsets are drawn from a different stream than the hash functions.
+const BAND_DRAW_DOMAIN: u64 = 0x6261_6e64_7375_6273; // "bandsubs"
+
+/// Builds a [`Signer`]. The defaults are the seed research's: `N = 20` hash functions with 60-bit
+/// outputs, `K = 10` rows, `M = 10` bands, seed 1123456, [`BandScheme::Drawn`].
+///
+/// ```
+/// use textreuse_minhash::{BandScheme, SignerBuilder};
+///
+/// let signer = SignerBuilder::new()
+///     .scheme(BandScheme::Disjoint)
+///     .rows(5)
+///     .bands(20)
+///     .build()?;
+/// assert_eq!(signer.hashes(), 100); // N = K·M for disjoint bands
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Clone, Debug)]
+pub struct SignerBuilder {
+    hashes: Option<usize>,
+    bits: u32,
+    rows: usize,
+    bands: usize,
+    seed: u64,
+    scheme: BandScheme,
+}
+
+impl Default for SignerBuilder {
+    fn default() -> Self {
+        SignerBuilder::new()
+    }
+}
+
+impl SignerBuilder {
+    /// A builder with the research defaults.
+    pub fn new() -> SignerBuilder {
+        SignerBuilder {
+            hashes: None,
+            bits: 60,
+            rows: 10,
+            bands: 10,
+            seed: 1123456,
+            scheme: BandScheme::Drawn,
+        }
+    }
+
+    /// The number of hash functions `N`. Default: 20 for [`BandScheme::Drawn`], `K·M` for
+    /// [`BandScheme::Disjoint`] (where any other value is an error).
+    pub fn hashes(&mut self, n: usize) -> &mut Self {
+        self.hashes = Some(n);
+        self
+    }
+
+    /// Output bits of each hash function, 1 to 64 (default 60).
+    pub fn bits(&mut self, bits: u32) -> &mut Self {
+        self.bits = bits;
+        self
+    }
+
+    /// Rows `K`: minhashes per band signature (default 10).
+    pub fn rows(&mut self, k: usize) -> &mut Self {
+        self.rows = k;
+        self
+    }
+
+    /// Bands `M`: signatures (band keys) per item (default 10).
+    pub fn bands(&mut self, m: usize) -> &mut Self {
+        self.bands = m;
+        self
+    }
+
+    /// The seed all random choices come from (default 1123456).
+    pub fn seed(&mut self, seed: u64) -> &mut Self {
+        self.seed = seed;
+        self
+    }
+
+    /// How bands are formed (default [`BandScheme::Drawn`]).
+    pub fn scheme(&mut self, scheme: BandScheme) -> &mut Self {
+        self.scheme = scheme;
+        self
+    }
+
+    /// Checks the parameters, draws the hash functions and band subsets, and precomputes the
+    /// exact collision curve.
+    pub fn build(&self) -> Result<Signer, BuildError> {
+        let (k, m) = (self.rows, self.bands);
+        if k == 0 {
+            return Err(BuildError::ZeroRows);
+        }
+        if m == 0 {
+            return Err(BuildError::ZeroBands);
+        }
+        let n = match self.scheme {
+            BandScheme::Drawn => {
+                let n = self.hashes.unwrap_or(20);
+                if n > MAX_DRAWN_HASHES {
+                    return Err(BuildError::TooManyHashes {
+                        hashes: n,
+                        max: MAX_DRAWN_HASHES,
+                    });
+                }
+                if m > MAX_DRAWN_BANDS {
+                    return Err(BuildError::TooManyBands {
+                        bands: m,
+                        max: MAX_DRAWN_BANDS,
+                    });
+                }
+                if k > n {
+                    return Err(BuildError::RowsExceedHashes { rows: k, hashes: n });
+                }
+                n
+            }
+            BandScheme::Disjoint => {
+                let want = k.checked_mul(m).ok_or(BuildError::DisjointMismatch {
+                    hashes: usize::MAX,
+                    rows: k,
+                    bands: m,
+                })?;
+                let n = self.hashes.unwrap_or(want);
+                if n != want {
+                    return Err(BuildError::DisjointMismatch {
+                        hashes: n,
+                        rows: k,
+                        bands: m,
+                    });
+                }
+                n
+            }
+        };
+        let family = Family::new(FamilyKind::MultiplyAddShift, n, self.bits, self.seed)?;
+        let band_functions = match self.scheme {
+            BandScheme::Drawn => draw_bands(n, k, m, self.seed),
+            BandScheme::Disjoint => (0..n as u32).collect(),
+        };
+        let curve = Curve::new(self.scheme, n, k, m, &band_functions);
+        // Pad the function arrays to whole vector blocks; padded lanes are computed and ignored.
+        let padded = n.div_ceil(LANES) * LANES;
+        let mut multipliers = family.multipliers().to_vec();
+        let mut increments = family.increments().to_vec();
+        multipliers.resize(padded, 1);
+        increments.resize(padded, 0);
+        Ok(Signer {
+            family,
+            multipliers,
+            increments,
+            rows: k,
+            bands: m,
+            seed: self.seed,
+            scheme: self.scheme,
+            band_functions,
+            curve,
+            isa: Isa::detect(),
+        })
+    }
+}
+
+/// Draws `m` sorted `k`-subsets of `0..n` with a partial Fisher-Yates shuffle each.
+fn draw_bands(n: usize, k: usize, m: usize, seed: u64) -> Vec<u32> {
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(mix64(seed ^ BAND_DRAW_DOMAIN));
+    let mut out = Vec::with_capacity(k * m);
+    let mut pool: Vec<u32> = Vec::with_capacity(n);
+    for _ in 0..m {
+        pool.clear();
+        pool.extend(0..n as u32);
+        for i in 0..k {
+            let j = i + below(&mut rng, (n - i) as u64) as usize;
+            pool.swap(i, j);
+        }
+        let start = out.len();
+        out.extend_from_slice(&pool[..k]);
+        out[start..].sort_unstable();
+    }
+    out
+}
+
+/// An unbiased draw from `0..bound` (Lemire's multiply-and-reject), defined here so the band
+/// subsets never depend on another crate's sampling algorithm.
+fn below(rng: &mut Xoshiro256PlusPlus, bound: u64) -> u64 {
+    debug_assert!(bound > 0);
+    let threshold = bound.wrapping_neg() % bound;
+    loop {
+        let m = (rng.next_u64() as u128) * (bound as u128);
+        if (m as u64) >= threshold {
+            return (m >> 64) as u64;
+        }
+    }
+}
+
+/// Computes MinHash signatures and band keys.
+///
+/// Build one with [`Signer::new`] (the research defaults) or [`SignerBuilder`]. A signer is
+/// immutable and `Sync`: share one across threads.
+///
+/// ```
+/// use textreuse_minhash::Signer;
+///
+/// let signer = Signer::new();
+/// let a: Vec<u64> = (0..100).collect();
+/// let b: Vec<u64> = (10..110).collect(); // Jaccard 90/110 = 0.82
+/// let (sa, sb) = (signer.sign(a)?, signer.sign(b)?);
+/// let estimate = sa.jaccard(&sb);
+/// assert!((0.0..=1.0).contains(&estimate));
+/// let keys: Vec<u64> = signer.band_keys(&sa).collect();
+/// assert_eq!(keys.len(), 10);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Clone)]
+pub struct Signer {
+    family: Family,
+    multipliers: Vec<u64>,
+    increments: Vec<u64>,
+    rows: usize,
+    bands: usize,
+    seed: u64,
+    scheme: BandScheme,
+    /// `M` sorted runs of `K` function indices.
+    band_functions: Vec<u32>,
+    curve: Curve,
+    isa: Isa,
+}
+
+impl fmt::Debug for Signer {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Signer")
+            .field("hashes", &self.hashes())
+            .field("bits", &self.bits())
+            .field("rows", &self.rows)
+            .field("bands", &self.bands)
+            .field("seed", &self.seed)
+            .field("scheme", &self.scheme)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Default for Signer {
+    fn default() -> Self {
+        Signer::new()
+    }
+}
+
+impl Signer {
+    /// A signer with the research defaults (see [`SignerBuilder`]).
+    pub fn new() -> Signer {
+        SignerBuilder::new()
+            .build()
+            .expect("the default parameters are valid")
+    }
+
+    /// A builder with the research defaults.
+    pub fn builder() -> SignerBuilder {
+        SignerBuilder::new()
+    }
+
+    /// The number of hash functions `N` (the length of a [`Signature`]).
+    pub fn hashes(&self) -> usize {
+        self.family.len()
+    }
+
+    /// Output bits of each minhash.
+    pub fn bits(&self) -> u32 {
+        self.family.bits()
+    }
+
+    /// Rows `K` per band.
+    pub fn rows(&self) -> usize {
+        self.rows
+    }
+
+    /// Bands `M`.
+    pub fn bands(&self) -> usize {
+        self.bands
+    }
+
+    /// The seed.
+    pub fn seed(&self) -> u64 {
+        self.seed
+    }
+
+    /// The band scheme.
+    pub fn scheme(&self) -> BandScheme {
+        self.scheme
+    }
+
+    /// The hash family the minhashes come from.
+    pub fn family(&self) -> &Family {
+        &self.family
+    }
+
+    /// The sorted indices of the `K` hash functions of band `m`.
+    ///
+    /// # Panics
+    ///
+    /// Panics if `m >= self.bands()`.
+    pub fn band(&self, m: usize) -> &[u32] {
+        &self.band_functions[m * self.rows..(m + 1) * self.rows]
+    }
+
+    /// Signs a set of shingle fingerprints. Duplicates do not matter (MinHash sees a set).
+    ///
+    /// Returns [`SignError::Empty`] for an empty set: an empty set has no minimum, and a
+    /// sentinel signature would make all empty items match each other.
+    pub fn sign<I: IntoIterator<Item = u64>>(&self, shingles: I) -> Result<Signature, SignError> {
+        let shingles: Vec<u64> = shingles.into_iter().collect();
+        let mut mins = vec![0u64; self.hashes()];
+        self.sign_into(&shingles, &mut mins)?;
+        Ok(Signature {
+            mins: mins.into_boxed_slice(),
+        })
+    }
+
+    /// Signs `shingles` into `out` without allocating: `out[i]` becomes the minimum of hash
+    /// function `i` over the shingles.
+    ///
+    /// Returns [`SignError::Empty`] for no shingles and [`SignError::BufferLength`] if
+    /// `out.len() != self.hashes()`; `out` is unspecified after an error.
+    #[inline]
+    pub fn sign_into(&self, shingles: &[u64], out: &mut [u64]) -> Result<(), SignError> {
+        if shingles.is_empty() {
+            return Err(SignError::Empty);
+        }
+        if out.len() != self.hashes() {
+            return Err(SignError::BufferLength {
+                expected: self.hashes(),
+                got: out.len(),
+            });
+        }
+        let n = self.hashes();
+        let shift = self.family.shift();
+        if n % LANES == 0 {
+            kernel::min_hashes(self.isa, &self.multipliers, &self.increments, shingles, out);
+        } else {
+            // The padded tail needs room; a stack buffer covers every drawn scheme (N <= 128)
+            // and typical disjoint ones, larger ones take one allocation.
+            let padded = self.multipliers.len();
+            let mut stack = [0u64; MAX_DRAWN_HASHES + LANES];
+            let mut heap;
+            let buf: &mut [u64] = if padded <= stack.len() {
+                &mut stack[..padded]
+            } else {
+                heap = vec![0u64; padded];
+                &mut heap
+            };
+            kernel::min_hashes(self.isa, &self.multipliers, &self.increments, shingles, buf);
+            out.copy_from_slice(&buf[..n]);
+        }
+        for v in out.iter_mut() {
+            *v >>= shift;
+        }
+        Ok(())
+    }
+
+    /// The `M` band keys of a signature, in band order (see [`Signer::band_key`]).
+    ///
+    /// # Panics
+    ///
+    /// Panics if the signature has a different length than [`Signer::hashes`].
+    pub fn band_keys<'a>(&'a self, signature: &'a Signature) -> BandKeys<'a> {
+        self.band_keys_of(&signature.mins)
+    }
+
+    /// The band keys of raw minhashes as filled in by [`Signer::sign_into`].
+    ///
+    /// # Panics
+    ///
+    /// Panics if `mins.len() != self.hashes()`.
+    pub fn band_keys_of<'a>(&'a self, mins: &'a [u64]) -> BandKeys<'a> {
+        assert_eq!(
+            mins.len(),
+            self.hashes(),
+            "signature length must equal the signer's number of hash functions"
+        );
+        BandKeys {
+            signer: self,
+            mins,
+            next: 0,
+        }
+    }
+
+    /// The stable key of band `m`: [`fingerprint_words`] over `[m, mins[S_m[0]], ...,
+    /// mins[S_m[K-1]]]` where `S_m` is [`Signer::band`]`(m)`. Two items share the key exactly when
+    /// their minhashes agree on all `K` functions of the band (up to 64-bit collisions). The band
+    /// index is mixed in so that equal values in different bands give different keys.
+    ///
+    /// # Panics
+    ///
+    /// Panics if `m >= self.bands()` or `mins.len() != self.hashes()`.
+    pub fn band_key(&self, mins: &[u64], m: usize) -> u64 {
+        assert_eq!(mins.len(), self.hashes());
+        let mut words = [0u64; MAX_DRAWN_HASHES + 1];
+        let band = self.band(m);
+        if band.len() < words.len() {
+            words[0] = m as u64;
+            for (w, &f) in words[1..].iter_mut().zip(band) {
+                *w = mins[f as usize];
+            }
+            fingerprint_words(&words[..=band.len()])
+        } else {
+            let mut words = Vec::with_capacity(band.len() + 1);
+            words.push(m as u64);
+            words.extend(band.iter().map(|&f| mins[f as usize]));
+            fingerprint_words(&words)
+        }
+    }
+
+    /// Writes the `M` band keys of `mins` into `out` (no allocation).
+    ///
+    /// # Panics
+    ///
+    /// Panics if `out.len() != self.bands()` or `mins.len() != self.hashes()`.
+    pub fn band_keys_into(&self, mins: &[u64], out: &mut [u64]) {
+        assert_eq!(out.len(), self.bands());
+        for (m, o) in out.iter_mut().enumerate() {
+            *o = self.band_key(mins, m);
+        }
+    }
+
+    /// The exact probability that two sets of Jaccard similarity `s` share at least one band key,
+    /// assuming each hash function is min-wise independent and the functions are independent.
+    ///
+    /// For [`BandScheme::Disjoint`] this is `1 - (1 - s^K)^M`. For [`BandScheme::Drawn`] it is
+    /// the inclusion-exclusion sum over the drawn band subsets `S_1..S_M`:
+    /// `Σ_{∅≠T⊆{1..M}} (-1)^{|T|+1} s^{|∪_{m∈T} S_m|}` (precomputed as a polynomial in `s`).
+    pub fn exact_match_probability(&self, s: f64) -> f64 {
+        self.curve.exact(s)
+    }
+
+    /// The approximation that treats the `M` bands as independent: `1 - (1 - s^K)^M`. Exact for
+    /// [`BandScheme::Disjoint`]; an overestimate for drawn bands that share functions.
+    pub fn independent_approximation(&self, s: f64) -> f64 {
+        crate::math::independent(s, self.rows, self.bands)
+    }
+}
+
+/// The `N` minhashes of one set.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Signature {
+    mins: Box<[u64]>,
+}
+
+impl Signature {
+    /// Wraps minhashes filled in by [`Signer::sign_into`].
+    pub fn from_mins(mins: Vec<u64>) -> Signature {
+        Signature {
+            mins: mins.into_boxed_slice(),
+        }
+    }
+
+    /// The minhashes, one per hash function.
+    pub fn as_slice(&self) -> &[u64] {
+        &self.mins
+    }
+
+    /// The number of minhashes `N`.
+    pub fn len(&self) -> usize {
+        self.mins.len()
+    }
+
+    /// Always false for signatures made by a [`Signer`].
+    pub fn is_empty(&self) -> bool {
+        self.mins.is_empty()
+    }
+
+    /// Estimates the Jaccard similarity of the two signed sets: the fraction of hash functions
+    /// whose minhashes agree. Its standard deviation is about `sqrt(s(1-s)/N)`.
+    ///
+    /// # Panics
+    ///
+    /// Panics if the signatures have different lengths (they came from different signers, and
+    /// comparing them is meaningless).
+    pub fn jaccard(&self, other: &Signature) -> f64 {
+        assert_eq!(
+            self.mins.len(),
+            other.mins.len(),
+            "signatures from different signers cannot be compared"
+        );
+        if self.mins.is_empty() {
+            return 0.0;
+        }
+        let equal = self
+            .mins
+            .iter()
+            .zip(other.mins.iter())
+            .filter(|(a, b)| a == b)
+            .count();
+        equal as f64 / self.mins.len() as f64
+    }
+}
+
+/// The band keys of one signature, from [`Signer::band_keys`].
+#[derive(Clone, Debug)]
+pub struct BandKeys<'a> {
+    signer: &'a Signer,
+    mins: &'a [u64],
+    next: usize,
+}
+
+impl Iterator for BandKeys<'_> {
+    type Item = u64;
+
+    fn next(&mut self) -> Option<u64> {
+        if self.next >= self.signer.bands {
+            return None;
+        }
+        let key = self.signer.band_key(self.mins, self.next);
+        self.next += 1;
+        Some(key)
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        let left = self.signer.bands - self.next.min(self.signer.bands);
+        (left, Some(left))
+    }
+}
+
+impl ExactSizeIterator for BandKeys<'_> {}
+impl FusedIterator for BandKeys<'_> {}
