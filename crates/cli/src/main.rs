@@ -18,6 +18,9 @@ struct Cli {
 
 #[derive(Debug, Subcommand)]
 enum Command {
+    /// Benchmark tool: synthetic band-key records through the shuffle, pairs and clusters.
+    #[command(hide = true)]
+    ShuffleBench(cmd::shuffle_bench::Args),
     /// Print the S-curve (match probability against Jaccard similarity) or recommend (K, M).
     Tune(cmd::tune::Args),
 }
@@ -27,6 +30,7 @@ fn main() -> ExitCode {
     cli.global.init();
     let result = match cli.command {
         Command::Tune(args) => cmd::tune::run(&args, &cli.global),
+        Command::ShuffleBench(args) => cmd::shuffle_bench::run(&args, &cli.global),
     };
     util::exit(result)
 }

@@ -33,3 +33,5 @@
 pub use textreuse_hash as hash;
 #[doc(inline)]
 pub use textreuse_minhash as minhash;
+#[doc(inline)]
+pub use textreuse_unionfind as unionfind;

@@ -1,2 +1,3 @@
 //! One module per subcommand, each with `Args` (clap) and `run(&Args, &Global)`.
 pub mod tune;
+pub mod shuffle_bench;

@@ -1,1 +1,3 @@
 //! The stages of the dedup pipeline, each a plain record stream (see `docs/ARCHITECTURE.md`).
+
+pub mod shuffle;

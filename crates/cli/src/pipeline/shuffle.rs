@@ -1,0 +1,916 @@
+//! Stages 3-5 of the dedup pipeline: the shuffle (group band-key records by key under a memory
+//! budget), buckets -> candidate pairs, and pairs -> clusters.
+//!
+//! A record is `(key, id)`: a MinHash band key and a sentence id packed as `doc << 32 | idx`.
+//! Two sentences are candidates when they share a band key, so the shuffle groups records by key
+//! (a *bucket* is the sorted, de-duplicated ids of one key), every bucket becomes pairs, and the
+//! pairs become clusters through `textreuse-unionfind`.
+//!
+//! ```
+//! use textreuse_cli::pipeline::shuffle::ShuffleBuilder;
+//!
+//! let mut shuffle = ShuffleBuilder::new().mem_budget(1 << 20).max_bucket(100).build()?;
+//! // (band key, sentence id): sentences 1, 2 and 3 share keys, 4 is alone.
+//! for (key, id) in [(0xaa, 2), (0xbb, 4), (0xaa, 1), (0xcc, 3), (0xcc, 2)] {
+//!     shuffle.push(key, id)?;
+//! }
+//! let (clusters, stats) = shuffle.finish()?.into_clusters(2)?;
+//! assert_eq!(clusters.len(), 1);
+//! assert_eq!(clusters.get(0).unwrap().members(), &[1, 2, 3]);
+//! assert_eq!((stats.records, stats.buckets, stats.candidate_pairs), (5, 3, 2));
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
+//! # Overview
+//!
+//! * [`RecordSorter`] is an external sort of `(u64, u64)` records under a memory budget: records
+//!   go into one in-memory buffer of `budget / 16` records; when it is full it is sorted (rayon,
+//!   in place) and written to a temporary directory as a *run* (raw little-endian `key, id`
+//!   pairs, 16 bytes a record, written through a 1 MiB buffer). [`RecordSorter::finish`] returns
+//!   [`SortedRecords`], a k-way merge (binary heap) of the runs and the in-memory tail that yields
+//!   records in `(key, id)` order without duplicates. More than 64 runs are first merged 64 at a
+//!   time, so open files and read buffers stay bounded.
+//! * Partitioning: keys are well-mixed hashes, so every sorted run is already range-partitioned by
+//!   key (the records with the same top bits are one contiguous slice of each run). That is the
+//!   layout a distributed shuffle would exchange; on one machine a single merge over all
+//!   partitions is as fast and simpler, so partitions are not materialised as separate files.
+//! * [`Shuffle`] composes the stages: [`Shuffle::push`] feeds band-key records to one sorter;
+//!   [`Shuffle::finish`] merges them into buckets, turns each bucket into pairs
+//!   ([`PairMode`]), caps buckets larger than `max_bucket` to their first `max_bucket` ids, and
+//!   feeds the pairs to a second sorter, which de-duplicates them (a pair shared by several bands
+//!   is reported once). The result, [`PairStream`], yields the distinct candidate pairs `(a, b)`,
+//!   `a < b`, in ascending order; [`PairStream::into_clusters`] unions them into clusters.
+//!
+//! # Star pairs or all pairs
+//!
+//! By default ([`PairMode::Star`]) a bucket `m0 < m1 < ... < mk` emits the `k` pairs `(m0, mi)`:
+//! a spanning star. For clustering that is sufficient, because the connected components of the
+//! stars are exactly the components of the complete graphs on the buckets, and it is linear in
+//! the bucket size. [`PairMode::All`] emits all `k (k + 1) / 2` pairs; it is needed only when a
+//! caller wants the exact list of sentence pairs that share a band (for instance to check each
+//! pair's edit distance individually); with the bucket cap the cost per bucket stays at most
+//! `max_bucket^2 / 2` pairs.
+//!
+//! # Determinism
+//!
+//! Everything downstream of [`Shuffle::push`] depends only on the multiset of records: runs are
+//! sorted by the total order on `(key, id)`, the merge yields that order however the records were
+//! split into runs, the cap keeps the smallest ids, and cluster ids are smallest members. So the
+//! pairs, clusters and counts are identical for every memory budget and thread count (only
+//! `runs` and `bytes_spilled` in [`ShuffleStats`] depend on the budget).
+//!
+//! # Performance
+//!
+//! Memory: the record buffer is at most the budget; the merge adds 256 KiB of read buffer per run
+//! (at most 64 runs at once) and the pair sorter gets whatever part of the budget the records do
+//! not hold. Disk: every record is written once when the budget is exceeded (16 bytes a record,
+//! plus a second pass only beyond 64 runs). Measured numbers are in `docs/benchmarks.md` under
+//! "shuffle and unionfind" (`textreuse shuffle-bench`).
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+use std::collections::binary_heap::PeekMut;
+use std::fs::File;
+use std::io::{self, Read, Write};
+use std::iter::FusedIterator;
+use std::path::{Path, PathBuf};
+
+use rayon::slice::ParallelSliceMut;
+use textreuse_unionfind::{Clustering, Clusters, UnionFindError};
+
+/// Bytes per record in memory and on disk (`key` and `id`, two little-endian `u64`s).
+pub const RECORD_BYTES: u64 = 16;
+
+/// The smallest accepted memory budget (1 KiB: tiny budgets are for tests that force spilling).
+pub const MIN_MEM_BUDGET: u64 = 1 << 10;
+
+/// The default memory budget (2 GiB).
+pub const DEFAULT_MEM_BUDGET: u64 = 2 << 30;
+
+/// The default bucket cap (the research's: the first 100 ids of a larger bucket).
+pub const DEFAULT_MAX_BUCKET: usize = 100;
+
+/// The most runs merged at once; more runs are merged in passes first.
+const MAX_FAN_IN: usize = 64;
+
+/// Read buffer per run during the merge.
+const READ_BUFFER: usize = 256 << 10;
+
+/// Records per write block when spilling.
+const WRITE_BLOCK_RECORDS: usize = 1 << 16;
+
+/// The error type of the shuffle stages.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum ShuffleError {
+    /// The memory budget is below [`MIN_MEM_BUDGET`]. Recover by passing a larger budget.
+    #[error("memory budget of {budget} bytes is too small (the minimum is {min} bytes)")]
+    BudgetTooSmall {
+        /// The budget that was given.
+        budget: u64,
+        /// The minimum, [`MIN_MEM_BUDGET`].
+        min: u64,
+    },
+    /// The bucket cap must be at least 2 (a smaller cap would emit no pairs at all). Recover by
+    /// passing a larger cap, or `usize::MAX` for none.
+    #[error("bucket cap must be at least 2, got {max_bucket}")]
+    InvalidMaxBucket {
+        /// The cap that was given.
+        max_bucket: usize,
+    },
+    /// The temporary directory for spilled runs could not be created. Recover by pointing the
+    /// spill directory (`--tmp`) at a writable file system.
+    #[error("cannot create a spill directory in {}", path.display())]
+    TempDir {
+        /// The parent directory.
+        path: PathBuf,
+        /// The underlying error.
+        #[source]
+        source: io::Error,
+    },
+    /// Writing or reading a spilled run failed (disk full, file removed). Recover by freeing disk
+    /// space (about 16 bytes per record) or choosing another spill directory.
+    #[error("I/O error on spill file {}", path.display())]
+    Spill {
+        /// The run file.
+        path: PathBuf,
+        /// The underlying error.
+        #[source]
+        source: io::Error,
+    },
+    /// A spilled run ended in the middle of a record (it was truncated by someone else). Recover
+    /// by running again with a private spill directory.
+    #[error("spill file {} is truncated", path.display())]
+    Truncated {
+        /// The run file.
+        path: PathBuf,
+    },
+    /// The clustering stage saw more distinct ids than union-find supports.
+    #[error(transparent)]
+    UnionFind(#[from] UnionFindError),
+}
+
+/// Counts reported by the shuffle stages (the `stats.json` numbers of stages 3-5).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
+#[non_exhaustive]
+pub struct ShuffleStats {
+    /// Band-key records pushed.
+    pub records: u64,
+    /// Distinct keys (buckets), singletons included.
+    pub buckets: u64,
+    /// Buckets larger than the cap, which contributed only their first `max_bucket` ids.
+    pub buckets_capped: u64,
+    /// Pairs emitted by the buckets before de-duplication.
+    pub pairs_emitted: u64,
+    /// Distinct candidate pairs (complete once the [`PairStream`] is exhausted).
+    pub candidate_pairs: u64,
+    /// Bytes written to spill files by both sorters.
+    pub bytes_spilled: u64,
+    /// Runs written by both sorters (intermediate merge passes included).
+    pub runs: u64,
+}
+
+/// The options of [`RecordSorter`] and [`Shuffle`].
+///
+/// ```
+/// use textreuse_cli::pipeline::shuffle::{PairMode, ShuffleBuilder, parse_size};
+///
+/// let shuffle = ShuffleBuilder::new()
+///     .mem_budget(parse_size("64MB")?)
+///     .max_bucket(100)
+///     .pair_mode(PairMode::Star)
+///     .tmp_dir(std::env::temp_dir())
+///     .build()?;
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Clone, Debug)]
+pub struct ShuffleBuilder {
+    mem_budget: u64,
+    tmp_dir: Option<PathBuf>,
+    max_bucket: usize,
+    pair_mode: PairMode,
+}
+
+impl Default for ShuffleBuilder {
+    fn default() -> Self {
+        ShuffleBuilder::new()
+    }
+}
+
+impl ShuffleBuilder {
+    /// The defaults: a [`DEFAULT_MEM_BUDGET`] budget, the system temporary directory, a cap of
+    /// [`DEFAULT_MAX_BUCKET`] and star pairs.
+    pub fn new() -> ShuffleBuilder {
+        ShuffleBuilder {
+            mem_budget: DEFAULT_MEM_BUDGET,
+            tmp_dir: None,
+            max_bucket: DEFAULT_MAX_BUCKET,
+            pair_mode: PairMode::Star,
+        }
+    }
+
+    /// The memory budget in bytes for buffered records (at least [`MIN_MEM_BUDGET`]).
+    pub fn mem_budget(&mut self, bytes: u64) -> &mut Self {
+        self.mem_budget = bytes;
+        self
+    }
+
+    /// The directory under which a private spill directory is created (default: the system
+    /// temporary directory). Nothing is created unless the budget is exceeded.
+    pub fn tmp_dir(&mut self, dir: impl Into<PathBuf>) -> &mut Self {
+        self.tmp_dir = Some(dir.into());
+        self
+    }
+
+    /// A bucket with more ids contributes only its `n` smallest (at least 2; `usize::MAX` for no
+    /// cap).
+    pub fn max_bucket(&mut self, n: usize) -> &mut Self {
+        self.max_bucket = n;
+        self
+    }
+
+    /// Star or all pairs per bucket (see the module docs).
+    pub fn pair_mode(&mut self, mode: PairMode) -> &mut Self {
+        self.pair_mode = mode;
+        self
+    }
+
+    /// A record sorter with this budget and spill directory.
+    pub fn build_sorter(&self) -> Result<RecordSorter, ShuffleError> {
+        if self.mem_budget < MIN_MEM_BUDGET {
+            return Err(ShuffleError::BudgetTooSmall {
+                budget: self.mem_budget,
+                min: MIN_MEM_BUDGET,
+            });
+        }
+        Ok(RecordSorter::with_budget(
+            self.mem_budget,
+            self.tmp_dir.clone(),
+        ))
+    }
+
+    /// The shuffle (stages 3-5).
+    pub fn build(&self) -> Result<Shuffle, ShuffleError> {
+        if self.max_bucket < 2 {
+            return Err(ShuffleError::InvalidMaxBucket {
+                max_bucket: self.max_bucket,
+            });
+        }
+        Ok(Shuffle {
+            records: self.build_sorter()?,
+            options: self.clone(),
+        })
+    }
+}
+
+/// How a bucket becomes pairs.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum PairMode {
+    /// `(smallest id, other)` for every other id: linear, sufficient for clustering.
+    #[default]
+    Star,
+    /// Every pair of ids in the bucket: the exact pair list, quadratic in the bucket size.
+    All,
+}
+
+/// One spilled run on disk.
+#[derive(Debug)]
+struct Run {
+    path: PathBuf,
+}
+
+/// An external sort of `(u64, u64)` records under a memory budget (see the module docs).
+#[derive(Debug)]
+pub struct RecordSorter {
+    buf: Vec<(u64, u64)>,
+    cap: usize,
+    tmp_parent: Option<PathBuf>,
+    dir: Option<tempfile::TempDir>,
+    runs: Vec<Run>,
+    pushed: u64,
+    bytes_spilled: u64,
+    runs_written: u64,
+}
+
+impl RecordSorter {
+    fn with_budget(budget: u64, tmp_parent: Option<PathBuf>) -> RecordSorter {
+        let cap = (budget / RECORD_BYTES).clamp(1, usize::MAX as u64) as usize;
+        RecordSorter {
+            // Reserve lazily: a small input never touches the whole budget.
+            buf: Vec::new(),
+            cap,
+            tmp_parent,
+            dir: None,
+            runs: Vec::new(),
+            pushed: 0,
+            bytes_spilled: 0,
+            runs_written: 0,
+        }
+    }
+
+    /// Adds one record, spilling a sorted run first if the buffer is full.
+    #[inline]
+    pub fn push(&mut self, key: u64, id: u64) -> Result<(), ShuffleError> {
+        if self.buf.len() == self.buf.capacity() {
+            self.grow()?;
+        }
+        self.buf.push((key, id));
+        self.pushed += 1;
+        Ok(())
+    }
+
+    /// Adds many records.
+    pub fn push_slice(&mut self, records: &[(u64, u64)]) -> Result<(), ShuffleError> {
+        let mut rest = records;
+        while !rest.is_empty() {
+            if self.buf.len() == self.buf.capacity() {
+                self.grow()?;
+            }
+            let n = rest.len().min(self.buf.capacity() - self.buf.len());
+            self.buf.extend_from_slice(&rest[..n]);
+            rest = &rest[n..];
+            self.pushed += n as u64;
+        }
+        Ok(())
+    }
+
+    /// Records pushed so far.
+    pub fn len(&self) -> u64 {
+        self.pushed
+    }
+
+    /// Whether no record was pushed.
+    pub fn is_empty(&self) -> bool {
+        self.pushed == 0
+    }
+
+    /// Bytes written to spill files so far.
+    pub fn bytes_spilled(&self) -> u64 {
+        self.bytes_spilled
+    }
+
+    /// Runs written so far.
+    pub fn runs(&self) -> u64 {
+        self.runs_written
+    }
+
+    /// Makes room for at least one record: grows the buffer up to the budget, else spills it.
+    fn grow(&mut self) -> Result<(), ShuffleError> {
+        let len = self.buf.len();
+        if len < self.cap {
+            // Double, but never past the budget (`reserve_exact` avoids Vec's own rounding).
+            let target = (len.max(1 << 12) * 2).min(self.cap);
+            self.buf.reserve_exact(target - len);
+            return Ok(());
+        }
+        self.spill()
+    }
+
+    /// Sorts the buffer and writes it as a run.
+    fn spill(&mut self) -> Result<(), ShuffleError> {
+        self.buf.par_sort_unstable();
+        self.buf.dedup();
+        let path = self.next_run_path()?;
+        let bytes = write_run(&path, self.buf.iter().copied().map(Ok))?;
+        self.buf.clear();
+        self.bytes_spilled += bytes;
+        self.runs_written += 1;
+        self.runs.push(Run { path });
+        Ok(())
+    }
+
+    fn next_run_path(&mut self) -> Result<PathBuf, ShuffleError> {
+        if self.dir.is_none() {
+            let parent = self.tmp_parent.clone().unwrap_or_else(std::env::temp_dir);
+            let dir = tempfile::Builder::new()
+                .prefix("textreuse-shuffle-")
+                .tempdir_in(&parent)
+                .map_err(|source| ShuffleError::TempDir {
+                    path: parent,
+                    source,
+                })?;
+            self.dir = Some(dir);
+        }
+        let dir = self.dir.as_ref().map(|d| d.path()).unwrap_or(Path::new(""));
+        Ok(dir.join(format!("run-{:06}.bin", self.runs_written)))
+    }
+
+    /// Sorts what is buffered and returns the merged, de-duplicated record stream.
+    ///
+    /// With `spill_tail`, a sorter that already spilled also writes its buffer out and frees it,
+    /// so the merge holds only read buffers (used by [`Shuffle`] to give the pair sorter the
+    /// whole budget).
+    fn finish_inner(mut self, spill_tail: bool) -> Result<SortedRecords, ShuffleError> {
+        if spill_tail && !self.runs.is_empty() && !self.buf.is_empty() {
+            self.spill()?;
+        }
+        if self.buf.is_empty() {
+            // Free the (possibly budget-sized) allocation before the merge.
+            self.buf = Vec::new();
+        }
+        // Merge passes until at most MAX_FAN_IN sources remain.
+        let tail = usize::from(!self.buf.is_empty());
+        while self.runs.len() + tail > MAX_FAN_IN {
+            let batch: Vec<Run> = self.runs.drain(..MAX_FAN_IN).collect();
+            let mut merger = Merger::new(open_runs(&batch)?)?;
+            let path = self.next_run_path()?;
+            let bytes = write_run(&path, std::iter::from_fn(|| merger.next().transpose()))?;
+            self.bytes_spilled += bytes;
+            self.runs_written += 1;
+            for run in &batch {
+                // Best effort: the directory is removed at the end anyway.
+                let _ = std::fs::remove_file(&run.path);
+            }
+            self.runs.push(Run { path });
+        }
+        let mut sources = open_runs(&self.runs)?;
+        if !self.buf.is_empty() {
+            self.buf.par_sort_unstable();
+            self.buf.dedup();
+            sources.push(Source::Memory {
+                records: std::mem::take(&mut self.buf),
+                pos: 0,
+            });
+        }
+        Ok(SortedRecords {
+            merger: Merger::new(sources)?,
+            pending: None,
+            bytes_spilled: self.bytes_spilled,
+            runs: self.runs_written,
+            _dir: self.dir,
+        })
+    }
+
+    /// Sorts what is buffered and returns the merged record stream: every distinct record once,
+    /// in `(key, id)` order.
+    pub fn finish(self) -> Result<SortedRecords, ShuffleError> {
+        self.finish_inner(false)
+    }
+}
+
+/// Writes records to a new run file; returns the bytes written.
+fn write_run(
+    path: &Path,
+    records: impl Iterator<Item = Result<(u64, u64), ShuffleError>>,
+) -> Result<u64, ShuffleError> {
+    let err = |source| ShuffleError::Spill {
+        path: path.to_path_buf(),
+        source,
+    };
+    let mut file = File::create(path).map_err(err)?;
+    let mut block = Vec::with_capacity(WRITE_BLOCK_RECORDS * RECORD_BYTES as usize);
+    let mut bytes = 0u64;
+    for record in records {
+        let (key, id) = record?;
+        block.extend_from_slice(&key.to_le_bytes());
+        block.extend_from_slice(&id.to_le_bytes());
+        if block.len() == block.capacity() {
+            file.write_all(&block).map_err(err)?;
+            bytes += block.len() as u64;
+            block.clear();
+        }
+    }
+    file.write_all(&block).map_err(err)?;
+    bytes += block.len() as u64;
+    file.flush().map_err(err)?;
+    Ok(bytes)
+}
+
+fn open_runs(runs: &[Run]) -> Result<Vec<Source>, ShuffleError> {
+    runs.iter()
+        .map(|run| {
+            let file = File::open(&run.path).map_err(|source| ShuffleError::Spill {
+                path: run.path.clone(),
+                source,
+            })?;
+            Ok(Source::File(RunReader {
+                file,
+                path: run.path.clone(),
+                buf: vec![0; READ_BUFFER],
+                pos: 0,
+                len: 0,
+            }))
+        })
+        .collect()
+}
+
+/// A buffered reader of one run file.
+#[derive(Debug)]
+struct RunReader {
+    file: File,
+    path: PathBuf,
+    buf: Vec<u8>,
+    pos: usize,
+    len: usize,
+}
+
+impl RunReader {
+    #[inline]
+    fn next(&mut self) -> Result<Option<(u64, u64)>, ShuffleError> {
+        if self.pos == self.len && !self.refill()? {
+            return Ok(None);
+        }
+        let r = &self.buf[self.pos..self.pos + RECORD_BYTES as usize];
+        self.pos += RECORD_BYTES as usize;
+        let key = u64::from_le_bytes(r[..8].try_into().expect("8 bytes"));
+        let id = u64::from_le_bytes(r[8..].try_into().expect("8 bytes"));
+        Ok(Some((key, id)))
+    }
+
+    /// Fills the buffer; returns false at the end of the file.
+    fn refill(&mut self) -> Result<bool, ShuffleError> {
+        let mut len = 0;
+        while len < self.buf.len() {
+            match self.file.read(&mut self.buf[len..]) {
+                Ok(0) => break,
+                Ok(n) => len += n,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(source) => {
+                    return Err(ShuffleError::Spill {
+                        path: self.path.clone(),
+                        source,
+                    });
+                }
+            }
+        }
+        if len % RECORD_BYTES as usize != 0 {
+            return Err(ShuffleError::Truncated {
+                path: self.path.clone(),
+            });
+        }
+        self.pos = 0;
+        self.len = len;
+        Ok(len > 0)
+    }
+}
+
+/// A sorted source of the merge.
+#[derive(Debug)]
+enum Source {
+    File(RunReader),
+    Memory {
+        records: Vec<(u64, u64)>,
+        pos: usize,
+    },
+}
+
+impl Source {
+    #[inline]
+    fn next(&mut self) -> Result<Option<(u64, u64)>, ShuffleError> {
+        match self {
+            Source::File(reader) => reader.next(),
+            Source::Memory { records, pos } => {
+                let r = records.get(*pos).copied();
+                *pos += 1;
+                Ok(r)
+            }
+        }
+    }
+}
+
+/// A k-way merge of sorted sources through a binary heap, dropping duplicate records.
+#[derive(Debug)]
+struct Merger {
+    sources: Vec<Source>,
+    heap: BinaryHeap<Reverse<(u64, u64, usize)>>,
+    last: Option<(u64, u64)>,
+}
+
+impl Merger {
+    fn new(mut sources: Vec<Source>) -> Result<Merger, ShuffleError> {
+        let mut heap = BinaryHeap::with_capacity(sources.len());
+        for (i, source) in sources.iter_mut().enumerate() {
+            if let Some((k, v)) = source.next()? {
+                heap.push(Reverse((k, v, i)));
+            }
+        }
+        Ok(Merger {
+            sources,
+            heap,
+            last: None,
+        })
+    }
+
+    #[inline]
+    fn next(&mut self) -> Result<Option<(u64, u64)>, ShuffleError> {
+        loop {
+            let Some(mut top) = self.heap.peek_mut() else {
+                return Ok(None);
+            };
+            let Reverse((k, v, s)) = *top;
+            match self.sources[s].next()? {
+                Some((k2, v2)) => *top = Reverse((k2, v2, s)),
+                None => {
+                    PeekMut::pop(top);
+                }
+            }
+            if self.last != Some((k, v)) {
+                self.last = Some((k, v));
+                return Ok(Some((k, v)));
+            }
+        }
+    }
+}
+
+/// The output of [`RecordSorter::finish`]: distinct records in `(key, id)` order.
+///
+/// Read it record by record ([`SortedRecords::next_record`], or as an iterator) or group by
+/// group ([`SortedRecords::next_group`]). The spill files are deleted when it is dropped.
+#[derive(Debug)]
+pub struct SortedRecords {
+    merger: Merger,
+    pending: Option<(u64, u64)>,
+    bytes_spilled: u64,
+    runs: u64,
+    _dir: Option<tempfile::TempDir>,
+}
+
+impl SortedRecords {
+    /// The next record, or `None` at the end.
+    #[inline]
+    pub fn next_record(&mut self) -> Result<Option<(u64, u64)>, ShuffleError> {
+        match self.pending.take() {
+            Some(r) => Ok(Some(r)),
+            None => self.merger.next(),
+        }
+    }
+
+    /// The next group: returns its key and replaces `ids` with its ids (ascending, distinct),
+    /// or returns `None` at the end. Reusing `ids` avoids an allocation per group.
+    pub fn next_group(&mut self, ids: &mut Vec<u64>) -> Result<Option<u64>, ShuffleError> {
+        ids.clear();
+        let Some((key, id)) = self.next_record()? else {
+            return Ok(None);
+        };
+        ids.push(id);
+        while let Some((k, v)) = self.merger.next()? {
+            if k != key {
+                self.pending = Some((k, v));
+                break;
+            }
+            ids.push(v);
+        }
+        Ok(Some(key))
+    }
+
+    /// Bytes the sorter wrote to spill files.
+    pub fn bytes_spilled(&self) -> u64 {
+        self.bytes_spilled
+    }
+
+    /// Runs the sorter wrote.
+    pub fn runs(&self) -> u64 {
+        self.runs
+    }
+}
+
+impl Iterator for SortedRecords {
+    type Item = Result<(u64, u64), ShuffleError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        self.next_record().transpose()
+    }
+}
+
+/// Stages 3-5: band-key records in, candidate pairs and clusters out (see the module docs).
+#[derive(Debug)]
+pub struct Shuffle {
+    records: RecordSorter,
+    options: ShuffleBuilder,
+}
+
+impl Shuffle {
+    /// Adds one band-key record `(key, sentence id)`.
+    #[inline]
+    pub fn push(&mut self, key: u64, id: u64) -> Result<(), ShuffleError> {
+        self.records.push(key, id)
+    }
+
+    /// Adds many band-key records.
+    pub fn push_slice(&mut self, records: &[(u64, u64)]) -> Result<(), ShuffleError> {
+        self.records.push_slice(records)
+    }
+
+    /// Records pushed so far.
+    pub fn len(&self) -> u64 {
+        self.records.len()
+    }
+
+    /// Whether no record was pushed.
+    pub fn is_empty(&self) -> bool {
+        self.records.is_empty()
+    }
+
+    /// Merges the records into buckets, turns the buckets into pairs and de-duplicates them.
+    pub fn finish(self) -> Result<PairStream, ShuffleError> {
+        let Shuffle { records, options } = self;
+        let mut stats = ShuffleStats {
+            records: records.len(),
+            ..ShuffleStats::default()
+        };
+        let mut buckets = records.finish_inner(true)?;
+        // The pair sorter gets the part of the budget that the in-memory records do not hold
+        // (all of it once the records spilled; read buffers are outside the budget).
+        let held = buckets
+            .merger
+            .sources
+            .iter()
+            .map(Source::held_bytes)
+            .sum::<u64>();
+        let pair_budget = options.mem_budget.saturating_sub(held).max(MIN_MEM_BUDGET);
+        let mut pairs = RecordSorter::with_budget(pair_budget, options.tmp_dir.clone());
+        let mut ids = Vec::new();
+        while buckets.next_group(&mut ids)?.is_some() {
+            stats.buckets += 1;
+            if ids.len() > options.max_bucket {
+                stats.buckets_capped += 1;
+                ids.truncate(options.max_bucket);
+            }
+            match options.pair_mode {
+                PairMode::Star => {
+                    let (&first, rest) = ids.split_first().expect("groups are non-empty");
+                    for &other in rest {
+                        pairs.push(first, other)?;
+                    }
+                }
+                PairMode::All => {
+                    for (i, &a) in ids.iter().enumerate() {
+                        for &b in &ids[i + 1..] {
+                            pairs.push(a, b)?;
+                        }
+                    }
+                }
+            }
+        }
+        stats.pairs_emitted = pairs.len();
+        stats.bytes_spilled = buckets.bytes_spilled();
+        stats.runs = buckets.runs();
+        drop(buckets);
+        let pairs = pairs.finish()?;
+        stats.bytes_spilled += pairs.bytes_spilled();
+        stats.runs += pairs.runs();
+        Ok(PairStream { pairs, stats })
+    }
+}
+
+impl Source {
+    fn held_bytes(&self) -> u64 {
+        match self {
+            Source::File(_) => 0,
+            Source::Memory { records, .. } => records.capacity() as u64 * RECORD_BYTES,
+        }
+    }
+}
+
+/// The distinct candidate pairs `(a, b)`, `a < b`, ascending; returned by [`Shuffle::finish`].
+#[derive(Debug)]
+pub struct PairStream {
+    pairs: SortedRecords,
+    stats: ShuffleStats,
+}
+
+impl PairStream {
+    /// The next pair, or `None` at the end.
+    #[inline]
+    pub fn next_pair(&mut self) -> Result<Option<(u64, u64)>, ShuffleError> {
+        let pair = self.pairs.next_record()?;
+        if pair.is_some() {
+            self.stats.candidate_pairs += 1;
+        }
+        Ok(pair)
+    }
+
+    /// The counts so far (`candidate_pairs` is complete once the stream is exhausted).
+    pub fn stats(&self) -> ShuffleStats {
+        self.stats
+    }
+
+    /// Stage 5: unions every remaining pair and lists the clusters with at least `min_size`
+    /// members (ids are smallest members, clusters ascending, members ascending), with the final
+    /// counts.
+    pub fn into_clusters(
+        mut self,
+        min_size: usize,
+    ) -> Result<(Clusters, ShuffleStats), ShuffleError> {
+        let mut clustering = Clustering::new();
+        while let Some((a, b)) = self.next_pair()? {
+            clustering.union(a, b)?;
+        }
+        Ok((clustering.clusters(min_size), self.stats))
+    }
+}
+
+impl Iterator for PairStream {
+    type Item = Result<(u64, u64), ShuffleError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        self.next_pair().transpose()
+    }
+}
+
+impl FusedIterator for PairStream {}
+
+/// The error of [`parse_size`].
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum SizeError {
+    /// The text is empty. Recover by giving a size such as `64MB`.
+    #[error("empty size (expected a number and a unit, such as 64MB or 4GiB)")]
+    Empty,
+    /// The number part is not a non-negative decimal number. Recover by fixing the number.
+    #[error("invalid number {number:?} in size {text:?} (expected digits, such as 64MB or 1.5GB)")]
+    InvalidNumber {
+        /// The whole text.
+        text: String,
+        /// The number part.
+        number: String,
+    },
+    /// The unit is not one of B, KB, MB, GB, TB, KiB, MiB, GiB, TiB (or K, M, G, T).
+    #[error("unknown unit {unit:?} in size {text:?} (use B, KB, MB, GB, TB, KiB, MiB, GiB or TiB)")]
+    UnknownUnit {
+        /// The whole text.
+        text: String,
+        /// The unit part.
+        unit: String,
+    },
+    /// The size does not fit in 64 bits. Recover by giving a smaller size.
+    #[error("size {text:?} is too large")]
+    Overflow {
+        /// The whole text.
+        text: String,
+    },
+}
+
+/// Parses a byte size such as `64MB`, `4GB`, `512KiB`, `1.5GiB` or `1000000`.
+///
+/// Units are case-insensitive: `KB`, `MB`, `GB`, `TB` are powers of 1000, `KiB`, `MiB`, `GiB`,
+/// `TiB` powers of 1024, `K`, `M`, `G`, `T` are the same as `KB`..`TB`, and no unit (or `B`)
+/// means bytes. A space between number and unit is allowed; a fraction is rounded down to whole
+/// bytes.
+///
+/// ```
+/// use textreuse_cli::pipeline::shuffle::parse_size;
+///
+/// assert_eq!(parse_size("64MB")?, 64_000_000);
+/// assert_eq!(parse_size("512KiB")?, 512 * 1024);
+/// assert_eq!(parse_size("1.5 GiB")?, 3 << 29);
+/// assert!(parse_size("4 parsecs").is_err());
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn parse_size(text: &str) -> Result<u64, SizeError> {
+    let s = text.trim();
+    if s.is_empty() {
+        return Err(SizeError::Empty);
+    }
+    let split = s
+        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .unwrap_or(s.len());
+    let (number, unit) = (&s[..split], s[split..].trim_start());
+    let multiplier: u64 = match unit.to_ascii_lowercase().as_str() {
+        "" | "b" => 1,
+        "k" | "kb" => 1_000,
+        "m" | "mb" => 1_000_000,
+        "g" | "gb" => 1_000_000_000,
+        "t" | "tb" => 1_000_000_000_000,
+        "kib" => 1 << 10,
+        "mib" => 1 << 20,
+        "gib" => 1 << 30,
+        "tib" => 1 << 40,
+        _ => {
+            return Err(SizeError::UnknownUnit {
+                text: text.to_string(),
+                unit: unit.to_string(),
+            });
+        }
+    };
+    let invalid = || SizeError::InvalidNumber {
+        text: text.to_string(),
+        number: number.to_string(),
+    };
+    let overflow = || SizeError::Overflow {
+        text: text.to_string(),
+    };
+    let (whole, frac) = number.split_once('.').unwrap_or((number, ""));
+    if (whole.is_empty() && frac.is_empty()) || frac.contains('.') {
+        return Err(invalid());
+    }
+    let whole: u64 = if whole.is_empty() {
+        0
+    } else {
+        whole.parse().map_err(|_| overflow())?
+    };
+    let mut bytes = whole.checked_mul(multiplier).ok_or_else(overflow)?;
+    // The fraction, exactly: digits / 10^len * multiplier, rounded down. Only the first 18
+    // digits matter (multiplier < 10^13).
+    let frac = &frac[..frac.len().min(18)];
+    if !frac.is_empty() {
+        let digits: u128 = frac.parse().map_err(|_| invalid())?;
+        let scale = 10u128.pow(frac.len() as u32);
+        let part = digits * multiplier as u128 / scale;
+        bytes = bytes.checked_add(part as u64).ok_or_else(overflow)?;
+    }
+    Ok(bytes)
+}
+
+#[cfg(test)]
+mod tests;
