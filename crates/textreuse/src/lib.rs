@@ -35,3 +35,5 @@ pub use textreuse_hash as hash;
 pub use textreuse_minhash as minhash;
 #[doc(inline)]
 pub use textreuse_unionfind as unionfind;
+#[doc(inline)]
+pub use textreuse_simhash as simhash;

@@ -1,0 +1,126 @@
+//! `simhash/fingerprint`: SimHash fingerprints of sparse features, against a naive per-bit hash.
+//! `simhash/search`: all pairs within k = 3 bits among 10^6 fingerprints (exact tables, sliding
+//! window), against brute force on 2*10^4 (quadratic, so it is run smaller; all throughputs are
+//! in pairs of the all-pairs problem, n(n-1)/2, so they compare directly).
+
+use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
+use rand_xoshiro::Xoshiro256PlusPlus;
+use rand_xoshiro::rand_core::{Rng, SeedableRng};
+use std::hint::black_box;
+use textreuse_hash::{Family, FamilyKind, mix64};
+use textreuse_simhash::{Projection, SimHasher, TableSearch, WindowSearch, brute_force_pairs};
+
+/// The naive implicit-hyperplane SimHash: one multiply-add-shift hash per (feature, bit) decides
+/// the sign, i.e. 64 hash evaluations per feature instead of one mixed key.
+fn naive_fingerprint(family: &Family, features: &[u64]) -> u64 {
+    let mut acc = [0i32; 64];
+    for &f in features {
+        for (j, a) in acc.iter_mut().enumerate() {
+            *a += if family.hash(j, f) == 1 { 1 } else { -1 };
+        }
+    }
+    acc.iter()
+        .enumerate()
+        .fold(0, |out, (j, &a)| out | (((a > 0) as u64) << j))
+}
+
+fn fingerprint(c: &mut Criterion) {
+    let mut group = c.benchmark_group("simhash/fingerprint");
+    // 1000 "sentences" of 20 word features each (a typical sentence length).
+    let lists: Vec<Vec<u64>> = (0..1000u64)
+        .map(|s| (0..20).map(|w| mix64(s * 1000 + w)).collect())
+        .collect();
+    let weighted: Vec<Vec<(u64, f32)>> = lists
+        .iter()
+        .map(|l| l.iter().map(|&f| (f, 1.0 + (f % 7) as f32)).collect())
+        .collect();
+    let features = 20_000u64;
+    group.throughput(Throughput::Elements(features));
+    let sign = SimHasher::new();
+    let gauss = SimHasher::builder()
+        .projection(Projection::Gaussian)
+        .build()
+        .unwrap();
+    group.bench_function(BenchmarkId::new("sign-unweighted-batch", features), |b| {
+        b.iter(|| black_box(sign.fingerprint_lists(black_box(&lists))))
+    });
+    group.bench_function(BenchmarkId::new("sign-weighted", features), |b| {
+        b.iter(|| {
+            let mut x = 0;
+            for l in &weighted {
+                x ^= sign.fingerprint(black_box(l).iter().copied());
+            }
+            x
+        })
+    });
+    group.bench_function(BenchmarkId::new("gaussian-weighted", features), |b| {
+        b.iter(|| {
+            let mut x = 0;
+            for l in &weighted {
+                x ^= gauss.fingerprint(black_box(l).iter().copied());
+            }
+            x
+        })
+    });
+    let family = Family::new(FamilyKind::MultiplyAddShift, 64, 1, 1123456).unwrap();
+    group.bench_function(BenchmarkId::new("naive-per-bit-hash", features), |b| {
+        b.iter(|| {
+            let mut x = 0;
+            for l in &lists {
+                x ^= naive_fingerprint(&family, black_box(l));
+            }
+            x
+        })
+    });
+    group.finish();
+}
+
+/// `n` fingerprints: random ones with near-duplicates planted (one in 20 is a copy of an earlier
+/// one with 0-3 bits flipped), the shape dedup sees.
+fn fingerprints(n: usize) -> Vec<u64> {
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(1);
+    let mut out: Vec<u64> = Vec::with_capacity(n);
+    while out.len() < n {
+        if out.len() > 10 && rng.next_u64() % 20 == 0 {
+            let mut x = out[(rng.next_u64() % out.len() as u64) as usize];
+            for _ in 0..rng.next_u64() % 4 {
+                x ^= 1 << (rng.next_u64() % 64);
+            }
+            out.push(x);
+        } else {
+            out.push(rng.next_u64());
+        }
+    }
+    out
+}
+
+fn all_pairs(n: usize) -> u64 {
+    (n as u64) * (n as u64 - 1) / 2
+}
+
+fn search(c: &mut Criterion) {
+    let mut group = c.benchmark_group("simhash/search");
+    group.sample_size(10);
+    let small = fingerprints(20_000);
+    let big = fingerprints(1_000_000);
+    group.throughput(Throughput::Elements(all_pairs(small.len())));
+    group.bench_function(BenchmarkId::new("brute-force-k3", small.len()), |b| {
+        b.iter(|| black_box(brute_force_pairs(black_box(&small), 3).unwrap()))
+    });
+    let table = TableSearch::new(3).unwrap();
+    group.bench_function(BenchmarkId::new("table-k3", small.len()), |b| {
+        b.iter(|| black_box(table.pairs(black_box(&small)).unwrap()))
+    });
+    group.throughput(Throughput::Elements(all_pairs(big.len())));
+    group.bench_function(BenchmarkId::new("table-k3", big.len()), |b| {
+        b.iter(|| black_box(table.pairs(black_box(&big)).unwrap()))
+    });
+    let window = WindowSearch::builder().max_hamming(3).build().unwrap();
+    group.bench_function(BenchmarkId::new("window-q10-b10-k3", big.len()), |b| {
+        b.iter(|| black_box(window.pairs(black_box(&big)).unwrap()))
+    });
+    group.finish();
+}
+
+criterion_group!(benches, fingerprint, search);
+criterion_main!(benches);
