@@ -556,7 +556,10 @@ impl WindowSearch {
         let n = signatures.len() / w;
         check_len(n)?;
         let nbytes = (self.bits as usize).div_ceil(8);
-        let mut lut = vec![0u64; nbytes * 256 * w];
+        // Byte lookup tables cost nbytes · 256 · w words, quadratic in D: above 2^20 words (8 MiB,
+        // D > 1024 or so) permute bit by bit instead.
+        let use_lut = nbytes * 256 * w <= 1 << 20;
+        let mut lut = vec![0u64; if use_lut { nbytes * 256 * w } else { 0 }];
         let mut permuted = vec![0u64; n * w];
         let mut order: Vec<u32> = Vec::with_capacity(n);
         let mut keyed: Vec<(u64, u32)> = Vec::with_capacity(if w == 1 { n } else { 0 });
@@ -565,23 +568,33 @@ impl WindowSearch {
         let mut out = Vec::new();
         let window = self.window as usize;
         for perm in self.permutation_table() {
-            // lut[(byte * 256 + value) * w ..][..w]: the permuted bits of one input byte.
-            lut.fill(0);
-            for (src, &dst) in perm.iter().enumerate() {
-                let (byte, bit) = (src / 8, src % 8);
-                for value in 0..256usize {
-                    if (value >> bit) & 1 == 1 {
-                        lut[(byte * 256 + value) * w + dst as usize / 64] |= 1 << (dst % 64);
+            if use_lut {
+                // lut[(byte * 256 + value) * w ..][..w]: the permuted bits of one input byte.
+                lut.fill(0);
+                for (src, &dst) in perm.iter().enumerate() {
+                    let (byte, bit) = (src / 8, src % 8);
+                    for value in 0..256usize {
+                        if (value >> bit) & 1 == 1 {
+                            lut[(byte * 256 + value) * w + dst as usize / 64] |= 1 << (dst % 64);
+                        }
                     }
                 }
-            }
-            for (sig, dst) in signatures.chunks_exact(w).zip(permuted.chunks_exact_mut(w)) {
-                dst.fill(0);
-                for byte in 0..nbytes {
-                    let value = ((sig[byte / 8] >> (8 * (byte % 8))) & 0xff) as usize;
-                    let row = &lut[(byte * 256 + value) * w..][..w];
-                    for (d, &r) in dst.iter_mut().zip(row) {
-                        *d |= r;
+                for (sig, dst) in signatures.chunks_exact(w).zip(permuted.chunks_exact_mut(w)) {
+                    dst.fill(0);
+                    for byte in 0..nbytes {
+                        let value = ((sig[byte / 8] >> (8 * (byte % 8))) & 0xff) as usize;
+                        let row = &lut[(byte * 256 + value) * w..][..w];
+                        for (d, &r) in dst.iter_mut().zip(row) {
+                            *d |= r;
+                        }
+                    }
+                }
+            } else {
+                for (sig, dst) in signatures.chunks_exact(w).zip(permuted.chunks_exact_mut(w)) {
+                    dst.fill(0);
+                    for (src, &to) in perm.iter().enumerate() {
+                        let bit = (sig[src / 64] >> (src % 64)) & 1;
+                        dst[to as usize / 64] |= bit << (to % 64);
                     }
                 }
             }
@@ -694,6 +707,42 @@ mod tests {
         assert!(w.pairs(&[1, 2, 3]).is_err());
         assert_eq!(w.pairs(&[]).unwrap(), []);
         assert_eq!(TableSearch::new(3).unwrap().pairs(&[]).unwrap(), []);
+    }
+
+    #[test]
+    fn wide_signatures_without_lookup_tables() {
+        // D = 2000 takes the bit-by-bit path; a window covering all of a tiny input must find
+        // exactly the brute-force pairs.
+        let w = 32;
+        let mut sigs = vec![0u64; 6 * w];
+        for (i, x) in sigs.iter_mut().enumerate() {
+            *x = textreuse_hash::mix64(i as u64 / (2 * w as u64) + 1);
+        }
+        for x in sigs[w..2 * w].iter_mut() {
+            *x ^= 1;
+        }
+        sigs[2 * w - 1] &= (1 << 16) - 1;
+        for s in sigs.chunks_exact_mut(w) {
+            s[w - 1] &= (1 << 16) - 1; // D = 2000 = 31 * 64 + 16
+        }
+        let search = WindowSearch::builder()
+            .bits(2000)
+            .window(5)
+            .max_hamming(40)
+            .build()
+            .unwrap();
+        let found = search.pairs(&sigs).unwrap();
+        let mut want = Vec::new();
+        for a in 0..6 {
+            for b in a + 1..6 {
+                let d = crate::hamming_words(&sigs[a * w..][..w], &sigs[b * w..][..w]);
+                if d <= 40 {
+                    want.push(super::HammingPair::new(a as u32, b as u32, d));
+                }
+            }
+        }
+        assert_eq!(found, want);
+        assert!(!want.is_empty());
     }
 
     #[test]
