@@ -39,8 +39,8 @@
 //!   are the common case; any width up to 65536 bits is supported. Entries are `+-1`
 //!   (Charikar's SimHash, [`Projection::Sign`], the default) or Gaussian
 //!   ([`Projection::Gaussian`]). Batch entry points take a slice of per-sentence feature lists
-//!   ([`SimHasher::fingerprint_lists`]) or Arrow-style flat buffers with offsets
-//!   ([`SimHasher::signatures_flat`]).
+//!   ([`SimHasher::fingerprint_lists`], [`SimHasher::fingerprint_weighted_lists`]) or Arrow-style
+//!   flat buffers with offsets ([`SimHasher::signatures_flat`]).
 //! * [`ParagraphFingerprinter`]: weighted paragraph fingerprints (after Wang, Liu and Jia):
 //!   long sentences per paragraph, weighted by keyword frequency, `lg |s|` and position, each
 //!   SimHashed and combined into an `n`-bit paragraph fingerprint; [`set_cosine`] compares two

@@ -248,6 +248,15 @@ impl SimHasher {
             .collect()
     }
 
+    /// The fingerprints of many weighted feature lists, in order; the weighted counterpart of
+    /// [`fingerprint_lists`](SimHasher::fingerprint_lists).
+    pub fn fingerprint_weighted_lists<L: AsRef<[(u64, f32)]>>(&self, lists: &[L]) -> Vec<u64> {
+        lists
+            .iter()
+            .map(|l| self.word_weighted(l.as_ref().iter().copied(), 0))
+            .collect()
+    }
+
     /// Full signatures of the lists `features[offsets[i]..offsets[i + 1]]` (Arrow-style flat
     /// buffers), appended to `out` as `words()` words per list.
     ///
@@ -517,6 +526,11 @@ mod tests {
             assert_eq!(
                 narrow.fingerprint_lists(&[&features[..10], &features[..]])[1],
                 n
+            );
+            let ones: Vec<(u64, f32)> = features.iter().map(|&f| (f, 1.0)).collect();
+            assert_eq!(
+                narrow.fingerprint_weighted_lists(&[&ones[..], &[]])[..],
+                [n, 0]
             );
         }
     }
