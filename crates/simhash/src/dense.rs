@@ -47,7 +47,10 @@ impl Hyperplanes {
             return Err(SimHashError::InvalidDimension { dim });
         }
         let nb = bits as usize;
-        let mut planes = vec![0.0f64; nb * dim];
+        let Some(len) = nb.checked_mul(dim) else {
+            return Err(SimHashError::InvalidDimension { dim });
+        };
+        let mut planes = vec![0.0f64; len];
         let mut column = [0.0f64; 64];
         for w in 0..words_for(bits) {
             let salt = word_salt(seed, w);
@@ -264,5 +267,6 @@ mod tests {
         assert_eq!(s.hamming(&u), None);
         assert!(Hyperplanes::new(0, 10, 1).is_err());
         assert!(Hyperplanes::new(1, 0, 1).is_err());
+        assert!(Hyperplanes::new(usize::MAX / 2, 100, 1).is_err());
     }
 }

@@ -137,8 +137,9 @@ pub enum SimHashError {
         /// The width asked for.
         bits: u32,
     },
-    /// Dense vectors need at least one dimension. Recover by passing `dim >= 1`.
-    #[error("vector dimension must be at least 1, got {dim}")]
+    /// Dense vectors need at least one dimension, and `dim · D` must not overflow `usize`.
+    /// Recover by passing a dimension in range.
+    #[error("vector dimension {dim} is out of range (at least 1, and dim · D must fit in usize)")]
     InvalidDimension {
         /// The dimension asked for.
         dim: usize,
