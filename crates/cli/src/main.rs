@@ -23,6 +23,10 @@ enum Command {
     ShuffleBench(cmd::shuffle_bench::Args),
     /// Print the S-curve (match probability against Jaccard similarity) or recommend (K, M).
     Tune(cmd::tune::Args),
+    /// Score PAN text-alignment detections against truth files (plagdet, recall, precision, granularity).
+    PanEval(cmd::pan_eval::Args),
+    /// Find reused passages between two documents, or run a PAN-format batch over a pairs file.
+    Align(cmd::align::Args),
 }
 
 fn main() -> ExitCode {
@@ -30,6 +34,8 @@ fn main() -> ExitCode {
     cli.global.init();
     let result = match cli.command {
         Command::Tune(args) => cmd::tune::run(&args, &cli.global),
+        Command::PanEval(args) => cmd::pan_eval::run(&args, &cli.global),
+        Command::Align(args) => cmd::align::run(&args, &cli.global),
         Command::ShuffleBench(args) => cmd::shuffle_bench::run(&args, &cli.global),
     };
     util::exit(result)

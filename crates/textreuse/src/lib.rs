@@ -30,6 +30,8 @@
 #![no_std]
 
 #[doc(inline)]
+pub use textreuse_align as align;
+#[doc(inline)]
 pub use textreuse_hash as hash;
 #[doc(inline)]
 pub use textreuse_minhash as minhash;

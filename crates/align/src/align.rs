@@ -1,0 +1,436 @@
+//! The alignment algorithm: sentence tf-idf vectors, seeding, extension by recursive gap
+//! clustering with validation, and filtering.
+use std::ops::{Range, RangeInclusive};
+
+use ahash::AHashMap;
+
+use crate::text::{Doc, Vocabulary};
+use crate::{Aligner, Passage};
+
+/// A seed: a pair of similar sentences (suspicious sentence, source sentence, cosine).
+type Seed = (u32, u32, f32);
+
+/// Sentence vectors in compressed sparse rows: `rows[i]..rows[i+1]` indexes `terms`/`weights`.
+#[derive(Debug, Default)]
+struct Vectors {
+    rows: Vec<usize>,
+    terms: Vec<u32>,
+    weights: Vec<f64>,
+    norms: Vec<f64>,
+}
+
+impl Vectors {
+    fn row(&self, i: usize) -> (&[u32], &[f64]) {
+        let r = self.rows[i]..self.rows[i + 1];
+        (&self.terms[r.clone()], &self.weights[r])
+    }
+
+    fn len(&self) -> usize {
+        self.rows.len().saturating_sub(1)
+    }
+}
+
+/// Term frequencies of each sentence's content words (stopwords removed), sorted by term.
+fn term_counts(doc: &Doc, out: &mut Vectors, scratch: &mut Vec<u32>) {
+    out.rows.clear();
+    out.terms.clear();
+    out.weights.clear();
+    out.rows.push(0);
+    for s in &doc.sentences {
+        scratch.clear();
+        scratch.extend(
+            doc.words[s.words.clone()]
+                .iter()
+                .filter(|w| !w.stop)
+                .map(|w| w.term),
+        );
+        scratch.sort_unstable();
+        let mut i = 0;
+        while i < scratch.len() {
+            let t = scratch[i];
+            let mut j = i;
+            while j < scratch.len() && scratch[j] == t {
+                j += 1;
+            }
+            out.terms.push(t);
+            out.weights.push((j - i) as f64);
+            i = j;
+        }
+        out.rows.push(out.terms.len());
+    }
+}
+
+/// Everything the algorithm needs about one document pair.
+struct Pair<'a> {
+    aligner: &'a Aligner,
+    susp: Doc,
+    src: Doc,
+    susp_vec: Vectors,
+    src_vec: Vectors,
+    /// Dense scratch accumulators of vocabulary size.
+    acc_a: Vec<f64>,
+    acc_b: Vec<f64>,
+    touched: Vec<u32>,
+}
+
+impl Aligner {
+    /// Finds the passages of `suspicious` reused from `source`, sorted by their start in
+    /// `suspicious`. Ranges are byte offsets on `char` boundaries of the respective texts.
+    pub fn align(&self, source: &str, suspicious: &str) -> Vec<Passage> {
+        if source.len() > u32::MAX as usize || suspicious.len() > u32::MAX as usize {
+            return Vec::new();
+        }
+        let mut vocab = Vocabulary::default();
+        let susp = Doc::new(suspicious, &mut vocab, self.min_sentence_words);
+        let src = Doc::new(source, &mut vocab, self.min_sentence_words);
+        if susp.sentences.is_empty() || src.sentences.is_empty() {
+            return Vec::new();
+        }
+        let mut scratch = Vec::new();
+        let mut susp_vec = Vectors::default();
+        let mut src_vec = Vectors::default();
+        term_counts(&susp, &mut susp_vec, &mut scratch);
+        term_counts(&src, &mut src_vec, &mut scratch);
+        // idf over the sentences of both documents.
+        let n = vocab.len();
+        let mut df = vec![0u32; n];
+        for &t in susp_vec.terms.iter().chain(&src_vec.terms) {
+            df[t as usize] += 1;
+        }
+        let total = (susp_vec.len() + src_vec.len()) as f64;
+        for v in [&mut susp_vec, &mut src_vec] {
+            for (w, &t) in v.weights.iter_mut().zip(&v.terms) {
+                *w *= (total / df[t as usize] as f64).ln();
+            }
+            v.norms = (0..v.rows.len() - 1)
+                .map(|i| {
+                    v.weights[v.rows[i]..v.rows[i + 1]]
+                        .iter()
+                        .map(|w| w * w)
+                        .sum::<f64>()
+                        .sqrt()
+                })
+                .collect();
+        }
+        let mut pair = Pair {
+            aligner: self,
+            susp,
+            src,
+            susp_vec,
+            src_vec,
+            acc_a: vec![0.0; n],
+            acc_b: vec![0.0; n],
+            touched: Vec::new(),
+        };
+        let mut seeds = Vec::new();
+        if self.sentence_seeds {
+            pair.sentence_seeds(&mut seeds);
+        }
+        if let Some(k) = self.ngram {
+            pair.ngram_seeds(k, false, &mut seeds);
+        }
+        if let Some(k) = self.stopword_ngram {
+            pair.ngram_seeds(k, true, &mut seeds);
+        }
+        seeds.sort_unstable_by(|a, b| (a.0, a.1).cmp(&(b.0, b.1)).then(b.2.total_cmp(&a.2)));
+        seeds.dedup_by_key(|s| (s.0, s.1));
+        for s in &mut seeds {
+            if s.2 == 0.0 {
+                s.2 = pair.fragment_cosine(&(s.0..=s.0), &(s.1..=s.1)) as f32;
+            }
+        }
+        if self.best_ratio > 0.0 {
+            // Seeds much weaker than the best seed of their suspicious sentence are dropped:
+            // they mostly stretch passages over neighbouring sentences of similar wording.
+            let mut best = vec![0f32; pair.susp.sentences.len()];
+            for s in &seeds {
+                best[s.0 as usize] = best[s.0 as usize].max(s.2);
+            }
+            let r = self.best_ratio as f32;
+            seeds.retain(|s| s.2 >= r * best[s.0 as usize]);
+        }
+        if seeds.is_empty() {
+            return Vec::new();
+        }
+        let mut frags = pair.extend_all(&seeds, self.max_gap, self.max_gap);
+        if let Some(gap) = self.summary_max_gap {
+            // Summary-like passages (much longer in the source) from a run with the large gap
+            // replace the passages of the normal run that they overlap.
+            let mut summary = pair.extend_all(&seeds, gap, gap);
+            summary.retain(|f| f.src.len() as f64 >= self.summary_ratio * f.susp.len() as f64);
+            if !summary.is_empty() {
+                frags.retain(|f| !summary.iter().any(|s| overlaps(&s.susp, &f.susp)));
+                frags.extend(summary);
+                frags.sort_by_key(|f| (f.susp.start, f.src.start));
+            }
+        }
+        frags
+            .into_iter()
+            .map(|f| Passage {
+                source: f.src,
+                suspicious: f.susp,
+                score: f.score,
+            })
+            .collect()
+    }
+}
+
+fn overlaps(a: &Range<usize>, b: &Range<usize>) -> bool {
+    a.start < b.end && b.start < a.end
+}
+
+/// A candidate passage pair: sentence ranges, byte ranges and the validation similarity.
+#[derive(Clone, Debug)]
+struct Frag {
+    susp_sents: RangeInclusive<u32>,
+    susp: Range<usize>,
+    src: Range<usize>,
+    score: f64,
+}
+
+impl Pair<'_> {
+    /// Sentence pairs with cosine (tf-idf) and Dice (term sets) above the thresholds, through
+    /// an inverted index of the source sentences.
+    fn sentence_seeds(&mut self, seeds: &mut Vec<Seed>) {
+        let a = self.aligner;
+        let n = self.acc_a.len();
+        // Inverted index: term -> (source sentence, weight), as CSR.
+        let mut starts = vec![0usize; n + 1];
+        for &t in &self.src_vec.terms {
+            starts[t as usize + 1] += 1;
+        }
+        for i in 0..n {
+            starts[i + 1] += starts[i];
+        }
+        let mut fill = starts.clone();
+        let mut post = vec![(0u32, 0.0f64); self.src_vec.terms.len()];
+        for s in 0..self.src_vec.len() {
+            let (terms, weights) = self.src_vec.row(s);
+            for (&t, &w) in terms.iter().zip(weights) {
+                post[fill[t as usize]] = (s as u32, w);
+                fill[t as usize] += 1;
+            }
+        }
+        let m = self.src_vec.len();
+        let mut dot = vec![0.0f64; m];
+        let mut shared = vec![0u32; m];
+        let mut touched: Vec<u32> = Vec::new();
+        for i in 0..self.susp_vec.len() {
+            let (terms, weights) = self.susp_vec.row(i);
+            let norm_i = self.susp_vec.norms[i];
+            if norm_i == 0.0 {
+                continue;
+            }
+            for (&t, &w) in terms.iter().zip(weights) {
+                for &(s, v) in &post[starts[t as usize]..starts[t as usize + 1]] {
+                    if shared[s as usize] == 0 {
+                        touched.push(s);
+                    }
+                    shared[s as usize] += 1;
+                    dot[s as usize] += w * v;
+                }
+            }
+            let len_i = terms.len();
+            for &s in &touched {
+                let su = s as usize;
+                let norm_s = self.src_vec.norms[su];
+                let len_s = self.src_vec.rows[su + 1] - self.src_vec.rows[su];
+                let cos = if norm_s > 0.0 {
+                    dot[su] / (norm_i * norm_s)
+                } else {
+                    0.0
+                };
+                let dice = 2.0 * shared[su] as f64 / (len_i + len_s) as f64;
+                if cos > a.cosine_threshold && dice > a.dice_threshold {
+                    seeds.push((i as u32, s, cos as f32));
+                }
+                dot[su] = 0.0;
+                shared[su] = 0;
+            }
+            touched.clear();
+        }
+    }
+
+    /// Sentence pairs that share a word `k`-gram (of all normalized words, or of the stopwords
+    /// only when `stop_only`).
+    fn ngram_seeds(&mut self, k: usize, stop_only: bool, seeds: &mut Vec<Seed>) {
+        let k = k.max(1);
+        let grams = |doc: &Doc| -> Vec<(u64, u32)> {
+            let mut sentence_of = Vec::with_capacity(doc.words.len());
+            let mut terms = Vec::with_capacity(doc.words.len());
+            for (si, s) in doc.sentences.iter().enumerate() {
+                for w in &doc.words[s.words.clone()] {
+                    if !stop_only || w.stop {
+                        sentence_of.push(si as u32);
+                        terms.push(w.term);
+                    }
+                }
+            }
+            terms
+                .windows(k)
+                .enumerate()
+                .map(|(i, g)| {
+                    let mut h = 0xcbf2_9ce4_8422_2325u64;
+                    for &t in g {
+                        h = (h ^ t as u64).wrapping_mul(0x0000_0100_0000_01b3);
+                    }
+                    (h, sentence_of[i])
+                })
+                .collect()
+        };
+        let src = grams(&self.src);
+        let mut index: AHashMap<u64, Vec<u32>> = AHashMap::with_capacity(src.len());
+        for (h, s) in src {
+            let v = index.entry(h).or_default();
+            if v.last() != Some(&s) {
+                v.push(s);
+            }
+        }
+        for (h, i) in grams(&self.susp) {
+            if let Some(list) = index.get(&h) {
+                seeds.extend(list.iter().map(|&s| (i, s, 0.0)));
+            }
+        }
+    }
+
+    /// Extension of all seeds: recursive gap clustering, validation with decreasing gaps,
+    /// overlap resolution and the length filter.
+    fn extend_all(&mut self, seeds: &[Seed], susp_gap: usize, src_gap: usize) -> Vec<Frag> {
+        let mut frags = Vec::new();
+        self.extend(seeds.to_vec(), susp_gap, src_gap, &mut frags);
+        self.resolve_overlaps(frags)
+    }
+
+    fn extend(&mut self, seeds: Vec<Seed>, susp_gap: usize, src_gap: usize, out: &mut Vec<Frag>) {
+        let mut clusters = Vec::new();
+        cluster(seeds, susp_gap, src_gap, &mut clusters);
+        for c in clusters {
+            if c.len() < self.aligner.min_seeds {
+                continue;
+            }
+            let susp =
+                c.iter().map(|s| s.0).min().unwrap_or(0)..=c.iter().map(|s| s.0).max().unwrap_or(0);
+            let src =
+                c.iter().map(|s| s.1).min().unwrap_or(0)..=c.iter().map(|s| s.1).max().unwrap_or(0);
+            let score = self.fragment_cosine(&susp, &src);
+            if score > self.aligner.validation_threshold {
+                out.push(self.frag(susp, src, score));
+            } else if susp_gap.max(src_gap) > self.aligner.min_gap {
+                let (a, b) = (
+                    susp_gap.saturating_sub(1).max(self.aligner.min_gap),
+                    src_gap.saturating_sub(1).max(self.aligner.min_gap),
+                );
+                self.extend(c, a, b, out);
+            }
+        }
+    }
+
+    fn frag(
+        &self,
+        susp_sents: RangeInclusive<u32>,
+        src_sents: RangeInclusive<u32>,
+        score: f64,
+    ) -> Frag {
+        let span = |doc: &Doc, r: &RangeInclusive<u32>| {
+            doc.sentences[*r.start() as usize].span.start..doc.sentences[*r.end() as usize].span.end
+        };
+        Frag {
+            susp: span(&self.susp, &susp_sents),
+            src: span(&self.src, &src_sents),
+            susp_sents,
+            score,
+        }
+    }
+
+    /// Cosine between the summed tf-idf vectors of two sentence ranges.
+    fn fragment_cosine(&mut self, susp: &RangeInclusive<u32>, src: &RangeInclusive<u32>) -> f64 {
+        for i in susp.clone() {
+            let (t, w) = self.susp_vec.row(i as usize);
+            for (&t, &w) in t.iter().zip(w) {
+                if self.acc_a[t as usize] == 0.0 && self.acc_b[t as usize] == 0.0 {
+                    self.touched.push(t);
+                }
+                self.acc_a[t as usize] += w;
+            }
+        }
+        for i in src.clone() {
+            let (t, w) = self.src_vec.row(i as usize);
+            for (&t, &w) in t.iter().zip(w) {
+                if self.acc_a[t as usize] == 0.0 && self.acc_b[t as usize] == 0.0 {
+                    self.touched.push(t);
+                }
+                self.acc_b[t as usize] += w;
+            }
+        }
+        let (mut dot, mut na, mut nb) = (0.0, 0.0, 0.0);
+        for &t in &self.touched {
+            let (a, b) = (self.acc_a[t as usize], self.acc_b[t as usize]);
+            dot += a * b;
+            na += a * a;
+            nb += b * b;
+            self.acc_a[t as usize] = 0.0;
+            self.acc_b[t as usize] = 0.0;
+        }
+        self.touched.clear();
+        if na == 0.0 || nb == 0.0 {
+            0.0
+        } else {
+            dot / (na.sqrt() * nb.sqrt())
+        }
+    }
+
+    /// Drops fragments shorter than the minimum and, of fragments overlapping in the suspicious
+    /// document, keeps the more similar one (the longer one on a tie).
+    fn resolve_overlaps(&self, mut frags: Vec<Frag>) -> Vec<Frag> {
+        let min = self.aligner.min_passage_len;
+        frags.retain(|f| f.susp.len() >= min && f.src.len() >= min);
+        frags.sort_by(|a, b| {
+            a.susp
+                .start
+                .cmp(&b.susp.start)
+                .then(b.susp.end.cmp(&a.susp.end))
+                .then(a.src.start.cmp(&b.src.start))
+        });
+        let mut kept: Vec<Frag> = Vec::with_capacity(frags.len());
+        for f in frags {
+            match kept.last_mut() {
+                Some(last) if f.susp_sents.start() <= last.susp_sents.end() => {
+                    let better = f.score > last.score
+                        || f.score == last.score && f.susp.len() > last.susp.len();
+                    if better {
+                        *last = f;
+                    }
+                }
+                _ => kept.push(f),
+            }
+        }
+        kept
+    }
+}
+
+/// Recursive gap clustering (Sanchez-Perez et al. 2014): split the seeds where consecutive
+/// seeds are more than `gap` sentences apart on one side, then split each part on the other side,
+/// alternating until no part splits.
+fn cluster(seeds: Vec<Seed>, susp_gap: usize, src_gap: usize, out: &mut Vec<Vec<Seed>>) {
+    let key = |x: &Seed, src_side: bool| if src_side { (x.1, x.0) } else { (x.0, x.1) };
+    let mut stack = vec![(seeds, false, false)];
+    while let Some((mut s, src_side, again)) = stack.pop() {
+        s.sort_unstable_by_key(|x| key(x, src_side));
+        let gap = if src_side { src_gap } else { susp_gap } as u32;
+        let mut parts = Vec::new();
+        let mut start = 0;
+        for i in 1..=s.len() {
+            if i == s.len() || key(&s[i], src_side).0 - key(&s[i - 1], src_side).0 > gap + 1 {
+                parts.push(s[start..i].to_vec());
+                start = i;
+            }
+        }
+        if parts.len() <= 1 && again {
+            out.extend(parts);
+        } else {
+            for p in parts.into_iter().rev() {
+                stack.push((p, !src_side, true));
+            }
+        }
+    }
+}

@@ -1,0 +1,327 @@
+//! Text alignment: find the passages of a suspicious document that were reused (copied,
+//! paraphrased, translated back and forth, or summarized) from a source document, and score such
+//! detections with the PAN measures.
+//!
+//! ```
+//! use textreuse_align::Aligner;
+//!
+//! let source = "Volcanoes form where magma reaches the surface. Most volcanoes lie along the \
+//!     boundaries of tectonic plates. The Pacific ring of fire holds many active volcanoes. \
+//!     Eruptions can be explosive or effusive depending on the viscosity of the magma.";
+//! let suspicious = "My essay starts here with unrelated words about gardening and tomatoes. \
+//!     Most volcanoes lie along the boundaries of tectonic plates. The Pacific ring of fire \
+//!     holds many active volcanoes. Eruptions can be explosive or effusive depending on the \
+//!     viscosity of the magma.";
+//! let aligner = Aligner::builder().min_passage_len(50).build()?;
+//! let passages = aligner.align(source, suspicious);
+//! assert_eq!(passages.len(), 1);
+//! let p = &passages[0];
+//! assert!(suspicious[p.suspicious.clone()].starts_with("Most volcanoes"));
+//! assert!(source[p.source.clone()].ends_with("magma."));
+//! // PAN counts characters (code points), not bytes:
+//! let (src_chars, susp_chars) = p.char_ranges(source, suspicious);
+//! assert_eq!(susp_chars.len(), suspicious[p.suspicious.clone()].chars().count());
+//! # let _ = src_chars;
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
+//! # Overview
+//!
+//! The aligner follows the PAN 2014 winner (Sanchez-Perez, Sidorov and Gelbukh, "A Winning
+//! Approach to Text Alignment for Text Reuse Detection at PAN 2014"):
+//!
+//! 1. **Units.** Both documents are split into words (runs of alphanumeric characters) and
+//!    sentences (ending at `.`, `!`, `?` or a blank line; sentences with fewer than
+//!    [`AlignerBuilder::min_sentence_words`] content words join the next one). Words are
+//!    lowercased and Porter-stemmed; stopwords are left out of the sentence vectors.
+//! 2. **Seeding.** Each sentence is a tf-idf vector (tf: count in the sentence; idf over the
+//!    sentences of both documents). A pair of sentences is a seed when their cosine exceeds
+//!    [`AlignerBuilder::cosine_threshold`] and the Dice coefficient of their term sets exceeds
+//!    [`AlignerBuilder::dice_threshold`]. Optionally, sentence pairs sharing a word n-gram
+//!    ([`AlignerBuilder::ngram`]) or a stopword n-gram ([`AlignerBuilder::stopword_ngram`]) are
+//!    seeds too.
+//! 3. **Extension.** Seeds are clustered by splitting them wherever two consecutive seeds are more
+//!    than [`AlignerBuilder::max_gap`] sentences apart, alternately in the suspicious and the
+//!    source document, until nothing splits. Each cluster becomes a passage pair (from its first
+//!    to its last sentence on each side) that must pass validation: the cosine of the two
+//!    passages' summed vectors must exceed [`AlignerBuilder::validation_threshold`], otherwise
+//!    the cluster is re-clustered with a gap one smaller.
+//! 4. **Summary mode.** When the passages found are much longer in the source than in the
+//!    suspicious document ([`AlignerBuilder::summary_ratio`]), the suspicious text is likely a
+//!    summary and extension is redone with the larger [`AlignerBuilder::summary_max_gap`].
+//! 5. **Filtering.** Passages shorter than [`AlignerBuilder::min_passage_len`] on either side
+//!    are dropped; of passages overlapping in the suspicious document, the more similar one
+//!    is kept.
+//!
+//! The [`pan`] module reads and writes PAN XML and computes precision, recall, granularity and
+//! plagdet.
+//!
+//! # Performance
+//!
+//! Seeding uses an inverted index of the source sentences, so its cost is proportional to the
+//! number of sentence pairs that share a term rather than to the product of the sentence counts.
+//! Documents of 4 GiB or more are not supported (no passages are returned).
+//! Everything is per pair and single-threaded; run pairs in parallel (the CLI uses rayon). The
+//! full PAN 2013 training corpus (5,185 pairs) takes seconds; see `docs/benchmarks.md`.
+//!
+//! # Accuracy
+//!
+//! On the PAN 2013 training corpus, see `docs/benchmarks.md` for plagdet overall and per
+//! obfuscation category with the default settings.
+#![deny(missing_docs)]
+#![warn(missing_debug_implementations)]
+
+use std::ops::Range;
+
+mod align;
+pub mod pan;
+mod stem;
+mod text;
+
+pub use text::char_range;
+
+/// A reused passage: a byte range of the source document, the byte range of the suspicious
+/// document that reuses it, and the similarity of the two (cosine of their tf-idf vectors, in
+/// `0..=1`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Passage {
+    /// Byte range in the source document (on `char` boundaries).
+    pub source: Range<usize>,
+    /// Byte range in the suspicious document (on `char` boundaries).
+    pub suspicious: Range<usize>,
+    /// Similarity of the two passages.
+    pub score: f64,
+}
+
+impl Passage {
+    /// The passage as character (Unicode code point) ranges, `(source, suspicious)`, as PAN
+    /// counts offsets. The texts must be the ones that were aligned.
+    ///
+    /// # Panics
+    /// If a range is out of bounds or not on a char boundary of its text, which cannot happen
+    /// for passages returned by [`Aligner::align`] on the same texts.
+    pub fn char_ranges(&self, source: &str, suspicious: &str) -> (Range<usize>, Range<usize>) {
+        (
+            char_range(source, self.source.clone()),
+            char_range(suspicious, self.suspicious.clone()),
+        )
+    }
+}
+
+/// Finds reused passages between two documents; see the [crate docs](crate) for the algorithm.
+/// Build one with [`Aligner::builder`] (or [`Aligner::new`] for the defaults) and reuse it: it is
+/// immutable and `Sync`, so it can align many pairs in parallel.
+#[derive(Clone, Debug)]
+pub struct Aligner {
+    min_sentence_words: usize,
+    cosine_threshold: f64,
+    dice_threshold: f64,
+    validation_threshold: f64,
+    max_gap: usize,
+    min_gap: usize,
+    summary_max_gap: Option<usize>,
+    summary_ratio: f64,
+    sentence_seeds: bool,
+    ngram: Option<usize>,
+    stopword_ngram: Option<usize>,
+    min_passage_len: usize,
+    min_seeds: usize,
+    best_ratio: f64,
+}
+
+impl Default for Aligner {
+    fn default() -> Self {
+        Aligner::new()
+    }
+}
+
+impl Aligner {
+    /// An aligner with the default settings (the ones measured in `docs/benchmarks.md`).
+    pub fn new() -> Aligner {
+        AlignerBuilder::new().aligner.clone()
+    }
+
+    /// A builder starting from the defaults.
+    pub fn builder() -> AlignerBuilder {
+        AlignerBuilder::new()
+    }
+}
+
+/// Configures an [`Aligner`].
+#[derive(Clone, Debug)]
+pub struct AlignerBuilder {
+    aligner: Aligner,
+}
+
+impl Default for AlignerBuilder {
+    fn default() -> Self {
+        AlignerBuilder::new()
+    }
+}
+
+/// An invalid [`AlignerBuilder`] setting.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+#[non_exhaustive]
+pub enum BuildError {
+    /// A threshold is outside `0..=1` (or not a number). Recover by passing a value in range.
+    #[error("{name} must be in 0..=1, got {value}")]
+    Threshold {
+        /// The setting's name.
+        name: &'static str,
+        /// The value given.
+        value: f64,
+    },
+    /// No seeding method is enabled. Recover by enabling sentence seeds or an n-gram size.
+    #[error("no seeding method enabled")]
+    NoSeeds,
+    /// An n-gram size of zero. Recover by passing `None` or a size of at least 1.
+    #[error("n-gram size must be at least 1")]
+    ZeroNgram,
+    /// The summary ratio is not a positive number. Recover by passing a value above 0.
+    #[error("summary ratio must be positive, got {0}")]
+    SummaryRatio(f64),
+}
+
+impl AlignerBuilder {
+    /// The defaults.
+    pub fn new() -> AlignerBuilder {
+        AlignerBuilder {
+            aligner: Aligner {
+                min_sentence_words: 3,
+                cosine_threshold: 0.33,
+                dice_threshold: 0.33,
+                validation_threshold: 0.34,
+                max_gap: 4,
+                min_gap: 0,
+                summary_max_gap: Some(24),
+                summary_ratio: 3.0,
+                sentence_seeds: true,
+                ngram: None,
+                stopword_ngram: None,
+                min_passage_len: 150,
+                min_seeds: 1,
+                best_ratio: 0.9,
+            },
+        }
+    }
+
+    /// Sentences with fewer content words (non-stopwords) join the next sentence (default 3).
+    pub fn min_sentence_words(&mut self, n: usize) -> &mut Self {
+        self.aligner.min_sentence_words = n;
+        self
+    }
+
+    /// Minimum tf-idf cosine of two sentences for a seed (default 0.33).
+    pub fn cosine_threshold(&mut self, t: f64) -> &mut Self {
+        self.aligner.cosine_threshold = t;
+        self
+    }
+
+    /// Minimum Dice coefficient of two sentences' term sets for a seed (default 0.33).
+    pub fn dice_threshold(&mut self, t: f64) -> &mut Self {
+        self.aligner.dice_threshold = t;
+        self
+    }
+
+    /// Minimum cosine of a passage pair's summed vectors (default 0.34).
+    pub fn validation_threshold(&mut self, t: f64) -> &mut Self {
+        self.aligner.validation_threshold = t;
+        self
+    }
+
+    /// The largest number of seedless sentences allowed inside a passage (default 4).
+    pub fn max_gap(&mut self, gap: usize) -> &mut Self {
+        self.aligner.max_gap = gap;
+        self
+    }
+
+    /// Validation lowers the gap down to this value before giving a cluster up (default 0).
+    pub fn min_gap(&mut self, gap: usize) -> &mut Self {
+        self.aligner.min_gap = gap;
+        self
+    }
+
+    /// The gap used when the suspicious passages look like summaries; `None` disables summary
+    /// mode (default `Some(24)`).
+    pub fn summary_max_gap(&mut self, gap: Option<usize>) -> &mut Self {
+        self.aligner.summary_max_gap = gap;
+        self
+    }
+
+    /// Summary mode is used when the passages found are at least this many times longer in the
+    /// source than in the suspicious document (default 3).
+    pub fn summary_ratio(&mut self, ratio: f64) -> &mut Self {
+        self.aligner.summary_ratio = ratio;
+        self
+    }
+
+    /// Whether similar sentences are seeds (default true).
+    pub fn sentence_seeds(&mut self, yes: bool) -> &mut Self {
+        self.aligner.sentence_seeds = yes;
+        self
+    }
+
+    /// Sentence pairs sharing a word n-gram of this size are seeds (default `None`).
+    pub fn ngram(&mut self, n: Option<usize>) -> &mut Self {
+        self.aligner.ngram = n;
+        self
+    }
+
+    /// Sentence pairs sharing an n-gram of stopwords (the other words skipped) are seeds
+    /// (default `None`).
+    pub fn stopword_ngram(&mut self, n: Option<usize>) -> &mut Self {
+        self.aligner.stopword_ngram = n;
+        self
+    }
+
+    /// Passages shorter than this many bytes on either side are dropped (default 150; PAN's
+    /// cases are at least about 150 characters in the source).
+    pub fn min_passage_len(&mut self, n: usize) -> &mut Self {
+        self.aligner.min_passage_len = n;
+        self
+    }
+
+    /// Passages made of fewer seeds are dropped (default 1).
+    pub fn min_seeds(&mut self, n: usize) -> &mut Self {
+        self.aligner.min_seeds = n;
+        self
+    }
+
+    /// A seed whose cosine is below this share of the best seed of its suspicious sentence is
+    /// dropped before extension (default 0.9; 0 keeps all).
+    pub fn best_ratio(&mut self, r: f64) -> &mut Self {
+        self.aligner.best_ratio = r;
+        self
+    }
+
+    /// Checks the settings and builds the aligner.
+    ///
+    /// # Errors
+    /// [`BuildError`] for a threshold outside `0..=1`, no seeding method, a zero n-gram size or
+    /// a non-positive summary ratio.
+    pub fn build(&self) -> Result<Aligner, BuildError> {
+        let a = &self.aligner;
+        for (name, value) in [
+            ("cosine_threshold", a.cosine_threshold),
+            ("dice_threshold", a.dice_threshold),
+            ("validation_threshold", a.validation_threshold),
+        ] {
+            if !(0.0..=1.0).contains(&value) {
+                return Err(BuildError::Threshold { name, value });
+            }
+        }
+        if !a.sentence_seeds && a.ngram.is_none() && a.stopword_ngram.is_none() {
+            return Err(BuildError::NoSeeds);
+        }
+        if a.ngram == Some(0) || a.stopword_ngram == Some(0) {
+            return Err(BuildError::ZeroNgram);
+        }
+        if a.summary_ratio.is_nan() || a.summary_ratio <= 0.0 {
+            return Err(BuildError::SummaryRatio(a.summary_ratio));
+        }
+        Ok(a.clone())
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,163 @@
+use std::path::{Path, PathBuf};
+
+use proptest::prelude::*;
+
+use super::*;
+use crate::pan::{Annotation, CASE_FEATURE, Evaluation, parse_annotations};
+
+fn slice_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../testdata/align")
+}
+
+/// Aligns every pair of the testdata slice and scores it against the truth.
+#[test]
+fn slice_plagdet() {
+    let dir = slice_dir();
+    let pairs = std::fs::read_to_string(dir.join("pairs")).unwrap();
+    let aligner = Aligner::new();
+    let mut eval = Evaluation::new();
+    for line in pairs.lines() {
+        let (susp, src) = line.split_once(' ').unwrap();
+        let st = std::fs::read_to_string(dir.join("susp").join(susp)).unwrap();
+        let so = std::fs::read_to_string(dir.join("src").join(src)).unwrap();
+        let name = format!(
+            "{}-{}.xml",
+            susp.trim_end_matches(".txt"),
+            src.trim_end_matches(".txt")
+        );
+        let truth = std::fs::read_to_string(dir.join("truth").join(name)).unwrap();
+        eval.add_cases(parse_annotations(&truth, CASE_FEATURE).unwrap());
+        for p in aligner.align(&so, &st) {
+            let (s, t) = p.char_ranges(&so, &st);
+            eval.add_detections([Annotation {
+                this_reference: susp.into(),
+                this_offset: t.start,
+                this_length: t.len(),
+                source_reference: src.into(),
+                source_offset: s.start,
+                source_length: s.len(),
+            }]);
+        }
+    }
+    let s = eval.scores();
+    // 0.98996 when written; every case found, nothing in the no-plagiarism pair.
+    assert_eq!((s.cases, s.detected_cases), (5, 5), "{s}");
+    assert!(s.plagdet > 0.95, "{s}");
+}
+
+#[test]
+fn verbatim_copy_is_found_with_char_offsets() {
+    let shared = "Die Würde des Menschen ist unantastbar, sagte der Richter zu allen. \
+        Sie zu achten und zu schützen ist Verpflichtung aller staatlichen Gewalt überall. \
+        Das Deutsche Volk bekennt sich darum zu unverletzlichen Menschenrechten heute.";
+    let source =
+        format!("Erste Zeile über etwas ganz anderes hier. {shared} Ende des Textes jetzt.");
+    let susp = format!("Völlig andere Einleitung über Gärten und Bäume. {shared}");
+    let a = Aligner::builder().min_passage_len(40).build().unwrap();
+    let found = a.align(&source, &susp);
+    assert_eq!(found.len(), 1, "{found:?}");
+    let p = &found[0];
+    assert_eq!(&source[p.source.clone()], shared);
+    assert_eq!(&susp[p.suspicious.clone()], shared);
+    let (s, t) = p.char_ranges(&source, &susp);
+    assert_eq!(s.start, source[..p.source.start].chars().count());
+    assert_eq!(t.len(), shared.chars().count());
+    assert!(p.score > 0.99 && p.score <= 1.0 + 1e-9);
+}
+
+#[test]
+fn unrelated_documents_give_nothing() {
+    let a = "The quick brown fox jumps over the lazy dog near the river bank today. ".repeat(5);
+    let b = "Quantum chromodynamics describes strong interactions between quarks and gluons. "
+        .repeat(5);
+    assert!(Aligner::new().align(&a, &b).is_empty());
+    assert!(Aligner::new().align("", &b).is_empty());
+    assert!(Aligner::new().align(&a, "").is_empty());
+}
+
+#[test]
+fn builder_rejects_bad_settings() {
+    assert!(matches!(
+        Aligner::builder().cosine_threshold(1.5).build(),
+        Err(BuildError::Threshold {
+            name: "cosine_threshold",
+            ..
+        })
+    ));
+    assert!(matches!(
+        Aligner::builder().dice_threshold(f64::NAN).build(),
+        Err(BuildError::Threshold { .. })
+    ));
+    assert_eq!(
+        Aligner::builder()
+            .sentence_seeds(false)
+            .build()
+            .unwrap_err(),
+        BuildError::NoSeeds
+    );
+    assert_eq!(
+        Aligner::builder().ngram(Some(0)).build().unwrap_err(),
+        BuildError::ZeroNgram
+    );
+    assert!(matches!(
+        Aligner::builder().summary_ratio(0.0).build(),
+        Err(BuildError::SummaryRatio(_))
+    ));
+    assert!(
+        Aligner::builder()
+            .sentence_seeds(false)
+            .ngram(Some(3))
+            .stopword_ngram(Some(8))
+            .build()
+            .is_ok()
+    );
+}
+
+#[test]
+fn ngram_seeds_find_verbatim_copies() {
+    let shared = "alpha beta gamma delta epsilon zeta eta theta iota kappa lambda mu nu xi \
+        omicron pi rho sigma tau upsilon phi chi psi omega. ";
+    let source = format!("one two three. {}", shared.repeat(3));
+    let susp = format!("{} four five six.", shared.repeat(3));
+    let a = Aligner::builder()
+        .sentence_seeds(false)
+        .ngram(Some(3))
+        .min_passage_len(20)
+        .build()
+        .unwrap();
+    assert!(!a.align(&source, &susp).is_empty());
+}
+
+fn text() -> impl Strategy<Value = String> {
+    // Words from a small vocabulary (so that seeds happen), punctuation, newlines and some
+    // multi-byte characters.
+    let token = prop_oneof![
+        4 => prop::sample::select(vec![
+            "stone", "river", "house", "gärten", "naïve", "über", "the", "of", "cat", "and",
+            "mountain", "日本", "runs", "running", "ran",
+        ])
+        .prop_map(str::to_string),
+        1 => prop::sample::select(vec![". ", "! ", "? ", "\n\n", ", ", " ", "é", "—"])
+            .prop_map(str::to_string),
+        1 => any::<char>().prop_map(|c| c.to_string()),
+    ];
+    prop::collection::vec(token, 0..200).prop_map(|v| v.join(" "))
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(200))]
+    #[test]
+    fn passages_are_in_bounds_on_char_boundaries(a in text(), b in text(), copy in any::<bool>()) {
+        let b = if copy { format!("{b} {a}") } else { b };
+        let aligner = Aligner::builder().min_passage_len(10).build().unwrap();
+        for p in aligner.align(&a, &b) {
+            prop_assert!(p.source.start < p.source.end && p.source.end <= a.len());
+            prop_assert!(p.suspicious.start < p.suspicious.end && p.suspicious.end <= b.len());
+            prop_assert!(a.is_char_boundary(p.source.start) && a.is_char_boundary(p.source.end));
+            prop_assert!(b.is_char_boundary(p.suspicious.start) && b.is_char_boundary(p.suspicious.end));
+            prop_assert!((0.0..=1.0 + 1e-9).contains(&p.score));
+            let (s, t) = p.char_ranges(&a, &b);
+            prop_assert!(s.end <= a.chars().count() && t.end <= b.chars().count());
+        }
+    }
+}
