@@ -18,6 +18,8 @@ struct Cli {
 
 #[derive(Debug, Subcommand)]
 enum Command {
+    /// Write the articles of Wikipedia dumps as JSON lines (id, title, paragraphs with sections).
+    Extract(cmd::extract::Args),
     /// Benchmark tool: synthetic band-key records through the shuffle, pairs and clusters.
     #[command(hide = true)]
     ShuffleBench(cmd::shuffle_bench::Args),
@@ -33,6 +35,7 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     cli.global.init();
     let result = match cli.command {
+        Command::Extract(args) => cmd::extract::run(&args, &cli.global),
         Command::Tune(args) => cmd::tune::run(&args, &cli.global),
         Command::PanEval(args) => cmd::pan_eval::run(&args, &cli.global),
         Command::Align(args) => cmd::align::run(&args, &cli.global),

@@ -39,3 +39,5 @@ pub use textreuse_minhash as minhash;
 pub use textreuse_unionfind as unionfind;
 #[doc(inline)]
 pub use textreuse_simhash as simhash;
+#[doc(inline)]
+pub use textreuse_wikidump as wikidump;

@@ -1,0 +1,1071 @@
+//! Wikitext to plain text, in three linear passes without recursion:
+//!
+//! 1. tags: comments, and elements dropped with their content (`<ref>`, `<math>`, `<gallery>`,
+//!    ...) go; `<nowiki>` text is escaped so later passes leave it alone.
+//! 2. brackets: `{{templates}}`, `{| tables |}` and `[[links]]` are matched with an explicit
+//!    stack (any nesting depth, unbalanced input included); templates, tables, files, categories
+//!    and interlanguage links go, links keep their label; unmatched brackets are dropped.
+//! 3. lines: headings start sections, list items become their own paragraphs, blank lines end
+//!    paragraphs; inline markup (bold/italic quotes, external links, HTML tags, entities, magic
+//!    words) is removed or rendered and white space collapsed.
+//!
+//! Every search for a closing delimiter is either bounded by the next opening delimiter or
+//! memoised, so no input makes a pass quadratic.
+use memchr::{memchr, memchr2, memmem};
+
+use crate::xml::numeric_entity;
+
+/// One paragraph of an article: prose, or one list item.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Paragraph {
+    /// Title of the section it is in (`""` for the lead before the first heading; the innermost
+    /// heading otherwise).
+    pub section: String,
+    /// Plain text: markup removed, entities decoded, white space collapsed to single spaces.
+    pub text: String,
+    /// Whether this is a list item (`*`, `#`, `:`, `;` lines).
+    pub list: bool,
+}
+
+/// The clean text of one page: paragraphs in page order. Reuse one `Article` with
+/// [`Cleaner::clean_into`] to keep its scratch buffers between pages.
+#[derive(Debug, Clone, Default)]
+pub struct Article {
+    /// The paragraphs, in order.
+    pub paragraphs: Vec<Paragraph>,
+    tags: String,
+    brackets: String,
+    tokens: Vec<Tok>,
+    stack: Vec<usize>,
+    para: String,
+    section: String,
+}
+
+impl Article {
+    /// An empty article.
+    #[must_use]
+    pub fn new() -> Self {
+        Self::default()
+    }
+}
+
+/// The sections [`Cleaner::new`] drops (compared ignoring ASCII case), as WikiClean does.
+pub const DEFAULT_DROP_SECTIONS: &[&str] = &[
+    "See also",
+    "References",
+    "External links",
+    "Further reading",
+    "Notes",
+    "Bibliography",
+];
+
+/// Options for [`Cleaner`].
+#[derive(Debug, Clone)]
+pub struct CleanerBuilder {
+    drop_sections: Vec<String>,
+    keep_lists: bool,
+}
+
+impl Default for CleanerBuilder {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl CleanerBuilder {
+    /// Defaults: drop [`DEFAULT_DROP_SECTIONS`], keep list items (marked `list: true`).
+    #[must_use]
+    pub fn new() -> Self {
+        CleanerBuilder {
+            drop_sections: DEFAULT_DROP_SECTIONS
+                .iter()
+                .map(|s| (*s).to_string())
+                .collect(),
+            keep_lists: true,
+        }
+    }
+
+    /// Sections dropped with their subsections (titles compared ignoring ASCII case).
+    pub fn drop_sections<S: AsRef<str>>(&mut self, titles: &[S]) -> &mut Self {
+        self.drop_sections = titles
+            .iter()
+            .map(|s| s.as_ref().trim().to_string())
+            .collect();
+        self
+    }
+
+    /// Whether list items are kept (each as its own paragraph with `list: true`).
+    pub fn keep_lists(&mut self, yes: bool) -> &mut Self {
+        self.keep_lists = yes;
+        self
+    }
+
+    /// Builds the cleaner.
+    ///
+    /// # Errors
+    /// [`CleanerBuildError`] if a dropped section title is empty.
+    pub fn build(&self) -> Result<Cleaner, CleanerBuildError> {
+        if self.drop_sections.iter().any(String::is_empty) {
+            return Err(CleanerBuildError::EmptySectionTitle);
+        }
+        Ok(Cleaner {
+            drop_sections: self.drop_sections.clone(),
+            keep_lists: self.keep_lists,
+        })
+    }
+}
+
+/// An invalid [`CleanerBuilder`] setting.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum CleanerBuildError {
+    /// A title in `drop_sections` is empty (it would match nothing). Recover: remove it.
+    #[error("empty section title in drop_sections")]
+    EmptySectionTitle,
+}
+
+/// Turns wikitext into paragraphs of plain text. Cheap to clone and share between threads.
+#[derive(Debug, Clone)]
+pub struct Cleaner {
+    drop_sections: Vec<String>,
+    keep_lists: bool,
+}
+
+impl Default for Cleaner {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Cleaner {
+    /// A cleaner with the default options ([`CleanerBuilder::new`]).
+    #[must_use]
+    pub fn new() -> Self {
+        Cleaner {
+            drop_sections: DEFAULT_DROP_SECTIONS
+                .iter()
+                .map(|s| (*s).to_string())
+                .collect(),
+            keep_lists: true,
+        }
+    }
+
+    /// Cleans one page's wikitext.
+    #[must_use]
+    pub fn clean(&self, wikitext: &str) -> Article {
+        let mut article = Article::new();
+        self.clean_into(wikitext, &mut article);
+        article
+    }
+
+    /// Cleans one page's wikitext into `out`, replacing its paragraphs and reusing its buffers.
+    pub fn clean_into(&self, wikitext: &str, out: &mut Article) {
+        out.paragraphs.clear();
+        let mut tags = std::mem::take(&mut out.tags);
+        let mut brackets = std::mem::take(&mut out.brackets);
+        strip_tags(wikitext, &mut tags);
+        strip_brackets(&tags, &mut brackets, &mut out.tokens, &mut out.stack);
+        self.lines(&brackets, out);
+        out.tags = tags;
+        out.brackets = brackets;
+    }
+
+    fn is_dropped(&self, title: &str) -> bool {
+        self.drop_sections
+            .iter()
+            .any(|d| d.eq_ignore_ascii_case(title))
+    }
+
+    /// Pass 3: line structure and inline markup.
+    fn lines(&self, text: &str, out: &mut Article) {
+        let mut para = std::mem::take(&mut out.para);
+        let mut section = std::mem::take(&mut out.section);
+        para.clear();
+        section.clear();
+        let mut dropping: Option<usize> = None;
+        for raw in text.split('\n') {
+            let line = raw.trim_end();
+            let trimmed = line.trim_start();
+            if let Some((level, inner)) = heading(trimmed) {
+                flush(&mut para, &section, false, &mut out.paragraphs);
+                para.clear();
+                inline(inner, &mut para);
+                tidy(&para, &mut section);
+                para.clear();
+                if dropping.is_some_and(|l| level <= l) {
+                    dropping = None;
+                }
+                if dropping.is_none() && self.is_dropped(&section) {
+                    dropping = Some(level);
+                }
+                continue;
+            }
+            if trimmed.is_empty() {
+                flush(&mut para, &section, false, &mut out.paragraphs);
+                continue;
+            }
+            if dropping.is_some() {
+                continue;
+            }
+            let first = trimmed.as_bytes()[0];
+            match first {
+                b'*' | b'#' | b':' | b';' => {
+                    flush(&mut para, &section, false, &mut out.paragraphs);
+                    if trimmed.len() >= 9
+                        && trimmed.as_bytes()[..9].eq_ignore_ascii_case(b"#redirect")
+                    {
+                        continue;
+                    }
+                    if self.keep_lists {
+                        let item = trimmed.trim_start_matches(['*', '#', ':', ';']);
+                        inline(item, &mut para);
+                        flush(&mut para, &section, true, &mut out.paragraphs);
+                    }
+                }
+                // Table rows left from unmatched tables, template parameters from unclosed
+                // templates: never prose.
+                b'|' | b'!' => {}
+                _ if trimmed.starts_with("----") => {
+                    flush(&mut para, &section, false, &mut out.paragraphs);
+                }
+                _ => {
+                    if !para.is_empty() && !para.ends_with(' ') {
+                        para.push(' ');
+                    }
+                    inline(trimmed, &mut para);
+                }
+            }
+        }
+        flush(&mut para, &section, false, &mut out.paragraphs);
+        out.para = para;
+        out.section = section;
+    }
+}
+
+/// `== Title ==` -> (level, inner text).
+fn heading(line: &str) -> Option<(usize, &str)> {
+    let b = line.as_bytes();
+    if b.len() < 3 || b[0] != b'=' || b[b.len() - 1] != b'=' {
+        return None;
+    }
+    let lead = b.iter().take_while(|&&c| c == b'=').count();
+    let trail = b.iter().rev().take_while(|&&c| c == b'=').count();
+    if lead == b.len() {
+        return None; // a line of only '='
+    }
+    let level = lead.min(trail).min(6);
+    Some((level, &line[level..line.len() - level]))
+}
+
+/// Pushes the paragraph (tidied, if not empty) and clears the buffer.
+fn flush(para: &mut String, section: &str, list: bool, out: &mut Vec<Paragraph>) {
+    if !para.is_empty() {
+        let mut text = String::with_capacity(para.len());
+        tidy(para, &mut text);
+        if !text.is_empty() {
+            out.push(Paragraph {
+                section: section.to_string(),
+                text,
+                list,
+            });
+        }
+    }
+    para.clear();
+}
+
+/// Collapses white space to single spaces and trims; tidies the seams left by removed markup:
+/// no space before `,` `.` `;` `)`, no empty `()`.
+fn tidy(src: &str, out: &mut String) {
+    out.clear();
+    let mut after_removal = false;
+    for c in src.chars() {
+        match c {
+            ' ' | '\t' | '\r' | '\n' => {
+                if !out.is_empty() && !out.ends_with(' ') {
+                    out.push(' ');
+                }
+                continue;
+            }
+            ',' | '.' | ';' => {
+                if out.ends_with(' ') {
+                    out.pop();
+                }
+                out.push(c);
+            }
+            ')' => {
+                let open = out.trim_end_matches(' ');
+                if open.ends_with('(') {
+                    let keep = open.len() - 1;
+                    out.truncate(keep);
+                    after_removal = true;
+                    continue;
+                }
+                if out.ends_with(' ') {
+                    out.pop();
+                }
+                out.push(c);
+            }
+            // Removing `()` must not join `[` and `[` (or similar) into markup.
+            _ if after_removal => push_guarded(out, c),
+            _ => out.push(c),
+        }
+        after_removal = false;
+    }
+    while out.ends_with(' ') {
+        out.pop();
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Pass 1: tags.
+
+/// What pass 1 does with an element.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum TagKind {
+    /// Dropped with its content.
+    Drop,
+    /// Content kept as literal text.
+    Nowiki,
+}
+
+/// Elements pass 1 handles (all others are left for pass 3, which keeps their inner text).
+const TAGS: &[(&str, TagKind)] = &[
+    ("ref", TagKind::Drop),
+    ("references", TagKind::Drop),
+    ("math", TagKind::Drop),
+    ("gallery", TagKind::Drop),
+    ("nowiki", TagKind::Nowiki),
+    ("pre", TagKind::Drop),
+    ("timeline", TagKind::Drop),
+    ("score", TagKind::Drop),
+    ("syntaxhighlight", TagKind::Drop),
+    ("source", TagKind::Drop),
+    ("imagemap", TagKind::Drop),
+    ("chem", TagKind::Drop),
+    ("ce", TagKind::Drop),
+    ("hiero", TagKind::Drop),
+    ("graph", TagKind::Drop),
+    ("templatedata", TagKind::Drop),
+    ("mapframe", TagKind::Drop),
+    ("maplink", TagKind::Drop),
+    ("inputbox", TagKind::Drop),
+    ("categorytree", TagKind::Drop),
+    ("table", TagKind::Drop),
+    ("includeonly", TagKind::Drop),
+    ("indicator", TagKind::Drop),
+];
+
+fn tag_index(name: &[u8]) -> Option<usize> {
+    TAGS.iter()
+        .position(|(t, _)| t.as_bytes().eq_ignore_ascii_case(name))
+}
+
+/// The name after `<` or `</` (ASCII letters and digits), from `at`.
+fn tag_name(b: &[u8], at: usize) -> &[u8] {
+    let len = b[at..]
+        .iter()
+        .take(32)
+        .take_while(|c| c.is_ascii_alphanumeric())
+        .count();
+    &b[at..at + len]
+}
+
+/// Memoised searches for closing tags: each needle is searched over each stretch of the text
+/// at most once, which keeps pass 1 linear however many unclosed openings there are.
+struct CloseFinder {
+    /// Per tag (and one more for `-->`): (searched from, result).
+    memo: Vec<Option<(usize, Option<usize>)>>,
+}
+
+impl CloseFinder {
+    fn new() -> Self {
+        CloseFinder {
+            memo: vec![None; TAGS.len() + 1],
+        }
+    }
+
+    fn cached(&self, slot: usize, from: usize) -> Option<Option<usize>> {
+        match self.memo[slot] {
+            Some((_, Some(r))) if r >= from => Some(Some(r)),
+            Some((s, None)) if s <= from => Some(None),
+            _ => None,
+        }
+    }
+
+    /// Start of the next `-->` at or after `from`.
+    fn comment_end(&mut self, b: &[u8], from: usize) -> Option<usize> {
+        let slot = TAGS.len();
+        if let Some(r) = self.cached(slot, from) {
+            return r;
+        }
+        let r = memmem::find(&b[from..], b"-->").map(|p| from + p);
+        self.memo[slot] = Some((from, r));
+        r
+    }
+
+    /// Start of the next `</name` (any case, followed by a non-name byte) at or after `from`.
+    fn close_tag(&mut self, b: &[u8], tag: usize, from: usize) -> Option<usize> {
+        if let Some(r) = self.cached(tag, from) {
+            return r;
+        }
+        let name = TAGS[tag].0.as_bytes();
+        let mut r = None;
+        for p in memmem::find_iter(&b[from..], b"</") {
+            let at = from + p + 2;
+            if b.len() >= at + name.len()
+                && b[at..at + name.len()].eq_ignore_ascii_case(name)
+                && b.get(at + name.len())
+                    .is_none_or(|c| !c.is_ascii_alphanumeric())
+            {
+                r = Some(at - 2);
+                break;
+            }
+        }
+        self.memo[tag] = Some((from, r));
+        r
+    }
+}
+
+/// Pass 1: comments and dropped elements removed, nowiki content escaped.
+fn strip_tags(s: &str, out: &mut String) {
+    out.clear();
+    out.reserve(s.len());
+    let b = s.as_bytes();
+    let mut finder = CloseFinder::new();
+    let mut last = 0;
+    let mut i = 0;
+    while let Some(p) = memchr(b'<', &b[i..]) {
+        let p = i + p;
+        if b[p..].starts_with(b"<!--") {
+            out.push_str(&s[last..p]);
+            i = finder.comment_end(b, p + 4).map_or(b.len(), |e| e + 3);
+            last = i;
+            continue;
+        }
+        let closing = b.get(p + 1) == Some(&b'/');
+        let name_at = p + 1 + usize::from(closing);
+        let name = tag_name(b, name_at);
+        let Some(tag) = (!name.is_empty()).then(|| tag_index(name)).flatten() else {
+            i = p + 1;
+            continue;
+        };
+        let after_name = name_at + name.len();
+        // The tag's '>' before the next '<' (bounded, so linear).
+        let gt = memchr2(b'>', b'<', &b[after_name..])
+            .map(|q| after_name + q)
+            .filter(|&q| b[q] == b'>');
+        out.push_str(&s[last..p]);
+        let Some(gt) = gt else {
+            // `<ref name=...` without '>': drop it up to the end of the line (or the next '<').
+            let stop = memchr2(b'\n', b'<', &b[after_name..]).map_or(b.len(), |q| after_name + q);
+            i = stop;
+            last = i;
+            continue;
+        };
+        let self_closing = b[gt - 1] == b'/';
+        i = gt + 1;
+        last = i;
+        if closing || self_closing {
+            continue; // stray closing tag or <ref/>: dropped
+        }
+        let Some(close) = finder.close_tag(b, tag, gt + 1) else {
+            continue; // unclosed: only the opening tag goes
+        };
+        let end = memchr(b'>', &b[close..]).map_or(b.len(), |q| close + q + 1);
+        if TAGS[tag].1 == TagKind::Nowiki {
+            escape_literal(&s[gt + 1..close], out);
+        }
+        i = end;
+        last = end;
+    }
+    out.push_str(&s[last..]);
+}
+
+/// Escapes every byte later passes would treat as markup as a numeric entity, so it comes out
+/// as literal text.
+fn escape_literal(s: &str, out: &mut String) {
+    let mut last = 0;
+    for (i, c) in s.bytes().enumerate() {
+        let esc = matches!(
+            c,
+            b'<' | b'>'
+                | b'['
+                | b']'
+                | b'{'
+                | b'}'
+                | b'|'
+                | b'\''
+                | b'&'
+                | b'='
+                | b'*'
+                | b'#'
+                | b':'
+                | b';'
+                | b'_'
+                | b'!'
+        );
+        if esc {
+            out.push_str(&s[last..i]);
+            out.push_str("&#");
+            push_u8(out, c);
+            out.push(';');
+            last = i + 1;
+        }
+    }
+    out.push_str(&s[last..]);
+}
+
+fn push_u8(out: &mut String, c: u8) {
+    if c >= 100 {
+        out.push(char::from(b'0' + c / 100));
+    }
+    if c >= 10 {
+        out.push(char::from(b'0' + (c / 10) % 10));
+    }
+    out.push(char::from(b'0' + c % 10));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Pass 2: brackets.
+
+const TPL_OPEN: u8 = 0;
+const TPL_CLOSE: u8 = 1;
+const TAB_OPEN: u8 = 2;
+const TAB_CLOSE: u8 = 3;
+const LINK_OPEN: u8 = 4;
+const LINK_CLOSE: u8 = 5;
+
+#[derive(Debug, Clone, Copy)]
+struct Tok {
+    pos: usize,
+    kind: u8,
+    /// Index of the matching token, or `usize::MAX`.
+    partner: usize,
+}
+
+/// Bytes pass 2 stops at.
+static BRACKET_BYTES: [bool; 256] = {
+    let mut t = [false; 256];
+    t[b'{' as usize] = true;
+    t[b'}' as usize] = true;
+    t[b'[' as usize] = true;
+    t[b']' as usize] = true;
+    t[b'|' as usize] = true;
+    t[b'\n' as usize] = true;
+    t
+};
+
+fn tokenize(b: &[u8], toks: &mut Vec<Tok>) {
+    toks.clear();
+    let mut line_start = true;
+    let mut i = 0;
+    let push = |toks: &mut Vec<Tok>, pos, kind| {
+        toks.push(Tok {
+            pos,
+            kind,
+            partner: usize::MAX,
+        });
+    };
+    while i < b.len() {
+        let c = b[i];
+        if !BRACKET_BYTES[c as usize] {
+            if !matches!(c, b' ' | b'\t' | b'\r') {
+                line_start = false;
+            }
+            i += 1;
+            continue;
+        }
+        let next = b.get(i + 1).copied();
+        match (c, next) {
+            (b'\n', _) => {
+                line_start = true;
+                i += 1;
+                continue;
+            }
+            (b'{', Some(b'{')) => push(toks, i, TPL_OPEN),
+            (b'{', Some(b'|')) if line_start => push(toks, i, TAB_OPEN),
+            (b'|', Some(b'}')) if line_start => push(toks, i, TAB_CLOSE),
+            (b'}', Some(b'}')) => push(toks, i, TPL_CLOSE),
+            (b'[', Some(b'[')) => push(toks, i, LINK_OPEN),
+            (b']', Some(b']')) => {
+                // In a run of ']' the last two close the link (`[http://x label]]]`).
+                let run = b[i..].iter().take_while(|&&c| c == b']').count();
+                let mut at = i + run % 2;
+                while at + 1 < i + run {
+                    push(toks, at, LINK_CLOSE);
+                    at += 2;
+                }
+                line_start = false;
+                i += run;
+                continue;
+            }
+            _ => {
+                line_start = false;
+                i += 1;
+                continue;
+            }
+        }
+        line_start = false;
+        i += 2;
+    }
+}
+
+/// Pairs opening and closing tokens with an explicit stack. A closing token matches the nearest
+/// open token of its kind; open tokens of other kinds above it stay unmatched. Amortised linear:
+/// every token is pushed and popped at most once.
+fn match_tokens(toks: &mut [Tok], stack: &mut Vec<usize>) {
+    stack.clear();
+    let mut open_count = [0usize; 3];
+    for i in 0..toks.len() {
+        let kind = toks[i].kind;
+        let class = (kind / 2) as usize;
+        if kind % 2 == 0 {
+            stack.push(i);
+            open_count[class] += 1;
+        } else if open_count[class] > 0 {
+            while let Some(top) = stack.pop() {
+                let top_class = (toks[top].kind / 2) as usize;
+                open_count[top_class] -= 1;
+                if top_class == class {
+                    toks[top].partner = i;
+                    toks[i].partner = top;
+                    break;
+                }
+            }
+        }
+    }
+}
+
+/// Namespaces whose links are not rendered as text.
+fn is_hidden_namespace(prefix: &str) -> bool {
+    ["file", "image", "category", "media"]
+        .iter()
+        .any(|n| n.eq_ignore_ascii_case(prefix))
+}
+
+/// An interlanguage prefix: a language code like `de`, `zh-yue`, `simple`.
+fn is_language_prefix(prefix: &str) -> bool {
+    let b = prefix.as_bytes();
+    if prefix == "simple" {
+        return true;
+    }
+    let head = b.iter().take_while(|c| c.is_ascii_lowercase()).count();
+    (2..=3).contains(&head)
+        && b[head..]
+            .split(|&c| c == b'-')
+            .skip(1)
+            .all(|part| !part.is_empty() && part.iter().all(u8::is_ascii_lowercase))
+        && (head == b.len() || b[head] == b'-')
+}
+
+/// Pass 2: templates, tables and hidden links removed, link labels kept, unmatched brackets dropped.
+fn strip_brackets(s: &str, out: &mut String, toks: &mut Vec<Tok>, stack: &mut Vec<usize>) {
+    out.clear();
+    out.reserve(s.len());
+    let b = s.as_bytes();
+    tokenize(b, toks);
+    match_tokens(toks, stack);
+    let mut pos = 0;
+    let mut t = 0;
+    while t < toks.len() {
+        let tok = toks[t];
+        out.push_str(&s[pos..tok.pos]);
+        pos = tok.pos + 2;
+        t += 1;
+        if tok.partner == usize::MAX || tok.kind % 2 == 1 {
+            continue; // unmatched bracket or the close of a kept link: dropped
+        }
+        let close = toks[tok.partner];
+        if tok.kind != LINK_OPEN {
+            // Template or table: skip to the end of its match.
+            pos = close.pos + 2;
+            t = tok.partner + 1;
+            if tok.kind == TPL_OPEN {
+                pos = skip_line_end(s, out, pos);
+            }
+            continue;
+        }
+        // A link: look at its target, up to the first '|' before any nested bracket.
+        let region_end = toks.get(t).map_or(close.pos, |n| n.pos);
+        let region = &s[pos..region_end];
+        let pipe = memchr(b'|', region.as_bytes());
+        let target = region[..pipe.unwrap_or(region.len())].trim();
+        let (leading_colon, target) = match target.strip_prefix(':') {
+            Some(rest) => (true, rest.trim_start()),
+            None => (false, target),
+        };
+        let prefix = target.split_once(':').map(|(p, _)| p.trim());
+        let hidden = !leading_colon
+            && prefix.is_some_and(|p| {
+                is_hidden_namespace(p) || (pipe.is_none() && is_language_prefix(p))
+            });
+        if hidden {
+            pos = skip_line_end(s, out, close.pos + 2);
+            t = tok.partner + 1;
+            continue;
+        }
+        match pipe {
+            Some(p) if !region[p + 1..].trim().is_empty() || region_end != close.pos => {
+                pos += p + 1; // the label follows
+            }
+            _ => {
+                // `[[target]]` (or the pipe trick `[[target|]]`): the target is the text.
+                out.push_str(target);
+                pos = region_end;
+            }
+        }
+    }
+    out.push_str(&s[pos..]);
+}
+
+/// After removing a construct that filled its whole line, also removes the line's newline, so
+/// that a line holding only a category or a template does not split the paragraph around it.
+fn skip_line_end(s: &str, out: &str, pos: usize) -> usize {
+    let before = out.trim_end_matches([' ', '\t']);
+    let at_line_start = before.is_empty() || before.ends_with('\n');
+    let rest = &s.as_bytes()[pos..];
+    let blank = rest
+        .iter()
+        .take_while(|&&c| c == b' ' || c == b'\t')
+        .count();
+    if at_line_start && rest.get(blank) == Some(&b'\n') {
+        pos + blank + 1
+    } else {
+        pos
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Pass 3 helpers: inline markup.
+
+/// Bytes `inline` handles one by one; everything else is copied in runs.
+static INLINE_BYTES: [bool; 256] = {
+    let mut t = [false; 256];
+    let special = b"'[]{}|<&_\t\r";
+    let mut i = 0;
+    while i < special.len() {
+        t[special[i] as usize] = true;
+        i += 1;
+    }
+    t
+};
+
+const URL_SCHEMES: &[&[u8]] = &[
+    b"http://",
+    b"https://",
+    b"//",
+    b"ftp://",
+    b"ftps://",
+    b"mailto:",
+    b"news:",
+    b"irc://",
+    b"ircs://",
+    b"gopher://",
+    b"sftp://",
+    b"git://",
+    b"svn://",
+    b"telnet://",
+    b"urn:",
+];
+
+/// Pushes a character of markup origin, unless it would form `{{ }} [[ ]] {| |} '''` with
+/// what precedes: such sequences are leftovers of removed markup, never text.
+fn push_guarded(out: &mut String, c: char) {
+    let prev = out.as_bytes().last().copied();
+    let bad = match c {
+        '{' => matches!(prev, Some(b'{')),
+        '}' => matches!(prev, Some(b'}' | b'|')),
+        '[' => prev == Some(b'['),
+        ']' => prev == Some(b']'),
+        '|' => prev == Some(b'{'),
+        '\'' => out.ends_with("''"),
+        _ => false,
+    };
+    if !bad {
+        out.push(c);
+    }
+}
+
+/// Pushes a space unless the text is empty or already ends in one.
+fn push_space(out: &mut String) {
+    if !out.is_empty() && !out.ends_with(' ') {
+        out.push(' ');
+    }
+}
+
+/// Pushes a run of ordinary text; its first character goes through [`push_guarded`].
+fn push_text(out: &mut String, run: &str) {
+    let run = if out.ends_with(['{', '}', '[', ']', '|', '\''])
+        && run.starts_with(['{', '}', '[', ']', '|', '\''])
+    {
+        push_guarded(out, char::from(run.as_bytes()[0]));
+        &run[1..]
+    } else {
+        run
+    };
+    out.push_str(run);
+}
+
+/// Decodes an HTML entity at the start of `s` (`&name;`, `&#N;`, `&#xH;`): (char, length).
+fn entity(s: &str) -> Option<(char, usize)> {
+    let b = s.as_bytes();
+    let semi = b.iter().take(12).position(|&c| c == b';')?;
+    let name = &s[1..semi];
+    let c = match name {
+        "amp" => '&',
+        "lt" => '<',
+        "gt" => '>',
+        "quot" => '"',
+        "apos" => '\'',
+        "nbsp" | "ensp" | "emsp" | "thinsp" | "#160" | "#x20" | "#32" | "#xA0" | "#xa0" => ' ',
+        "ndash" => '\u{2013}',
+        "mdash" => '\u{2014}',
+        "minus" => '\u{2212}',
+        "times" => '\u{00D7}',
+        "divide" => '\u{00F7}',
+        "hellip" => '\u{2026}',
+        "lsquo" => '\u{2018}',
+        "rsquo" => '\u{2019}',
+        "ldquo" => '\u{201C}',
+        "rdquo" => '\u{201D}',
+        "laquo" => '\u{00AB}',
+        "raquo" => '\u{00BB}',
+        "deg" => '\u{00B0}',
+        "middot" => '\u{00B7}',
+        "bull" => '\u{2022}',
+        "prime" => '\u{2032}',
+        "Prime" => '\u{2033}',
+        "frac12" => '\u{00BD}',
+        "frac14" => '\u{00BC}',
+        "frac34" => '\u{00BE}',
+        "pound" => '\u{00A3}',
+        "euro" => '\u{20AC}',
+        "yen" => '\u{00A5}',
+        "cent" => '\u{00A2}',
+        "copy" => '\u{00A9}',
+        "reg" => '\u{00AE}',
+        "trade" => '\u{2122}',
+        "sect" => '\u{00A7}',
+        "para" => '\u{00B6}',
+        "plusmn" => '\u{00B1}',
+        "le" => '\u{2264}',
+        "ge" => '\u{2265}',
+        "ne" => '\u{2260}',
+        "asymp" => '\u{2248}',
+        "infin" => '\u{221E}',
+        "rarr" => '\u{2192}',
+        "larr" => '\u{2190}',
+        "harr" => '\u{2194}',
+        "micro" => '\u{00B5}',
+        "alpha" => '\u{03B1}',
+        "beta" => '\u{03B2}',
+        "gamma" => '\u{03B3}',
+        "delta" => '\u{03B4}',
+        "pi" => '\u{03C0}',
+        "mu" => '\u{03BC}',
+        "sigma" => '\u{03C3}',
+        "omega" => '\u{03C9}',
+        "lambda" => '\u{03BB}',
+        "eacute" => '\u{00E9}',
+        "aacute" => '\u{00E1}',
+        "oacute" => '\u{00F3}',
+        "iacute" => '\u{00ED}',
+        "uacute" => '\u{00FA}',
+        "egrave" => '\u{00E8}',
+        "agrave" => '\u{00E0}',
+        "ouml" => '\u{00F6}',
+        "uuml" => '\u{00FC}',
+        "auml" => '\u{00E4}',
+        "szlig" => '\u{00DF}',
+        "ccedil" => '\u{00E7}',
+        "ntilde" => '\u{00F1}',
+        "shy" | "zwj" | "zwnj" | "lrm" | "rlm" => '\u{200B}',
+        _ => numeric_entity(name)?,
+    };
+    Some((c, semi + 1))
+}
+
+/// Cleans one line's inline markup into `out`.
+fn inline(line: &str, out: &mut String) {
+    let b = line.as_bytes();
+    let mut i = 0;
+    // `]` that ends an external link whose label is being copied.
+    let mut ext_close: Option<usize> = None;
+    // Memo: position of the next ']' at or after some point (None: there is none).
+    let mut next_bracket: Option<(usize, Option<usize>)> = None;
+    while i < b.len() {
+        let run = b[i..]
+            .iter()
+            .position(|&c| INLINE_BYTES[c as usize])
+            .map_or(b.len(), |p| i + p);
+        if run > i {
+            push_text(out, &line[i..run]);
+            i = run;
+            continue;
+        }
+        let c = b[i];
+        match c {
+            b'\t' | b'\r' => {
+                out.push(' ');
+                i += 1;
+            }
+            b'\'' => {
+                let n = b[i..].iter().take_while(|&&c| c == b'\'').count();
+                match n {
+                    1 => push_guarded(out, '\''),
+                    4 => push_guarded(out, '\''),
+                    _ => {}
+                }
+                i += n;
+            }
+            b']' if ext_close == Some(i) => {
+                ext_close = None;
+                i += 1;
+            }
+            b'[' => {
+                let rest = &b[i + 1..];
+                let is_url = URL_SCHEMES
+                    .iter()
+                    .any(|s| rest.len() >= s.len() && rest[..s.len()].eq_ignore_ascii_case(s));
+                let close = if is_url && ext_close.is_none() {
+                    match next_bracket {
+                        Some((_, Some(q))) if q > i => Some(q),
+                        Some((from, None)) if from <= i => None,
+                        _ => {
+                            let q = memchr(b']', &b[i..]).map(|q| i + q);
+                            next_bracket = Some((i, q));
+                            q
+                        }
+                    }
+                } else {
+                    None
+                };
+                match close {
+                    Some(q) => {
+                        // Skip the URL; the label (after the first space) is copied.
+                        let url_end = memchr2(b' ', b'\t', &b[i..q]).map_or(q, |p| i + p);
+                        ext_close = Some(q);
+                        i = url_end;
+                    }
+                    None => {
+                        push_guarded(out, '[');
+                        i += 1;
+                    }
+                }
+            }
+            b'<' => {
+                let closing = b.get(i + 1) == Some(&b'/');
+                let name_at = i + 1 + usize::from(closing);
+                let name = tag_name(b, name_at);
+                if name.is_empty() || !name[0].is_ascii_alphabetic() {
+                    out.push('<');
+                    i += 1;
+                    continue;
+                }
+                let after = name_at + name.len();
+                match memchr2(b'>', b'<', &b[after..]).map(|q| after + q) {
+                    Some(q) if b[q] == b'>' => {
+                        if name.eq_ignore_ascii_case(b"br") {
+                            push_space(out);
+                        }
+                        i = q + 1;
+                    }
+                    // A tag cut short: drop its name. (`<ref...` always: never prose.)
+                    _ if is_html_tag(name)
+                        || name[..name.len().min(3)].eq_ignore_ascii_case(b"ref") =>
+                    {
+                        i = after;
+                    }
+                    _ => {
+                        out.push('<');
+                        i += 1;
+                    }
+                }
+            }
+            b'&' => match entity(&line[i..]) {
+                Some((' ', len)) => {
+                    push_space(out);
+                    i += len;
+                }
+                Some(('\u{200B}', len)) => i += len,
+                Some((ch, len)) => {
+                    out.push(ch); // literal text, not markup: no guard
+                    i += len;
+                }
+                None => {
+                    out.push('&');
+                    i += 1;
+                }
+            },
+            b'_' => {
+                // Behaviour switches: __TOC__, __NOTOC__, __NOEDITSECTION__, ...
+                let word = if b.get(i + 1) == Some(&b'_') {
+                    let n = b[i + 2..]
+                        .iter()
+                        .take(32)
+                        .take_while(|c| c.is_ascii_uppercase())
+                        .count();
+                    (n > 0 && b[i + 2 + n..].starts_with(b"__")).then_some(n + 4)
+                } else {
+                    None
+                };
+                match word {
+                    Some(len) => i += len,
+                    None => {
+                        out.push('_');
+                        i += 1;
+                    }
+                }
+            }
+            _ => {
+                push_guarded(out, char::from(c));
+                i += 1;
+            }
+        }
+    }
+}
+
+/// Tag names whose cut-off remains (`<ref name=x` at the end of a line) are dropped.
+fn is_html_tag(name: &[u8]) -> bool {
+    tag_index(name).is_some()
+        || [
+            "br",
+            "div",
+            "span",
+            "small",
+            "big",
+            "sup",
+            "sub",
+            "center",
+            "font",
+            "blockquote",
+            "poem",
+            "code",
+            "b",
+            "i",
+            "u",
+            "s",
+            "p",
+            "abbr",
+            "cite",
+            "del",
+            "ins",
+            "tt",
+            "var",
+            "section",
+            "onlyinclude",
+            "noinclude",
+            "td",
+            "tr",
+            "th",
+            "li",
+            "ul",
+            "ol",
+            "hr",
+        ]
+        .iter()
+        .any(|t| t.as_bytes().eq_ignore_ascii_case(name))
+}
+
+#[cfg(test)]
+mod tests;

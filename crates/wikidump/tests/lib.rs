@@ -1,0 +1,3 @@
+//! Integration tests of the dump reader on the bundled samples and on generated damage.
+mod reader;
+mod support;
