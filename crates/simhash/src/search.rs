@@ -579,11 +579,21 @@ impl WindowSearch {
             if use_lut {
                 // lut[(byte * 256 + value) * w ..][..w]: the permuted bits of one input byte.
                 lut.fill(0);
+                // Single-bit rows first, then every other row as the row without its lowest bit
+                // OR the row of that bit.
                 for (src, &dst) in perm.iter().enumerate() {
                     let (byte, bit) = (src / 8, src % 8);
-                    for value in 0..256usize {
-                        if (value >> bit) & 1 == 1 {
-                            lut[(byte * 256 + value) * w + dst as usize / 64] |= 1 << (dst % 64);
+                    lut[(byte * 256 + (1 << bit)) * w + dst as usize / 64] |= 1 << (dst % 64);
+                }
+                for byte in 0..nbytes {
+                    for value in 3..256usize {
+                        if value.is_power_of_two() {
+                            continue;
+                        }
+                        let (rest, low) = (value & (value - 1), value & value.wrapping_neg());
+                        for k in 0..w {
+                            lut[(byte * 256 + value) * w + k] =
+                                lut[(byte * 256 + rest) * w + k] | lut[(byte * 256 + low) * w + k];
                         }
                     }
                 }
