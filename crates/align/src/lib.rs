@@ -188,9 +188,9 @@ impl AlignerBuilder {
         AlignerBuilder {
             aligner: Aligner {
                 min_sentence_words: 3,
-                cosine_threshold: 0.33,
-                dice_threshold: 0.33,
-                validation_threshold: 0.34,
+                cosine_threshold: 0.30,
+                dice_threshold: 0.30,
+                validation_threshold: 0.38,
                 max_gap: 4,
                 min_gap: 0,
                 summary_max_gap: Some(24),
@@ -211,19 +211,22 @@ impl AlignerBuilder {
         self
     }
 
-    /// Minimum tf-idf cosine of two sentences for a seed (default 0.33).
+    /// Minimum tf-idf cosine of two sentences for a seed (default 0.30; Sanchez-Perez et al. used
+    /// 0.33).
     pub fn cosine_threshold(&mut self, t: f64) -> &mut Self {
         self.aligner.cosine_threshold = t;
         self
     }
 
-    /// Minimum Dice coefficient of two sentences' term sets for a seed (default 0.33).
+    /// Minimum Dice coefficient of two sentences' term sets for a seed (default 0.30;
+    /// Sanchez-Perez et al. used 0.33).
     pub fn dice_threshold(&mut self, t: f64) -> &mut Self {
         self.aligner.dice_threshold = t;
         self
     }
 
-    /// Minimum cosine of a passage pair's summed vectors (default 0.34).
+    /// Minimum cosine of a passage pair's summed vectors (default 0.38; Sanchez-Perez et al. used
+    /// 0.34).
     pub fn validation_threshold(&mut self, t: f64) -> &mut Self {
         self.aligner.validation_threshold = t;
         self

@@ -318,7 +318,10 @@ impl Splitter {
                 scanned = pending.len().saturating_sub(9).max(from);
             }
             if eof {
-                if !pending.is_empty() {
+                if cuts.is_empty() && pending.len() > TARGET_JOB {
+                    // One big stream: stream its output rather than decoding it in one piece.
+                    self.sequential(base, pending, inner);
+                } else if !pending.is_empty() {
                     self.send_job(base, pending);
                 }
                 return;

@@ -228,3 +228,38 @@ fn config_errors() {
     let (pages, errors) = collect(DumpReader::open(f.path()).unwrap());
     assert!(pages.is_empty() && errors.is_empty());
 }
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(128))]
+    /// Damaged XML (bytes overwritten, cut anywhere): no panic, every intact page that does not
+    /// touch the damage still comes out, and error offsets point inside the input.
+    #[test]
+    fn damaged_xml_never_panics(
+        cut in 0usize..2000,
+        at in 0usize..2000,
+        junk in proptest::collection::vec(proptest::prelude::any::<u8>(), 0..12),
+    ) {
+        let mut xml = std::fs::read(fixture("mini.xml")).unwrap();
+        let at = at.min(xml.len());
+        // Pages that end before the damage and the cut must all come out.
+        let intact = xml
+            .windows(7)
+            .enumerate()
+            .filter(|&(i, w)| w == b"</page>" && i + 7 <= at.min(cut))
+            .count();
+        let end = (at + junk.len()).min(xml.len());
+        xml.splice(at..end, junk.iter().copied());
+        xml.truncate(cut.max(at).min(xml.len()));
+        let len = xml.len() as u64;
+        let mut b = ReaderBuilder::new();
+        b.namespaces(None).redirects(true).max_page_bytes(4096);
+        let (pages, errors) = collect(b.from_reader(std::io::Cursor::new(xml)).unwrap());
+        proptest::prop_assert!(pages.len() <= 5);
+        proptest::prop_assert!(pages.len() >= intact, "{} < {}", pages.len(), intact);
+        for e in &errors {
+            if let Some(off) = e.offset() {
+                proptest::prop_assert!(off <= len, "{} > {}", off, len);
+            }
+        }
+    }
+}
