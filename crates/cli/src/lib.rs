@@ -4,4 +4,5 @@
 //! This crate is the only place, beside `textreuse-wikidump`, that does I/O.
 #![warn(missing_docs)]
 
+pub mod input;
 pub mod pipeline;

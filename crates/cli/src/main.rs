@@ -23,6 +23,8 @@ enum Command {
     /// Benchmark tool: synthetic band-key records through the shuffle, pairs and clusters.
     #[command(hide = true)]
     ShuffleBench(cmd::shuffle_bench::Args),
+    /// Split documents (plain text, JSON Lines) into sentences, one JSON object per sentence.
+    Sentences(cmd::sentences::Args),
     /// Print the S-curve (match probability against Jaccard similarity) or recommend (K, M).
     Tune(cmd::tune::Args),
     /// Score PAN text-alignment detections against truth files (plagdet, recall, precision, granularity).
@@ -36,6 +38,7 @@ fn main() -> ExitCode {
     cli.global.init();
     let result = match cli.command {
         Command::Extract(args) => cmd::extract::run(&args, &cli.global),
+        Command::Sentences(args) => cmd::sentences::run(&args, &cli.global),
         Command::Tune(args) => cmd::tune::run(&args, &cli.global),
         Command::PanEval(args) => cmd::pan_eval::run(&args, &cli.global),
         Command::Align(args) => cmd::align::run(&args, &cli.global),

@@ -1,5 +1,6 @@
 //! One module per subcommand, each with `Args` (clap) and `run(&Args, &Global)`.
 pub mod extract;
+pub mod sentences;
 pub mod tune;
 pub mod shuffle_bench;
 pub mod pan_eval;

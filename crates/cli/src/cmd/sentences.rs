@@ -1,0 +1,92 @@
+//! `textreuse sentences FILE...`: split documents into sentences and write one JSON object per
+//! sentence, `{"doc","title","idx","start","end","shingles","text"}`.
+//!
+//! `idx` counts every sentence of the document (kept or not), so `(doc, idx)` is a stable
+//! sentence id whatever the filter. `start`/`end` are byte offsets into the document text;
+//! `shingles` is the number of `--shingle`-character shingles of the sentence as it stands in the
+//! text (no normalization). Sentences are kept when `--min-shingles <= shingles <=
+//! --max-shingles`; `--max-shingles 0` removes the upper bound.
+use std::io::Write;
+use std::path::PathBuf;
+
+use serde::Serialize;
+use textreuse_shingle::{char_shingle_count, sentences};
+
+use crate::util::{self, Global};
+use textreuse_cli::input::documents;
+
+/// Arguments of `textreuse sentences`.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// Input files: `.jsonl` (one `{"id","title","text"}` object per line, or the `paragraphs`
+    /// form written by `textreuse extract`), anything else is one plain-text document whose id is
+    /// its position in this list (from 1) and whose title is its file name without extension.
+    #[arg(value_name = "FILE", required = true)]
+    pub files: Vec<PathBuf>,
+    /// Keep sentences with at least this many shingles (0 keeps the short ones too).
+    #[arg(long, default_value_t = 75, value_name = "N")]
+    pub min_shingles: usize,
+    /// Keep sentences with at most this many shingles (0: no upper bound).
+    #[arg(long, default_value_t = 600, value_name = "N")]
+    pub max_shingles: usize,
+    /// Shingle length in characters.
+    #[arg(long, default_value_t = 12, value_name = "CHARS", value_parser = clap::value_parser!(u16).range(1..))]
+    pub shingle: u16,
+}
+
+#[derive(Serialize)]
+struct OutSentence<'a> {
+    doc: u64,
+    title: &'a str,
+    idx: usize,
+    start: usize,
+    end: usize,
+    shingles: usize,
+    text: &'a str,
+}
+
+/// Runs `textreuse sentences`.
+pub fn run(args: &Args, global: &Global) -> anyhow::Result<()> {
+    let max = if args.max_shingles == 0 {
+        usize::MAX
+    } else {
+        args.max_shingles
+    };
+    let len = args.shingle as usize;
+    let mut out = util::stdout();
+    let (mut docs, mut total, mut kept) = (0u64, 0u64, 0u64);
+    for doc in documents(&args.files) {
+        let doc = doc?;
+        docs += 1;
+        for (idx, s) in sentences(&doc.text).enumerate() {
+            total += 1;
+            let shingles = char_shingle_count(s.as_str(), len);
+            if shingles < args.min_shingles || shingles > max {
+                continue;
+            }
+            kept += 1;
+            let rec = OutSentence {
+                doc: doc.id,
+                title: &doc.title,
+                idx,
+                start: s.span.start,
+                end: s.span.end,
+                shingles,
+                text: s.as_str(),
+            };
+            serde_json::to_writer(&mut out, &rec)?;
+            out.write_all(b"\n")?;
+        }
+    }
+    out.flush()?;
+    global.log(format_args!(
+        "{docs} documents, {total} sentences, {kept} kept ({}..={} shingles of {len} chars)",
+        args.min_shingles,
+        if args.max_shingles == 0 {
+            "inf".to_string()
+        } else {
+            args.max_shingles.to_string()
+        }
+    ));
+    Ok(())
+}

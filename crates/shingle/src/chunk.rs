@@ -1,0 +1,264 @@
+//! Paragraphs, paragraph chunks with the merge of short paragraphs, and long-sentence selection.
+//!
+//! A paragraph is a maximal piece of text without a blank line (a line break, optional
+//! whitespace, another line break), trimmed of surrounding whitespace.
+use core::iter::FusedIterator;
+use core::ops::Range;
+
+use crate::sentence::{Sentence, sentences};
+use crate::words::words;
+
+/// The paragraphs of `text` as trimmed byte spans, in order.
+///
+/// ```
+/// use textreuse_shingle::paragraphs;
+/// let text = "First line\nsame paragraph.\n \nSecond.\n\n\n";
+/// let got: Vec<&str> = paragraphs(text).map(|p| &text[p]).collect();
+/// assert_eq!(got, ["First line\nsame paragraph.", "Second."]);
+/// ```
+pub fn paragraphs(text: &str) -> Paragraphs<'_> {
+    Paragraphs { text, pos: 0 }
+}
+
+/// Iterator over the paragraph spans of a text, made by [`paragraphs`].
+#[derive(Clone, Debug)]
+pub struct Paragraphs<'a> {
+    text: &'a str,
+    pos: usize,
+}
+
+impl Iterator for Paragraphs<'_> {
+    type Item = Range<usize>;
+
+    fn next(&mut self) -> Option<Range<usize>> {
+        let text = self.text;
+        let bytes = text.as_bytes();
+        // Skip leading whitespace.
+        let rest = &text[self.pos..];
+        let start = self.pos + (rest.len() - rest.trim_start().len());
+        if start >= bytes.len() {
+            self.pos = bytes.len();
+            return None;
+        }
+        let mut i = start;
+        let mut end = bytes.len();
+        let mut next = bytes.len();
+        while let Some(off) = bytes[i..].iter().position(|&b| b == b'\n') {
+            let nl = i + off;
+            // Look for a second line break after only whitespace.
+            let mut j = nl + 1;
+            let mut blank = false;
+            while j < bytes.len() {
+                let b = bytes[j];
+                if b == b'\n' {
+                    blank = true;
+                    break;
+                }
+                if b == b' ' || b == b'\t' || b == b'\r' || b == 0x0b || b == 0x0c {
+                    j += 1;
+                } else {
+                    break;
+                }
+            }
+            if blank {
+                end = nl;
+                next = j;
+                break;
+            }
+            i = j.max(nl + 1);
+        }
+        self.pos = next;
+        let para = text[start..end].trim_end();
+        Some(start..start + para.len())
+    }
+}
+
+impl FusedIterator for Paragraphs<'_> {}
+
+/// One chunk: consecutive paragraphs merged until they hold enough words.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Chunk {
+    /// Byte span from the first paragraph's start to the last paragraph's end.
+    pub span: Range<usize>,
+    /// Indices of the paragraphs it holds (in the order of [`paragraphs`]).
+    pub paragraphs: Range<usize>,
+    /// Its number of [words](crate::words()).
+    pub words: usize,
+}
+
+/// The paragraph chunks of `text`: paragraphs are merged forward into a chunk until it holds at
+/// least `min_words` words; a final chunk that stays short is merged into the chunk before it
+/// (the thesis's merge of short paragraphs into their neighbours). With `min_words` 0 or 1 every
+/// paragraph is its own chunk. Only a text whose words all fit in one short chunk yields a chunk
+/// below `min_words`.
+///
+/// ```
+/// use textreuse_shingle::chunks;
+/// let text = "Title\n\nA real paragraph with six words.\n\nShort one.\n\nAnother paragraph of six words here.\n\nEnd.";
+/// let got: Vec<&str> = chunks(text, 5).map(|c| &text[c.span]).collect();
+/// assert_eq!(got, [
+///     "Title\n\nA real paragraph with six words.",
+///     "Short one.\n\nAnother paragraph of six words here.\n\nEnd.",
+/// ]);
+/// ```
+pub fn chunks(text: &str, min_words: usize) -> Chunks<'_> {
+    Chunks {
+        text,
+        paragraphs: paragraphs(text),
+        index: 0,
+        min_words,
+        held: None,
+    }
+}
+
+/// Iterator over the [`Chunk`]s of a text, made by [`chunks`].
+#[derive(Clone, Debug)]
+pub struct Chunks<'a> {
+    text: &'a str,
+    paragraphs: Paragraphs<'a>,
+    index: usize,
+    min_words: usize,
+    /// A complete chunk held back until we know the next one is not a short tail.
+    held: Option<Chunk>,
+}
+
+impl Chunks<'_> {
+    /// Accumulates paragraphs into the next chunk; `None` at the end of the text.
+    fn accumulate(&mut self) -> Option<Chunk> {
+        let mut chunk: Option<Chunk> = None;
+        for para in self.paragraphs.by_ref() {
+            let n = words(&self.text[para.clone()]).count();
+            let i = self.index;
+            self.index += 1;
+            let c = chunk.get_or_insert(Chunk {
+                span: para.clone(),
+                paragraphs: i..i,
+                words: 0,
+            });
+            c.span.end = para.end;
+            c.paragraphs.end = i + 1;
+            c.words += n;
+            if c.words >= self.min_words {
+                break;
+            }
+        }
+        chunk
+    }
+}
+
+impl Iterator for Chunks<'_> {
+    type Item = Chunk;
+
+    fn next(&mut self) -> Option<Chunk> {
+        loop {
+            let Some(next) = self.accumulate() else {
+                return self.held.take();
+            };
+            match self.held.take() {
+                None => self.held = Some(next),
+                Some(mut held) => {
+                    if next.words >= self.min_words {
+                        self.held = Some(next);
+                        return Some(held);
+                    }
+                    // `next` is a short tail (accumulate only stops short at the end): merge it.
+                    held.span.end = next.span.end;
+                    held.paragraphs.end = next.paragraphs.end;
+                    held.words += next.words;
+                    return Some(held);
+                }
+            }
+        }
+    }
+}
+
+impl FusedIterator for Chunks<'_> {}
+
+/// A sentence chosen by [`long_sentences`], with its word count.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct LongSentence<'a> {
+    /// The sentence (span in the text given to [`long_sentences`]).
+    pub sentence: Sentence<'a>,
+    /// Its number of [words](crate::words()).
+    pub words: usize,
+}
+
+/// The "long sentence" selection of the paragraph-fingerprint paper: in each paragraph of
+/// `text`, the sentences of at least `min_words` words, and of those the `max_per_paragraph`
+/// longest (by words; ties go to the earlier sentence). Appends them to `out` in text order and
+/// returns how many were appended. `out` is caller-owned so it can be reused without allocation.
+///
+/// ```
+/// use textreuse_shingle::long_sentences;
+/// let text = "Tiny. A sentence of exactly seven words here. Four words are here.\n\nOne two three four five.";
+/// let mut out = Vec::new();
+/// long_sentences(text, 4, 1, &mut out);
+/// let got: Vec<&str> = out.iter().map(|s| s.sentence.as_str()).collect();
+/// assert_eq!(got, ["A sentence of exactly seven words here.", "One two three four five."]);
+/// ```
+pub fn long_sentences<'a>(
+    text: &'a str,
+    min_words: usize,
+    max_per_paragraph: usize,
+    out: &mut Vec<LongSentence<'a>>,
+) -> usize {
+    let before = out.len();
+    for para in paragraphs(text) {
+        let base = out.len();
+        let offset = para.start;
+        for s in sentences(&text[para]) {
+            let n = words(s.as_str()).count();
+            if n >= min_words {
+                let span = offset + s.span.start..offset + s.span.end;
+                out.push(LongSentence {
+                    sentence: Sentence::new(text, span),
+                    words: n,
+                });
+            }
+        }
+        let tail = &mut out[base..];
+        if tail.len() > max_per_paragraph {
+            tail.sort_by(|a, b| {
+                b.words
+                    .cmp(&a.words)
+                    .then(a.sentence.span.start.cmp(&b.sentence.span.start))
+            });
+            out.truncate(base + max_per_paragraph);
+            out[base..].sort_by_key(|s| s.sentence.span.start);
+        }
+    }
+    out.len() - before
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn chunk_merging() {
+        let text = "a b\n\nc d e\n\nf";
+        let got: Vec<_> = chunks(text, 3).collect();
+        assert_eq!(got.len(), 1);
+        assert_eq!(got[0].span, 0..text.len());
+        assert_eq!(got[0].paragraphs, 0..3);
+        assert_eq!(got[0].words, 6);
+        let each: Vec<_> = chunks(text, 1).map(|c| c.words).collect();
+        assert_eq!(each, [2, 3, 1]);
+        assert_eq!(chunks("", 5).count(), 0);
+        assert_eq!(
+            chunks("only two", 5).map(|c| c.words).collect::<Vec<_>>(),
+            [2]
+        );
+    }
+
+    #[test]
+    fn long_sentence_ties_and_order() {
+        let text = "One two three. Four five six. Seven eight nine ten.";
+        let mut out = Vec::new();
+        assert_eq!(long_sentences(text, 3, 2, &mut out), 2);
+        let got: Vec<&str> = out.iter().map(|s| s.sentence.as_str()).collect();
+        assert_eq!(got, ["One two three.", "Seven eight nine ten."]);
+        out.clear();
+        assert_eq!(long_sentences(text, 5, 2, &mut out), 0);
+    }
+}
