@@ -6,3 +6,4 @@
 
 pub mod input;
 pub mod pipeline;
+pub mod sources;

@@ -18,6 +18,8 @@ struct Cli {
 
 #[derive(Debug, Subcommand)]
 enum Command {
+    /// Find clusters of near-duplicate sentences (the main job; default input: the bundled samples).
+    Dedup(cmd::dedup::Args),
     /// Write the articles of Wikipedia dumps as JSON lines (id, title, paragraphs with sections).
     Extract(cmd::extract::Args),
     /// Benchmark tool: synthetic band-key records through the shuffle, pairs and clusters.
@@ -37,6 +39,7 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     cli.global.init();
     let result = match cli.command {
+        Command::Dedup(args) => cmd::dedup::run(&args, &cli.global),
         Command::Extract(args) => cmd::extract::run(&args, &cli.global),
         Command::Sentences(args) => cmd::sentences::run(&args, &cli.global),
         Command::Tune(args) => cmd::tune::run(&args, &cli.global),

@@ -43,10 +43,10 @@ pub fn exit(result: anyhow::Result<()>) -> ExitCode {
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(err) => {
-            if let Some(io) = err.downcast_ref::<io::Error>() {
-                if io.kind() == io::ErrorKind::BrokenPipe {
-                    return ExitCode::SUCCESS;
-                }
+            if let Some(io) = err.downcast_ref::<io::Error>()
+                && io.kind() == io::ErrorKind::BrokenPipe
+            {
+                return ExitCode::SUCCESS;
             }
             let _ = io::stdout().flush();
             eprintln!("textreuse: error: {err:#}");

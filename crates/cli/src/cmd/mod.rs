@@ -1,4 +1,5 @@
 //! One module per subcommand, each with `Args` (clap) and `run(&Args, &Global)`.
+pub mod dedup;
 pub mod extract;
 pub mod sentences;
 pub mod tune;

@@ -1,0 +1,189 @@
+//! `textreuse dedup`: clusters of near-duplicate sentences (the main job).
+use std::io::IsTerminal;
+use std::path::PathBuf;
+
+use anyhow::Context;
+use textreuse_cli::pipeline::dedup::{self, DedupOptions, Method};
+use textreuse_cli::pipeline::shuffle::{DEFAULT_MAX_BUCKET, parse_size};
+use textreuse_cli::sources::{self, Source};
+use textreuse_minhash::{BandScheme, SignerBuilder};
+
+use crate::util::Global;
+
+/// Arguments of `textreuse dedup`.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// Inputs: Wikipedia dumps (.xml, .xml.bz2), .jsonl ({"id","title","text"} per line) or text
+    /// files (one document each). Default: the two bundled sample dumps.
+    #[arg(value_name = "FILE")]
+    files: Vec<PathBuf>,
+    /// Output directory for clusters.jsonl, stats.json and article-pairs.tsv.
+    #[arg(long, default_value = "textreuse-out", value_name = "DIR")]
+    out: PathBuf,
+    /// Shingle length in characters.
+    #[arg(long, default_value_t = 12, value_name = "CHARS")]
+    shingle: usize,
+    /// Keep sentences with at least this many shingles.
+    #[arg(long, default_value_t = 75, value_name = "N")]
+    min_shingles: usize,
+    /// Keep sentences with at most this many shingles.
+    #[arg(long, default_value_t = 600, value_name = "N")]
+    max_shingles: usize,
+    /// Number of hash functions N.
+    #[arg(long, default_value_t = 20, value_name = "N")]
+    hashes: usize,
+    /// Output bits of each hash function.
+    #[arg(long, default_value_t = 60)]
+    bits: u32,
+    /// Rows K per band.
+    #[arg(long, short = 'k', default_value_t = 10)]
+    rows: usize,
+    /// Bands M.
+    #[arg(long, short = 'm', default_value_t = 10)]
+    bands: usize,
+    /// Seed of the hash functions and band subsets.
+    #[arg(long, default_value_t = 1123456)]
+    seed: u64,
+    /// Form bands as drawn K-subsets of N (the research) or disjoint (N = K*M, --hashes ignored).
+    #[arg(long, value_enum, default_value_t = Scheme::Drawn)]
+    scheme: Scheme,
+    /// Memory budget of the shuffle (e.g. 64MB, 4GB); beyond it sorted runs spill to disk.
+    #[arg(long, default_value = "2GB", value_name = "SIZE")]
+    mem_budget: String,
+    /// A bucket larger than this contributes only its first N members (by id).
+    #[arg(long, default_value_t = DEFAULT_MAX_BUCKET, value_name = "N")]
+    max_bucket: usize,
+    /// Keep only pairs whose normalized edit distance is at most this (e.g. 0.25), re-clustering.
+    #[arg(long, value_name = "D")]
+    max_edit: Option<f64>,
+    /// How candidates are found: MinHash band keys, or SimHash fingerprints within
+    /// --max-hamming bits (exact permuted-table search).
+    #[arg(long, value_enum, default_value_t = MethodArg::Minhash)]
+    method: MethodArg,
+    /// With --method simhash: the largest Hamming distance (of 64 bits) of a candidate pair.
+    #[arg(long, default_value_t = 3, value_name = "K")]
+    max_hamming: u32,
+    /// Rows of article-pairs.tsv: the top article pairs by shared clusters.
+    #[arg(long, default_value_t = 100_000, value_name = "N")]
+    max_article_pairs: usize,
+    /// Directory for spill files (default: the system temporary directory).
+    #[arg(long, value_name = "DIR")]
+    tmp: Option<PathBuf>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+enum MethodArg {
+    Minhash,
+    Simhash,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+enum Scheme {
+    Drawn,
+    Disjoint,
+}
+
+/// Runs `textreuse dedup`.
+pub fn run(args: &Args, global: &Global) -> anyhow::Result<()> {
+    if let Some(d) = args.max_edit {
+        anyhow::ensure!(
+            (0.0..=1.0).contains(&d),
+            "--max-edit must be between 0 and 1, got {d}"
+        );
+    }
+    anyhow::ensure!(args.shingle >= 1, "--shingle must be at least 1 character");
+    let mut builder = SignerBuilder::new();
+    builder
+        .bits(args.bits)
+        .rows(args.rows)
+        .bands(args.bands)
+        .seed(args.seed);
+    match args.scheme {
+        Scheme::Drawn => builder.scheme(BandScheme::Drawn).hashes(args.hashes),
+        Scheme::Disjoint => builder.scheme(BandScheme::Disjoint),
+    };
+    let signer = builder.build().context("invalid MinHash parameters")?;
+    let options = DedupOptions {
+        shingle: args.shingle,
+        min_shingles: args.min_shingles,
+        max_shingles: args.max_shingles,
+        mem_budget: parse_size(&args.mem_budget).context("invalid --mem-budget")?,
+        max_bucket: args.max_bucket.max(1),
+        max_edit: args.max_edit,
+        tmp_dir: args.tmp.clone(),
+        max_article_pairs: args.max_article_pairs,
+        method: match args.method {
+            MethodArg::Minhash => Method::MinHash,
+            MethodArg::Simhash => Method::SimHash {
+                max_hamming: args.max_hamming,
+            },
+        },
+        ..DedupOptions::default()
+    };
+    let files = if args.files.is_empty() {
+        let samples = sources::bundled_samples();
+        global.log(format_args!(
+            "no input given: using the bundled samples {}",
+            samples
+                .iter()
+                .map(|p| p.display().to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
+        ));
+        samples
+    } else {
+        args.files.clone()
+    };
+    let threads = rayon::current_num_threads();
+    let progress = (!global.quiet && std::io::stderr().is_terminal()).then(|| {
+        let bar = indicatif::ProgressBar::new_spinner();
+        bar.set_style(
+            indicatif::ProgressStyle::with_template(
+                "{spinner} stage 1-2: {pos} documents ({per_sec}) {elapsed}",
+            )
+            .expect("valid template"),
+        );
+        bar
+    });
+    let log = |msg: &str| {
+        if let Some(bar) = &progress {
+            bar.suspend(|| global.log(msg));
+        } else {
+            global.log(msg);
+        }
+    };
+    let read = |feed: &mut dyn FnMut(Source) -> anyhow::Result<()>| {
+        let mut problems = 0u64;
+        sources::read_all(
+            &files,
+            threads,
+            |source| {
+                if let Some(bar) = &progress {
+                    bar.inc(1);
+                }
+                feed(source)
+            },
+            |problem| {
+                problems += 1;
+                log(&format!(
+                    "warning: {}: {} (reading goes on)",
+                    problem.path.display(),
+                    problem.message
+                ));
+            },
+        )?;
+        if let Some(bar) = &progress {
+            bar.finish_and_clear();
+        }
+        Ok(problems)
+    };
+    let stats = dedup::run(read, &signer, &options, &args.out, &log)?;
+    global.log(format_args!(
+        "{} clusters of {} sentences from {} articles written to {}",
+        stats.clusters,
+        stats.clustered_sentences,
+        stats.distinct_articles,
+        args.out.display()
+    ));
+    Ok(())
+}

@@ -1,0 +1,627 @@
+//! The dedup pipeline: documents -> sentences -> band-key records -> shuffle -> candidate pairs
+//! -> clusters -> sentence text -> optional edit-distance filter -> classification -> outputs.
+//!
+//! Stage by stage (see `docs/ARCHITECTURE.md`):
+//!
+//! 1. documents -> sentences: [`textreuse_shingle::sentences`], kept when their character
+//!    shingle count (on the sentence as written) is within `min_shingles..=max_shingles`;
+//! 2. sentences -> `(band key, sentence id)` records: the sentence is normalized (lowercase,
+//!    whitespace collapsed), its `L`-character shingle fingerprints are signed by
+//!    [`textreuse_minhash::Signer`], and each band key becomes a record. Documents are processed
+//!    in parallel batches (rayon) and their records pushed in input order;
+//! 3. the shuffle groups records by key under the memory budget, spilling sorted runs;
+//! 4. buckets -> distinct candidate pairs, large buckets capped to their first `max_bucket` ids;
+//! 5. pairs -> clusters (union-find, cluster id = smallest member id);
+//! 6. clusters -> sentence text: kept sentences are written to a side file during stage 1 and read
+//!    back by offset, so memory holds 16 bytes per kept sentence, not its text;
+//! 7. optional: keep only candidate pairs whose normalized Levenshtein distance is at most
+//!    `max_edit` (with the filter on, buckets emit all their pairs instead of a star, so every
+//!    pair that shares a band is checked), and re-cluster;
+//! 8. classify each cluster ([`super::classify`]).
+//!
+//! `article-pairs.tsv` ranks article pairs by the number of clusters they share; clusters that
+//! span more than 200 articles (giant templates) are not counted, and only the top
+//! [`DedupOptions::max_article_pairs`] rows are written.
+//!
+//! Sentence ids are `seq << 32 | idx`, where `seq` is the document's position in the input
+//! (so the same page in two dumps gets two ids) and `idx` the sentence's index in its document.
+//! Everything is ordered by these ids, so outputs are byte-identical for any thread count and
+//! memory budget.
+use std::collections::{BTreeMap, HashMap};
+use std::fs::File;
+use std::io::{BufWriter, Write};
+use std::os::unix::fs::{FileExt, PermissionsExt};
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use anyhow::Context;
+use rayon::prelude::*;
+use serde::Serialize;
+use textreuse_minhash::Signer;
+use textreuse_shingle::{Normalize, char_shingle_count, char_shingle_fingerprints, normalize};
+use textreuse_simhash::{SimHasher, TableSearch};
+use textreuse_unionfind::Clustering;
+use textreuse_wikidump::Cleaner;
+
+use super::classify::{ClusterType, Member, classify};
+use super::shuffle::{PairMode, ShuffleBuilder, ShuffleStats};
+use crate::input::Document;
+use crate::sources::Source;
+
+/// How candidate pairs are found.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Method {
+    /// MinHash band keys through the shuffle (the default).
+    #[default]
+    MinHash,
+    /// 64-bit SimHash fingerprints of the same shingles, all pairs within `max_hamming` bits by
+    /// the exact permuted-table search.
+    SimHash {
+        /// Largest Hamming distance of a candidate pair.
+        max_hamming: u32,
+    },
+}
+
+/// The pipeline's parameters. [`DedupOptions::default`] gives the research defaults.
+#[derive(Clone, Debug)]
+pub struct DedupOptions {
+    /// Shingle length in characters (default 12).
+    pub shingle: usize,
+    /// Smallest shingle count of a kept sentence (default 75).
+    pub min_shingles: usize,
+    /// Largest shingle count of a kept sentence (default 600).
+    pub max_shingles: usize,
+    /// Memory budget of the shuffle in bytes.
+    pub mem_budget: u64,
+    /// Bucket cap (default 100).
+    pub max_bucket: usize,
+    /// Keep only pairs within this normalized edit distance (stage 7), if set.
+    pub max_edit: Option<f64>,
+    /// Where spill files go (default: the system temporary directory).
+    pub tmp_dir: Option<PathBuf>,
+    /// Documents per parallel batch.
+    pub batch: usize,
+    /// MinHash (default) or SimHash candidates.
+    pub method: Method,
+    /// Rows of `article-pairs.tsv` (the top pairs by shared clusters; default 100,000).
+    pub max_article_pairs: usize,
+}
+
+impl Default for DedupOptions {
+    fn default() -> Self {
+        DedupOptions {
+            shingle: 12,
+            min_shingles: 75,
+            max_shingles: 600,
+            mem_budget: super::shuffle::DEFAULT_MEM_BUDGET,
+            max_bucket: super::shuffle::DEFAULT_MAX_BUCKET,
+            max_edit: None,
+            tmp_dir: None,
+            batch: 512,
+            method: Method::MinHash,
+            max_article_pairs: 100_000,
+        }
+    }
+}
+
+/// Wall time of each stage in seconds.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct StageTimes {
+    /// Stages 1-2 (reading, cleaning, splitting, signing) and pushing records.
+    pub sentences_and_signatures: f64,
+    /// Stages 3-5 (merge, buckets, pairs, union-find).
+    pub shuffle_and_clusters: f64,
+    /// Stage 7.
+    pub edit_filter: f64,
+    /// Stages 6 and 8 and writing the outputs.
+    pub text_classify_write: f64,
+}
+
+/// The numbers written to `stats.json`.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct DedupStats {
+    /// Input documents.
+    pub documents: u64,
+    /// Sentences in them.
+    pub sentences: u64,
+    /// Sentences within the shingle-count filter.
+    pub sentences_kept: u64,
+    /// Problems reported by the inputs (damaged dumps); reading went on.
+    pub input_problems: u64,
+    /// Band-key records.
+    pub band_key_records: u64,
+    /// Distinct band keys.
+    pub buckets: u64,
+    /// Buckets larger than the cap.
+    pub buckets_capped: u64,
+    /// Distinct candidate pairs.
+    pub candidate_pairs: u64,
+    /// Candidate pairs kept by the edit-distance filter (equal to `candidate_pairs` without it).
+    pub pairs_after_edit_filter: u64,
+    /// Bytes the shuffle spilled to disk.
+    pub bytes_spilled: u64,
+    /// Clusters (two or more members).
+    pub clusters: u64,
+    /// Sentences in clusters.
+    pub clustered_sentences: u64,
+    /// Distinct articles (document ids) with a clustered sentence.
+    pub distinct_articles: u64,
+    /// Cluster size -> number of clusters.
+    pub cluster_size_histogram: BTreeMap<usize, u64>,
+    /// Cluster type -> number of clusters.
+    pub types: BTreeMap<&'static str, u64>,
+    /// Wall time per stage.
+    pub seconds: StageTimes,
+}
+
+/// Kept sentence texts on disk, addressed by sentence id.
+struct TextStore {
+    file: BufWriter<File>,
+    path: tempfile::TempPath,
+    /// `(id, offset)` in push order, which is ascending id order.
+    index: Vec<(u64, u64)>,
+    len: u64,
+}
+
+impl TextStore {
+    fn new(dir: Option<&Path>) -> anyhow::Result<TextStore> {
+        let tmp = match dir {
+            Some(d) => tempfile::NamedTempFile::new_in(d),
+            None => tempfile::NamedTempFile::new(),
+        }
+        .context("cannot create the sentence text file")?;
+        let (file, path) = tmp.into_parts();
+        Ok(TextStore {
+            file: BufWriter::with_capacity(1 << 20, file),
+            path,
+            index: Vec::new(),
+            len: 0,
+        })
+    }
+
+    fn push(&mut self, id: u64, text: &str) -> anyhow::Result<()> {
+        debug_assert!(self.index.last().is_none_or(|&(last, _)| last < id));
+        self.index.push((id, self.len));
+        self.file.write_all(text.as_bytes())?;
+        self.len += text.len() as u64;
+        Ok(())
+    }
+
+    fn into_reader(self) -> anyhow::Result<TextReader> {
+        let file = self
+            .file
+            .into_inner()
+            .map_err(|e| e.into_error())
+            .context("cannot write the sentence text file")?;
+        Ok(TextReader {
+            file,
+            _path: self.path,
+            index: self.index,
+            len: self.len,
+        })
+    }
+}
+
+struct TextReader {
+    file: File,
+    _path: tempfile::TempPath,
+    index: Vec<(u64, u64)>,
+    len: u64,
+}
+
+impl TextReader {
+    fn get(&self, id: u64) -> anyhow::Result<String> {
+        let i = self
+            .index
+            .binary_search_by_key(&id, |&(k, _)| k)
+            .map_err(|_| anyhow::anyhow!("sentence {id:#x} has no stored text"))?;
+        let start = self.index[i].1;
+        let end = self.index.get(i + 1).map_or(self.len, |&(_, o)| o);
+        let mut buf = vec![0u8; (end - start) as usize];
+        self.file.read_exact_at(&mut buf, start)?;
+        Ok(String::from_utf8(buf)?)
+    }
+}
+
+/// The per-document output of stages 1-2.
+struct DocOut {
+    sentences: u64,
+    kept: Vec<(u32, String)>,
+    /// MinHash: `(band key, id)`; SimHash: `(fingerprint, id)`.
+    records: Vec<(u64, u64)>,
+}
+
+/// Reusable buffers of one worker.
+struct Scratch {
+    normalized: String,
+    shingles: Vec<u64>,
+    mins: Vec<u64>,
+    keys: Vec<u64>,
+}
+
+fn process(
+    doc: &Document,
+    seq: u64,
+    options: &DedupOptions,
+    signer: &Signer,
+    simhasher: &SimHasher,
+    norm: &Normalize,
+    s: &mut Scratch,
+) -> DocOut {
+    let mut out = DocOut {
+        sentences: 0,
+        kept: Vec::new(),
+        records: Vec::new(),
+    };
+    for (idx, sentence) in textreuse_shingle::sentences(&doc.text).enumerate() {
+        out.sentences += 1;
+        let text = sentence.as_str();
+        let count = char_shingle_count(text, options.shingle);
+        if count < options.min_shingles || count > options.max_shingles {
+            continue;
+        }
+        s.normalized.clear();
+        normalize(text, norm, &mut s.normalized);
+        s.shingles.clear();
+        char_shingle_fingerprints(&s.normalized, options.shingle, &mut s.shingles);
+        if s.shingles.is_empty() {
+            continue; // shorter than one shingle after normalization
+        }
+        let id = seq << 32 | idx as u64;
+        match options.method {
+            Method::MinHash => {
+                signer
+                    .sign_into(&s.shingles, &mut s.mins)
+                    .expect("non-empty shingles and a buffer of the signer's size");
+                signer.band_keys_into(&s.mins, &mut s.keys);
+                out.records.extend(s.keys.iter().map(|&k| (k, id)));
+            }
+            Method::SimHash { .. } => {
+                // A set, like MinHash sees it: repeated shingles count once.
+                s.shingles.sort_unstable();
+                s.shingles.dedup();
+                let fp = simhasher.fingerprint_unweighted(s.shingles.iter().copied());
+                out.records.push((fp, id));
+            }
+        }
+        out.kept.push((idx as u32, text.to_owned()));
+    }
+    out
+}
+
+/// One clustered sentence in `clusters.jsonl`.
+#[derive(Serialize)]
+struct OutMember<'a> {
+    doc: u64,
+    title: &'a str,
+    idx: u32,
+    text: &'a str,
+}
+
+#[derive(Serialize)]
+struct OutCluster<'a> {
+    cluster: u64,
+    size: usize,
+    #[serde(rename = "type")]
+    kind: &'static str,
+    members: Vec<OutMember<'a>>,
+}
+
+/// Runs the whole pipeline over `read` (which feeds sources in input order to the callback it
+/// is given, see [`crate::sources::read_all`]) and writes `clusters.jsonl`, `stats.json` and
+/// `article-pairs.tsv` into `out_dir`.
+pub fn run(
+    read: impl FnOnce(&mut dyn FnMut(Source) -> anyhow::Result<()>) -> anyhow::Result<u64>,
+    signer: &Signer,
+    options: &DedupOptions,
+    out_dir: &Path,
+    log: &dyn Fn(&str),
+) -> anyhow::Result<DedupStats> {
+    let mut stats = DedupStats::default();
+    let cleaner = Cleaner::new();
+    let simhasher = SimHasher::new();
+    // SimHash keeps `(fingerprint, id)` in memory instead of shuffling band keys.
+    let mut fingerprints: Vec<(u64, u64)> = Vec::new();
+    let simhash = matches!(options.method, Method::SimHash { .. });
+    let norm = Normalize::new();
+    let mut shuffle = {
+        let mut b = ShuffleBuilder::new();
+        b.mem_budget(options.mem_budget)
+            .max_bucket(options.max_bucket);
+        if options.max_edit.is_some() {
+            b.pair_mode(PairMode::All);
+        }
+        if let Some(dir) = &options.tmp_dir {
+            b.tmp_dir(dir);
+        }
+        b.build()?
+    };
+    let mut texts = TextStore::new(options.tmp_dir.as_deref())?;
+    // seq -> (document id, title)
+    let mut docs: Vec<(u64, String)> = Vec::new();
+
+    // Stages 1-2.
+    let started = Instant::now();
+    let mut batch: Vec<Source> = Vec::with_capacity(options.batch);
+    let mut flush = |batch: &mut Vec<Source>,
+                     docs: &mut Vec<(u64, String)>,
+                     stats: &mut DedupStats|
+     -> anyhow::Result<()> {
+        let first_seq = docs.len() as u64;
+        let outs: Vec<(u64, String, DocOut)> = std::mem::take(batch)
+            .into_par_iter()
+            .enumerate()
+            .map_init(
+                || Scratch {
+                    normalized: String::new(),
+                    shingles: Vec::new(),
+                    mins: vec![0; signer.hashes()],
+                    keys: vec![0; signer.bands()],
+                },
+                |scratch, (i, source)| {
+                    let doc = source.into_document(&cleaner);
+                    let seq = first_seq + i as u64;
+                    let out = process(&doc, seq, options, signer, &simhasher, &norm, scratch);
+                    (doc.id, doc.title, out)
+                },
+            )
+            .collect();
+        for (i, (id, title, out)) in outs.into_iter().enumerate() {
+            let seq = first_seq + i as u64;
+            stats.documents += 1;
+            stats.sentences += out.sentences;
+            stats.sentences_kept += out.kept.len() as u64;
+            for (idx, text) in &out.kept {
+                texts.push(seq << 32 | *idx as u64, text)?;
+            }
+            if simhash {
+                fingerprints.extend_from_slice(&out.records);
+            } else {
+                shuffle.push_slice(&out.records)?;
+            }
+            docs.push((id, title));
+        }
+        anyhow::ensure!(
+            docs.len() as u64 <= u32::MAX as u64,
+            "more than 2^32 documents: sentence ids would overflow"
+        );
+        Ok(())
+    };
+    stats.input_problems = read(&mut |source| {
+        batch.push(source);
+        if batch.len() >= options.batch {
+            flush(&mut batch, &mut docs, &mut stats)?;
+        }
+        Ok(())
+    })?;
+    flush(&mut batch, &mut docs, &mut stats)?;
+    stats.band_key_records = if simhash {
+        fingerprints.len() as u64
+    } else {
+        shuffle.len()
+    };
+    stats.seconds.sentences_and_signatures = started.elapsed().as_secs_f64();
+    log(&format!(
+        "stages 1-2: {} documents, {} sentences, {} kept, {} band-key records in {:.1}s",
+        stats.documents,
+        stats.sentences,
+        stats.sentences_kept,
+        stats.band_key_records,
+        stats.seconds.sentences_and_signatures
+    ));
+
+    // Stages 3-5.
+    let started = Instant::now();
+    let texts = texts.into_reader()?;
+    let mut pairs: Vec<(u64, u64)> = Vec::new();
+    let mut clustering = Clustering::new();
+    let shuffle_stats: ShuffleStats = if let Method::SimHash { max_hamming } = options.method {
+        drop(shuffle);
+        let fps: Vec<u64> = fingerprints.iter().map(|&(fp, _)| fp).collect();
+        let found = TableSearch::new(max_hamming)
+            .context("invalid --max-hamming")?
+            .pairs(&fps)
+            .context("SimHash search failed")?;
+        let simhash_stats = ShuffleStats {
+            records: fps.len() as u64,
+            candidate_pairs: found.len() as u64,
+            ..ShuffleStats::default()
+        };
+        for p in &found {
+            let (a, b) = (fingerprints[p.a as usize].1, fingerprints[p.b as usize].1);
+            pairs.push((a.min(b), a.max(b)));
+        }
+        pairs.sort_unstable();
+        if options.max_edit.is_none() {
+            for &(a, b) in &pairs {
+                clustering.union(a, b)?;
+            }
+        }
+        simhash_stats
+    } else {
+        let mut stream = shuffle.finish()?;
+        while let Some((a, b)) = stream.next_pair()? {
+            if options.max_edit.is_some() {
+                pairs.push((a, b));
+            } else {
+                clustering.union(a, b)?;
+            }
+        }
+        stream.stats()
+    };
+    stats.buckets = shuffle_stats.buckets;
+    stats.buckets_capped = shuffle_stats.buckets_capped;
+    stats.candidate_pairs = shuffle_stats.candidate_pairs;
+    stats.pairs_after_edit_filter = shuffle_stats.candidate_pairs;
+    stats.bytes_spilled = shuffle_stats.bytes_spilled;
+    stats.seconds.shuffle_and_clusters = started.elapsed().as_secs_f64();
+    log(&format!(
+        "stages 3-5: {} buckets ({} capped), {} candidate pairs, {} bytes spilled in {:.1}s",
+        stats.buckets,
+        stats.buckets_capped,
+        stats.candidate_pairs,
+        stats.bytes_spilled,
+        stats.seconds.shuffle_and_clusters
+    ));
+
+    // Stage 7.
+    if let Some(max_edit) = options.max_edit {
+        let started = Instant::now();
+        let mut ids: Vec<u64> = pairs.iter().flat_map(|&(a, b)| [a, b]).collect();
+        ids.sort_unstable();
+        ids.dedup();
+        let loaded: HashMap<u64, String> = ids
+            .iter()
+            .map(|&id| Ok((id, texts.get(id)?)))
+            .collect::<anyhow::Result<_>>()?;
+        let keep: Vec<bool> = pairs
+            .par_iter()
+            .map(|(a, b)| 1.0 - strsim::normalized_levenshtein(&loaded[a], &loaded[b]) <= max_edit)
+            .collect();
+        let mut kept = 0u64;
+        for (&(a, b), keep) in pairs.iter().zip(keep) {
+            if keep {
+                clustering.union(a, b)?;
+                kept += 1;
+            }
+        }
+        stats.pairs_after_edit_filter = kept;
+        stats.seconds.edit_filter = started.elapsed().as_secs_f64();
+        log(&format!(
+            "stage 7: {} of {} pairs within edit distance {max_edit} in {:.1}s",
+            stats.pairs_after_edit_filter, stats.candidate_pairs, stats.seconds.edit_filter
+        ));
+    }
+
+    // Stages 6 and 8, outputs.
+    let started = Instant::now();
+    let clusters = clustering.clusters(2);
+    std::fs::create_dir_all(out_dir)
+        .with_context(|| format!("cannot create the output directory {}", out_dir.display()))?;
+    let mut article_pairs: ahash::AHashMap<(u64, u64), u64> = ahash::AHashMap::new();
+    let mut articles: Vec<u64> = Vec::new();
+    let mut types: BTreeMap<&'static str, u64> =
+        ClusterType::ALL.iter().map(|t| (t.as_str(), 0)).collect();
+    let mut titles_of: HashMap<u64, &str> = HashMap::new();
+    write_atomically(&out_dir.join("clusters.jsonl"), |w| {
+        for cluster in &clusters {
+            let members: Vec<(u64, u32, &str, String, u64)> = cluster
+                .members()
+                .iter()
+                .map(|&id| {
+                    let (doc, title) = &docs[(id >> 32) as usize];
+                    Ok((*doc, id as u32, title.as_str(), texts.get(id)?, id))
+                })
+                .collect::<anyhow::Result<_>>()?;
+            let mut members = members;
+            members.sort_by_key(|m| (m.0, m.1, m.4));
+            let kind = classify(
+                &members
+                    .iter()
+                    .map(|m| Member {
+                        doc: m.0,
+                        title: m.2,
+                        text: &m.3,
+                    })
+                    .collect::<Vec<_>>(),
+            );
+            *types.get_mut(kind.as_str()).expect("all types counted") += 1;
+            stats.clusters += 1;
+            stats.clustered_sentences += members.len() as u64;
+            *stats
+                .cluster_size_histogram
+                .entry(members.len())
+                .or_insert(0) += 1;
+            let mut in_cluster: Vec<u64> = members.iter().map(|m| m.0).collect();
+            in_cluster.dedup();
+            for m in &members {
+                titles_of.entry(m.0).or_insert(m.2);
+            }
+            articles.extend_from_slice(&in_cluster);
+            // Quadratic in the articles of one cluster; giant template clusters say little
+            // about article pairs, so only clusters of up to 200 articles count.
+            if in_cluster.len() <= 200 {
+                for (i, &a) in in_cluster.iter().enumerate() {
+                    for &b in &in_cluster[i + 1..] {
+                        *article_pairs.entry((a, b)).or_insert(0) += 1;
+                    }
+                }
+            }
+            let out = OutCluster {
+                cluster: cluster.id(),
+                size: members.len(),
+                kind: kind.as_str(),
+                members: members
+                    .iter()
+                    .map(|m| OutMember {
+                        doc: m.0,
+                        title: m.2,
+                        idx: m.1,
+                        text: &m.3,
+                    })
+                    .collect(),
+            };
+            serde_json::to_writer(&mut *w, &out)?;
+            w.write_all(b"\n")?;
+        }
+        Ok(())
+    })?;
+    articles.sort_unstable();
+    articles.dedup();
+    stats.distinct_articles = articles.len() as u64;
+    stats.types = types;
+    let mut ranked: Vec<((u64, u64), u64)> = article_pairs.into_iter().collect();
+    let order = |a: &((u64, u64), u64), b: &((u64, u64), u64)| b.1.cmp(&a.1).then(a.0.cmp(&b.0));
+    if ranked.len() > options.max_article_pairs {
+        // Only the top rows are written: select them before sorting.
+        ranked.select_nth_unstable_by(options.max_article_pairs, order);
+        ranked.truncate(options.max_article_pairs);
+    }
+    ranked.sort_unstable_by(order);
+    write_atomically(&out_dir.join("article-pairs.tsv"), |w| {
+        writeln!(w, "shared_clusters\tdoc_a\ttitle_a\tdoc_b\ttitle_b")?;
+        for ((a, b), n) in &ranked {
+            writeln!(
+                w,
+                "{n}\t{a}\t{}\t{b}\t{}",
+                tsv(titles_of[a]),
+                tsv(titles_of[b])
+            )?;
+        }
+        Ok(())
+    })?;
+    stats.seconds.text_classify_write = started.elapsed().as_secs_f64();
+    write_atomically(&out_dir.join("stats.json"), |w| {
+        serde_json::to_writer_pretty(&mut *w, &stats)?;
+        w.write_all(b"\n")?;
+        Ok(())
+    })?;
+    Ok(stats)
+}
+
+/// Titles may hold tabs or newlines only by accident; keep the TSV well-formed.
+fn tsv(s: &str) -> String {
+    s.replace(['\t', '\n', '\r'], " ")
+}
+
+/// Writes `path` through a temporary file in the same directory and renames it into place, so
+/// a reader never sees a half-written output.
+fn write_atomically(
+    path: &Path,
+    write: impl FnOnce(&mut BufWriter<File>) -> anyhow::Result<()>,
+) -> anyhow::Result<()> {
+    let dir = path.parent().unwrap_or(Path::new("."));
+    let tmp = tempfile::NamedTempFile::new_in(dir)
+        .with_context(|| format!("cannot create a temporary file in {}", dir.display()))?;
+    let (file, tmp_path) = tmp.into_parts();
+    let mut w = BufWriter::with_capacity(1 << 20, file);
+    write(&mut w)?;
+    w.flush()
+        .with_context(|| format!("cannot write {}", path.display()))?;
+    // Temporary files are created private (0600); outputs are ordinary files.
+    std::fs::set_permissions(&tmp_path, std::fs::Permissions::from_mode(0o644))?;
+    tmp_path
+        .persist(path)
+        .with_context(|| format!("cannot move the output into {}", path.display()))?;
+    Ok(())
+}

@@ -1,0 +1,214 @@
+//! End-to-end tests of the dedup pipeline: the clustering recall follows the configured S-curve,
+//! and the outputs do not depend on thread count or memory budget.
+use std::collections::HashMap;
+use std::path::Path;
+use std::process::Command;
+
+use textreuse_cli::input::Document;
+use textreuse_cli::pipeline::dedup::{self, DedupOptions};
+use textreuse_cli::sources::Source;
+use textreuse_minhash::Signer;
+use textreuse_shingle::{Normalize, char_shingle_fingerprints, normalize};
+
+/// A small deterministic generator (SplitMix64) so the corpus is the same everywhere.
+struct Rng(u64);
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        textreuse_hash::mix64(self.0)
+    }
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n as u64) as usize
+    }
+}
+
+fn word(rng: &mut Rng) -> String {
+    let len = 3 + rng.below(6);
+    (0..len)
+        .map(|_| (b'a' + rng.below(26) as u8) as char)
+        .collect()
+}
+
+/// 700 base sentences of 24 random words, each with two variants in which 0 to 5 words were
+/// replaced: related pairs of Jaccard similarity spread over 0.3..1, plus ~2.2 million unrelated
+/// pairs near 0.
+fn corpus() -> Vec<String> {
+    let mut rng = Rng(7);
+    let mut out = Vec::new();
+    for _ in 0..700 {
+        let words: Vec<String> = (0..24).map(|_| word(&mut rng)).collect();
+        out.push(format!("{}.", words.join(" ")));
+        for _ in 0..2 {
+            let mut variant = words.clone();
+            for _ in 0..rng.below(6) {
+                let i = rng.below(variant.len());
+                variant[i] = word(&mut rng);
+            }
+            out.push(format!("{}.", variant.join(" ")));
+        }
+    }
+    out
+}
+
+/// The sorted, de-duplicated shingle fingerprints the pipeline signs.
+fn shingle_set(text: &str) -> Vec<u64> {
+    let mut n = String::new();
+    normalize(text, &Normalize::new(), &mut n);
+    let mut fps = Vec::new();
+    char_shingle_fingerprints(&n, 12, &mut fps);
+    fps.sort_unstable();
+    fps.dedup();
+    fps
+}
+
+/// Exact Jaccard similarity of two sorted sets (a merge).
+fn jaccard(a: &[u64], b: &[u64]) -> f64 {
+    let (mut i, mut j, mut both) = (0, 0, 0usize);
+    while i < a.len() && j < b.len() {
+        match a[i].cmp(&b[j]) {
+            std::cmp::Ordering::Less => i += 1,
+            std::cmp::Ordering::Greater => j += 1,
+            std::cmp::Ordering::Equal => {
+                both += 1;
+                i += 1;
+                j += 1;
+            }
+        }
+    }
+    both as f64 / (a.len() + b.len() - both) as f64
+}
+
+/// Per Jaccard bin, the fraction of pairs that share a cluster is at least what the exact S-curve
+/// predicts (pairs can also be joined through a third sentence), within 4.5 standard deviations.
+#[test]
+fn clustering_recall_follows_the_s_curve() {
+    let texts = corpus();
+    let out = tempfile::tempdir().unwrap();
+    let signer = Signer::new();
+    let options = DedupOptions {
+        min_shingles: 0,
+        ..DedupOptions::default()
+    };
+    let docs: Vec<Document> = texts
+        .iter()
+        .enumerate()
+        .map(|(i, t)| Document {
+            id: i as u64 + 1,
+            title: format!("doc {}", i + 1),
+            text: t.clone(),
+        })
+        .collect();
+    let stats = dedup::run(
+        |feed| {
+            for d in docs {
+                feed(Source::Text(d))?;
+            }
+            Ok(0)
+        },
+        &signer,
+        &options,
+        out.path(),
+        &|_| {},
+    )
+    .unwrap();
+    assert_eq!(stats.sentences_kept, texts.len() as u64);
+
+    // doc id -> cluster id
+    let mut cluster_of: HashMap<u64, u64> = HashMap::new();
+    let clusters = std::fs::read_to_string(out.path().join("clusters.jsonl")).unwrap();
+    for line in clusters.lines() {
+        let v: serde_json::Value = serde_json::from_str(line).unwrap();
+        for m in v["members"].as_array().unwrap() {
+            cluster_of.insert(m["doc"].as_u64().unwrap(), v["cluster"].as_u64().unwrap());
+        }
+    }
+    let sets: Vec<Vec<u64>> = texts.iter().map(|t| shingle_set(t)).collect();
+    // bins of width 0.1: (pairs, joined, sum of predicted p, sum of p(1-p))
+    let mut bins = vec![(0u64, 0u64, 0.0f64, 0.0f64); 10];
+    for i in 0..texts.len() {
+        for j in i + 1..texts.len() {
+            let s = jaccard(&sets[i], &sets[j]);
+            let bin = ((s * 10.0) as usize).min(9);
+            let p = signer.exact_match_probability(s);
+            let joined = match (
+                cluster_of.get(&(i as u64 + 1)),
+                cluster_of.get(&(j as u64 + 1)),
+            ) {
+                (Some(a), Some(b)) => a == b,
+                _ => false,
+            };
+            let b = &mut bins[bin];
+            b.0 += 1;
+            b.1 += joined as u64;
+            b.2 += p;
+            b.3 += p * (1.0 - p);
+        }
+    }
+    let mut checked = 0;
+    for (i, &(n, joined, sum_p, sum_var)) in bins.iter().enumerate() {
+        if n == 0 {
+            continue;
+        }
+        let observed = joined as f64 / n as f64;
+        let expected = sum_p / n as f64;
+        let sigma = sum_var.sqrt() / n as f64;
+        eprintln!(
+            "J in [{:.1}, {:.1}): {n} pairs, joined {observed:.4}, S-curve {expected:.4}",
+            i as f64 / 10.0,
+            (i + 1) as f64 / 10.0
+        );
+        assert!(
+            observed >= expected - 4.5 * sigma - 1e-9,
+            "bin {i}: observed {observed}, expected at least {expected} - 4.5 * {sigma}"
+        );
+        if n >= 20 {
+            checked += 1;
+        }
+    }
+    // The corpus must actually exercise the curve: several populated bins.
+    assert!(checked >= 5, "only {checked} bins with 20+ pairs");
+}
+
+fn dedup_cli(args: &[&str], out: &Path) {
+    let status = Command::new(env!("CARGO_BIN_EXE_textreuse"))
+        .arg("--quiet")
+        .args(args)
+        .arg("--out")
+        .arg(out)
+        .status()
+        .unwrap();
+    assert!(status.success());
+}
+
+/// Byte-identical clusters and article pairs for 1 or 2 threads and a budget that forces the
+/// shuffle to spill many runs or none.
+#[test]
+fn outputs_do_not_depend_on_threads_or_memory_budget() {
+    let sample = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../data/enwiki-sample-206.xml.bz2"
+    );
+    let a = tempfile::tempdir().unwrap();
+    let b = tempfile::tempdir().unwrap();
+    dedup_cli(
+        &["--threads", "1", "dedup", sample, "--mem-budget", "4KB"],
+        a.path(),
+    );
+    dedup_cli(
+        &["--threads", "2", "dedup", sample, "--mem-budget", "1GB"],
+        b.path(),
+    );
+    for file in ["clusters.jsonl", "article-pairs.tsv"] {
+        let x = std::fs::read(a.path().join(file)).unwrap();
+        let y = std::fs::read(b.path().join(file)).unwrap();
+        assert!(!x.is_empty());
+        assert!(x == y, "{file} differs between runs");
+    }
+    let stats: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(a.path().join("stats.json")).unwrap()).unwrap();
+    assert!(
+        stats["bytes_spilled"].as_u64().unwrap() > 0,
+        "the tiny budget must spill"
+    );
+    assert!(stats["clusters"].as_u64().unwrap() > 0);
+}
