@@ -38,8 +38,8 @@ pub use textreuse_minhash as minhash;
 #[doc(inline)]
 pub use textreuse_shingle as shingle;
 #[doc(inline)]
-pub use textreuse_unionfind as unionfind;
-#[doc(inline)]
 pub use textreuse_simhash as simhash;
+#[doc(inline)]
+pub use textreuse_unionfind as unionfind;
 #[doc(inline)]
 pub use textreuse_wikidump as wikidump;

@@ -1,5 +1,5 @@
 //! The stages of the dedup pipeline, each a plain record stream (see `docs/ARCHITECTURE.md`).
 
-pub mod shuffle;
 pub mod classify;
 pub mod dedup;
+pub mod shuffle;
