@@ -273,14 +273,15 @@ fn flush(para: &mut String, section: &str, list: bool, out: &mut Vec<Paragraph>)
     para.clear();
 }
 
-/// Collapses white space to single spaces and trims; tidies the seams left by removed markup:
+/// Collapses white space (any Unicode white space, including no-break spaces and vertical
+/// tabs) to single spaces and trims; tidies the seams left by removed markup:
 /// no space before `,` `.` `;` `)`, no empty `()`.
 fn tidy(src: &str, out: &mut String) {
     out.clear();
     let mut after_removal = false;
     for c in src.chars() {
         match c {
-            ' ' | '\t' | '\r' | '\n' => {
+            c if c.is_whitespace() => {
                 if !out.is_empty() && !out.ends_with(' ') {
                     out.push(' ');
                 }

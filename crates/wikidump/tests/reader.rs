@@ -263,3 +263,21 @@ proptest::proptest! {
         }
     }
 }
+
+#[test]
+fn fuzz_crash_regressions() {
+    // Crashes found by `cargo fuzz run wikidump_parse`, kept as inputs: reading and cleaning
+    // them must not panic and must give tidy paragraphs.
+    let bytes = std::fs::read(fixture("crash-d6c15d778d1ba74ba462898720acb41d4245f204")).unwrap();
+    let cleaner = textreuse_wikidump::Cleaner::new();
+    for p in cleaner.clean(&String::from_utf8_lossy(&bytes)).paragraphs {
+        assert!(
+            !p.text.is_empty() && p.text.trim() == p.text,
+            "{:?}",
+            p.text
+        );
+    }
+    let mut b = ReaderBuilder::new();
+    b.namespaces(None).redirects(true).threads(1);
+    let _ = collect(b.from_reader(std::io::Cursor::new(bytes)).unwrap());
+}

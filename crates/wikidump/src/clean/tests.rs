@@ -121,6 +121,13 @@ fn builder_options() {
 }
 
 #[test]
+fn fuzz_regression_unicode_white_space_is_collapsed() {
+    // fuzz/artifacts/wikidump_parse/crash-d6c15d77...: a vertical tab led a paragraph.
+    let a = Cleaner::new().clean("\u{b} Wikipedia <phge\u{a0}\u{a0}x");
+    assert_eq!(a.paragraphs[0].text, "Wikipedia <phge x");
+}
+
+#[test]
 fn clean_into_reuses() {
     let c = Cleaner::new();
     let mut a = Article::new();
