@@ -54,7 +54,9 @@
 //!    is kept.
 //!
 //! The [`pan`] module reads and writes PAN XML and computes precision, recall, granularity and
-//! plagdet.
+//! plagdet. For a plagiarism checker, [`index`] retrieves candidate source documents from a
+//! corpus with MinHash band keys of paragraphs, and [`reuse`] classifies a found case as content
+//! or structure reuse.
 //!
 //! # Performance
 //!
@@ -74,7 +76,9 @@
 use std::ops::Range;
 
 mod align;
+pub mod index;
 pub mod pan;
+pub mod reuse;
 mod stem;
 mod text;
 

@@ -33,6 +33,8 @@ enum Command {
     PanEval(cmd::pan_eval::Args),
     /// Find reused passages between two documents, or run a PAN-format batch over a pairs file.
     Align(cmd::align::Args),
+    /// Plagiarism check: passages of suspicious documents reused from a corpus, ranked.
+    Check(cmd::check::Args),
 }
 
 fn main() -> ExitCode {
@@ -45,6 +47,7 @@ fn main() -> ExitCode {
         Command::Tune(args) => cmd::tune::run(&args, &cli.global),
         Command::PanEval(args) => cmd::pan_eval::run(&args, &cli.global),
         Command::Align(args) => cmd::align::run(&args, &cli.global),
+        Command::Check(args) => cmd::check::run(&args, &cli.global),
         Command::ShuffleBench(args) => cmd::shuffle_bench::run(&args, &cli.global),
     };
     util::exit(result)

@@ -1,5 +1,6 @@
 //! One module per subcommand, each with `Args` (clap) and `run(&Args, &Global)`.
 pub mod align;
+pub mod check;
 pub mod dedup;
 pub mod extract;
 pub mod pan_eval;

@@ -1,0 +1,284 @@
+//! `textreuse check`: a plagiarism checker. Indexes a corpus's paragraphs with MinHash band keys
+//! (`textreuse_align::index`), retrieves candidate sources for each suspicious document, aligns
+//! them (`textreuse_align::Aligner`) and reports the reused passages, ranked, each classified as
+//! content or structure reuse (`textreuse_align::reuse`).
+use std::fs;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use anyhow::{Context, bail};
+use rayon::prelude::*;
+use textreuse_align::index::CorpusIndex;
+use textreuse_align::reuse::{ReuseProfile, profile};
+use textreuse_align::{Aligner, Passage};
+use textreuse_cli::input::Document;
+use textreuse_cli::sources::{self, Source};
+
+use crate::util::{self, Global};
+
+/// Find passages of suspicious documents reused from a corpus (candidate retrieval + alignment).
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// The suspicious document(s), plain text. Several are checked against one index.
+    #[arg(value_name = "SUSPICIOUS", required = true, num_args = 1..)]
+    pub suspicious: Vec<PathBuf>,
+    /// The corpus: a directory (its `*.txt` files, in sorted order), a `.jsonl` file, a text
+    /// file or a Wikipedia dump (`.xml`, `.xml.bz2`).
+    #[arg(long, value_name = "PATH")]
+    pub corpus: PathBuf,
+    /// Candidate source documents aligned per suspicious document.
+    #[arg(long, value_name = "N", default_value_t = 10)]
+    pub top: usize,
+    /// Passages shorter than this many bytes on either side are dropped.
+    #[arg(long, value_name = "N", default_value_t = 150)]
+    pub min_length: usize,
+    /// Word n-gram length of the index's shingles.
+    #[arg(long, value_name = "N", default_value_t = 2)]
+    pub ngram: usize,
+    /// Rows (minhashes) per band key of the index.
+    #[arg(long, value_name = "K", default_value_t = 2)]
+    pub rows: usize,
+    /// Band keys per paragraph chunk of the index.
+    #[arg(long, value_name = "M", default_value_t = 30)]
+    pub bands: usize,
+    /// Print the retrieved candidates (JSON lines) instead of aligning them.
+    #[arg(long)]
+    pub candidates_only: bool,
+    /// Readable text instead of JSON lines.
+    #[arg(long, conflicts_with = "candidates_only")]
+    pub text: bool,
+    /// Characters of each passage shown in the output.
+    #[arg(long, value_name = "N", default_value_t = 160)]
+    pub excerpt: usize,
+}
+
+/// One reuse case found for a suspicious document.
+struct Case<'a> {
+    source: &'a Document,
+    passage: Passage,
+    profile: ReuseProfile,
+}
+
+/// Runs the subcommand.
+pub fn run(args: &Args, global: &Global) -> anyhow::Result<()> {
+    let start = Instant::now();
+    let corpus = read_corpus(&args.corpus, global)?;
+    let mut index = CorpusIndex::builder()
+        .ngram(args.ngram)
+        .rows(args.rows)
+        .bands(args.bands)
+        .build()?;
+    for doc in &corpus {
+        index.add(&doc.text);
+    }
+    global.log(format_args!(
+        "indexed {} documents, {} chunks, in {:.2} s",
+        corpus.len(),
+        index.chunks().len(),
+        start.elapsed().as_secs_f64()
+    ));
+    let aligner = Aligner::builder()
+        .min_passage_len(args.min_length)
+        .build()?;
+    let mut out = util::stdout();
+    let start = Instant::now();
+    for path in &args.suspicious {
+        let text =
+            fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
+        let name = path.display().to_string();
+        let candidates = index.candidates(&text, args.top);
+        if args.candidates_only {
+            for (rank, c) in candidates.iter().enumerate() {
+                let doc = &corpus[c.doc];
+                let value = serde_json::json!({
+                    "suspicious": name,
+                    "rank": rank + 1,
+                    "source_id": doc.id,
+                    "source_title": doc.title,
+                    "shared_keys": c.shared_keys,
+                    "estimated_jaccard": c.best_jaccard,
+                });
+                writeln!(out, "{value}")?;
+            }
+            continue;
+        }
+        let query: &str = &text;
+        let mut cases: Vec<Case<'_>> = candidates
+            .par_iter()
+            .flat_map_iter(|c| {
+                let source = &corpus[c.doc];
+                aligner
+                    .align(&source.text, query)
+                    .into_iter()
+                    .map(move |passage| {
+                        let profile = profile(
+                            &source.text[passage.source.clone()],
+                            &query[passage.suspicious.clone()],
+                            source.text.len(),
+                            query.len(),
+                        );
+                        Case {
+                            source,
+                            passage,
+                            profile,
+                        }
+                    })
+            })
+            .collect();
+        // Longest reuse first; ties by similarity, then by source order.
+        cases.sort_by(|a, b| {
+            b.passage
+                .suspicious
+                .len()
+                .cmp(&a.passage.suspicious.len())
+                .then(b.passage.score.total_cmp(&a.passage.score))
+                .then(a.source.id.cmp(&b.source.id))
+        });
+        if args.text {
+            write_text(&mut out, &name, &text, &cases, args.excerpt)?;
+        } else {
+            write_json(&mut out, &name, &text, &cases, args.excerpt)?;
+        }
+    }
+    out.flush()?;
+    let n = args.suspicious.len();
+    let secs = start.elapsed().as_secs_f64();
+    global.log(format_args!(
+        "checked {n} documents in {secs:.2} s ({:.1} ms per document)",
+        1000.0 * secs / n.max(1) as f64
+    ));
+    Ok(())
+}
+
+/// The corpus's documents: a directory's `*.txt` files in sorted order, or any input that
+/// [`sources::read_all`] reads.
+fn read_corpus(path: &Path, global: &Global) -> anyhow::Result<Vec<Document>> {
+    let paths = if path.is_dir() {
+        let mut files = Vec::new();
+        for entry in fs::read_dir(path).with_context(|| format!("reading {}", path.display()))? {
+            let p = entry?.path();
+            if p.extension().is_some_and(|e| e == "txt") && p.is_file() {
+                files.push(p);
+            }
+        }
+        files.sort();
+        if files.is_empty() {
+            bail!("{}: no .txt files", path.display());
+        }
+        files
+    } else {
+        vec![path.to_path_buf()]
+    };
+    let cleaner = textreuse_wikidump::Cleaner::new();
+    let mut docs = Vec::new();
+    sources::read_all(
+        &paths,
+        global.threads.unwrap_or(1),
+        |source: Source| {
+            docs.push(source.into_document(&cleaner));
+            Ok(())
+        },
+        |problem| {
+            global.log(format_args!(
+                "{}: {}",
+                problem.path.display(),
+                problem.message
+            ))
+        },
+    )?;
+    Ok(docs)
+}
+
+/// The first `n` characters of `s`, with "…" when cut.
+fn excerpt(s: &str, n: usize) -> String {
+    match s.char_indices().nth(n) {
+        Some((i, _)) => format!("{}…", &s[..i]),
+        None => s.to_string(),
+    }
+}
+
+fn write_json(
+    out: &mut impl Write,
+    name: &str,
+    text: &str,
+    cases: &[Case<'_>],
+    n: usize,
+) -> anyhow::Result<()> {
+    for (rank, c) in cases.iter().enumerate() {
+        let (s, t) = c.passage.char_ranges(&c.source.text, text);
+        let p = &c.profile;
+        let value = serde_json::json!({
+            "suspicious": name,
+            "rank": rank + 1,
+            "source_id": c.source.id,
+            "source_title": c.source.title,
+            "suspicious_offset": t.start,
+            "suspicious_length": t.len(),
+            "source_offset": s.start,
+            "source_length": s.len(),
+            "score": c.passage.score,
+            "kind": p.kind.as_str(),
+            "ngram_jaccard": {
+                "2": p.ngram_jaccard[0],
+                "5": p.ngram_jaccard[1],
+                "10": p.ngram_jaccard[2],
+                "15": p.ngram_jaccard[3],
+            },
+            "entity_jaccard": p.entity_jaccard,
+            "source_share": p.source_share,
+            "suspicious_share": p.suspicious_share,
+            "suspicious_text": excerpt(&text[c.passage.suspicious.clone()], n),
+            "source_text": excerpt(&c.source.text[c.passage.source.clone()], n),
+        });
+        writeln!(out, "{value}")?;
+    }
+    Ok(())
+}
+
+fn write_text(
+    out: &mut impl Write,
+    name: &str,
+    text: &str,
+    cases: &[Case<'_>],
+    n: usize,
+) -> anyhow::Result<()> {
+    writeln!(out, "{name}: {} reused passage(s)", cases.len())?;
+    for (rank, c) in cases.iter().enumerate() {
+        let (s, t) = c.passage.char_ranges(&c.source.text, text);
+        let p = &c.profile;
+        writeln!(
+            out,
+            "{:>3}. {} reuse from \"{}\" (id {}): chars {}..{} of the suspicious text, {}..{} of \
+             the source; score {:.2}; n-gram Jaccard 2/5/10/15 = {:.2}/{:.2}/{:.2}/{:.2}; \
+             entities {:.2}; shares {:.0}% / {:.0}%",
+            rank + 1,
+            p.kind.as_str(),
+            c.source.title,
+            c.source.id,
+            t.start,
+            t.end,
+            s.start,
+            s.end,
+            c.passage.score,
+            p.ngram_jaccard[0],
+            p.ngram_jaccard[1],
+            p.ngram_jaccard[2],
+            p.ngram_jaccard[3],
+            p.entity_jaccard,
+            100.0 * p.suspicious_share,
+            100.0 * p.source_share,
+        )?;
+        writeln!(
+            out,
+            "     suspicious: {}",
+            excerpt(&text[c.passage.suspicious.clone()], n).replace('\n', " ")
+        )?;
+        writeln!(
+            out,
+            "     source:     {}",
+            excerpt(&c.source.text[c.passage.source.clone()], n).replace('\n', " ")
+        )?;
+    }
+    Ok(())
+}

@@ -1,0 +1,80 @@
+//! `textreuse check` end to end on the tiny fixture corpus `testdata/check/` (texts written for
+//! this project): the lightly edited copy of a paragraph of `b-bees.txt` is found, attributed to
+//! that document, and reported with character offsets.
+use std::process::Command;
+
+use serde_json::Value;
+
+const DIR: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../testdata/check");
+
+fn run(args: &[&str]) -> String {
+    let out = Command::new(env!("CARGO_BIN_EXE_textreuse"))
+        .arg("--quiet")
+        .arg("check")
+        .args(args)
+        .output()
+        .expect("run textreuse");
+    assert!(
+        out.status.success(),
+        "failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).expect("UTF-8 output")
+}
+
+#[test]
+fn finds_the_copied_paragraph() {
+    let susp = format!("{DIR}/suspicious.txt");
+    let corpus = format!("{DIR}/corpus");
+    let stdout = run(&[&susp, "--corpus", &corpus, "--min-length", "100"]);
+    let cases: Vec<Value> = stdout
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("one JSON object per line"))
+        .collect();
+    assert!(!cases.is_empty(), "nothing found");
+    let first = &cases[0];
+    assert_eq!(first["rank"], 1);
+    assert_eq!(first["source_title"], "b-bees");
+    assert_eq!(first["kind"], "content");
+    let text = std::fs::read_to_string(&susp).unwrap();
+    let start = first["suspicious_offset"].as_u64().unwrap() as usize;
+    let len = first["suspicious_length"].as_u64().unwrap() as usize;
+    let passage: String = text.chars().skip(start).take(len).collect();
+    assert!(
+        passage.contains("tens of thousands of workers"),
+        "{passage}"
+    );
+    assert!(
+        cases.iter().all(|c| c["source_title"] == "b-bees"),
+        "{stdout}"
+    );
+
+    let text_mode = run(&[&susp, "--corpus", &corpus, "--min-length", "100", "--text"]);
+    assert!(
+        text_mode.contains("content reuse from \"b-bees\""),
+        "{text_mode}"
+    );
+
+    let candidates = run(&[
+        &susp,
+        "--corpus",
+        &corpus,
+        "--candidates-only",
+        "--top",
+        "1",
+    ]);
+    let c: Value = serde_json::from_str(candidates.lines().next().unwrap()).unwrap();
+    assert_eq!(c["source_title"], "b-bees");
+    assert_eq!(candidates.lines().count(), 1);
+}
+
+#[test]
+fn empty_corpus_directory_is_an_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_textreuse"))
+        .args(["check", &format!("{DIR}/suspicious.txt"), "--corpus"])
+        .arg(dir.path())
+        .output()
+        .expect("run textreuse");
+    assert!(!out.status.success());
+}
