@@ -2,4 +2,5 @@
 
 pub mod classify;
 pub mod dedup;
+pub mod features;
 pub mod shuffle;
