@@ -27,6 +27,8 @@ enum Command {
     ShuffleBench(cmd::shuffle_bench::Args),
     /// Split documents (plain text, JSON Lines) into sentences, one JSON object per sentence.
     Sentences(cmd::sentences::Args),
+    /// 64-bit SimHash fingerprints of sentences, or the pairs within --max-hamming bits.
+    Simhash(cmd::simhash::Args),
     /// Print the S-curve (match probability against Jaccard similarity) or recommend (K, M).
     Tune(cmd::tune::Args),
     /// Score PAN text-alignment detections against truth files (plagdet, recall, precision, granularity).
@@ -44,6 +46,7 @@ fn main() -> ExitCode {
         Command::Dedup(args) => cmd::dedup::run(&args, &cli.global),
         Command::Extract(args) => cmd::extract::run(&args, &cli.global),
         Command::Sentences(args) => cmd::sentences::run(&args, &cli.global),
+        Command::Simhash(args) => cmd::simhash::run(&args, &cli.global),
         Command::Tune(args) => cmd::tune::run(&args, &cli.global),
         Command::PanEval(args) => cmd::pan_eval::run(&args, &cli.global),
         Command::Align(args) => cmd::align::run(&args, &cli.global),
