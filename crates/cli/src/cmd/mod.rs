@@ -5,6 +5,6 @@ pub mod dedup;
 pub mod extract;
 pub mod pan_eval;
 pub mod sentences;
-pub mod simhash;
 pub mod shuffle_bench;
+pub mod simhash;
 pub mod tune;
