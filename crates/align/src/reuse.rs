@@ -164,7 +164,8 @@ fn entities(text: &str) -> AHashSet<u64> {
         let capital = s.chars().next().is_some_and(char::is_uppercase);
         let joined = gap.chars().all(|c| c == ' ');
         let sentence_start = i == 0 || gap.contains(['.', '!', '?', '\n']);
-        if !(capital && joined) && !run.is_empty() {
+        let continues = capital && joined;
+        if !continues && !run.is_empty() {
             out.insert(fingerprint_words(&run));
             run.clear();
         }
