@@ -24,7 +24,8 @@
 //! # Units and parameters
 //!
 //! Units are paragraph chunks ([`textreuse_shingle::chunks`]: paragraphs split on blank lines,
-//! short ones merged into a neighbour until they hold [`IndexBuilder::min_words`] words). A
+//! short ones merged into a neighbour until they hold [`IndexBuilder::min_words`] words; chunks
+//! over 100 words are cut into pieces of 100 words). A
 //! chunk's shingles are its word n-grams ([`IndexBuilder::ngram`], default 2, case-insensitive
 //! word keys), and its MinHash signature gives [`IndexBuilder::bands`] band keys of
 //! [`IndexBuilder::rows`] minhashes each.
@@ -48,6 +49,9 @@ use ahash::AHashMap;
 use textreuse_hash::fingerprint_words;
 use textreuse_minhash::{BandScheme, Signer};
 use textreuse_shingle::{chunks, words};
+
+/// Chunks longer than this many words are cut into pieces of this many words.
+const MAX_WORDS: usize = 100;
 
 /// Why an [`IndexBuilder`] could not build an index.
 #[derive(Debug, thiserror::Error)]
@@ -236,18 +240,17 @@ impl CorpusIndex {
         let doc = self.docs;
         self.docs += 1;
         let mut scratch = std::mem::take(&mut self.scratch);
-        for chunk in chunks(text, self.min_words) {
-            if !self.sign(&text[chunk.span.clone()], &mut scratch) {
+        let mut spans = Vec::new();
+        units(text, self.min_words, MAX_WORDS, &mut spans);
+        for span in spans {
+            if !self.sign(&text[span.clone()], &mut scratch) {
                 continue;
             }
             let Ok(id) = u32::try_from(self.chunks.len()) else {
                 // More than 4 billion chunks: stop indexing rather than alias ids.
                 break;
             };
-            self.chunks.push(ChunkRef {
-                doc,
-                span: chunk.span,
-            });
+            self.chunks.push(ChunkRef { doc, span });
             self.mins.extend_from_slice(&scratch.mins);
             for &key in &scratch.bands {
                 let bucket = self.buckets.entry(key).or_default();
@@ -293,8 +296,10 @@ impl CorpusIndex {
         let mut by_doc: AHashMap<usize, Candidate> = AHashMap::new();
         let hashes = self.signer.hashes();
         let mut seen: Vec<u32> = Vec::new();
-        for chunk in chunks(query, self.min_words) {
-            if !self.sign(&query[chunk.span.clone()], &mut scratch) {
+        let mut spans = Vec::new();
+        units(query, self.min_words, MAX_WORDS, &mut spans);
+        for span in spans {
+            if !self.sign(&query[span.clone()], &mut scratch) {
                 continue;
             }
             seen.clear();
@@ -327,13 +332,13 @@ impl CorpusIndex {
                     shared_keys: 0,
                     best_jaccard: -1.0,
                     best_chunk: id,
-                    best_query_span: chunk.span.clone(),
+                    best_query_span: span.clone(),
                 });
                 c.shared_keys += shared;
                 if jaccard > c.best_jaccard {
                     c.best_jaccard = jaccard;
                     c.best_chunk = id;
-                    c.best_query_span = chunk.span.clone();
+                    c.best_query_span = span.clone();
                 }
             }
         }
@@ -346,6 +351,29 @@ impl CorpusIndex {
         });
         out.truncate(top);
         out
+    }
+}
+
+/// The units of `text`: its [`chunks`], each cut into pieces of at most `max_words` words (PAN
+/// documents and other texts without blank lines would otherwise be one huge chunk).
+fn units(text: &str, min_words: usize, max_words: usize, out: &mut Vec<Range<usize>>) {
+    out.clear();
+    for chunk in chunks(text, min_words) {
+        let mut start = chunk.span.start;
+        let mut end = start;
+        let mut n = 0;
+        for w in words(&text[chunk.span.clone()]) {
+            if n == max_words {
+                out.push(start..end);
+                start = chunk.span.start + w.span.start;
+                n = 0;
+            }
+            end = chunk.span.start + w.span.end;
+            n += 1;
+        }
+        if n > 0 {
+            out.push(start..end);
+        }
     }
 }
 
