@@ -1,9 +1,11 @@
 //! `minhash/sign`: signing ready-made shingle fingerprints, in sentences per second.
+//! `TEXTREUSE_BENCH_CPU_TIME=1` measures thread CPU time instead of wall time (see the lib).
 //!
 //! Sentence lengths span Wikipedia's 75..=600 shingles (the median kept sentence has about 150),
 //! N spans the research's 20 up to 128. `naive` is the obvious scalar loop (one pass over the
 //! shingles per hash function) for comparison.
-use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
+use criterion::measurement::Measurement;
+use criterion::{BenchmarkId, Criterion, Throughput};
 use std::hint::black_box;
 use textreuse_minhash::SignerBuilder;
 
@@ -13,7 +15,7 @@ fn shingles(len: usize, salt: u64) -> Vec<u64> {
         .collect()
 }
 
-fn sign(c: &mut Criterion) {
+fn sign<M: Measurement>(c: &mut Criterion<M>) {
     let mut group = c.benchmark_group("minhash/sign");
     for n in [20usize, 64, 128] {
         let signer = SignerBuilder::new().hashes(n).build().unwrap();
@@ -49,7 +51,36 @@ fn sign(c: &mut Criterion) {
     group.finish();
 }
 
-fn band_keys(c: &mut Criterion) {
+/// Real Wikipedia sentences of 75..=600 shingles (`testdata/shingle/wiki-articles.txt`).
+fn wiki_sentences() -> Vec<&'static str> {
+    const TEXT: &str = include_str!("../../testdata/shingle/wiki-articles.txt");
+    textreuse_shingle::sentences(TEXT)
+        .map(|s| s.as_str())
+        .filter(|s| (75..=600).contains(&textreuse_shingle::char_shingle_count(s, 12)))
+        .collect()
+}
+
+/// `minhash/sign_text`: from raw sentence text to a signature (12-character shingle
+/// fingerprints, then N = 20 minhashes), over every kept sentence of three real articles.
+fn sign_text<M: Measurement>(c: &mut Criterion<M>) {
+    let mut group = c.benchmark_group("minhash/sign_text");
+    let sentences = wiki_sentences();
+    let signer = SignerBuilder::new().build().unwrap();
+    let mut shingles = Vec::new();
+    let mut out = vec![0u64; signer.hashes()];
+    group.throughput(Throughput::Elements(sentences.len() as u64));
+    group.bench_function(BenchmarkId::new("n20-l12", sentences.len()), |b| {
+        b.iter(|| {
+            for s in &sentences {
+                textreuse_shingle::char_shingle_fingerprints(black_box(s), 12, &mut shingles);
+                signer.sign_into(&shingles, &mut out).unwrap();
+            }
+        })
+    });
+    group.finish();
+}
+
+fn band_keys<M: Measurement>(c: &mut Criterion<M>) {
     let mut group = c.benchmark_group("minhash/band_keys");
     let signer = SignerBuilder::new().build().unwrap();
     let sig = signer.sign(shingles(150, 2)).unwrap();
@@ -61,5 +92,4 @@ fn band_keys(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, sign, band_keys);
-criterion_main!(benches);
+textreuse_benches::cpu_or_wall_main!(sign, sign_text, band_keys);

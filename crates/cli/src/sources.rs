@@ -89,7 +89,7 @@ pub fn read_all(
     mut on_source: impl FnMut(Source) -> anyhow::Result<()>,
     mut on_problem: impl FnMut(InputProblem),
 ) -> anyhow::Result<()> {
-    for path in paths {
+    for (position, path) in paths.iter().enumerate() {
         if is_dump(path) {
             let reader = textreuse_wikidump::ReaderBuilder::new()
                 .threads(threads.max(1))
@@ -98,7 +98,12 @@ pub fn read_all(
             read_dump(path, reader, &mut on_source, &mut on_problem)?;
         } else {
             for doc in input::documents(std::slice::from_ref(path)) {
-                on_source(Source::Text(doc?))?;
+                let mut doc = doc?;
+                if !input::is_json_lines(path) {
+                    // A plain-text document's id is its position in the whole argument list.
+                    doc.id = position as u64 + 1;
+                }
+                on_source(Source::Text(doc))?;
             }
         }
     }

@@ -1,6 +1,10 @@
 //! `textreuse sentences FILE...`: split documents into sentences and write one JSON object per
 //! sentence, `{"doc","title","idx","start","end","shingles","text"}`.
 //!
+//! Wikipedia dumps (`.xml`, `.xml.bz2`) are read like `textreuse dedup` reads them: each article's
+//! prose paragraphs (list items left out) joined by blank lines, `doc` = page id. With no FILE, the
+//! bundled sample dumps are read.
+//!
 //! `idx` counts every sentence of the document (kept or not), so `(doc, idx)` is a stable
 //! sentence id whatever the filter. `start`/`end` are byte offsets into the document text;
 //! `shingles` is the number of `--shingle`-character shingles of the sentence as it stands in the
@@ -13,15 +17,17 @@ use serde::Serialize;
 use textreuse_shingle::{char_shingle_count, sentences};
 
 use crate::util::{self, Global};
-use textreuse_cli::input::documents;
+use textreuse_cli::sources;
+use textreuse_wikidump::Cleaner;
 
 /// Arguments of `textreuse sentences`.
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// Input files: `.jsonl` (one `{"id","title","text"}` object per line, or the `paragraphs`
-    /// form written by `textreuse extract`), anything else is one plain-text document whose id is
-    /// its position in this list (from 1) and whose title is its file name without extension.
-    #[arg(value_name = "FILE", required = true)]
+    /// Input files: Wikipedia dumps (`.xml`, `.xml.bz2`), `.jsonl` (one `{"id","title","text"}`
+    /// object per line, or the `paragraphs` form written by `textreuse extract`), anything else
+    /// is one plain-text document whose id is its position in this list (from 1) and whose title
+    /// is its file name without extension. Default: the bundled sample dumps.
+    #[arg(value_name = "FILE")]
     pub files: Vec<PathBuf>,
     /// Keep sentences with at least this many shingles (0 keeps the short ones too).
     #[arg(long, default_value_t = 75, value_name = "N")]
@@ -55,32 +61,53 @@ pub fn run(args: &Args, global: &Global) -> anyhow::Result<()> {
     let len = args.shingle as usize;
     let mut out = util::stdout();
     let (mut docs, mut total, mut kept) = (0u64, 0u64, 0u64);
-    for doc in documents(&args.files) {
-        let doc = doc?;
-        docs += 1;
-        for (idx, s) in sentences(&doc.text).enumerate() {
-            total += 1;
-            let shingles = char_shingle_count(s.as_str(), len);
-            if shingles < args.min_shingles || shingles > max {
-                continue;
+    let files = if args.files.is_empty() {
+        sources::bundled_samples()
+    } else {
+        args.files.clone()
+    };
+    let cleaner = Cleaner::new();
+    let mut problems = 0u64;
+    sources::read_all(
+        &files,
+        rayon::current_num_threads(),
+        |source| {
+            let doc = source.into_document(&cleaner);
+            docs += 1;
+            for (idx, s) in sentences(&doc.text).enumerate() {
+                total += 1;
+                let shingles = char_shingle_count(s.as_str(), len);
+                if shingles < args.min_shingles || shingles > max {
+                    continue;
+                }
+                kept += 1;
+                let rec = OutSentence {
+                    doc: doc.id,
+                    title: &doc.title,
+                    idx,
+                    start: s.span.start,
+                    end: s.span.end,
+                    shingles,
+                    text: s.as_str(),
+                };
+                serde_json::to_writer(&mut out, &rec)?;
+                out.write_all(b"\n")?;
             }
-            kept += 1;
-            let rec = OutSentence {
-                doc: doc.id,
-                title: &doc.title,
-                idx,
-                start: s.span.start,
-                end: s.span.end,
-                shingles,
-                text: s.as_str(),
-            };
-            serde_json::to_writer(&mut out, &rec)?;
-            out.write_all(b"\n")?;
-        }
-    }
+            Ok(())
+        },
+        |problem| {
+            problems += 1;
+            global.log(format_args!(
+                "warning: {}: {} (reading goes on)",
+                problem.path.display(),
+                problem.message
+            ));
+        },
+    )?;
     out.flush()?;
     global.log(format_args!(
-        "{docs} documents, {total} sentences, {kept} kept ({}..={} shingles of {len} chars)",
+        "{docs} documents, {total} sentences, {kept} kept ({}..={} shingles of {len} chars), \
+         {problems} input problems",
         args.min_shingles,
         if args.max_shingles == 0 {
             "inf".to_string()
