@@ -23,6 +23,14 @@
 //!   byte strings (what shingles become).
 //! * [`minhash`]: the [`Signer`](minhash::Signer): MinHash signatures, band keys, the exact
 //!   collision curves of drawn and disjoint bands, and a parameter tuner.
+//! * [`shingle`]: normalization, sentence splitting, character shingles, word n-grams, chunks,
+//!   byte-to-character offsets.
+//! * [`simhash`]: random-projection signatures (SimHash), weighted paragraph fingerprints and
+//!   Hamming-distance search (exact permuted tables, approximate sliding window).
+//! * [`unionfind`]: dense union-find and deterministic clusters over sparse ids.
+//! * [`wikidump`]: streaming Wikipedia XML dump reader (bz2, multistream) and wikitext cleaner.
+//! * [`align`]: passage-level text alignment (PAN style), the PAN evaluator, a MinHash corpus
+//!   index and the content/structure reuse classifier (see `examples/plagiarism_checker.rs`).
 //!
 //! Every output that must be the same on every machine (fingerprints, signatures, band keys) is
 //! defined by the toolkit's own code and seed and pinned by known-answer tests.
