@@ -38,12 +38,13 @@ use anyhow::Context;
 use rayon::prelude::*;
 use serde::Serialize;
 use textreuse_minhash::Signer;
-use textreuse_shingle::{Normalize, char_shingle_count, char_shingle_fingerprints, normalize};
+use textreuse_shingle::Normalize;
 use textreuse_simhash::{SimHasher, TableSearch};
 use textreuse_unionfind::Clustering;
 use textreuse_wikidump::Cleaner;
 
 use super::classify::{ClusterType, Member, classify};
+use super::features::{FeatureScratch, SentenceFilter, sentence_shingles, sentence_simhash};
 use super::shuffle::{PairMode, ShuffleBuilder, ShuffleStats};
 use crate::input::Document;
 use crate::sources::Source;
@@ -233,8 +234,7 @@ struct DocOut {
 
 /// Reusable buffers of one worker.
 struct Scratch {
-    normalized: String,
-    shingles: Vec<u64>,
+    features: FeatureScratch,
     mins: Vec<u64>,
     keys: Vec<u64>,
 }
@@ -253,34 +253,33 @@ fn process(
         kept: Vec::new(),
         records: Vec::new(),
     };
+    let filter = SentenceFilter {
+        shingle: options.shingle,
+        min_shingles: options.min_shingles,
+        max_shingles: options.max_shingles,
+    };
     for (idx, sentence) in textreuse_shingle::sentences(&doc.text).enumerate() {
         out.sentences += 1;
         let text = sentence.as_str();
-        let count = char_shingle_count(text, options.shingle);
-        if count < options.min_shingles || count > options.max_shingles {
+        if !filter.keeps(text) {
             continue;
-        }
-        s.normalized.clear();
-        normalize(text, norm, &mut s.normalized);
-        s.shingles.clear();
-        char_shingle_fingerprints(&s.normalized, options.shingle, &mut s.shingles);
-        if s.shingles.is_empty() {
-            continue; // shorter than one shingle after normalization
         }
         let id = seq << 32 | idx as u64;
         match options.method {
             Method::MinHash => {
-                signer
-                    .sign_into(&s.shingles, &mut s.mins)
-                    .expect("non-empty shingles and a buffer of the signer's size");
+                let shingles = sentence_shingles(text, options.shingle, norm, &mut s.features);
+                if signer.sign_into(shingles, &mut s.mins).is_err() {
+                    continue; // shorter than one shingle after normalization
+                }
                 signer.band_keys_into(&s.mins, &mut s.keys);
                 out.records.extend(s.keys.iter().map(|&k| (k, id)));
             }
             Method::SimHash { .. } => {
-                // A set, like MinHash sees it: repeated shingles count once.
-                s.shingles.sort_unstable();
-                s.shingles.dedup();
-                let fp = simhasher.fingerprint_unweighted(s.shingles.iter().copied());
+                let Some(fp) =
+                    sentence_simhash(text, options.shingle, norm, simhasher, &mut s.features)
+                else {
+                    continue;
+                };
                 out.records.push((fp, id));
             }
         }
@@ -353,8 +352,7 @@ pub fn run(
             .enumerate()
             .map_init(
                 || Scratch {
-                    normalized: String::new(),
-                    shingles: Vec::new(),
+                    features: FeatureScratch::new(),
                     mins: vec![0; signer.hashes()],
                     keys: vec![0; signer.bands()],
                 },

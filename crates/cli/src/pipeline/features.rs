@@ -1,9 +1,9 @@
 //! Per-sentence features, computed one way for every command: the sentence filter, the
 //! normalized shingle fingerprints, and the 64-bit SimHash of a sentence.
 //!
-//! `textreuse simhash` calls these; they reproduce stage 2 of [`super::dedup`] with
-//! `--method simhash` exactly (the integration tests check that the two find the same
-//! clusters), so that the dedup pipeline can call them instead of its inline copy.
+//! Stage 2 of [`super::dedup`] and `textreuse simhash` both call these, so a sentence's
+//! features are defined once (the integration tests also check that the two commands find the
+//! same clusters).
 use textreuse_shingle::{Normalize, char_shingle_count, char_shingle_fingerprints, normalize};
 use textreuse_simhash::SimHasher;
 
