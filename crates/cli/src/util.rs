@@ -24,6 +24,24 @@ impl Global {
         }
     }
 
+    /// The input files, or the bundled sample dumps (with a log line saying so) when none was
+    /// given.
+    pub fn inputs_or_samples(&self, files: &[std::path::PathBuf]) -> Vec<std::path::PathBuf> {
+        if !files.is_empty() {
+            return files.to_vec();
+        }
+        let samples = textreuse_cli::sources::bundled_samples();
+        self.log(format_args!(
+            "no input given: using the bundled samples {}",
+            samples
+                .iter()
+                .map(|p| p.display().to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
+        ));
+        samples
+    }
+
     /// Prints a log line to stderr unless `--quiet`.
     pub fn log(&self, msg: impl std::fmt::Display) {
         if !self.quiet {

@@ -120,20 +120,7 @@ pub fn run(args: &Args, global: &Global) -> anyhow::Result<()> {
         },
         ..DedupOptions::default()
     };
-    let files = if args.files.is_empty() {
-        let samples = sources::bundled_samples();
-        global.log(format_args!(
-            "no input given: using the bundled samples {}",
-            samples
-                .iter()
-                .map(|p| p.display().to_string())
-                .collect::<Vec<_>>()
-                .join(", ")
-        ));
-        samples
-    } else {
-        args.files.clone()
-    };
+    let files = global.inputs_or_samples(&args.files);
     let threads = rayon::current_num_threads();
     let progress = (!global.quiet && std::io::stderr().is_terminal()).then(|| {
         let bar = indicatif::ProgressBar::new_spinner();

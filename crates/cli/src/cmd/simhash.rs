@@ -132,20 +132,7 @@ pub fn run(args: &Args, global: &Global) -> anyhow::Result<()> {
                 .context("invalid window search parameters")?,
         ),
     };
-    let files = if args.files.is_empty() {
-        let samples = sources::bundled_samples();
-        global.log(format_args!(
-            "no input given: using the bundled samples {}",
-            samples
-                .iter()
-                .map(|p| p.display().to_string())
-                .collect::<Vec<_>>()
-                .join(", ")
-        ));
-        samples
-    } else {
-        args.files.clone()
-    };
+    let files = global.inputs_or_samples(&args.files);
 
     let cleaner = Cleaner::new();
     let hasher = SimHasher::new();
