@@ -61,6 +61,12 @@ fn jsonl_and_plain_text() {
         let idx = expected_idx.entry(doc).or_insert(0u64);
         assert_eq!(r["idx"].as_u64().unwrap(), *idx);
         *idx += 1;
+        // The pipeline id: the document's position in the input, then the sentence index.
+        let seq = docs
+            .iter()
+            .position(|d| d["id"].as_u64() == Some(doc))
+            .unwrap_or(docs.len()) as u64;
+        assert_eq!(r["id"].as_u64().unwrap(), seq << 32 | (*idx - 1));
     }
     assert_eq!(expected_idx.get(&2), Some(&2));
     assert!(all.iter().any(|r| r["text"] == "Short."));

@@ -1,12 +1,15 @@
 //! `textreuse sentences FILE...`: split documents into sentences and write one JSON object per
-//! sentence, `{"doc","title","idx","start","end","shingles","text"}`.
+//! sentence, `{"id","doc","title","idx","start","end","shingles","text"}`.
 //!
 //! Wikipedia dumps (`.xml`, `.xml.bz2`) are read like `textreuse dedup` reads them: each article's
 //! prose paragraphs (list items left out) joined by blank lines, `doc` = page id. With no FILE, the
 //! bundled sample dumps are read.
 //!
 //! `idx` counts every sentence of the document (kept or not), so `(doc, idx)` is a stable
-//! sentence id whatever the filter. `start`/`end` are byte offsets into the document text;
+//! sentence id whatever the filter. `id` is the id `textreuse dedup` gives the same sentence when
+//! it reads the same inputs in the same order: `seq << 32 | idx`, where `seq` is the document's
+//! position in the input (from 0), so two versions of one page (same `doc`) get different ids.
+//! The Spark backend of the Python package reads this output and keeps these ids. `start`/`end` are byte offsets into the document text;
 //! `shingles` is the number of `--shingle`-character shingles of the sentence as it stands in the
 //! text (no normalization). Sentences are kept when `--min-shingles <= shingles <=
 //! --max-shingles`; `--max-shingles 0` removes the upper bound.
@@ -42,6 +45,7 @@ pub struct Args {
 
 #[derive(Serialize)]
 struct OutSentence<'a> {
+    id: u64,
     doc: u64,
     title: &'a str,
     idx: usize,
@@ -73,6 +77,7 @@ pub fn run(args: &Args, global: &Global) -> anyhow::Result<()> {
         rayon::current_num_threads(),
         |source| {
             let doc = source.into_document(&cleaner);
+            let seq = docs;
             docs += 1;
             for (idx, s) in sentences(&doc.text).enumerate() {
                 total += 1;
@@ -82,6 +87,7 @@ pub fn run(args: &Args, global: &Global) -> anyhow::Result<()> {
                 }
                 kept += 1;
                 let rec = OutSentence {
+                    id: seq << 32 | idx as u64,
                     doc: doc.id,
                     title: &doc.title,
                     idx,

@@ -288,6 +288,69 @@ fn process(
     out
 }
 
+/// One sentence of a cluster, as [`cluster_line`] takes it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ClusterMember {
+    /// The sentence id, `seq << 32 | idx` (see the module docs).
+    pub id: u64,
+    /// The document (page) id.
+    pub doc: u64,
+    /// The document title.
+    pub title: String,
+    /// The sentence text.
+    pub text: String,
+}
+
+/// One line of `clusters.jsonl` (without the newline) and the cluster's type.
+///
+/// Sorts `members` by `(doc, idx, id)` (the order of the output), classifies the cluster
+/// ([`classify`]) and serializes it. `textreuse dedup` and the Spark backend of the Python
+/// package both format clusters through this function, so their outputs are byte-identical.
+///
+/// ```
+/// use textreuse_cli::pipeline::dedup::{ClusterMember, cluster_line};
+///
+/// let member = |id: u64, doc: u64| ClusterMember {
+///     id,
+///     doc,
+///     title: format!("Page {doc}"),
+///     text: "The same sentence.".to_string(),
+/// };
+/// let mut members = vec![member(1 << 32, 9), member(0, 7)];
+/// let (kind, line) = cluster_line(0, &mut members);
+/// assert_eq!(kind.as_str(), "identical");
+/// assert!(line.starts_with(r#"{"cluster":0,"size":2,"type":"identical","members":[{"doc":7,"#));
+/// ```
+pub fn cluster_line(cluster: u64, members: &mut [ClusterMember]) -> (ClusterType, String) {
+    members.sort_by_key(|m| (m.doc, m.id as u32, m.id));
+    let kind = classify(
+        &members
+            .iter()
+            .map(|m| Member {
+                doc: m.doc,
+                title: &m.title,
+                text: &m.text,
+            })
+            .collect::<Vec<_>>(),
+    );
+    let out = OutCluster {
+        cluster,
+        size: members.len(),
+        kind: kind.as_str(),
+        members: members
+            .iter()
+            .map(|m| OutMember {
+                doc: m.doc,
+                title: &m.title,
+                idx: m.id as u32,
+                text: &m.text,
+            })
+            .collect(),
+    };
+    let line = serde_json::to_string(&out).expect("clusters serialize (strings and integers)");
+    (kind, line)
+}
+
 /// One clustered sentence in `clusters.jsonl`.
 #[derive(Serialize)]
 struct OutMember<'a> {
@@ -503,26 +566,20 @@ pub fn run(
     let mut titles_of: HashMap<u64, &str> = HashMap::new();
     write_atomically(&out_dir.join("clusters.jsonl"), |w| {
         for cluster in &clusters {
-            let members: Vec<(u64, u32, &str, String, u64)> = cluster
+            let mut members: Vec<ClusterMember> = cluster
                 .members()
                 .iter()
                 .map(|&id| {
                     let (doc, title) = &docs[(id >> 32) as usize];
-                    Ok((*doc, id as u32, title.as_str(), texts.get(id)?, id))
+                    Ok(ClusterMember {
+                        id,
+                        doc: *doc,
+                        title: title.clone(),
+                        text: texts.get(id)?,
+                    })
                 })
                 .collect::<anyhow::Result<_>>()?;
-            let mut members = members;
-            members.sort_by_key(|m| (m.0, m.1, m.4));
-            let kind = classify(
-                &members
-                    .iter()
-                    .map(|m| Member {
-                        doc: m.0,
-                        title: m.2,
-                        text: &m.3,
-                    })
-                    .collect::<Vec<_>>(),
-            );
+            let (kind, line) = cluster_line(cluster.id(), &mut members);
             *types.get_mut(kind.as_str()).expect("all types counted") += 1;
             stats.clusters += 1;
             stats.clustered_sentences += members.len() as u64;
@@ -530,10 +587,12 @@ pub fn run(
                 .cluster_size_histogram
                 .entry(members.len())
                 .or_insert(0) += 1;
-            let mut in_cluster: Vec<u64> = members.iter().map(|m| m.0).collect();
+            let mut in_cluster: Vec<u64> = members.iter().map(|m| m.doc).collect();
             in_cluster.dedup();
             for m in &members {
-                titles_of.entry(m.0).or_insert(m.2);
+                titles_of
+                    .entry(m.doc)
+                    .or_insert(docs[(m.id >> 32) as usize].1.as_str());
             }
             articles.extend_from_slice(&in_cluster);
             // Quadratic in the articles of one cluster; giant template clusters say little
@@ -545,21 +604,7 @@ pub fn run(
                     }
                 }
             }
-            let out = OutCluster {
-                cluster: cluster.id(),
-                size: members.len(),
-                kind: kind.as_str(),
-                members: members
-                    .iter()
-                    .map(|m| OutMember {
-                        doc: m.0,
-                        title: m.2,
-                        idx: m.1,
-                        text: &m.3,
-                    })
-                    .collect(),
-            };
-            serde_json::to_writer(&mut *w, &out)?;
+            w.write_all(line.as_bytes())?;
             w.write_all(b"\n")?;
         }
         Ok(())
