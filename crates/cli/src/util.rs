@@ -72,3 +72,55 @@ pub fn exit(result: anyhow::Result<()>) -> ExitCode {
         }
     }
 }
+
+/// The MinHash flags of the commands that sign sentences (`dedup`, `sentences --band-keys`),
+/// with `dedup`'s defaults, so both build the same signer from the same flags.
+#[derive(Debug, clap::Args)]
+pub struct SignerArgs {
+    /// Number of hash functions N.
+    #[arg(long, default_value_t = 20, value_name = "N")]
+    pub hashes: usize,
+    /// Output bits of each hash function.
+    #[arg(long, default_value_t = 60)]
+    pub bits: u32,
+    /// Rows K per band.
+    #[arg(long, short = 'k', default_value_t = 10)]
+    pub rows: usize,
+    /// Bands M.
+    #[arg(long, short = 'm', default_value_t = 10)]
+    pub bands: usize,
+    /// Seed of the hash functions and band subsets.
+    #[arg(long, default_value_t = 1123456)]
+    pub seed: u64,
+    /// Form bands as drawn K-subsets of N (the research) or disjoint (N = K*M, --hashes ignored).
+    #[arg(long, value_enum, default_value_t = Scheme::Drawn)]
+    pub scheme: Scheme,
+}
+
+/// How bands are formed (`--scheme`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Scheme {
+    /// K-subsets of the N functions drawn from the seed.
+    Drawn,
+    /// Classic banding, N = K*M.
+    Disjoint,
+}
+
+impl SignerArgs {
+    /// The signer these flags describe.
+    pub fn build(&self) -> anyhow::Result<textreuse_minhash::Signer> {
+        use anyhow::Context;
+        use textreuse_minhash::{BandScheme, SignerBuilder};
+        let mut builder = SignerBuilder::new();
+        builder
+            .bits(self.bits)
+            .rows(self.rows)
+            .bands(self.bands)
+            .seed(self.seed);
+        match self.scheme {
+            Scheme::Drawn => builder.scheme(BandScheme::Drawn).hashes(self.hashes),
+            Scheme::Disjoint => builder.scheme(BandScheme::Disjoint),
+        };
+        builder.build().context("invalid MinHash parameters")
+    }
+}

@@ -97,3 +97,185 @@ fn errors_name_the_file_and_line() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(stderr.contains("bad.jsonl:2"), "{stderr}");
 }
+
+/// Sentences with repeated and near-repeated text across three documents.
+fn near_duplicates(dir: &std::path::Path) -> std::path::PathBuf {
+    let base = "The old mill on the river was built in 1820 by the Smith family and grinds grain to this day.";
+    let docs = [
+        (
+            11,
+            "Mill",
+            format!("{base} It was restored in 1990 after a long period of decay. Short."),
+        ),
+        (
+            12,
+            "Village",
+            // The same sentence with other case and spacing (identical after normalization).
+            format!(
+                "{}  The village has a church, a school and two shops near the old stone bridge.",
+                base.to_uppercase().replace(' ', "  ")
+            ),
+        ),
+        (
+            13,
+            "River",
+            format!(
+                "{} The river floods every spring and the meadows turn into a shallow lake for weeks.",
+                // The first word changed (Jaccard 0.94 to the others).
+                base.replace("The old", "An old")
+            ),
+        ),
+    ];
+    let path = dir.join("docs.jsonl");
+    let lines: Vec<String> = docs
+        .iter()
+        .map(|(id, title, text)| {
+            serde_json::json!({"id": id, "title": title, "text": text}).to_string()
+        })
+        .collect();
+    std::fs::write(&path, lines.join("\n")).unwrap();
+    path
+}
+
+fn hex_keys(record: &Value) -> Vec<u64> {
+    record["band_keys"]
+        .as_array()
+        .expect("band_keys is a list")
+        .iter()
+        .map(|k| {
+            let k = k.as_str().expect("keys are strings");
+            assert_eq!(k.len(), 16, "16 hex digits: {k}");
+            u64::from_str_radix(k, 16).unwrap()
+        })
+        .collect()
+}
+
+#[test]
+fn band_keys_are_the_keys_dedup_buckets_by() {
+    use textreuse_cli::pipeline::features::{FeatureScratch, sentence_shingles};
+    use textreuse_minhash::{BandScheme, Signer, SignerBuilder};
+    use textreuse_shingle::Normalize;
+
+    let dir = tempfile::tempdir().unwrap();
+    let input = near_duplicates(dir.path());
+    let input = input.to_str().unwrap();
+
+    // Without the flag there is no field.
+    let (plain, _) = run(&[input]);
+    assert!(plain.iter().all(|r| r.get("band_keys").is_none()));
+
+    // Every kept sentence's keys are the signer's band keys of its normalized shingles.
+    let (records, _) = run(&["--band-keys", input]);
+    let signer = Signer::new();
+    let mut scratch = FeatureScratch::new();
+    for r in &records {
+        let shingles = sentence_shingles(
+            r["text"].as_str().unwrap(),
+            12,
+            &Normalize::new(),
+            &mut scratch,
+        );
+        let sig = signer.sign(shingles.iter().copied()).unwrap();
+        assert_eq!(hex_keys(r), signer.band_keys(&sig).collect::<Vec<_>>());
+    }
+
+    // The clusters `dedup` finds are exactly the groups of sentences linked by a shared key.
+    let out = dir.path().join("out");
+    let status = Command::new(env!("CARGO_BIN_EXE_textreuse"))
+        .args(["dedup", "--quiet", "--out", out.to_str().unwrap(), input])
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let mut by_key: std::collections::HashMap<u64, Vec<usize>> = Default::default();
+    for (i, r) in records.iter().enumerate() {
+        for k in hex_keys(r) {
+            by_key.entry(k).or_default().push(i);
+        }
+    }
+    // Connected components of the shared-key graph (tiny: repeated relabelling).
+    let mut label: Vec<usize> = (0..records.len()).collect();
+    loop {
+        let mut changed = false;
+        for members in by_key.values() {
+            let min = members.iter().map(|&i| label[i]).min().unwrap();
+            for &i in members {
+                if label[i] != min {
+                    label[i] = min;
+                    changed = true;
+                }
+            }
+        }
+        if !changed {
+            break;
+        }
+    }
+    let mut expected: std::collections::BTreeMap<usize, Vec<(u64, u64)>> = Default::default();
+    for (i, r) in records.iter().enumerate() {
+        let member = (r["doc"].as_u64().unwrap(), r["idx"].as_u64().unwrap());
+        expected.entry(label[i]).or_default().push(member);
+    }
+    let mut expected: Vec<Vec<(u64, u64)>> =
+        expected.into_values().filter(|c| c.len() > 1).collect();
+    let mut found: Vec<Vec<(u64, u64)>> = std::fs::read_to_string(out.join("clusters.jsonl"))
+        .unwrap()
+        .lines()
+        .map(|l| {
+            let c: Value = serde_json::from_str(l).unwrap();
+            c["members"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|m| (m["doc"].as_u64().unwrap(), m["idx"].as_u64().unwrap()))
+                .collect()
+        })
+        .collect();
+    for c in expected.iter_mut().chain(found.iter_mut()) {
+        c.sort_unstable();
+    }
+    expected.sort();
+    found.sort();
+    assert!(
+        expected.iter().any(|c| c.len() == 3),
+        "the fixture has a cluster of three near-duplicates: {expected:?}"
+    );
+    assert_eq!(found, expected);
+
+    // The signer flags are dedup's; a sentence shorter than one shingle after normalization
+    // gets no keys (dedup skips it).
+    let (small, _) = run(&[
+        "--band-keys",
+        "--scheme",
+        "disjoint",
+        "--rows",
+        "5",
+        "--bands",
+        "4",
+        "--min-shingles",
+        "0",
+        input,
+    ]);
+    let disjoint = SignerBuilder::new()
+        .scheme(BandScheme::Disjoint)
+        .rows(5)
+        .bands(4)
+        .build()
+        .unwrap();
+    for r in &small {
+        let keys = hex_keys(r);
+        let shingles = sentence_shingles(
+            r["text"].as_str().unwrap(),
+            12,
+            &Normalize::new(),
+            &mut scratch,
+        );
+        match disjoint.sign(shingles.iter().copied()) {
+            Ok(sig) => assert_eq!(keys, disjoint.band_keys(&sig).collect::<Vec<_>>()),
+            Err(_) => assert!(keys.is_empty(), "{r}"),
+        }
+    }
+    assert!(
+        small
+            .iter()
+            .any(|r| r["text"] == "Short." && hex_keys(r).is_empty())
+    );
+}

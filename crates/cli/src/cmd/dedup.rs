@@ -6,9 +6,8 @@ use anyhow::Context;
 use textreuse_cli::pipeline::dedup::{self, DedupOptions, Method};
 use textreuse_cli::pipeline::shuffle::{DEFAULT_MAX_BUCKET, parse_size};
 use textreuse_cli::sources::{self, Source};
-use textreuse_minhash::{BandScheme, SignerBuilder};
 
-use crate::util::Global;
+use crate::util::{Global, SignerArgs};
 
 /// Arguments of `textreuse dedup`.
 #[derive(Debug, clap::Args)]
@@ -29,24 +28,8 @@ pub struct Args {
     /// Keep sentences with at most this many shingles.
     #[arg(long, default_value_t = 600, value_name = "N")]
     max_shingles: usize,
-    /// Number of hash functions N.
-    #[arg(long, default_value_t = 20, value_name = "N")]
-    hashes: usize,
-    /// Output bits of each hash function.
-    #[arg(long, default_value_t = 60)]
-    bits: u32,
-    /// Rows K per band.
-    #[arg(long, short = 'k', default_value_t = 10)]
-    rows: usize,
-    /// Bands M.
-    #[arg(long, short = 'm', default_value_t = 10)]
-    bands: usize,
-    /// Seed of the hash functions and band subsets.
-    #[arg(long, default_value_t = 1123456)]
-    seed: u64,
-    /// Form bands as drawn K-subsets of N (the research) or disjoint (N = K*M, --hashes ignored).
-    #[arg(long, value_enum, default_value_t = Scheme::Drawn)]
-    scheme: Scheme,
+    #[command(flatten)]
+    signer: SignerArgs,
     /// Memory budget of the shuffle (e.g. 64MB, 4GB); beyond it sorted runs spill to disk.
     #[arg(long, default_value = "2GB", value_name = "SIZE")]
     mem_budget: String,
@@ -77,12 +60,6 @@ enum MethodArg {
     Simhash,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-enum Scheme {
-    Drawn,
-    Disjoint,
-}
-
 /// Runs `textreuse dedup`.
 pub fn run(args: &Args, global: &Global) -> anyhow::Result<()> {
     if let Some(d) = args.max_edit {
@@ -92,17 +69,7 @@ pub fn run(args: &Args, global: &Global) -> anyhow::Result<()> {
         );
     }
     anyhow::ensure!(args.shingle >= 1, "--shingle must be at least 1 character");
-    let mut builder = SignerBuilder::new();
-    builder
-        .bits(args.bits)
-        .rows(args.rows)
-        .bands(args.bands)
-        .seed(args.seed);
-    match args.scheme {
-        Scheme::Drawn => builder.scheme(BandScheme::Drawn).hashes(args.hashes),
-        Scheme::Disjoint => builder.scheme(BandScheme::Disjoint),
-    };
-    let signer = builder.build().context("invalid MinHash parameters")?;
+    let signer = args.signer.build()?;
     let options = DedupOptions {
         shingle: args.shingle,
         min_shingles: args.min_shingles,

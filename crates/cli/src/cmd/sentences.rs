@@ -13,13 +13,21 @@
 //! `shingles` is the number of `--shingle`-character shingles of the sentence as it stands in the
 //! text (no normalization). Sentences are kept when `--min-shingles <= shingles <=
 //! --max-shingles`; `--max-shingles 0` removes the upper bound.
+//!
+//! `--band-keys` adds `"band_keys": ["<16 hex digits>", ...]`: the sentence's MinHash band keys
+//! exactly as stage 2 of `textreuse dedup` computes them with the same `--shingle` and signer
+//! flags (normalized, shingled, signed, one key per band in band order; an empty list when the
+//! normalized sentence is shorter than one shingle, which dedup skips). Hex strings, because
+//! JSON readers that parse numbers as doubles lose the low bits of 64-bit keys. The Python
+//! package's tests compare its Arrow kernels with this output.
 use std::io::Write;
 use std::path::PathBuf;
 
 use serde::Serialize;
-use textreuse_shingle::{char_shingle_count, sentences};
+use textreuse_cli::pipeline::features::{FeatureScratch, sentence_shingles};
+use textreuse_shingle::{Normalize, char_shingle_count, sentences};
 
-use crate::util::{self, Global};
+use crate::util::{self, Global, SignerArgs};
 use textreuse_cli::sources;
 use textreuse_wikidump::Cleaner;
 
@@ -41,6 +49,12 @@ pub struct Args {
     /// Shingle length in characters.
     #[arg(long, default_value_t = 12, value_name = "CHARS", value_parser = clap::value_parser!(u16).range(1..))]
     pub shingle: u16,
+    /// Add each sentence's MinHash band keys (as `textreuse dedup` computes them) as 16-digit
+    /// hex strings, using the signer flags below.
+    #[arg(long)]
+    pub band_keys: bool,
+    #[command(flatten)]
+    pub signer: SignerArgs,
 }
 
 #[derive(Serialize)]
@@ -53,6 +67,8 @@ struct OutSentence<'a> {
     end: usize,
     shingles: usize,
     text: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    band_keys: Option<Vec<String>>,
 }
 
 /// Runs `textreuse sentences`.
@@ -72,6 +88,12 @@ pub fn run(args: &Args, global: &Global) -> anyhow::Result<()> {
     };
     let cleaner = Cleaner::new();
     let mut problems = 0u64;
+    // Stage 2 of dedup, sentence by sentence (pipeline::dedup's `process` does the same).
+    let signer = args.band_keys.then(|| args.signer.build()).transpose()?;
+    let norm = Normalize::new();
+    let mut scratch = FeatureScratch::new();
+    let mut mins = vec![0u64; signer.as_ref().map_or(0, |s| s.hashes())];
+    let mut keys = vec![0u64; signer.as_ref().map_or(0, |s| s.bands())];
     sources::read_all(
         &files,
         rayon::current_num_threads(),
@@ -86,6 +108,14 @@ pub fn run(args: &Args, global: &Global) -> anyhow::Result<()> {
                     continue;
                 }
                 kept += 1;
+                let band_keys = signer.as_ref().map(|signer| {
+                    let shingles = sentence_shingles(s.as_str(), len, &norm, &mut scratch);
+                    if signer.sign_into(shingles, &mut mins).is_err() {
+                        return Vec::new();
+                    }
+                    signer.band_keys_into(&mins, &mut keys);
+                    keys.iter().map(|k| format!("{k:016x}")).collect()
+                });
                 let rec = OutSentence {
                     id: seq << 32 | idx as u64,
                     doc: doc.id,
@@ -95,6 +125,7 @@ pub fn run(args: &Args, global: &Global) -> anyhow::Result<()> {
                     end: s.span.end,
                     shingles,
                     text: s.as_str(),
+                    band_keys,
                 };
                 serde_json::to_writer(&mut out, &rec)?;
                 out.write_all(b"\n")?;

@@ -288,6 +288,21 @@ fn process(
     out
 }
 
+/// Stage 7's test: whether the normalized Levenshtein distance of two sentences (as written, in
+/// chars; [`strsim::normalized_levenshtein`]) is at most `max_edit`. The Spark backend of the
+/// Python package calls this too, so both paths keep exactly the same pairs.
+///
+/// ```
+/// use textreuse_cli::pipeline::dedup::within_edit_distance;
+///
+/// // One substitution in 10 chars: distance 0.1.
+/// assert!(within_edit_distance("abcdefghij", "abcdefghiX", 0.1));
+/// assert!(!within_edit_distance("abcdefghij", "abcdefghiX", 0.05));
+/// ```
+pub fn within_edit_distance(a: &str, b: &str, max_edit: f64) -> bool {
+    1.0 - strsim::normalized_levenshtein(a, b) <= max_edit
+}
+
 /// One sentence of a cluster, as [`cluster_line`] takes it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ClusterMember {
@@ -537,7 +552,7 @@ pub fn run(
             .collect::<anyhow::Result<_>>()?;
         let keep: Vec<bool> = pairs
             .par_iter()
-            .map(|(a, b)| 1.0 - strsim::normalized_levenshtein(&loaded[a], &loaded[b]) <= max_edit)
+            .map(|(a, b)| within_edit_distance(&loaded[a], &loaded[b], max_edit))
             .collect();
         let mut kept = 0u64;
         for (&(a, b), keep) in pairs.iter().zip(keep) {
