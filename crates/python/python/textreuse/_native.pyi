@@ -1,0 +1,185 @@
+"""Type stubs of the Rust extension ``textreuse._native`` (import ``textreuse`` instead).
+
+Batch calls release the GIL. Everything is deterministic: the same inputs and parameters give
+the same values on every machine and version, equal to the ``textreuse`` command line's.
+"""
+
+from collections.abc import Iterable, Sequence
+from typing import Any, Literal, TypedDict, final
+
+__version__: str
+
+@final
+class Signer:
+    """MinHash signer: ``N`` hash functions, ``M`` band keys of ``K`` minhashes each.
+
+    The defaults are those of ``textreuse dedup``: N = 20 functions of 60 bits, K = 10 rows,
+    M = 10 bands drawn as K-subsets of the N functions from the seed 1123456. ``hashes=None``
+    means 20 for ``scheme="drawn"`` and ``rows * bands`` for ``scheme="disjoint"`` (classic
+    banding, where any other value is an error). Inconsistent parameters raise ValueError
+    naming the one to change.
+
+    Signers are immutable, thread-safe, picklable (by their parameters) and compare equal when
+    their parameters are equal.
+    """
+
+    def __init__(
+        self,
+        hashes: int | None = None,
+        bits: int = 60,
+        rows: int = 10,
+        bands: int = 10,
+        seed: int = 1123456,
+        scheme: Literal["drawn", "disjoint"] = "drawn",
+    ) -> None: ...
+    @property
+    def hashes(self) -> int:
+        """N, the number of hash functions (minhashes per signature)."""
+    @property
+    def bits(self) -> int:
+        """Output bits of each hash function."""
+    @property
+    def rows(self) -> int:
+        """K, the minhashes per band."""
+    @property
+    def bands(self) -> int:
+        """M, the band keys per signature."""
+    @property
+    def seed(self) -> int:
+        """The seed of the hash functions and band subsets."""
+    @property
+    def scheme(self) -> Literal["drawn", "disjoint"]:
+        """How bands are formed."""
+    def band(self, m: int) -> list[int]:
+        """The indices of the K hash functions of band ``m`` (IndexError if ``m >= bands``)."""
+    def sign(self, text_or_shingles: str | Iterable[int], shingle: int = 12) -> list[int]:
+        """The N minhashes of a text or of a set of shingle fingerprints.
+
+        A str is normalized (lowercased, whitespace collapsed) and cut into ``shingle``-character
+        shingles exactly as ``textreuse dedup`` does before signing a sentence. Any other
+        iterable is taken as the 64-bit shingle fingerprints themselves (ints in ``0..2**64``;
+        negative int64 values stand for the same 64 bits); duplicates and order do not matter.
+
+        Raises ValueError when there is nothing to sign (an empty set, or a text whose
+        normalized form is shorter than one shingle).
+        """
+    def sign_batch(self, texts: Iterable[str | None] | Any, shingle: int = 12) -> list[list[int] | None]:
+        """Signs many texts with the GIL released.
+
+        Returns one list of N minhashes per text, in order, or None for a text that is None
+        (null) or whose normalized form is shorter than one shingle. ``texts`` is a list or
+        tuple of str, any other iterable of str, or a pyarrow string / large_string Array or
+        ChunkedArray (read in place through its Arrow buffers). For a columnar result without
+        Python lists see :func:`textreuse.kernels.signatures`.
+        """
+    def band_keys(self, signature: Sequence[int]) -> list[int]:
+        """The M band keys of a signature (unsigned 64-bit ints), in band order.
+
+        These are the keys ``textreuse dedup`` buckets sentences by; two signatures share band
+        m's key exactly when they agree on its K minhashes (up to 64-bit collisions).
+        """
+    def jaccard(self, sig_a: Sequence[int], sig_b: Sequence[int]) -> float:
+        """Estimated Jaccard similarity: the fraction of the N minhashes that agree."""
+    def collision_probability(self, s: float) -> float:
+        """Exact probability that sets of Jaccard similarity ``s`` share a band key.
+
+        By inclusion-exclusion over the drawn band subsets (which share hash functions);
+        ``1 - (1 - s**K)**M`` for disjoint bands. ValueError unless ``0 <= s <= 1``.
+        """
+    def independent_approximation(self, s: float) -> float:
+        """``1 - (1 - s**K)**M``: exact for disjoint bands, an overestimate for drawn bands."""
+    def __eq__(self, other: object) -> bool: ...
+    def __hash__(self) -> int: ...
+    def __reduce__(self) -> tuple[type[Signer], tuple[int, int, int, int, int, str]]: ...
+
+class Detection(TypedDict):
+    """One reused passage found by :func:`align`; offsets and lengths count characters."""
+
+    source_offset: int
+    source_length: int
+    suspicious_offset: int
+    suspicious_length: int
+    score: float
+    source_text: str
+    suspicious_text: str
+
+class Recommendation(TypedDict):
+    """What :func:`tune` recommends and the error areas it weighed."""
+
+    rows: int
+    bands: int
+    false_positive: float
+    false_negative: float
+    error: float
+
+def sentences(text: str) -> list[tuple[int, int, str]]:
+    """Splits a text into sentences as ``textreuse dedup`` does.
+
+    One ``(start, end, sentence)`` per sentence, where ``start``/``end`` are UTF-8 BYTE offsets
+    (``text.encode()[start:end].decode() == sentence``); see :func:`char_offsets`.
+    """
+
+def char_offsets(text: str, byte_offsets: Sequence[int]) -> list[int]:
+    """Converts UTF-8 byte offsets into ``text`` into character offsets (str indices).
+
+    An offset inside a multi-byte character maps past that character; offsets beyond the end
+    map to ``len(text)``.
+    """
+
+def shingles(text: str, length: int = 12, normalize: bool = True) -> list[int]:
+    """The 64-bit fingerprints of the ``length``-character shingles of ``text``.
+
+    In text order with repetitions; with ``normalize=True`` the text is first lowercased with
+    whitespace collapsed, as ``textreuse dedup`` prepares a sentence for MinHash.
+    """
+
+def shingle_count(text: str, length: int = 12) -> int:
+    """``max(0, len(text) - length + 1)``: shingles of the text as written."""
+
+def jaccard(text_a: str, text_b: str, length: int = 12) -> float:
+    """Exact Jaccard similarity of the texts' normalized shingle sets (0.0 if either is empty)."""
+
+def simhash(text: str, shingle: int = 12) -> int | None:
+    """The 64-bit SimHash of a sentence as ``textreuse dedup --method simhash`` computes it.
+
+    None when the normalized text is shorter than one shingle.
+    """
+
+def align(source: str, suspicious: str, min_length: int = 150) -> list[Detection]:
+    """Passages of ``suspicious`` reused from ``source`` (PAN text alignment, as
+    ``textreuse align``); passages shorter than ``min_length`` bytes on a side are dropped."""
+
+def tune(
+    threshold: float,
+    hashes: int = 20,
+    scheme: Literal["drawn", "disjoint"] = "drawn",
+    max_bands: int = 16,
+    bits: int = 60,
+    seed: int = 1123456,
+    false_positive_weight: float = 0.5,
+    false_negative_weight: float = 0.5,
+) -> Recommendation:
+    """Recommends rows K and bands M for a Jaccard threshold (``textreuse tune --threshold``).
+
+    Minimizes the weighted false-positive and false-negative areas under the exact S-curve.
+    ValueError unless ``0 < threshold < 1``.
+    """
+
+# The kernels below take arrays as (validity, values or offsets, data, offset, length) buffer
+# tuples and return raw buffers; use the wrappers in textreuse.kernels.
+_Parts = tuple[Any, Any, Any, int, int]
+
+def band_key_records(signer: Signer, text: _Parts, large: bool, shingle: int) -> tuple[bytes, bytes]: ...
+def signatures(signer: Signer, text: _Parts, large: bool, shingle: int) -> tuple[bytes, bytes | None]: ...
+def shingle_counts(text: _Parts, large: bool, shingle: int) -> bytes: ...
+def edit_keep(a: _Parts, a_large: bool, b: _Parts, b_large: bool, max_edit: float) -> tuple[bytes, bytes | None]: ...
+def connected_components(a: _Parts, b: _Parts) -> tuple[bytes, bytes]: ...
+def cluster_lines(
+    cluster: _Parts,
+    id: _Parts,
+    doc: _Parts,
+    title: _Parts,
+    title_large: bool,
+    text: _Parts,
+    text_large: bool,
+) -> tuple[bytes, bytes, bytes, bytes, bytes, bytes]: ...

@@ -1,0 +1,198 @@
+"""Arrow batch kernels: the dedup pipeline's per-row steps over whole pyarrow arrays.
+
+Each function reads its input arrays in place through their Arrow buffers (``arr.buffers()``
+and ``arr.offset``, so slices work and nothing is copied), runs one loop over the rows in Rust
+with the GIL released, and returns new pyarrow arrays built on the bytes Rust produced. There is
+no per-row Python work. These are the steps the Spark backend (:mod:`textreuse.spark`) runs
+inside ``mapInArrow``; they give exactly what ``textreuse dedup`` computes for the same rows.
+
+Strings may be ``pa.string()`` or ``pa.large_string()`` arrays (or ChunkedArrays, which are
+combined first, a copy when there is more than one chunk); ids are ``pa.int64()`` holding the
+bits of the pipeline's unsigned 64-bit ids and keys. Malformed arrays (offsets out of range,
+invalid UTF-8) raise ValueError; arrays of another type raise TypeError.
+
+>>> import pyarrow as pa
+>>> from textreuse import Signer, kernels
+>>> text = pa.array(["A sentence long enough to be signed, and then some more words.", None])
+>>> rows, keys = kernels.band_key_records(Signer(), text)
+>>> rows.to_pylist()
+[0, 0, 0, 0, 0, 0, 0, 0, 0, 0]
+"""
+
+from __future__ import annotations
+
+import pyarrow as pa
+
+from . import _native
+from ._native import Signer
+
+__all__ = [
+    "band_key_records",
+    "cluster_lines",
+    "connected_components",
+    "edit_keep",
+    "shingle_counts",
+    "signatures",
+]
+
+# (validity, values or offsets, data, offset, length): an array as _native takes it.
+_Parts = tuple[pa.Buffer | None, pa.Buffer | None, pa.Buffer | None, int, int]
+
+
+def _array(arr: pa.Array | pa.ChunkedArray, name: str) -> pa.Array:
+    if isinstance(arr, pa.ChunkedArray):
+        return arr.combine_chunks()
+    if not isinstance(arr, pa.Array):
+        raise TypeError(f"{name}: expected a pyarrow Array, got {type(arr).__name__}")
+    return arr
+
+
+def _string_parts(arr: pa.Array | pa.ChunkedArray, name: str = "text") -> tuple[_Parts, bool]:
+    """The buffers of a string array and whether its offsets are 64-bit (large_string)."""
+    arr = _array(arr, name)
+    if arr.type == pa.string():
+        large = False
+    elif arr.type == pa.large_string():
+        large = True
+    else:
+        raise TypeError(
+            f"{name}: expected a string or large_string array, got {arr.type} "
+            "(cast it with arr.cast(pa.string()))"
+        )
+    validity, offsets, data = arr.buffers()
+    return (validity, offsets, data, arr.offset, len(arr)), large
+
+
+def _int64_parts(arr: pa.Array | pa.ChunkedArray, name: str) -> _Parts:
+    arr = _array(arr, name)
+    if arr.type != pa.int64():
+        raise TypeError(
+            f"{name}: expected an int64 array, got {arr.type} (cast it with arr.cast(pa.int64()))"
+        )
+    validity, values = arr.buffers()
+    return (validity, values, None, arr.offset, len(arr))
+
+
+def _fixed(type_: pa.DataType, width: int, data: bytes, validity: bytes | None = None) -> pa.Array:
+    n = len(data) // width
+    valid = None if validity is None else pa.py_buffer(validity)
+    return pa.Array.from_buffers(type_, n, [valid, pa.py_buffer(data)])
+
+
+def _strings(offsets: bytes, data: bytes) -> pa.StringArray:
+    n = len(offsets) // 4 - 1
+    return pa.Array.from_buffers(pa.string(), n, [None, pa.py_buffer(offsets), pa.py_buffer(data)])
+
+
+def band_key_records(
+    signer: Signer, text: pa.Array | pa.ChunkedArray, shingle: int = 12
+) -> tuple[pa.UInt32Array, pa.Int64Array]:
+    """Stage 2 of the dedup pipeline: the (row, band key) records of a column of sentences.
+
+    For every non-null row ``i`` of ``text``, the sentence is normalized (lowercased,
+    whitespace collapsed), cut into ``shingle``-character shingles, signed by ``signer``, and
+    one record ``(i, key)`` is emitted per band key, rows in order and keys in band order
+    (``signer.bands`` records per signed row). ``key`` is the pipeline's unsigned 64-bit band
+    key stored as int64 with the same bits (``key & (2**64 - 1)`` gives the unsigned value).
+    Rows whose normalized text is shorter than one shingle emit nothing, as in the pipeline.
+    The sentence filter (75 to 600 shingles of the text as written) is not applied here; see
+    :func:`shingle_counts`.
+    """
+    parts, large = _string_parts(text)
+    rows, keys = _native.band_key_records(signer, parts, large, shingle)
+    return _fixed(pa.uint32(), 4, rows), _fixed(pa.int64(), 8, keys)
+
+
+def signatures(
+    signer: Signer, text: pa.Array | pa.ChunkedArray, shingle: int = 12
+) -> pa.FixedSizeListArray:
+    """The MinHash signature of every row: a ``list<uint64>[signer.hashes]`` array.
+
+    Rows are signed as by :func:`band_key_records` (and :meth:`Signer.sign`); a row that is null
+    or whose normalized text is shorter than one shingle is null. This is the compact form of
+    :meth:`Signer.sign_batch`: one flat buffer of ``len(text) * signer.hashes`` uint64.
+    """
+    parts, large = _string_parts(text)
+    values, validity = _native.signatures(signer, parts, large, shingle)
+    n = len(values) // (8 * signer.hashes)
+    child = _fixed(pa.uint64(), 8, values)
+    valid = None if validity is None else pa.py_buffer(validity)
+    return pa.Array.from_buffers(
+        pa.list_(pa.uint64(), signer.hashes), n, [valid], children=[child]
+    )
+
+
+def shingle_counts(text: pa.Array | pa.ChunkedArray, shingle: int = 12) -> pa.UInt32Array:
+    """The number of ``shingle``-character shingles of each text as written (no normalization):
+    ``max(0, chars - shingle + 1)``, 0 for a null. The pipeline keeps sentences with 75 to 600.
+    """
+    parts, large = _string_parts(text)
+    return _fixed(pa.uint32(), 4, _native.shingle_counts(parts, large, shingle))
+
+
+def edit_keep(
+    a: pa.Array | pa.ChunkedArray, b: pa.Array | pa.ChunkedArray, max_edit: float
+) -> pa.BooleanArray:
+    """Stage 7 of the dedup pipeline: whether each pair of sentences is within ``max_edit``.
+
+    ``1 - normalized_levenshtein(a[i], b[i]) <= max_edit`` (Levenshtein distance in characters
+    over the longer length, strsim's definition, on the sentences as written), exactly the test
+    ``textreuse dedup --max-edit`` applies. Null where ``a[i]`` or ``b[i]`` is null.
+    """
+    parts_a, large_a = _string_parts(a, "a")
+    parts_b, large_b = _string_parts(b, "b")
+    keep, validity = _native.edit_keep(parts_a, large_a, parts_b, large_b, float(max_edit))
+    n = parts_a[4]
+    valid = None if validity is None else pa.py_buffer(validity)
+    return pa.Array.from_buffers(pa.bool_(), n, [valid, pa.py_buffer(keep)])
+
+
+def connected_components(
+    a: pa.Array | pa.ChunkedArray, b: pa.Array | pa.ChunkedArray
+) -> tuple[pa.Int64Array, pa.Int64Array]:
+    """Stage 5 of the dedup pipeline: the connected components of the pairs ``(a[i], b[i])``.
+
+    Returns ``(node, cluster)``: one row per distinct node of the pairs, ``cluster`` the
+    smallest node of its component (int64 order, which is the pipeline's order for its
+    non-negative sentence ids), sorted by ``(cluster, node)``. Uses ``textreuse-unionfind``, so
+    the clusters are those ``textreuse dedup`` finds for the same pairs. No nulls allowed.
+    """
+    node, cluster = _native.connected_components(_int64_parts(a, "a"), _int64_parts(b, "b"))
+    return _fixed(pa.int64(), 8, node), _fixed(pa.int64(), 8, cluster)
+
+
+def cluster_lines(
+    cluster: pa.Array | pa.ChunkedArray,
+    id: pa.Array | pa.ChunkedArray,  # noqa: A002 - the column's name in the pipeline
+    doc: pa.Array | pa.ChunkedArray,
+    title: pa.Array | pa.ChunkedArray,
+    text: pa.Array | pa.ChunkedArray,
+) -> tuple[pa.Int64Array, pa.StringArray, pa.Int64Array, pa.StringArray]:
+    """Stages 6 and 8: the ``clusters.jsonl`` line of each cluster.
+
+    The input has one row per clustered sentence: its ``cluster`` id, sentence ``id``
+    (``seq << 32 | idx``), ``doc`` (page id), ``title`` and ``text``. Each cluster's rows must
+    be contiguous and complete (any order inside; e.g. one Spark group). Returns one row per
+    cluster, in input order: ``(cluster, type, size, line)``, where ``line`` is byte for byte the
+    line ``textreuse dedup`` writes for the cluster (members sorted by ``(doc, idx)``, the
+    cluster classified by the same rules) and ``type`` its class (``identical``, ``template``,
+    ``copyedit``, ``factual_drift``, ``reference`` or ``other``). A null title is taken as "";
+    nulls in the other columns raise ValueError.
+    """
+    title_parts, title_large = _string_parts(title, "title")
+    text_parts, text_large = _string_parts(text, "text")
+    clusters, type_offsets, type_data, sizes, line_offsets, line_data = _native.cluster_lines(
+        _int64_parts(cluster, "cluster"),
+        _int64_parts(id, "id"),
+        _int64_parts(doc, "doc"),
+        title_parts,
+        title_large,
+        text_parts,
+        text_large,
+    )
+    return (
+        _fixed(pa.int64(), 8, clusters),
+        _strings(type_offsets, type_data),
+        _fixed(pa.int64(), 8, sizes),
+        _strings(line_offsets, line_data),
+    )

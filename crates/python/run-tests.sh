@@ -1,0 +1,59 @@
+#!/usr/bin/env bash
+# Builds the `textreuse` Python wheel and runs its test suite. Works from a clean clone.
+#
+#   crates/python/run-tests.sh [PYTEST ARGS...]
+#
+# Steps: a virtualenv (created once, next to cargo's target directory) that also sees the
+# user's site-packages, so pyarrow/pytest/pyspark installed there are reused and only what is
+# missing gets installed; the wheel (maturin, profile `wheel-dev`: release code without fat LTO,
+# see the root Cargo.toml), installed into the virtualenv as users would install it; the
+# `textreuse` CLI (the tests compare against its output); then pytest over crates/python/tests.
+#
+# Environment: PYTHON (interpreter for the virtualenv, default python3, >= 3.11),
+# TEXTREUSE_VENV (virtualenv directory, default <target dir>/python-venv), CARGO_TARGET_DIR.
+set -euo pipefail
+
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+root="$(cd "$here/../.." && pwd)"
+cd "$root"
+
+python="${PYTHON:-python3}"
+# Cargo's target directory, wherever CARGO_TARGET_DIR or a cargo config puts it.
+target="$(cargo metadata --format-version 1 --no-deps |
+    "$python" -c 'import json, sys; print(json.load(sys.stdin)["target_directory"])')"
+venv="${TEXTREUSE_VENV:-$target/python-venv}"
+
+if [ ! -x "$venv/bin/python" ]; then
+    "$python" -m venv --system-site-packages "$venv"
+fi
+py="$venv/bin/python"
+
+# Install only what the environment lacks (offline runs work once everything is present).
+missing=()
+"$py" -c 'import pyarrow' 2>/dev/null || missing+=("pyarrow>=14")
+"$py" -c 'import pytest' 2>/dev/null || missing+=("pytest>=7")
+if command -v maturin >/dev/null 2>&1; then
+    maturin="$(command -v maturin)"
+elif [ -x "$venv/bin/maturin" ]; then
+    maturin="$venv/bin/maturin"
+else
+    missing+=("maturin>=1.9.4,<2")
+    maturin="$venv/bin/maturin"
+fi
+if [ "${#missing[@]}" -gt 0 ]; then
+    "$py" -m pip install --quiet "${missing[@]}"
+fi
+
+wheels="$target/python-wheels"
+rm -rf "$wheels"
+"$maturin" build --quiet --profile wheel-dev -m crates/python/Cargo.toml -i "$py" -o "$wheels"
+"$py" -m pip install --quiet --force-reinstall --no-deps "$wheels"/textreuse-*.whl
+
+# The command line the tests compare with, in the same profile: it reuses the wheel's compiled
+# crates, and reads the sample dumps in a second where a debug build takes ten.
+cargo build --quiet --profile wheel-dev -p textreuse-cli --bin textreuse
+export TEXTREUSE_BIN="$target/wheel-dev/textreuse"
+
+# Run from the tests directory so `import textreuse` finds the installed wheel, not the sources.
+cd "$here/tests"
+exec "$py" -m pytest -q "$@"

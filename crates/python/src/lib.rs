@@ -1,0 +1,75 @@
+//! Python bindings of textreuse: the extension module `textreuse._native` of the `textreuse`
+//! Python package (built with maturin from `crates/python`, see its README).
+//!
+//! ```python
+//! import textreuse
+//!
+//! signer = textreuse.Signer()            # N = 20, 60 bits, K = 10, M = 10, drawn bands
+//! sig = signer.sign("The Old Mill stands beside the river and has done so since 1820.")
+//! keys = signer.band_keys(sig)           # the dedup pipeline's band keys (u64)
+//! sigs = signer.sign_batch(["...", "..."])  # many texts, GIL released
+//! ```
+//!
+//! # Overview
+//!
+//! The bindings hold no text-reuse logic of their own: every function calls the workspace crates
+//! (`textreuse-minhash`, `-shingle`, `-simhash`, `-align`, `-unionfind`) or the dedup pipeline's
+//! stage functions in `textreuse_cli::pipeline` (`features::sentence_shingles`,
+//! `dedup::cluster_line`, `dedup::within_edit_distance`), so a sentence gets the same shingles,
+//! signature, band keys and cluster line in Python, in Spark and in `textreuse dedup`.
+//!
+//! - `Signer` wraps [`textreuse_minhash::Signer`] (`src/signer.rs`).
+//! - Module functions (`src/text.rs`): `sentences`, `char_offsets`, `shingles`,
+//!   `shingle_count`, `jaccard` (exact), `simhash`, `align`, `tune`.
+//! - Arrow batch kernels (`src/kernels.rs`, wrapped by `textreuse/kernels.py`):
+//!   `band_key_records`, `signatures`, `shingle_counts`, `edit_keep`, `connected_components`,
+//!   `cluster_lines`. They read pyarrow arrays in place through the buffer protocol
+//!   (`src/arrow.rs`), loop over the rows in Rust with the GIL released, and return output
+//!   buffers that become pyarrow arrays without a copy; no per-row Python work. These are the
+//!   steps the Spark backend (`textreuse.spark`) runs inside `mapInArrow`.
+//!
+//! # Performance
+//!
+//! Batch calls release the GIL and run on the calling thread, so Python threads (or Spark's
+//! Python workers) run batches in parallel. See the "python" section of `docs/benchmarks.md`
+//! for `sign_batch` throughput next to rensa and gaoya.
+//!
+//! # Build
+//!
+//! The crate is a `cdylib` whose Rust tests are disabled (they would have to load libpython);
+//! `crates/python/run-tests.sh` builds the wheel with maturin and runs the pytest suite, which
+//! checks band keys bit for bit against the `textreuse` command.
+#![deny(missing_docs)]
+#![warn(missing_debug_implementations)]
+
+mod arrow;
+mod kernels;
+mod signer;
+mod text;
+
+use pyo3::prelude::*;
+
+/// Native core of the textreuse package (import `textreuse` instead).
+#[pymodule]
+mod _native {
+    #[pymodule_export]
+    use crate::signer::PySigner;
+
+    #[pymodule_export]
+    use crate::text::{
+        align, char_offsets, jaccard, sentences, shingle_count, shingles, simhash, tune,
+    };
+
+    #[pymodule_export]
+    use crate::kernels::{
+        band_key_records, cluster_lines, connected_components, edit_keep, shingle_counts,
+        signatures,
+    };
+
+    use pyo3::prelude::*;
+
+    #[pymodule_init]
+    fn init(m: &Bound<'_, PyModule>) -> PyResult<()> {
+        m.add("__version__", env!("CARGO_PKG_VERSION"))
+    }
+}

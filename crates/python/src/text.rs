@@ -1,0 +1,204 @@
+//! Module-level functions: sentences, shingles, exact Jaccard, SimHash, alignment, tuning.
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+use pyo3::types::PyDict;
+use textreuse_align::Aligner;
+use textreuse_cli::pipeline::features::{FeatureScratch, sentence_shingles, sentence_simhash};
+use textreuse_minhash::TuneOptions;
+use textreuse_shingle::{
+    CharOffsets, Normalize, char_shingle_count, char_shingle_fingerprints, dedup_fingerprints,
+};
+use textreuse_simhash::SimHasher;
+
+use crate::signer::{parse_scheme, seed_u64, shingle_len};
+
+/// sentences(text) -> list[tuple[int, int, str]]
+///
+/// Splits a text into sentences as `textreuse dedup` and `textreuse sentences` do: one
+/// (start, end, sentence) per sentence, in order, where start and end are UTF-8 BYTE offsets
+/// (text.encode()[start:end].decode() == sentence). Use char_offsets() to turn them into str
+/// indices. Linear time; never fails.
+#[pyfunction]
+pub(crate) fn sentences(py: Python<'_>, text: &str) -> Vec<(usize, usize, String)> {
+    py.detach(|| {
+        textreuse_shingle::sentences(text)
+            .map(|s| (s.span.start, s.span.end, s.as_str().to_owned()))
+            .collect()
+    })
+}
+
+/// char_offsets(text, byte_offsets) -> list[int]
+///
+/// Converts UTF-8 byte offsets into `text` (as sentences() returns) into character offsets,
+/// i.e. str indices. An offset inside a multi-byte character maps past that character;
+/// offsets beyond the end map to len(text).
+#[pyfunction]
+pub(crate) fn char_offsets(text: &str, byte_offsets: Vec<usize>) -> Vec<usize> {
+    let offsets = CharOffsets::new(text);
+    byte_offsets.iter().map(|&b| offsets.to_char(b)).collect()
+}
+
+/// shingles(text, length=12, normalize=True) -> list[int]
+///
+/// The 64-bit fingerprints of the `length`-character shingles of `text`, in text order with
+/// repetitions (len(text) - length + 1 of them for a text of at least `length` characters,
+/// else none). With normalize=True the text is first lowercased with whitespace collapsed,
+/// exactly as `textreuse dedup` prepares a sentence for MinHash. Fingerprints are stable across
+/// machines and versions.
+#[pyfunction]
+#[pyo3(signature = (text, length=12, normalize=true))]
+pub(crate) fn shingles(text: &str, length: i64, normalize: bool) -> PyResult<Vec<u64>> {
+    let length = shingle_len(length)?;
+    if normalize {
+        let mut scratch = FeatureScratch::new();
+        Ok(sentence_shingles(text, length, &Normalize::new(), &mut scratch).clone())
+    } else {
+        let mut out = Vec::new();
+        char_shingle_fingerprints(text, length, &mut out);
+        Ok(out)
+    }
+}
+
+/// shingle_count(text, length=12) -> int
+///
+/// max(0, len(text) - length + 1): the number of `length`-character shingles of the text as
+/// written (the dedup pipeline keeps sentences with 75 to 600 of them).
+#[pyfunction]
+#[pyo3(signature = (text, length=12))]
+pub(crate) fn shingle_count(text: &str, length: i64) -> PyResult<usize> {
+    Ok(char_shingle_count(text, shingle_len(length)?))
+}
+
+/// jaccard(text_a, text_b, length=12) -> float
+///
+/// The exact Jaccard similarity of the two texts' sets of normalized `length`-character
+/// shingles (what Signer.jaccard estimates). 0.0 when either set is empty.
+#[pyfunction]
+#[pyo3(signature = (text_a, text_b, length=12))]
+pub(crate) fn jaccard(text_a: &str, text_b: &str, length: i64) -> PyResult<f64> {
+    let length = shingle_len(length)?;
+    let norm = Normalize::new();
+    let mut scratch = FeatureScratch::new();
+    let mut a = sentence_shingles(text_a, length, &norm, &mut scratch).clone();
+    let b = sentence_shingles(text_b, length, &norm, &mut scratch);
+    dedup_fingerprints(&mut a);
+    dedup_fingerprints(b);
+    if a.is_empty() || b.is_empty() {
+        return Ok(0.0);
+    }
+    let (mut i, mut j, mut common) = (0, 0, 0usize);
+    while i < a.len() && j < b.len() {
+        match a[i].cmp(&b[j]) {
+            std::cmp::Ordering::Less => i += 1,
+            std::cmp::Ordering::Greater => j += 1,
+            std::cmp::Ordering::Equal => {
+                common += 1;
+                i += 1;
+                j += 1;
+            }
+        }
+    }
+    Ok(common as f64 / (a.len() + b.len() - common) as f64)
+}
+
+/// simhash(text, shingle=12) -> int | None
+///
+/// The 64-bit SimHash of a sentence as `textreuse dedup --method simhash` and
+/// `textreuse simhash` compute it (the unweighted set of its normalized shingle fingerprints,
+/// default SimHasher), as an unsigned int; None when the normalized text is shorter than one
+/// shingle.
+#[pyfunction]
+#[pyo3(signature = (text, shingle=12))]
+pub(crate) fn simhash(text: &str, shingle: i64) -> PyResult<Option<u64>> {
+    let shingle = shingle_len(shingle)?;
+    Ok(sentence_simhash(
+        text,
+        shingle,
+        &Normalize::new(),
+        &SimHasher::new(),
+        &mut FeatureScratch::new(),
+    ))
+}
+
+/// align(source, suspicious, min_length=150) -> list[dict]
+///
+/// Passages of `suspicious` reused from `source` (PAN text alignment, as `textreuse align`
+/// does), one dict per detection in the suspicious document's order:
+/// {"source_offset", "source_length", "suspicious_offset", "suspicious_length"} in characters
+/// (str indices), "score" (the passages' tf-idf cosine) and "source_text" / "suspicious_text".
+/// Passages shorter than `min_length` bytes on either side are dropped. Runs with the GIL
+/// released.
+#[pyfunction]
+#[pyo3(signature = (source, suspicious, min_length=150))]
+pub(crate) fn align<'py>(
+    py: Python<'py>,
+    source: &str,
+    suspicious: &str,
+    min_length: usize,
+) -> PyResult<Vec<Bound<'py, PyDict>>> {
+    let aligner = Aligner::builder()
+        .min_passage_len(min_length)
+        .build()
+        .map_err(|e| PyValueError::new_err(e.to_string()))?;
+    let passages = py.detach(|| aligner.align(source, suspicious));
+    passages
+        .iter()
+        .map(|p| {
+            let (s, t) = p.char_ranges(source, suspicious);
+            let d = PyDict::new(py);
+            d.set_item("source_offset", s.start)?;
+            d.set_item("source_length", s.len())?;
+            d.set_item("suspicious_offset", t.start)?;
+            d.set_item("suspicious_length", t.len())?;
+            d.set_item("score", p.score)?;
+            d.set_item("source_text", &source[p.source.clone()])?;
+            d.set_item("suspicious_text", &suspicious[p.suspicious.clone()])?;
+            Ok(d)
+        })
+        .collect()
+}
+
+/// tune(threshold, hashes=20, scheme="drawn", max_bands=16, bits=60, seed=1123456,
+///      false_positive_weight=0.5, false_negative_weight=0.5) -> dict
+///
+/// Recommends rows K and bands M for a Jaccard threshold by minimizing the weighted areas of
+/// false positives (the S-curve below the threshold) and false negatives (above it) under the
+/// exact curve, as `textreuse tune --threshold` does. For "drawn" the bands are drawn from
+/// `hashes` functions (M <= max_bands); for "disjoint" K * M <= hashes. Returns {"rows",
+/// "bands", "false_positive", "false_negative", "error"}; Signer(rows=..., bands=...,
+/// hashes=...) builds the recommended signer. Raises ValueError unless 0 < threshold < 1.
+#[pyfunction]
+#[pyo3(signature = (threshold, hashes=20, scheme="drawn", max_bands=16, bits=60, seed=1123456,
+    false_positive_weight=0.5, false_negative_weight=0.5))]
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn tune<'py>(
+    py: Python<'py>,
+    threshold: f64,
+    hashes: usize,
+    scheme: &str,
+    max_bands: usize,
+    bits: u32,
+    seed: i128,
+    false_positive_weight: f64,
+    false_negative_weight: f64,
+) -> PyResult<Bound<'py, PyDict>> {
+    let options = TuneOptions {
+        scheme: parse_scheme(scheme)?,
+        hashes,
+        max_bands,
+        bits,
+        seed: seed_u64(seed)?,
+        false_positive_weight,
+        false_negative_weight,
+    };
+    let best = py
+        .detach(|| textreuse_minhash::tune(threshold, &options))
+        .map_err(|e| PyValueError::new_err(e.to_string()))?;
+    let d = PyDict::new(py);
+    d.set_item("rows", best.rows)?;
+    d.set_item("bands", best.bands)?;
+    d.set_item("false_positive", best.false_positive)?;
+    d.set_item("false_negative", best.false_negative)?;
+    d.set_item("error", best.error)?;
+    Ok(d)
+}

@@ -1,0 +1,58 @@
+"""Shared fixtures: the `textreuse` command line, whose output the bindings must reproduce.
+
+The binary is taken from $TEXTREUSE_BIN (run-tests.sh sets it), else built with cargo.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[3]
+TESTDATA = ROOT / "testdata"
+
+
+def _build_cli() -> str:
+    out = subprocess.run(
+        ["cargo", "build", "-q", "-p", "textreuse-cli", "--bin", "textreuse", "--message-format", "json"],
+        cwd=ROOT,
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout
+    for line in out.splitlines():
+        msg = json.loads(line)
+        if msg.get("reason") == "compiler-artifact" and msg.get("executable"):
+            return msg["executable"]
+    raise RuntimeError("cargo built no textreuse executable")
+
+
+@pytest.fixture(scope="session")
+def textreuse_bin() -> str:
+    path = os.environ.get("TEXTREUSE_BIN") or _build_cli()
+    assert Path(path).is_file(), f"TEXTREUSE_BIN={path} does not exist"
+    return path
+
+
+@pytest.fixture(scope="session")
+def cli(textreuse_bin: str) -> Callable[..., list[dict]]:
+    """Runs `textreuse ARGS... --quiet` and returns its JSON lines."""
+
+    def run(*args: str) -> list[dict]:
+        out = subprocess.run(
+            [textreuse_bin, *args, "--quiet"], check=True, capture_output=True, text=True
+        ).stdout
+        return [json.loads(line) for line in out.splitlines()]
+
+    return run
+
+
+@pytest.fixture(scope="session")
+def sample_sentences(cli: Callable[..., list[dict]]) -> list[dict]:
+    """Every sentence of the bundled sample dumps (no length filter), with its band keys."""
+    return cli("sentences", "--min-shingles", "0", "--max-shingles", "0", "--band-keys")

@@ -1,0 +1,289 @@
+"""The Python API: parameters and errors, and agreement with the `textreuse` command line."""
+
+from __future__ import annotations
+
+import json
+import pickle
+import random
+import re
+
+import pytest
+from conftest import TESTDATA
+
+import textreuse
+from textreuse import Signer
+
+SENTENCE = "The old mill on the river was built in 1820 by the Smith family and grinds grain to this day."
+
+
+# --- Signer: parameters and errors -------------------------------------------------------------
+
+
+def test_signer_defaults_are_the_pipelines():
+    s = Signer()
+    assert (s.hashes, s.bits, s.rows, s.bands, s.seed, s.scheme) == (20, 60, 10, 10, 1123456, "drawn")
+    d = Signer(scheme="disjoint", rows=5, bands=4)
+    assert d.hashes == 20  # K * M when hashes is not given
+    assert Signer(scheme="disjoint").hashes == 100
+    assert [sorted(d.band(m)) for m in range(4)] == [list(range(5 * m, 5 * m + 5)) for m in range(4)]
+    for m in range(s.bands):
+        band = s.band(m)
+        assert len(band) == len(set(band)) == s.rows and all(0 <= f < s.hashes for f in band)
+    with pytest.raises(IndexError, match="band 10 does not exist"):
+        s.band(10)
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"rows": 0}, "rows (K) must be at least 1"),
+        ({"bands": 0}, "bands (M) must be at least 1"),
+        ({"rows": 30}, "rows (K = 30) cannot exceed the number of hash functions (N = 20)"),
+        ({"scheme": "disjoint", "hashes": 20}, "disjoint bands need hashes = rows * bands"),
+        ({"hashes": 129}, "at most 128 hash functions"),
+        ({"bands": 21}, "at most 20 bands"),
+        ({"bits": 0}, "bits"),
+        ({"bits": 65}, "bits"),
+        ({"bits": -1}, "bits must be between 1 and 64"),
+        ({"rows": -1}, "rows must not be negative"),
+        ({"hashes": -3}, "hashes must not be negative"),
+        ({"seed": -1}, "seed must be in 0..2**64"),
+        ({"seed": 2**64}, "seed must be in 0..2**64"),
+        ({"scheme": "random"}, 'scheme must be "drawn" or "disjoint"'),
+    ],
+)
+def test_bad_signer_parameters_raise_value_error(kwargs, message):
+    with pytest.raises(ValueError, match=re.escape(message)):
+        Signer(**kwargs)
+
+
+def test_signer_pickles_compares_and_prints():
+    s = Signer(hashes=24, rows=6, bands=12, seed=2**64 - 1, bits=50)
+    t = pickle.loads(pickle.dumps(s))
+    assert t == s and hash(t) == hash(s) and t is not s
+    assert t.sign(SENTENCE) == s.sign(SENTENCE)
+    assert s != Signer() and s != "Signer"
+    assert repr(Signer()) == "Signer(hashes=20, bits=60, rows=10, bands=10, seed=1123456, scheme='drawn')"
+    assert eval(repr(s), {"Signer": Signer}) == s
+    assert textreuse.__version__ == "0.1.0"
+
+
+# --- Signer: signing ---------------------------------------------------------------------------
+
+
+def test_sign_text_is_sign_of_its_normalized_shingles():
+    s = Signer()
+    sig = s.sign(SENTENCE)
+    assert len(sig) == 20 and all(0 <= v < 2**60 for v in sig)
+    assert sig == s.sign(textreuse.shingles(SENTENCE))
+    # Normalization: case and whitespace runs do not matter; a set ignores order and repeats.
+    assert s.sign("  " + SENTENCE.upper().replace(" ", " \n\t ")) == sig
+    assert s.sign(reversed(textreuse.shingles(SENTENCE) * 2)) == sig
+    # Negative ints stand for the same 64 bits (fingerprints stored as int64).
+    fps = textreuse.shingles(SENTENCE)
+    assert s.sign([f - 2**64 if f >= 2**63 else f for f in fps]) == sig
+    assert s.sign(SENTENCE, shingle=5) != sig
+    assert s.sign(SENTENCE, shingle=5) == s.sign(textreuse.shingles(SENTENCE, 5))
+
+
+def test_sign_errors():
+    s = Signer()
+    with pytest.raises(ValueError, match="shorter than one shingle"):
+        s.sign("too short")
+    with pytest.raises(ValueError, match="empty set"):
+        s.sign([])
+    with pytest.raises(TypeError, match="shingle 1 is not an int"):
+        s.sign([1, "two"])
+    with pytest.raises(TypeError):
+        s.sign([2**64])
+    with pytest.raises(TypeError, match="str or an iterable"):
+        s.sign(3.5)
+    with pytest.raises(ValueError, match="at least 1 character"):
+        s.sign(SENTENCE, shingle=0)
+
+
+def test_sign_batch_matches_sign():
+    s = Signer()
+    rng = random.Random(5)
+    words = ["mill", "river", "Smith", "grain", "café", "naïve", "1820", "the", "and", "ünïcödé"]
+    texts = [" ".join(rng.choice(words) for _ in range(rng.randrange(0, 30))) for _ in range(300)]
+    texts += [None, "", "short"]
+    expected = [None if t is None or len(" ".join(t.lower().split())) < 12 else s.sign(t) for t in texts]
+    assert s.sign_batch(texts) == expected
+    assert s.sign_batch(tuple(texts)) == expected
+    assert s.sign_batch(t for t in texts) == expected
+    assert s.sign_batch([]) == []
+    assert s.sign_batch(texts, shingle=7)[:5] == [
+        None if t is None or len(" ".join(t.lower().split())) < 7 else s.sign(t, shingle=7) for t in texts[:5]
+    ]
+    with pytest.raises(TypeError, match=r"texts\[1\] is a int, not a str"):
+        s.sign_batch(["a", 1])
+    with pytest.raises(TypeError, match="use sign"):
+        s.sign_batch(SENTENCE)
+
+
+def test_band_keys_and_estimates():
+    s = Signer()
+    a = s.sign(SENTENCE)
+    b = s.sign(SENTENCE.replace("The old", "An old"))
+    keys = s.band_keys(a)
+    assert len(keys) == 10 and all(0 <= k < 2**64 for k in keys)
+    assert len(set(keys)) == 10  # the band index is mixed in
+    # A band's key is shared exactly when the band's minhashes agree.
+    kb = s.band_keys(b)
+    for m in range(10):
+        agree = all(a[f] == b[f] for f in s.band(m))
+        assert (keys[m] == kb[m]) == agree
+    assert s.jaccard(a, a) == 1.0
+    assert s.jaccard(a, b) == sum(x == y for x, y in zip(a, b)) / 20
+    with pytest.raises(ValueError, match="has 19 minhashes, this signer makes 20"):
+        s.band_keys(a[:19])
+    with pytest.raises(ValueError, match="sig_b has 3 minhashes"):
+        s.jaccard(a, [1, 2, 3])
+
+
+def test_s_curves():
+    s = Signer()
+    assert s.collision_probability(0.0) == 0.0
+    assert s.collision_probability(1.0) == pytest.approx(1.0, abs=1e-12)
+    grid = [i / 100 for i in range(101)]
+    exact = [s.collision_probability(x) for x in grid]
+    assert all(a <= b + 1e-12 for a, b in zip(exact, exact[1:]))
+    # Drawn bands share functions: the exact curve is far below the independent formula.
+    assert 0.75 < s.collision_probability(0.9) < 0.85
+    assert s.independent_approximation(0.9) == pytest.approx(1 - (1 - 0.9**10) ** 10)
+    assert all(s.collision_probability(x) <= s.independent_approximation(x) + 1e-12 for x in grid)
+    d = Signer(scheme="disjoint", rows=4, bands=8)
+    for x in grid:
+        assert d.collision_probability(x) == pytest.approx(1 - (1 - x**4) ** 8, abs=1e-12)
+    for bad in (-0.1, 1.5, float("nan")):
+        with pytest.raises(ValueError, match="must be in"):
+            s.collision_probability(bad)
+
+
+def test_curves_match_the_cli(cli):
+    (out,) = cli("tune", "--rows", "7", "--bands", "9", "--hashes", "24", "--json")
+    s = Signer(hashes=24, rows=7, bands=9)
+    for p in out["curve"]:
+        assert s.collision_probability(p["s"]) == p["exact"]
+        assert s.independent_approximation(p["s"]) == p["independent"]
+
+
+def test_signatures_estimate_jaccard():
+    """Over many pairs the estimate is unbiased: mean error within 4 standard errors."""
+    s = Signer(scheme="disjoint", rows=10, bands=10)  # 100 functions
+    rng = random.Random(11)
+    errors = []
+    for _ in range(200):
+        words = [str(rng.randrange(10**6)) for _ in range(40)]
+        other = [w if rng.random() < 0.7 else str(rng.randrange(10**6)) for w in words]
+        a, b = " ".join(words), " ".join(other)
+        exact = textreuse.jaccard(a, b)
+        errors.append(s.jaccard(s.sign(a), s.sign(b)) - exact)
+    mean = sum(errors) / len(errors)
+    sd = (sum((e - mean) ** 2 for e in errors) / (len(errors) - 1)) ** 0.5
+    assert abs(mean) < 4 * sd / len(errors) ** 0.5
+
+
+# --- module functions ----------------------------------------------------------------------------
+
+
+def test_sentences_are_byte_spans():
+    text = "Zürich is a city. It has 400,000 people, e.g. bankers! Ça va? Dr. Smith agreed."
+    spans = textreuse.sentences(text)
+    assert [t for _, _, t in spans] == [
+        "Zürich is a city.",
+        "It has 400,000 people, e.g. bankers!",
+        "Ça va?",
+        "Dr. Smith agreed.",
+    ]
+    raw = text.encode()
+    for start, end, sentence in spans:
+        assert raw[start:end].decode() == sentence
+    chars = textreuse.char_offsets(text, [x for s, e, _ in spans for x in (s, e)])
+    for (_, _, sentence), (s, e) in zip(spans, zip(chars[::2], chars[1::2])):
+        assert text[s:e] == sentence
+    assert textreuse.char_offsets("ü", [0, 1, 2, 99]) == [0, 1, 1, 1]
+    assert textreuse.sentences("") == []
+
+
+def test_sentences_match_the_cli(cli):
+    fixture = str(TESTDATA / "shingle/docs.jsonl")
+    records = cli("sentences", "--min-shingles", "0", fixture)
+    docs = {d["id"]: d["text"] for d in map(json.loads, open(fixture, encoding="utf-8"))}
+    by_doc: dict[int, list] = {}
+    for r in records:
+        by_doc.setdefault(r["doc"], []).append((r["start"], r["end"], r["text"]))
+    assert by_doc == {doc: textreuse.sentences(text) for doc, text in docs.items()}
+
+
+def test_shingles_and_counts():
+    fps = textreuse.shingles(SENTENCE)
+    assert len(fps) == len(SENTENCE) - 11
+    assert textreuse.shingles(SENTENCE.upper()) == fps
+    assert textreuse.shingles(SENTENCE.upper(), normalize=False) != fps
+    assert textreuse.shingles(SENTENCE.lower(), normalize=False) == fps
+    assert textreuse.shingles("abcdefghijk") == []
+    assert len(textreuse.shingles("naïve café", length=5)) == 6
+    assert textreuse.shingle_count("naïve", 5) == 1
+    assert textreuse.shingle_count("Two  Spaces here", 12) == 5  # as written, not normalized
+    assert textreuse.shingle_count("short") == 0
+    for f in (textreuse.shingles, textreuse.shingle_count):
+        with pytest.raises(ValueError, match="at least 1 character"):
+            f(SENTENCE, 0)
+
+
+def test_exact_jaccard():
+    a, b = SENTENCE, SENTENCE.replace("grain", "wheat")
+    sa, sb = set(textreuse.shingles(a)), set(textreuse.shingles(b))
+    assert textreuse.jaccard(a, b) == len(sa & sb) / len(sa | sb)
+    assert textreuse.jaccard(a, a.upper()) == 1.0
+    assert textreuse.jaccard(a, "short") == 0.0
+    assert textreuse.jaccard("", "") == 0.0
+    assert textreuse.jaccard("abcdef", "abcdeg", length=3) == 3 / 5
+
+
+def test_simhash_matches_the_cli(cli):
+    fixture = str(TESTDATA / "shingle/docs.jsonl")
+    sentences = {(r["doc"], r["idx"]): r["text"] for r in cli("sentences", fixture)}
+    fingerprints = cli("simhash", fixture)
+    assert len(fingerprints) == len(sentences) > 0
+    for r in fingerprints:
+        assert textreuse.simhash(sentences[r["doc"], r["idx"]]) == int(r["fingerprint"], 16)
+    assert textreuse.simhash("short") is None
+    assert textreuse.simhash(SENTENCE) == textreuse.simhash(SENTENCE.upper())
+
+
+def test_align_finds_the_copied_passage():
+    source = (
+        "Volcanoes form where magma reaches the surface. Most volcanoes lie along the "
+        "boundaries of tectonic plates. The Pacific ring of fire holds many active volcanoes. "
+        "Eruptions can be explosive or effusive depending on the viscosity of the magma."
+    )
+    suspicious = (
+        "Mein Aufsatz über Gärten und Tomaten beginnt hier mit ganz anderen Wörtern. "
+        "Most volcanoes lie along the boundaries of tectonic plates. The Pacific ring of fire "
+        "holds many active volcanoes. Eruptions can be explosive or effusive depending on the "
+        "viscosity of the magma."
+    )
+    (d,) = textreuse.align(source, suspicious, min_length=50)
+    assert suspicious[d["suspicious_offset"] :][: d["suspicious_length"]] == d["suspicious_text"]
+    assert source[d["source_offset"] :][: d["source_length"]] == d["source_text"]
+    assert d["suspicious_text"].startswith("Most volcanoes") and d["source_text"].endswith("magma.")
+    assert 0.5 < d["score"] <= 1.0
+    assert textreuse.align(source, suspicious) == [d]  # 193 characters, above the default 150
+    assert textreuse.align(source, suspicious, min_length=200) == []
+    assert textreuse.align("", "") == []
+
+
+def test_tune_matches_the_cli(cli):
+    best = textreuse.tune(0.8)
+    (out,) = cli("tune", "--threshold", "0.8", "--json")
+    assert (best["rows"], best["bands"]) == (out["params"]["rows"], out["params"]["bands"])
+    assert best["false_positive"] == out["recommendation"]["false_positive"]
+    assert best["false_negative"] == out["recommendation"]["false_negative"]
+    d = textreuse.tune(0.5, hashes=64, scheme="disjoint")
+    assert d["rows"] * d["bands"] <= 64
+    with pytest.raises(ValueError, match="strictly between 0 and 1"):
+        textreuse.tune(1.0)
+

@@ -1,0 +1,402 @@
+"""The Arrow kernels: bit-identical to the `textreuse` command line, and strict about their input."""
+
+from __future__ import annotations
+
+import json
+import random
+from collections import defaultdict, deque
+from pathlib import Path
+
+import pyarrow as pa
+import pytest
+
+from textreuse import Signer, _native, kernels
+
+MASK = 2**64 - 1
+
+
+def expected_records(records: list[dict]) -> tuple[list[int], list[int]]:
+    rows = [i for i, r in enumerate(records) for _ in r["band_keys"]]
+    keys = [int(k, 16) for r in records for k in r["band_keys"]]
+    return rows, keys
+
+
+def as_u64(keys: pa.Int64Array) -> list[int]:
+    return [k & MASK for k in keys.to_pylist()]
+
+
+# --- band keys ---------------------------------------------------------------------------------
+
+
+def test_band_key_records_match_the_cli(sample_sentences):
+    records = sample_sentences
+    texts = [r["text"] for r in records]
+    assert any(not r["band_keys"] for r in records), "short sentences emit no keys"
+    assert any(not t.isascii() for t in texts)
+    rows, keys = kernels.band_key_records(Signer(), pa.array(texts))
+    assert rows.type == pa.uint32() and keys.type == pa.int64()
+    exp_rows, exp_keys = expected_records(records)
+    assert rows.to_pylist() == exp_rows
+    assert as_u64(keys) == exp_keys
+
+
+def test_band_key_records_of_slices_nulls_and_large_strings(sample_sentences):
+    records = sample_sentences[:3000]
+    texts = [r["text"] for r in records]
+    rows, keys = expected_records(records)
+    big = pa.array(texts, pa.large_string())
+    got = kernels.band_key_records(Signer(), big)
+    assert (got[0].to_pylist(), as_u64(got[1])) == (rows, keys)
+    # A slice: rows count from the slice's start.
+    part = records[1000:2000]
+    got = kernels.band_key_records(Signer(), pa.array(texts).slice(1000, 1000))
+    assert (got[0].to_pylist(), as_u64(got[1])) == expected_records(part)
+    # Nulls emit nothing and keep the numbering.
+    with_nulls = [t if i % 7 else None for i, t in enumerate(texts)]
+    got = kernels.band_key_records(Signer(), pa.array(with_nulls).slice(3))
+    exp = expected_records([r if i % 7 else {"band_keys": []} for i, r in enumerate(records)][3:])
+    assert (got[0].to_pylist(), as_u64(got[1])) == exp
+    # Chunked arrays are combined.
+    chunked = pa.chunked_array([pa.array(texts[:10]), pa.array(texts[10:50], pa.string())])
+    got = kernels.band_key_records(Signer(), chunked)
+    assert (got[0].to_pylist(), as_u64(got[1])) == expected_records(records[:50])
+    empty = kernels.band_key_records(Signer(), pa.array([], pa.string()))
+    assert len(empty[0]) == len(empty[1]) == 0
+
+
+@pytest.fixture(scope="module")
+def sentences_jsonl(sample_sentences, tmp_path_factory) -> str:
+    """4000 sample sentences as JSON Lines documents (quicker to read than the dumps)."""
+    path = tmp_path_factory.mktemp("docs") / "docs.jsonl"
+    docs = [{"id": i, "title": "", "text": r["text"]} for i, r in enumerate(sample_sentences[:4000])]
+    path.write_text("".join(json.dumps(d) + "\n" for d in docs), encoding="utf-8")
+    return str(path)
+
+
+def test_band_key_records_with_other_parameters_match_the_cli(cli, sentences_jsonl):
+    flags = ["--hashes", "30", "--rows", "6", "--bands", "12", "--seed", "7", "--bits", "50"]
+    records = cli("sentences", "--min-shingles", "0", "--band-keys", "--shingle", "9", *flags, sentences_jsonl)
+    signer = Signer(hashes=30, rows=6, bands=12, seed=7, bits=50)
+    rows, keys = kernels.band_key_records(signer, pa.array([r["text"] for r in records]), shingle=9)
+    assert (rows.to_pylist(), as_u64(keys)) == expected_records(records)
+    assert max(len(r["band_keys"]) for r in records) == 12
+
+    records = cli("sentences", "--band-keys", "--scheme", "disjoint", "-k", "5", "-m", "4", sentences_jsonl)
+    signer = Signer(scheme="disjoint", rows=5, bands=4)
+    rows, keys = kernels.band_key_records(signer, pa.array([r["text"] for r in records]))
+    assert (rows.to_pylist(), as_u64(keys)) == expected_records(records)
+
+
+def test_signatures_and_sign_batch_agree(sample_sentences):
+    texts = [r["text"] for r in sample_sentences[:2000]] + [None, "", "short"]
+    s = Signer()
+    sigs = kernels.signatures(s, pa.array(texts))
+    assert sigs.type == pa.list_(pa.uint64(), 20)
+    batch = s.sign_batch(texts)
+    assert sigs.to_pylist() == batch
+    assert s.sign_batch(pa.array(texts, pa.large_string())) == batch
+    assert s.sign_batch(pa.chunked_array([pa.array(texts[:5]), pa.array(texts[5:])])) == batch
+    assert batch[-3:] == [None, None, None]
+    for text, sig in zip(texts[:50], batch):
+        assert sig == (s.sign(text) if sig is not None else None)
+    # Band keys of the signatures are the records' keys.
+    rows, keys = kernels.band_key_records(s, pa.array(texts))
+    expected = [k for sig in batch if sig is not None for k in s.band_keys(sig)]
+    assert as_u64(keys) == expected
+
+
+def test_shingle_counts_match_the_cli(sample_sentences):
+    texts = [r["text"] for r in sample_sentences]
+    counts = kernels.shingle_counts(pa.array(texts))
+    assert counts.type == pa.uint32()
+    assert counts.to_pylist() == [r["shingles"] for r in sample_sentences]
+    assert kernels.shingle_counts(pa.array(["naïve café", None, "", "abc"]), shingle=3).to_pylist() == [
+        8,
+        0,
+        0,
+        1,
+    ]
+
+
+# --- edit distance -----------------------------------------------------------------------------
+
+
+def levenshtein(a: str, b: str) -> int:
+    prev = list(range(len(b) + 1))
+    for i, ca in enumerate(a, 1):
+        cur = [i]
+        for j, cb in enumerate(b, 1):
+            cur.append(min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (ca != cb)))
+        prev = cur
+    return prev[-1]
+
+
+def keep_reference(a: str, b: str, max_edit: float) -> bool:
+    """strsim's normalized_levenshtein (1.0 for two empty strings), as dedup's stage 7 tests it."""
+    longest = max(len(a), len(b))
+    similarity = 1.0 if longest == 0 else 1.0 - levenshtein(a, b) / longest
+    return 1.0 - similarity <= max_edit
+
+
+def test_edit_keep_is_stage_7():
+    rng = random.Random(3)
+    alphabet = "abcdé ü."
+    a, b = [], []
+    for _ in range(400):
+        x = "".join(rng.choice(alphabet) for _ in range(rng.randrange(0, 25)))
+        y = list(x)
+        for _ in range(rng.randrange(0, 8)):
+            op = rng.randrange(3)
+            pos = rng.randrange(len(y) + 1)
+            if op == 0:
+                y.insert(pos, rng.choice(alphabet))
+            elif y and pos < len(y):
+                if op == 1:
+                    y[pos] = rng.choice(alphabet)
+                else:
+                    del y[pos]
+        a.append(x)
+        b.append("".join(y))
+    for max_edit in (0.0, 0.1, 0.25, 0.5, 1.0):
+        got = kernels.edit_keep(pa.array(a), pa.array(b, pa.large_string()), max_edit)
+        assert got.type == pa.bool_() and got.null_count == 0
+        assert got.to_pylist() == [keep_reference(x, y, max_edit) for x, y in zip(a, b)]
+    got = kernels.edit_keep(pa.array(["abcdefghij", None, "x", "abcd"]), pa.array(["abcdefghiX", "a", None, "abce"]), 0.25)
+    assert got.to_pylist() == [True, None, None, True]
+    assert kernels.edit_keep(pa.array(a).slice(5, 10), pa.array(b).slice(5, 10), 0.25).to_pylist() == [
+        keep_reference(x, y, 0.25) for x, y in zip(a[5:15], b[5:15])
+    ]
+    with pytest.raises(ValueError, match="different lengths"):
+        kernels.edit_keep(pa.array(["a"]), pa.array(["a", "b"]), 0.1)
+    with pytest.raises(ValueError, match="NaN"):
+        kernels.edit_keep(pa.array(["a"]), pa.array(["a"]), float("nan"))
+
+
+# --- connected components ----------------------------------------------------------------------
+
+
+def components_reference(pairs: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    graph: dict[int, set[int]] = defaultdict(set)
+    for x, y in pairs:
+        graph[x].add(y)
+        graph[y].add(x)
+    out, seen = [], set()
+    for start in graph:
+        if start in seen:
+            continue
+        comp, queue = [], deque([start])
+        seen.add(start)
+        while queue:
+            node = queue.popleft()
+            comp.append(node)
+            for nxt in graph[node] - seen:
+                seen.add(nxt)
+                queue.append(nxt)
+        out += [(node, min(comp)) for node in comp]
+    return sorted(out, key=lambda nc: (nc[1], nc[0]))
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_connected_components_match_bfs(seed):
+    rng = random.Random(seed)
+    nodes = [rng.randrange(-(2**63), 2**63) for _ in range(60)] + list(range(20))
+    pairs = [(rng.choice(nodes), rng.choice(nodes)) for _ in range(rng.randrange(1, 80))]
+    node, cluster = kernels.connected_components(
+        pa.array([p[0] for p in pairs], pa.int64()), pa.array([p[1] for p in pairs], pa.int64())
+    )
+    assert list(zip(node.to_pylist(), cluster.to_pylist())) == components_reference(pairs)
+
+
+def test_connected_components_edge_cases():
+    a = pa.array([5, 5, 9, 1, 9], pa.int64())
+    b = pa.array([5, 7, 1, 7, 1], pa.int64())
+    node, cluster = kernels.connected_components(a, b)
+    assert node.to_pylist() == [1, 5, 7, 9] and cluster.to_pylist() == [1, 1, 1, 1]
+    node, cluster = kernels.connected_components(a.slice(0, 1), b.slice(0, 1))
+    assert (node.to_pylist(), cluster.to_pylist()) == ([5], [5])  # a self-pair is a lone node
+    node, cluster = kernels.connected_components(pa.array([], pa.int64()), pa.array([], pa.int64()))
+    assert len(node) == len(cluster) == 0
+    with pytest.raises(ValueError, match="b: row 1 is null"):
+        kernels.connected_components(pa.array([1, 2], pa.int64()), pa.array([3, None], pa.int64()))
+    with pytest.raises(TypeError, match="expected an int64 array"):
+        kernels.connected_components(pa.array([1], pa.int32()), pa.array([2], pa.int32()))
+
+
+# --- cluster lines -----------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def dedup_out(cli, tmp_path_factory) -> Path:
+    """`textreuse dedup`'s output directory for the bundled samples."""
+    out = tmp_path_factory.mktemp("dedup")
+    cli("dedup", "--out", str(out))
+    return out
+
+
+@pytest.fixture(scope="module")
+def dedup_clusters(dedup_out) -> list[dict]:
+    lines = (dedup_out / "clusters.jsonl").read_text(encoding="utf-8").splitlines()
+    return [json.loads(line) for line in lines]
+
+
+@pytest.fixture(scope="module")
+def cluster_rows(dedup_clusters, sample_sentences) -> list[tuple[int, int, int, str, str]]:
+    """(cluster, id, doc, title, text) of every member of `textreuse dedup`'s clusters."""
+    ids = defaultdict(list)  # (doc, idx, title, text) -> sentence ids, ascending
+    for r in sample_sentences:
+        ids[r["doc"], r["idx"], r["title"], r["text"]].append(r["id"])
+    rows = []
+    for c in dedup_clusters:
+        taken = defaultdict(int)
+        for m in c["members"]:
+            key = (m["doc"], m["idx"], m["title"], m["text"])
+            sid = ids[key][taken[key]]
+            taken[key] += 1
+            rows.append((c["cluster"], sid, m["doc"], m["title"], m["text"]))
+    return rows
+
+
+def run_cluster_lines(rows, title_type=pa.string()):
+    cols = list(zip(*rows))
+    return kernels.cluster_lines(
+        pa.array(cols[0], pa.int64()),
+        pa.array(cols[1], pa.int64()),
+        pa.array(cols[2], pa.int64()),
+        pa.array(cols[3], title_type),
+        pa.array(cols[4]),
+    )
+
+
+def test_cluster_lines_are_dedups_lines(dedup_clusters, cluster_rows):
+    assert len(dedup_clusters) > 1000
+    rng = random.Random(1)
+    groups = defaultdict(list)
+    for row in cluster_rows:
+        groups[row[0]].append(row)
+    order = list(groups)
+    rng.shuffle(order)
+    shuffled = []
+    for c in order:
+        members = groups[c][:]
+        rng.shuffle(members)
+        shuffled += members
+    cluster, kind, size, line = run_cluster_lines(shuffled, pa.large_string())
+    assert cluster.to_pylist() == order
+    by_id = {c["cluster"]: c for c in dedup_clusters}
+    expected_lines = {c["cluster"]: json.dumps(c, ensure_ascii=False, separators=(",", ":")) for c in dedup_clusters}
+    assert line.type == pa.string() and kind.type == pa.string()
+    for c, k, n, text in zip(cluster.to_pylist(), kind.to_pylist(), size.to_pylist(), line.to_pylist()):
+        assert (k, n) == (by_id[c]["type"], by_id[c]["size"])
+        assert text == expected_lines[c]
+    assert {k for k in kind.to_pylist()} >= {"identical", "copyedit"}
+
+
+def test_cluster_lines_bytes_equal_the_file(dedup_out, cluster_rows):
+    """Byte for byte, in the file's order (clusters ascending)."""
+    _, _, _, line = run_cluster_lines(cluster_rows)
+    text = "".join(f"{x}\n" for x in line.to_pylist())
+    assert text.encode() == (dedup_out / "clusters.jsonl").read_bytes()
+
+
+def test_cluster_lines_errors_and_nulls():
+    rows = [(0, 0, 1, "A", "Same text here."), (0, 5, 2, None, "Same text here."), (9, 9, 3, "C", "x")]
+    cluster, kind, size, line = run_cluster_lines(rows)
+    assert size.to_pylist() == [2, 1]
+    assert json.loads(line[0].as_py())["members"][1]["title"] == ""
+    with pytest.raises(ValueError, match="contiguous"):
+        run_cluster_lines([rows[0], rows[2], rows[1]])
+    with pytest.raises(ValueError, match="text: row 1 is null"):
+        run_cluster_lines([rows[0], (0, 5, 2, "B", None)])
+    with pytest.raises(ValueError, match="different lengths"):
+        kernels.cluster_lines(
+            pa.array([1], pa.int64()),
+            pa.array([1, 2], pa.int64()),
+            pa.array([1], pa.int64()),
+            pa.array(["t"]),
+            pa.array(["x"]),
+        )
+
+
+# --- the whole pipeline from kernels -----------------------------------------------------------
+
+
+def test_kernels_compose_into_dedup(sample_sentences, dedup_clusters):
+    """Filter, band keys, capped star pairs, components and lines give dedup's clusters.jsonl."""
+    text = pa.array([r["text"] for r in sample_sentences])
+    counts = kernels.shingle_counts(text).to_pylist()
+    kept = [i for i, n in enumerate(counts) if 75 <= n <= 600]
+    kept_text = text.take(pa.array(kept))
+    rows, keys = kernels.band_key_records(Signer(), kept_text)
+    ids = [sample_sentences[kept[i]]["id"] for i in rows.to_pylist()]
+    buckets = defaultdict(set)
+    for key, sid in zip(keys.to_pylist(), ids):
+        buckets[key].add(sid)
+    pairs = set()
+    for members in buckets.values():
+        members = sorted(members)[:100]  # dedup's --max-bucket
+        pairs.update((members[0], m) for m in members[1:])
+    pairs = sorted(pairs)
+    node, cluster = kernels.connected_components(
+        pa.array([p[0] for p in pairs], pa.int64()), pa.array([p[1] for p in pairs], pa.int64())
+    )
+    by_id = {r["id"]: r for r in sample_sentences}
+    members = [by_id[n] for n in node.to_pylist()]
+    _, _, _, line = kernels.cluster_lines(
+        cluster,
+        node,
+        pa.array([m["doc"] for m in members], pa.int64()),
+        pa.array([m["title"] for m in members]),
+        pa.array([m["text"] for m in members]),
+    )
+    expected = [json.dumps(c, ensure_ascii=False, separators=(",", ":")) for c in dedup_clusters]
+    assert line.to_pylist() == expected
+
+
+# --- malformed input ---------------------------------------------------------------------------
+
+
+def offsets(*xs: int) -> pa.Buffer:
+    return pa.py_buffer(pa.array(xs, pa.int32()).buffers()[1].to_pybytes())
+
+
+def test_malformed_arrays_are_value_errors():
+    s = Signer()
+    bad_utf8 = pa.Array.from_buffers(pa.string(), 1, [None, offsets(0, 2), pa.py_buffer(b"\xff\xfe")])
+    with pytest.raises(ValueError, match="text: row 0 is not valid UTF-8"):
+        kernels.band_key_records(s, bad_utf8)
+    # pyarrow refuses to build the arrays below; the raw buffers reach _native all the same.
+    data = pa.py_buffer(b"ab")
+
+    def counts(offs: pa.Buffer, length: int, offset: int = 0, validity=None) -> bytes:
+        return _native.shingle_counts((validity, offs, data, offset, length), False, 12)
+
+    with pytest.raises(ValueError, match="row 1 has offsets 1..50 outside the 2 bytes"):
+        counts(offsets(0, 1, 50), 2)
+    with pytest.raises(ValueError, match="row 0 has offsets 2..1 outside"):
+        counts(offsets(2, 1), 1)
+    with pytest.raises(ValueError, match="offsets buffer has 8 bytes, 16 needed"):
+        counts(offsets(0, 1), 3)
+    with pytest.raises(ValueError, match="offsets buffer"):
+        counts(offsets(0, 1), 1, offset=2**62)
+    with pytest.raises(ValueError, match="validity bitmap has 1 bytes, 2 needed"):
+        counts(offsets(*range(10)), 9, validity=pa.py_buffer(b"\xff"))
+    assert counts(offsets(0, 1, 2), 2) == bytes(8)
+    with pytest.raises(ValueError, match="is not valid UTF-8"):
+        s.sign_batch(bad_utf8)
+
+
+def test_wrong_types_are_type_errors():
+    s = Signer()
+    with pytest.raises(TypeError, match="expected a string or large_string array, got int64"):
+        kernels.band_key_records(s, pa.array([1, 2]))
+    with pytest.raises(TypeError, match="expected a pyarrow Array, got list"):
+        kernels.shingle_counts(["a", "b"])
+    with pytest.raises(ValueError, match="at least 1 character"):
+        kernels.band_key_records(s, pa.array(["a"]), shingle=0)
+
+
+def test_package_files_are_installed():
+    import textreuse
+
+    package = Path(textreuse.__file__).parent
+    assert (package / "py.typed").is_file() and (package / "_native.pyi").is_file()
