@@ -400,3 +400,47 @@ def test_package_files_are_installed():
 
     package = Path(textreuse.__file__).parent
     assert (package / "py.typed").is_file() and (package / "_native.pyi").is_file()
+
+
+def test_empty_and_all_null_arrays():
+    s = Signer()
+    for array in (pa.array([], pa.large_string()), pa.array([None, None], pa.string())):
+        n = len(array)
+        rows, keys = kernels.band_key_records(s, array)
+        assert len(rows) == len(keys) == 0
+        assert kernels.shingle_counts(array).to_pylist() == [0] * n
+        assert kernels.signatures(s, array).to_pylist() == [None] * n
+        assert kernels.edit_keep(array, array, 0.1).to_pylist() == [None] * n
+        assert s.sign_batch(array) == [None] * n
+    empty = pa.array([], pa.int64())
+    out = kernels.cluster_lines(empty, empty, empty, pa.array([], pa.string()), pa.array([], pa.string()))
+    assert [len(x) for x in out] == [0, 0, 0, 0]
+
+
+def test_threads_share_a_signer(sample_sentences):
+    """Batches release the GIL and share nothing mutable: parallel results equal serial ones."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    s = Signer()
+    chunks = [pa.array([r["text"] for r in sample_sentences[i : i + 500]]) for i in range(0, 4000, 500)]
+    serial = [as_u64(kernels.band_key_records(s, c)[1]) for c in chunks]
+    with ThreadPoolExecutor(4) as pool:
+        parallel = list(pool.map(lambda c: as_u64(kernels.band_key_records(s, c)[1]), chunks))
+        lists = list(pool.map(s.sign_batch, chunks))
+    assert parallel == serial
+    assert lists == [s.sign_batch(c) for c in chunks]
+
+
+def test_docstring_examples():
+    import doctest
+
+    import textreuse
+
+    for module in (textreuse, kernels):
+        result = doctest.testmod(module)
+        assert result.failed == 0 and result.attempted > 0
+    finder = doctest.DocTestFinder()
+    runner = doctest.DocTestRunner()
+    for test in finder.find(Signer, "Signer", globs={"Signer": Signer}):
+        runner.run(test)
+    assert runner.failures == 0 and runner.tries > 0
