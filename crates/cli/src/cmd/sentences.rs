@@ -16,6 +16,7 @@
 use std::io::Write;
 use std::path::PathBuf;
 
+use anyhow::Context;
 use serde::Serialize;
 use textreuse_shingle::{char_shingle_count, sentences};
 
@@ -32,6 +33,11 @@ pub struct Args {
     /// is its file name without extension. Default: the bundled sample dumps.
     #[arg(value_name = "FILE")]
     pub files: Vec<PathBuf>,
+    /// Also write the counts of the run (`{"documents","sentences","kept","input_problems"}`,
+    /// before the filter; documents without sentences included) to this JSON file: the Spark
+    /// backend's `--input-stats` reads it so its stats.json matches `textreuse dedup`'s.
+    #[arg(long, value_name = "FILE")]
+    pub stats: Option<PathBuf>,
     /// Keep sentences with at least this many shingles (0 keeps the short ones too).
     #[arg(long, default_value_t = 75, value_name = "N")]
     pub min_shingles: usize,
@@ -111,6 +117,16 @@ pub fn run(args: &Args, global: &Global) -> anyhow::Result<()> {
         },
     )?;
     out.flush()?;
+    if let Some(path) = &args.stats {
+        let counts = serde_json::json!({
+            "documents": docs,
+            "sentences": total,
+            "kept": kept,
+            "input_problems": problems,
+        });
+        std::fs::write(path, format!("{counts:#}\n"))
+            .with_context(|| format!("cannot write {}", path.display()))?;
+    }
     global.log(format_args!(
         "{docs} documents, {total} sentences, {kept} kept ({}..={} shingles of {len} chars), \
          {problems} input problems",
