@@ -87,6 +87,14 @@ fn jsonl_and_plain_text() {
     assert_eq!(counts["sentences"], all.len() as u64 - 2); // the plain file had 2
     assert_eq!(counts["kept"], kept.len() as u64);
     assert_eq!(counts["input_problems"], 0);
+    // Shards number their documents from --first-seq.
+    let (shifted, _) = run(&["--first-seq", "1000", FIXTURE]);
+    for (a, b) in kept.iter().zip(&shifted) {
+        assert_eq!(
+            b["id"].as_u64().unwrap(),
+            a["id"].as_u64().unwrap() + (1000 << 32)
+        );
+    }
     let tiny: Vec<&Value> = kept.iter().filter(|r| r["doc"] == 7).collect();
     assert_eq!(tiny.len(), 1);
     assert_eq!(tiny[0]["idx"], 1);
