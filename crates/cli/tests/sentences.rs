@@ -79,6 +79,22 @@ fn jsonl_and_plain_text() {
             .all(|r| (75..=600).contains(&r["shingles"].as_u64().unwrap()))
     );
     assert!(stderr.contains("kept"));
+    let dir = tempfile::tempdir().unwrap();
+    let stats = dir.path().join("stats.json");
+    run(&["--stats", stats.to_str().unwrap(), FIXTURE]);
+    let counts: Value = serde_json::from_str(&std::fs::read_to_string(&stats).unwrap()).unwrap();
+    assert_eq!(counts["documents"], docs.len() as u64);
+    assert_eq!(counts["sentences"], all.len() as u64 - 2); // the plain file had 2
+    assert_eq!(counts["kept"], kept.len() as u64);
+    assert_eq!(counts["input_problems"], 0);
+    // Shards number their documents from --first-seq.
+    let (shifted, _) = run(&["--first-seq", "1000", FIXTURE]);
+    for (a, b) in kept.iter().zip(&shifted) {
+        assert_eq!(
+            b["id"].as_u64().unwrap(),
+            a["id"].as_u64().unwrap() + (1000 << 32)
+        );
+    }
     let tiny: Vec<&Value> = kept.iter().filter(|r| r["doc"] == 7).collect();
     assert_eq!(tiny.len(), 1);
     assert_eq!(tiny[0]["idx"], 1);

@@ -23,6 +23,7 @@
 use std::io::Write;
 use std::path::PathBuf;
 
+use anyhow::Context;
 use serde::Serialize;
 use textreuse_cli::pipeline::features::{FeatureScratch, sentence_shingles};
 use textreuse_shingle::{Normalize, char_shingle_count, sentences};
@@ -40,6 +41,16 @@ pub struct Args {
     /// is its file name without extension. Default: the bundled sample dumps.
     #[arg(value_name = "FILE")]
     pub files: Vec<PathBuf>,
+    /// Also write the counts of the run (`{"documents","sentences","kept","input_problems"}`,
+    /// before the filter; documents without sentences included) to this JSON file: the Spark
+    /// backend's `--input-stats` reads it so its stats.json matches `textreuse dedup`'s.
+    #[arg(long, value_name = "FILE")]
+    pub stats: Option<PathBuf>,
+    /// The `seq` of the first document (ids are `seq << 32 | idx`). When extraction is split
+    /// over shards, give each shard its own range (e.g. shard k: `k * 16777216`) so ids are
+    /// unique without coordination; `textreuse dedup` numbers documents from 0.
+    #[arg(long, default_value_t = 0, value_name = "N", value_parser = clap::value_parser!(u64).range(..1 << 31))]
+    pub first_seq: u64,
     /// Keep sentences with at least this many shingles (0 keeps the short ones too).
     #[arg(long, default_value_t = 75, value_name = "N")]
     pub min_shingles: usize,
@@ -99,7 +110,11 @@ pub fn run(args: &Args, global: &Global) -> anyhow::Result<()> {
         rayon::current_num_threads(),
         |source| {
             let doc = source.into_document(&cleaner);
-            let seq = docs;
+            let seq = args.first_seq + docs;
+            anyhow::ensure!(
+                seq < 1 << 31,
+                "more than 2^31 documents from --first-seq: ids would not fit a signed 64-bit integer"
+            );
             docs += 1;
             for (idx, s) in sentences(&doc.text).enumerate() {
                 total += 1;
@@ -142,6 +157,16 @@ pub fn run(args: &Args, global: &Global) -> anyhow::Result<()> {
         },
     )?;
     out.flush()?;
+    if let Some(path) = &args.stats {
+        let counts = serde_json::json!({
+            "documents": docs,
+            "sentences": total,
+            "kept": kept,
+            "input_problems": problems,
+        });
+        std::fs::write(path, format!("{counts:#}\n"))
+            .with_context(|| format!("cannot write {}", path.display()))?;
+    }
     global.log(format_args!(
         "{docs} documents, {total} sentences, {kept} kept ({}..={} shingles of {len} chars), \
          {problems} input problems",

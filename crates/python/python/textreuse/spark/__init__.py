@@ -1,0 +1,39 @@
+"""The dedup pipeline of ``textreuse dedup`` on Apache Spark.
+
+Spark supplies the cluster manager, the spilling sort-based shuffle, task retry and stage
+re-execution; the Rust kernels of :mod:`textreuse.kernels` do the per-record work inside
+``mapInArrow``. Only the DataFrame API is used (no RDDs), so the job also runs over Spark
+Connect.
+
+Input: sentence records as ``textreuse sentences --min-shingles 0 --max-shingles 0`` writes them
+(JSON Lines, or Parquet with the same columns: ``id``, ``doc``, ``title``, ``shingles``,
+``text``). ``id`` is ``seq << 32 | idx``, the id ``textreuse dedup`` gives the sentence, so both
+produce the same cluster ids.
+
+Stages (see :func:`run_dedup`):
+
+1. filter the sentences by shingle count (as the CLI does);
+2. ``mapInArrow`` band keys (:func:`textreuse.kernels.band_key_records`);
+3. ``groupBy(key)``: buckets, sorted and de-duplicated ids, capped to the first
+   ``max_bucket`` ids;
+4. star pairs (all pairs with ``max_edit``), ``distinct``;
+5. connected components: union-find on the driver when the pairs fit
+   (``driver_pairs_limit``), otherwise large-star/small-star rounds in DataFrames;
+6. join back to text; 7. ``mapInArrow`` edit-distance filter (optional, re-clustering);
+8. ``mapInArrow`` classification and formatting (:func:`textreuse.kernels.cluster_lines`,
+   the same Rust function ``textreuse dedup`` uses), then the driver writes ``clusters.jsonl``
+   (ordered by cluster id), ``stats.json`` and ``article-pairs.tsv``.
+
+Example::
+
+    from pyspark.sql import SparkSession
+    from textreuse.spark import DedupParams, run_dedup
+
+    spark = SparkSession.builder.master("local[2]").getOrCreate()
+    stats = run_dedup(spark, ["sentences.jsonl"], "textreuse-out", DedupParams())
+"""
+
+from .dedup import DedupParams, run_dedup
+from .components import connected_components
+
+__all__ = ["DedupParams", "run_dedup", "connected_components"]

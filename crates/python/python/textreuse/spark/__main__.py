@@ -1,0 +1,126 @@
+"""``python -m textreuse.spark dedup SENTENCES... --out DIR``: the dedup pipeline on Spark.
+
+The parameters are those of ``textreuse dedup``. With ``spark-submit``, give this file as the
+application (it imports the installed package absolutely)::
+
+    spark-submit --master spark://host:7077 \
+        "$(python -c 'import textreuse.spark.__main__ as m; print(m.__file__)')" \
+        dedup sentences.jsonl --out out
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+
+from textreuse.spark.dedup import DedupParams, run_dedup
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="python -m textreuse.spark",
+        description="The textreuse dedup pipeline on Apache Spark.",
+    )
+    sub = p.add_subparsers(dest="command", required=True)
+    d = sub.add_parser(
+        "dedup",
+        help="near-duplicate sentence clusters",
+        description=(
+            "Reads sentence records written by `textreuse sentences --min-shingles 0 "
+            "--max-shingles 0` (JSON Lines, or Parquet with columns id, doc, title, shingles, "
+            "text) and writes clusters.jsonl, stats.json and article-pairs.tsv like "
+            "`textreuse dedup`."
+        ),
+    )
+    d.add_argument("inputs", nargs="+", metavar="SENTENCES", help="JSON Lines or Parquet files")
+    d.add_argument("--out", default="textreuse-out", metavar="DIR")
+    d.add_argument(
+        "--input-stats", action="append", default=[], metavar="FILE",
+        help="counts written by `textreuse sentences --stats FILE` (repeat per shard)",
+    )
+    defaults = DedupParams()
+    d.add_argument("--shingle", type=int, default=defaults.shingle, metavar="CHARS")
+    d.add_argument("--min-shingles", type=int, default=defaults.min_shingles, metavar="N")
+    d.add_argument(
+        "--max-shingles", type=int, default=defaults.max_shingles, metavar="N",
+        help="0: no upper bound",
+    )
+    d.add_argument("--hashes", type=int, default=defaults.hashes, metavar="N")
+    d.add_argument("--bits", type=int, default=defaults.bits)
+    d.add_argument("-k", "--rows", type=int, default=defaults.rows)
+    d.add_argument("-m", "--bands", type=int, default=defaults.bands)
+    d.add_argument("--seed", type=int, default=defaults.seed)
+    d.add_argument("--scheme", choices=["drawn", "disjoint"], default=defaults.scheme)
+    d.add_argument("--max-bucket", type=int, default=defaults.max_bucket, metavar="N")
+    d.add_argument("--max-edit", type=float, default=None, metavar="D")
+    d.add_argument(
+        "--max-article-pairs", type=int, default=defaults.max_article_pairs, metavar="N"
+    )
+    d.add_argument(
+        "--driver-pairs-limit", type=int, default=defaults.driver_pairs_limit, metavar="N",
+        help="union-find on the driver up to this many pairs, else large-star/small-star",
+    )
+    d.add_argument(
+        "--master", default=None,
+        help="Spark master (default: spark-submit's, or local[*])",
+    )
+    d.add_argument(
+        "--partitions", type=int, default=None, metavar="N",
+        help="spark.sql.shuffle.partitions (default: 4 x default parallelism)",
+    )
+    d.add_argument(
+        "--conf", action="append", default=[], metavar="KEY=VALUE", help="extra Spark settings"
+    )
+    d.add_argument("--quiet", "-q", action="store_true")
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    from pyspark.sql import SparkSession
+
+    log = (lambda msg: None) if args.quiet else (lambda msg: print(f"textreuse.spark: {msg}", file=sys.stderr))
+    builder = SparkSession.builder.appName("textreuse dedup")
+    if args.master:
+        builder = builder.master(args.master)
+    for kv in args.conf:
+        key, sep, value = kv.partition("=")
+        if not sep:
+            print(f"textreuse.spark: --conf expects KEY=VALUE, got {kv!r}", file=sys.stderr)
+            return 2
+        builder = builder.config(key, value)
+    try:
+        params = DedupParams(
+            shingle=args.shingle, min_shingles=args.min_shingles, max_shingles=args.max_shingles,
+            hashes=args.hashes, bits=args.bits, rows=args.rows, bands=args.bands,
+            seed=args.seed, scheme=args.scheme, max_bucket=args.max_bucket,
+            max_edit=args.max_edit, max_article_pairs=args.max_article_pairs,
+            driver_pairs_limit=args.driver_pairs_limit,
+        )
+        from textreuse import Signer
+
+        Signer(**params.signer_args())  # parameter errors before Spark starts
+    except ValueError as e:
+        print(f"textreuse.spark: {e}", file=sys.stderr)
+        return 2
+    started = time.monotonic()
+    spark = builder.getOrCreate()
+    try:
+        if not args.quiet:
+            spark.sparkContext.setLogLevel("WARN")
+        partitions = args.partitions or 4 * spark.sparkContext.defaultParallelism
+        spark.conf.set("spark.sql.shuffle.partitions", str(partitions))
+        stats = run_dedup(spark, args.inputs, args.out, params, log, args.input_stats)
+    finally:
+        spark.stop()
+    log(
+        f"{stats['clusters']} clusters of {stats['clustered_sentences']} sentences in "
+        f"{time.monotonic() - started:.1f}s; outputs in {args.out}"
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

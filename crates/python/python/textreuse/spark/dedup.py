@@ -1,0 +1,366 @@
+"""The stages of ``textreuse dedup`` as Spark DataFrame operations (see the package docs)."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+import tempfile
+import time
+from typing import Iterable, Iterator, Sequence
+
+import pyarrow as pa
+from pyspark.sql import DataFrame, SparkSession
+from pyspark.sql import functions as F
+
+from .. import kernels
+from .components import connected_components
+
+#: Columns read from the sentence records (`textreuse sentences` JSON Lines or Parquet).
+SENTENCE_SCHEMA = "id long, doc long, title string, shingles long, text string"
+
+#: The cluster types, in the order `textreuse dedup` counts them.
+CLUSTER_TYPES = ("identical", "template", "copyedit", "factual_drift", "reference", "other")
+
+
+@dataclasses.dataclass(frozen=True)
+class DedupParams:
+    """The parameters of ``textreuse dedup`` (same names and defaults), plus Spark's own."""
+
+    shingle: int = 12
+    min_shingles: int = 75
+    max_shingles: int = 600
+    hashes: int = 20
+    bits: int = 60
+    rows: int = 10
+    bands: int = 10
+    seed: int = 1123456
+    scheme: str = "drawn"
+    max_bucket: int = 100
+    max_edit: float | None = None
+    max_article_pairs: int = 100_000
+    #: Connected components run on the driver (Rust union-find) when there are at most this
+    #: many distinct pairs, otherwise as large-star/small-star rounds in DataFrames.
+    driver_pairs_limit: int = 50_000_000
+
+    def signer_args(self) -> dict:
+        return dict(
+            hashes=self.hashes,
+            bits=self.bits,
+            rows=self.rows,
+            bands=self.bands,
+            seed=self.seed,
+            scheme=self.scheme,
+        )
+
+
+# One signer per Python worker process and parameter set (building one draws the hash family).
+_SIGNERS: dict = {}
+
+
+def _signer(args: dict):
+    key = tuple(sorted(args.items()))
+    signer = _SIGNERS.get(key)
+    if signer is None:
+        from .. import Signer
+
+        signer = _SIGNERS[key] = Signer(**args)
+    return signer
+
+
+def _band_keys(signer_args: dict, shingle: int):
+    def run(batches: Iterable[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+        signer = _signer(signer_args)
+        for batch in batches:
+            rows, keys = kernels.band_key_records(signer, batch.column("text"), shingle)
+            ids = batch.column("id").take(rows)
+            yield pa.RecordBatch.from_arrays([keys, ids], names=["key", "id"])
+
+    return run
+
+
+def _edit_keep(max_edit: float):
+    def run(batches: Iterable[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+        for batch in batches:
+            keep = kernels.edit_keep(batch.column("text_a"), batch.column("text_b"), max_edit)
+            yield batch.select(["a", "b"]).filter(keep)
+
+    return run
+
+
+def _cluster_lines(batches: Iterable[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+    """Formats the clusters of a partition whose rows are sorted by cluster. A cluster may
+    straddle two Arrow batches: the rows of the last cluster of a batch wait for the next."""
+    columns = ["cluster", "id", "doc", "title", "text"]
+
+    def lines(table: pa.Table) -> pa.RecordBatch:
+        cols = [table.column(c).combine_chunks() for c in columns]
+        cluster, kind, size, line = kernels.cluster_lines(*cols)
+        return pa.RecordBatch.from_arrays(
+            [cluster, kind, size, line], names=["cluster", "type", "size", "line"]
+        )
+
+    pending = None
+    for batch in batches:
+        table = pa.Table.from_batches([batch.select(columns)])
+        if pending is not None:
+            table = pa.concat_tables([pending, table])
+        if table.num_rows == 0:
+            continue
+        cluster = table.column("cluster")
+        last = cluster[table.num_rows - 1]
+        # Rows are sorted by cluster, so the last cluster's rows are the tail.
+        tail = table.num_rows
+        while tail > 0 and cluster[tail - 1] == last:
+            tail -= 1
+        pending = table.slice(tail)
+        if tail > 0:
+            yield lines(table.slice(0, tail))
+    if pending is not None and pending.num_rows:
+        yield lines(pending)
+
+
+def read_sentences(spark: SparkSession, paths: Sequence[str]) -> DataFrame:
+    """Sentence records from JSON Lines or Parquet files (by extension)."""
+    parquet = [p for p in paths if p.endswith(".parquet") or os.path.isdir(p)]
+    jsonl = [p for p in paths if p not in parquet]
+    frames = []
+    if jsonl:
+        frames.append(spark.read.schema(SENTENCE_SCHEMA).json(jsonl))
+    if parquet:
+        frames.append(
+            spark.read.parquet(*parquet).select(
+                *[F.col(c).cast(t) for c, t in (f.split() for f in SENTENCE_SCHEMA.split(", "))]
+            )
+        )
+    df = frames[0]
+    for other in frames[1:]:
+        df = df.unionByName(other)
+    return df
+
+
+def _write_atomically(path: str, write) -> None:
+    directory = os.path.dirname(os.path.abspath(path))
+    fd, tmp = tempfile.mkstemp(dir=directory, prefix=".tmp-")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as f:
+            write(f)
+        os.chmod(tmp, 0o644)
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+
+
+def _tsv(s: str) -> str:
+    return s.replace("\t", " ").replace("\n", " ").replace("\r", " ")
+
+
+def run_dedup(
+    spark: SparkSession,
+    inputs: Sequence[str] | DataFrame,
+    out_dir: str,
+    params: DedupParams = DedupParams(),
+    log=lambda msg: None,
+    input_stats: Sequence[str] = (),
+) -> dict:
+    """Runs the pipeline over sentence records and writes ``clusters.jsonl``, ``stats.json``
+    and ``article-pairs.tsv`` into ``out_dir``, as ``textreuse dedup`` does. Returns the stats.
+
+    ``inputs`` is a list of paths (JSON Lines or Parquet) or a DataFrame with the columns of
+    :data:`SENTENCE_SCHEMA`. ``input_stats`` are the files ``textreuse sentences --stats FILE``
+    wrote while extracting them: with them, ``documents``, ``sentences`` and ``input_problems``
+    are the extractor's counts (documents without any sentence included), otherwise they are
+    counted from the records (documents with at least one sentence).
+    """
+    if params.max_bucket < 2:
+        raise ValueError("max_bucket must be at least 2")
+    sentences = inputs if isinstance(inputs, DataFrame) else read_sentences(spark, list(inputs))
+    seconds = dict(
+        sentences_and_signatures=0.0, shuffle_and_clusters=0.0, edit_filter=0.0,
+        text_classify_write=0.0,
+    )
+    stats: dict = {}
+
+    # Stages 1-2.
+    started = time.monotonic()
+    max_shingles = params.max_shingles if params.max_shingles > 0 else (1 << 62)
+    totals = sentences.agg(
+        F.count(F.lit(1)).alias("sentences"),
+        F.countDistinct(F.shiftright("id", 32)).alias("documents"),
+    ).first()
+    kept = (
+        sentences.where(F.col("shingles").between(params.min_shingles, max_shingles))
+        .select("id", "doc", "title", "text")
+        .persist()
+    )
+    records = kept.select("id", "text").mapInArrow(
+        _band_keys(params.signer_args(), params.shingle), "key long, id long"
+    ).persist()
+    stats["documents"] = totals["documents"]
+    stats["sentences"] = totals["sentences"]
+    band_key_records = records.count()
+    stats["sentences_kept"] = band_key_records // params.bands
+    stats["input_problems"] = 0
+    if input_stats:
+        extracted = [json.loads(open(p, encoding="utf-8").read()) for p in input_stats]
+        for key in ("documents", "sentences", "input_problems"):
+            stats[key] = sum(e[key] for e in extracted)
+        if stats["sentences"] != totals["sentences"]:
+            raise ValueError(
+                f"the input stats count {stats['sentences']} sentences but the inputs hold "
+                f"{totals['sentences']}: were they extracted with a shingle filter? Use "
+                "`textreuse sentences --min-shingles 0 --max-shingles 0`"
+            )
+    stats["band_key_records"] = band_key_records
+    seconds["sentences_and_signatures"] = time.monotonic() - started
+    log(
+        f"stages 1-2: {stats['documents']} documents, {stats['sentences']} sentences, "
+        f"{stats['sentences_kept']} kept, {band_key_records} band-key records "
+        f"in {seconds['sentences_and_signatures']:.1f}s"
+    )
+
+    # Stages 3-4: buckets of sorted distinct ids, capped; star (or all) pairs; distinct.
+    started = time.monotonic()
+    buckets = (
+        records.groupBy("key")
+        .agg(F.array_sort(F.collect_set("id")).alias("ids"))
+        .select(F.size("ids").alias("n"), F.slice("ids", 1, params.max_bucket).alias("ids"))
+        .persist()
+    )
+    bucket_counts = buckets.agg(
+        F.count(F.lit(1)).alias("buckets"),
+        F.sum(F.when(F.col("n") > params.max_bucket, 1).otherwise(0)).alias("capped"),
+    ).first()
+    stats["buckets"] = bucket_counts["buckets"]
+    stats["buckets_capped"] = bucket_counts["capped"] or 0
+    if params.max_edit is None:
+        pairs = buckets.where(F.col("n") > 1).select(
+            F.col("ids")[0].alias("a"), F.explode(F.slice("ids", 2, params.max_bucket)).alias("b")
+        )
+    else:
+        pairs = (
+            buckets.where(F.col("n") > 1)
+            .select("ids", F.posexplode("ids").alias("i", "a"))
+            .select("a", F.explode(F.slice("ids", F.col("i") + 2, params.max_bucket)).alias("b"))
+        )
+    pairs = pairs.distinct().persist()
+    stats["candidate_pairs"] = pairs.count()
+    stats["pairs_after_edit_filter"] = stats["candidate_pairs"]
+    stats["bytes_spilled"] = 0
+    records.unpersist()
+    buckets.unpersist()
+
+    # Stage 7 (before clustering: only the pairs that pass are unioned).
+    if params.max_edit is not None:
+        seconds["shuffle_and_clusters"] = time.monotonic() - started
+        started = time.monotonic()
+        texts = kept.select("id", "text")
+        joined = pairs.join(
+            texts.select(F.col("id").alias("a"), F.col("text").alias("text_a")), "a"
+        ).join(texts.select(F.col("id").alias("b"), F.col("text").alias("text_b")), "b")
+        filtered = joined.select("a", "b", "text_a", "text_b").mapInArrow(
+            _edit_keep(params.max_edit), "a long, b long"
+        ).persist()
+        stats["pairs_after_edit_filter"] = filtered.count()
+        pairs.unpersist()
+        pairs = filtered
+        seconds["edit_filter"] = time.monotonic() - started
+        log(
+            f"stage 7: {stats['pairs_after_edit_filter']} of {stats['candidate_pairs']} pairs "
+            f"within edit distance {params.max_edit} in {seconds['edit_filter']:.1f}s"
+        )
+        started = time.monotonic()
+
+    # Stage 5.
+    assignment = connected_components(
+        spark, pairs, params.driver_pairs_limit, stats["pairs_after_edit_filter"]
+    ).persist()
+    assignment.count()
+    pairs.unpersist()
+    seconds["shuffle_and_clusters"] += time.monotonic() - started
+    log(
+        f"stages 3-5: {stats['buckets']} buckets ({stats['buckets_capped']} capped), "
+        f"{stats['candidate_pairs']} candidate pairs in {seconds['shuffle_and_clusters']:.1f}s"
+    )
+
+    # Stages 6 and 8, outputs.
+    started = time.monotonic()
+    members = assignment.join(kept, "id").persist()
+    clusters = (
+        members.repartition("cluster")
+        .sortWithinPartitions("cluster", "id")
+        .mapInArrow(_cluster_lines, "cluster long, type string, size long, line string")
+        .persist()
+    )
+    os.makedirs(out_dir, exist_ok=True)
+
+    def write_clusters(f):
+        for row in clusters.orderBy("cluster").select("line").toLocalIterator():
+            f.write(row["line"])
+            f.write("\n")
+
+    _write_atomically(os.path.join(out_dir, "clusters.jsonl"), write_clusters)
+
+    summary = clusters.agg(
+        F.count(F.lit(1)).alias("clusters"), F.sum("size").alias("clustered")
+    ).first()
+    stats["clusters"] = summary["clusters"]
+    stats["clustered_sentences"] = summary["clustered"] or 0
+    stats["distinct_articles"] = members.select("doc").distinct().count()
+    histogram = {r["size"]: r["count"] for r in clusters.groupBy("size").count().collect()}
+    stats["cluster_size_histogram"] = {str(k): histogram[k] for k in sorted(histogram)}
+    types = {t: 0 for t in CLUSTER_TYPES}
+    for r in clusters.groupBy("type").count().collect():
+        types[r["type"]] = r["count"]
+    stats["types"] = {t: types[t] for t in sorted(types)}
+
+    # article-pairs.tsv: article pairs ranked by shared clusters (clusters of at most 200
+    # articles count), titles as the first member of each article in output order shows them.
+    cluster_docs = members.select("cluster", "doc").distinct()
+    small = (
+        cluster_docs.groupBy("cluster").count().where(F.col("count") <= 200).select("cluster")
+    )
+    docs = cluster_docs.join(small, "cluster")
+    ranked = (
+        docs.alias("x")
+        .join(docs.alias("y"), "cluster")
+        .where(F.col("x.doc") < F.col("y.doc"))
+        .groupBy(F.col("x.doc").alias("a"), F.col("y.doc").alias("b"))
+        .count()
+        .orderBy(F.desc("count"), "a", "b")
+        .limit(params.max_article_pairs)
+        .collect()
+    )
+    titles = {
+        r["doc"]: r["title"]
+        for r in members.groupBy("doc")
+        .agg(
+            F.min_by(
+                "title", F.struct("cluster", F.col("id").bitwiseAND(0xFFFFFFFF), "id")
+            ).alias("title")
+        )
+        .collect()
+    }
+
+    def write_pairs(f):
+        f.write("shared_clusters\tdoc_a\ttitle_a\tdoc_b\ttitle_b\n")
+        for r in ranked:
+            a, b = r["a"], r["b"]
+            f.write(f"{r['count']}\t{a}\t{_tsv(titles[a])}\t{b}\t{_tsv(titles[b])}\n")
+
+    _write_atomically(os.path.join(out_dir, "article-pairs.tsv"), write_pairs)
+    members.unpersist()
+    clusters.unpersist()
+    kept.unpersist()
+    assignment.unpersist()
+    seconds["text_classify_write"] = time.monotonic() - started
+    stats["seconds"] = seconds
+
+    def write_stats(f):
+        json.dump(stats, f, indent=2, ensure_ascii=False)
+        f.write("\n")
+
+    _write_atomically(os.path.join(out_dir, "stats.json"), write_stats)
+    return stats

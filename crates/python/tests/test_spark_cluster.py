@@ -1,0 +1,77 @@
+"""The Spark backend on a standalone cluster (master + worker on 127.0.0.1): the command-line
+entry end to end, and (slow) an executor killed mid-stage."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+
+import pytest
+
+from spark_support import (
+    assert_same_outputs,
+    executor_pids,
+    java_available,
+    session,
+    standalone_cluster,
+)
+
+pytestmark = pytest.mark.skipif(not java_available(), reason="Spark needs Java (java not found)")
+
+
+def test_command_line_on_a_standalone_cluster(samples, tmp_path):
+    d, sentences, counts = samples
+    with standalone_cluster() as (url, _worker):
+        out = tmp_path / "out"
+        done = subprocess.run(
+            [sys.executable, "-m", "textreuse.spark", "dedup", str(sentences), "--out", str(out), "--input-stats", str(counts),
+             "--master", url, "--partitions", "4",
+             "--conf", "spark.driver.host=127.0.0.1", "--conf", "spark.ui.enabled=false"],
+            capture_output=True, text=True, timeout=900,
+            env=dict(os.environ, PYSPARK_PYTHON=sys.executable),
+        )
+        assert done.returncode == 0, done.stderr[-4000:]
+    assert_same_outputs(d / "cli", out)
+    assert "clusters of" in done.stderr
+
+
+@pytest.mark.slow
+def test_executor_killed_mid_stage_gives_the_same_result(samples, tmp_path):
+    from textreuse.spark import DedupParams, run_dedup
+
+    d, sentences, counts = samples
+    with standalone_cluster() as (url, _worker):
+        spark = session(url, "textreuse-fault-injection", **{"spark.task.maxFailures": "8"})
+        killed: list[int] = []
+        stop = threading.Event()
+
+        def killer():
+            tracker = spark.sparkContext.statusTracker()
+            while not stop.is_set() and not killed:
+                for stage in tracker.getActiveStageIds():
+                    info = tracker.getStageInfo(stage)
+                    if info and info.numActiveTasks > 0:
+                        for pid in executor_pids():
+                            os.kill(pid, signal.SIGKILL)
+                            killed.append(pid)
+                        break
+                time.sleep(0.02)
+
+        try:
+            # Wait for the first executor, then start the job with the killer watching.
+            deadline = time.monotonic() + 120
+            while not executor_pids() and time.monotonic() < deadline:
+                time.sleep(0.5)
+            thread = threading.Thread(target=killer, daemon=True)
+            thread.start()
+            run_dedup(spark, [str(sentences)], str(tmp_path), DedupParams(), input_stats=[str(counts)])
+            stop.set()
+            thread.join()
+        finally:
+            spark.stop()
+    assert killed, "no executor was running a task to kill"
+    assert_same_outputs(d / "cli", tmp_path)
