@@ -13,15 +13,23 @@
 //! 4. buckets -> distinct candidate pairs, large buckets capped to their first `max_bucket` ids;
 //! 5. pairs -> clusters (union-find, cluster id = smallest member id);
 //! 6. clusters -> sentence text: kept sentences are written to a side file during stage 1 and read
-//!    back by offset, so memory holds 16 bytes per kept sentence, not its text;
+//!    back by offset (a positioned read per member), so memory holds 12 bytes per kept sentence
+//!    and 8 per document, not the text;
 //! 7. optional: keep only candidate pairs whose normalized Levenshtein distance is at most
 //!    `max_edit` (with the filter on, buckets emit all their pairs instead of a star, so every
 //!    pair that shares a band is checked), and re-cluster;
 //! 8. classify each cluster ([`super::classify`]).
 //!
+//! Stages 6 and 8 run in parallel over chunks of clusters (about 32,768 members each), and the
+//! chunks are written in cluster-id order, so `clusters.jsonl` is the same for any thread count.
+//!
 //! `article-pairs.tsv` ranks article pairs by the number of clusters they share; clusters that
-//! span more than 200 articles (giant templates) are not counted, and only the top
-//! [`DedupOptions::max_article_pairs`] rows are written.
+//! span more than [`MAX_CLUSTER_ARTICLES`] articles (giant templates) are not counted, and only
+//! the top [`DedupOptions::max_article_pairs`] rows are written
+//! ([`super::article_pairs::top_article_pairs`]).
+//!
+//! [`run`] tells a [`Report`] what it does: a log line per stage, and progress for the merge
+//! (stage 3), the pairs (stages 4-5) and the clusters written (stages 6-8).
 //!
 //! Sentence ids are `seq << 32 | idx`, where `seq` is the document's position in the input
 //! (so the same page in two dumps gets two ids) and `idx` the sentence's index in its document.
