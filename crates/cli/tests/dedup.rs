@@ -108,7 +108,7 @@ fn clustering_recall_follows_the_s_curve() {
         &signer,
         &options,
         out.path(),
-        &|_| {},
+        &|_: &str| {},
     )
     .unwrap();
     assert_eq!(stats.sentences_kept, texts.len() as u64);

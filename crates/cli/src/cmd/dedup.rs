@@ -1,9 +1,10 @@
 //! `textreuse dedup`: clusters of near-duplicate sentences (the main job).
+use std::cell::RefCell;
 use std::io::IsTerminal;
 use std::path::PathBuf;
 
 use anyhow::Context;
-use textreuse_cli::pipeline::dedup::{self, DedupOptions, Method};
+use textreuse_cli::pipeline::dedup::{self, DedupOptions, Method, Report, Stage};
 use textreuse_cli::pipeline::shuffle::{DEFAULT_MAX_BUCKET, parse_size};
 use textreuse_cli::sources::{self, Source};
 
@@ -89,49 +90,37 @@ pub fn run(args: &Args, global: &Global) -> anyhow::Result<()> {
     };
     let files = global.inputs_or_samples(&args.files);
     let threads = rayon::current_num_threads();
-    let progress = (!global.quiet && std::io::stderr().is_terminal()).then(|| {
-        let bar = indicatif::ProgressBar::new_spinner();
-        bar.set_style(
-            indicatif::ProgressStyle::with_template(
-                "{spinner} stage 1-2: {pos} documents ({per_sec}) {elapsed}",
-            )
-            .expect("valid template"),
-        );
-        bar
-    });
-    let log = |msg: &str| {
-        if let Some(bar) = &progress {
-            bar.suspend(|| global.log(msg));
-        } else {
-            global.log(msg);
-        }
+    let report = Bars {
+        global,
+        draw: !global.quiet && std::io::stderr().is_terminal(),
+        bar: RefCell::new(None),
     };
     let read = |feed: &mut dyn FnMut(Source) -> anyhow::Result<()>| {
         let mut problems = 0u64;
+        report.begin(
+            None,
+            "{spinner} stages 1-2: {human_pos} documents ({per_sec:0}) {elapsed}",
+        );
         sources::read_all(
             &files,
             threads,
             |source| {
-                if let Some(bar) = &progress {
-                    bar.inc(1);
-                }
+                report.advance(1);
                 feed(source)
             },
             |problem| {
                 problems += 1;
-                log(&format!(
+                report.log(&format!(
                     "warning: {}: {} (reading goes on)",
                     problem.path.display(),
                     problem.message
                 ));
             },
         )?;
-        if let Some(bar) = &progress {
-            bar.finish_and_clear();
-        }
+        report.finish();
         Ok(problems)
     };
-    let stats = dedup::run(read, &signer, &options, &args.out, &log)?;
+    let stats = dedup::run(read, &signer, &options, &args.out, &report)?;
     global.log(format_args!(
         "{} clusters of {} sentences from {} articles written to {}",
         stats.clusters,
@@ -140,4 +129,70 @@ pub fn run(args: &Args, global: &Global) -> anyhow::Result<()> {
         args.out.display()
     ));
     Ok(())
+}
+
+/// Progress bars on stderr, one stage at a time, when it is a terminal and `--quiet` is off;
+/// log lines print above the bar.
+struct Bars<'a> {
+    global: &'a Global,
+    draw: bool,
+    bar: RefCell<Option<indicatif::ProgressBar>>,
+}
+
+impl Bars<'_> {
+    /// Replaces the current bar by a new one (a spinner without a total).
+    fn begin(&self, total: Option<u64>, template: &str) {
+        self.finish();
+        if !self.draw {
+            return;
+        }
+        let bar = match total {
+            Some(n) => indicatif::ProgressBar::new(n),
+            None => indicatif::ProgressBar::new_spinner(),
+        };
+        bar.set_style(
+            indicatif::ProgressStyle::with_template(template)
+                .expect("valid template")
+                .progress_chars("=> "),
+        );
+        *self.bar.borrow_mut() = Some(bar);
+    }
+}
+
+impl Report for Bars<'_> {
+    fn log(&self, line: &str) {
+        match &*self.bar.borrow() {
+            Some(bar) => bar.suspend(|| self.global.log(line)),
+            None => self.global.log(line),
+        }
+    }
+
+    fn start(&self, stage: Stage, total: Option<u64>) {
+        let name = match stage {
+            Stage::MergeRecords => "stage 3: merging",
+            Stage::ClusterPairs => "stages 4-5: clustering",
+            Stage::WriteClusters => "stages 6-8: writing",
+            _ => "working on",
+        };
+        let unit = stage.unit();
+        let template = match total {
+            Some(_) => format!(
+                "{{bar:30}} {name} {{human_pos}}/{{human_len}} {unit} ({{per_sec:0}}, {{eta}} left)"
+            ),
+            None => format!("{{spinner}} {name} {{human_pos}} {unit} ({{per_sec:0}}) {{elapsed}}"),
+        };
+        self.begin(total, &template);
+    }
+
+    fn advance(&self, n: u64) {
+        if let Some(bar) = &*self.bar.borrow() {
+            bar.inc(n);
+        }
+    }
+
+    fn finish(&self) {
+        if let Some(bar) = self.bar.borrow_mut().take() {
+            bar.finish_and_clear();
+        }
+    }
 }

@@ -13,15 +13,23 @@
 //! 4. buckets -> distinct candidate pairs, large buckets capped to their first `max_bucket` ids;
 //! 5. pairs -> clusters (union-find, cluster id = smallest member id);
 //! 6. clusters -> sentence text: kept sentences are written to a side file during stage 1 and read
-//!    back by offset, so memory holds 16 bytes per kept sentence, not its text;
+//!    back by offset (a positioned read per member), so memory holds 12 bytes per kept sentence
+//!    and 8 per document, not the text;
 //! 7. optional: keep only candidate pairs whose normalized Levenshtein distance is at most
 //!    `max_edit` (with the filter on, buckets emit all their pairs instead of a star, so every
 //!    pair that shares a band is checked), and re-cluster;
 //! 8. classify each cluster ([`super::classify`]).
 //!
+//! Stages 6 and 8 run in parallel over chunks of clusters (about 32,768 members each), and the
+//! chunks are written in cluster-id order, so `clusters.jsonl` is the same for any thread count.
+//!
 //! `article-pairs.tsv` ranks article pairs by the number of clusters they share; clusters that
-//! span more than 200 articles (giant templates) are not counted, and only the top
-//! [`DedupOptions::max_article_pairs`] rows are written.
+//! span more than [`MAX_CLUSTER_ARTICLES`] articles (giant templates) are not counted, and only
+//! the top [`DedupOptions::max_article_pairs`] rows are written
+//! ([`super::article_pairs::top_article_pairs`]).
+//!
+//! [`run`] tells a [`Report`] what it does: a log line per stage, and progress for the merge
+//! (stage 3), the pairs (stages 4-5) and the clusters written (stages 6-8).
 //!
 //! Sentence ids are `seq << 32 | idx`, where `seq` is the document's position in the input
 //! (so the same page in two dumps gets two ids) and `idx` the sentence's index in its document.
@@ -40,9 +48,10 @@ use serde::Serialize;
 use textreuse_minhash::Signer;
 use textreuse_shingle::Normalize;
 use textreuse_simhash::{SimHasher, TableSearch};
-use textreuse_unionfind::Clustering;
+use textreuse_unionfind::{Cluster, Clustering};
 use textreuse_wikidump::Cleaner;
 
+use super::article_pairs::{MAX_CLUSTER_ARTICLES, top_article_pairs};
 use super::classify::{ClusterType, Member, classify};
 use super::features::{FeatureScratch, SentenceFilter, sentence_shingles, sentence_simhash};
 use super::shuffle::{PairMode, ShuffleBuilder, ShuffleStats};
@@ -156,11 +165,22 @@ pub struct DedupStats {
 }
 
 /// Kept sentence texts on disk, addressed by sentence id.
+///
+/// The index is two-level so that a lookup touches a few cache lines, not a binary search over
+/// every kept sentence: `doc_first[seq]` is the position of the document's first kept sentence,
+/// and the document's positions hold its sentence indices (`idx`, ascending) and file offsets.
+/// Memory: 12 bytes per kept sentence and 8 per document.
 struct TextStore {
     file: BufWriter<File>,
     path: tempfile::TempPath,
-    /// `(id, offset)` in push order, which is ascending id order.
-    index: Vec<(u64, u64)>,
+    /// Per kept sentence, in push order (ascending id): the low 32 bits of its id.
+    idx: Vec<u32>,
+    /// Per kept sentence: its offset in the file; one more entry, the file length, is added by
+    /// [`TextStore::into_reader`].
+    offsets: Vec<u64>,
+    /// Per document `seq` up to the last one pushed: the position of its first kept sentence.
+    doc_first: Vec<usize>,
+    last_id: Option<u64>,
     len: u64,
 }
 
@@ -175,52 +195,88 @@ impl TextStore {
         Ok(TextStore {
             file: BufWriter::with_capacity(1 << 20, file),
             path,
-            index: Vec::new(),
+            idx: Vec::new(),
+            offsets: Vec::new(),
+            doc_first: Vec::new(),
+            last_id: None,
             len: 0,
         })
     }
 
+    /// Appends the text of sentence `id`; ids must be pushed in ascending order.
     fn push(&mut self, id: u64, text: &str) -> anyhow::Result<()> {
-        debug_assert!(self.index.last().is_none_or(|&(last, _)| last < id));
-        self.index.push((id, self.len));
+        anyhow::ensure!(
+            self.last_id.is_none_or(|last| last < id),
+            "sentence {id:#x} was stored out of order"
+        );
+        self.last_id = Some(id);
+        let seq = (id >> 32) as usize;
+        while self.doc_first.len() <= seq {
+            self.doc_first.push(self.idx.len());
+        }
+        self.idx.push(id as u32);
+        self.offsets.push(self.len);
         self.file.write_all(text.as_bytes())?;
         self.len += text.len() as u64;
         Ok(())
     }
 
-    fn into_reader(self) -> anyhow::Result<TextReader> {
+    fn into_reader(mut self) -> anyhow::Result<TextReader> {
         let file = self
             .file
             .into_inner()
             .map_err(|e| e.into_error())
             .context("cannot write the sentence text file")?;
+        self.offsets.push(self.len);
+        // The sentinel: the documents after the last one with a kept sentence start at the end.
+        self.doc_first.push(self.idx.len());
+        self.idx.shrink_to_fit();
+        self.offsets.shrink_to_fit();
+        self.doc_first.shrink_to_fit();
         Ok(TextReader {
             file,
             _path: self.path,
-            index: self.index,
-            len: self.len,
+            idx: self.idx,
+            offsets: self.offsets,
+            doc_first: self.doc_first,
         })
     }
 }
 
+/// The read side of [`TextStore`]; `get` takes `&self` (positioned reads), so workers share it.
 struct TextReader {
     file: File,
     _path: tempfile::TempPath,
-    index: Vec<(u64, u64)>,
-    len: u64,
+    idx: Vec<u32>,
+    offsets: Vec<u64>,
+    doc_first: Vec<usize>,
 }
 
 impl TextReader {
+    /// The position of sentence `id` in the index.
+    fn position(&self, id: u64) -> anyhow::Result<usize> {
+        let seq = (id >> 32) as usize;
+        let missing = || anyhow::anyhow!("sentence {id:#x} has no stored text");
+        // `doc_first` ends with a sentinel, so `seq + 1` is in bounds for every stored document.
+        let (&first, &end) = self
+            .doc_first
+            .get(seq)
+            .zip(self.doc_first.get(seq + 1))
+            .ok_or_else(missing)?;
+        let within = self.idx[first..end]
+            .binary_search(&(id as u32))
+            .map_err(|_| missing())?;
+        Ok(first + within)
+    }
+
     fn get(&self, id: u64) -> anyhow::Result<String> {
-        let i = self
-            .index
-            .binary_search_by_key(&id, |&(k, _)| k)
-            .map_err(|_| anyhow::anyhow!("sentence {id:#x} has no stored text"))?;
-        let start = self.index[i].1;
-        let end = self.index.get(i + 1).map_or(self.len, |&(_, o)| o);
+        let i = self.position(id)?;
+        let (start, end) = (self.offsets[i], self.offsets[i + 1]);
         let mut buf = vec![0u8; (end - start) as usize];
-        self.file.read_exact_at(&mut buf, start)?;
-        Ok(String::from_utf8(buf)?)
+        self.file
+            .read_exact_at(&mut buf, start)
+            .context("cannot read the sentence text file")?;
+        String::from_utf8(buf).context("the sentence text file is damaged")
     }
 }
 
@@ -384,15 +440,72 @@ struct OutCluster<'a> {
     members: Vec<OutMember<'a>>,
 }
 
+/// A stage of [`run`] that reports its progress (see [`Report`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Stage {
+    /// Stage 3: band-key records merged into buckets (the total is the records pushed; records
+    /// pushed twice are merged once, so the count may stop short of it).
+    MergeRecords,
+    /// Stages 4-5: distinct candidate pairs joined into clusters (no total).
+    ClusterPairs,
+    /// Stages 6-8: clusters fetched, classified and written (the total is the clusters).
+    WriteClusters,
+}
+
+impl Stage {
+    /// What the stage counts, for a progress line ("records", "pairs", "clusters").
+    pub fn unit(self) -> &'static str {
+        match self {
+            Stage::MergeRecords => "records",
+            Stage::ClusterPairs => "pairs",
+            Stage::WriteClusters => "clusters",
+        }
+    }
+}
+
+/// What [`run`] tells its caller as it goes: a log line per stage and, for the long stages, the
+/// progress (the CLI draws bars from it). Any `Fn(&str)` closure is a `Report` that logs and
+/// ignores progress.
+///
+/// The progress calls of a stage come as [`Report::start`], any number of
+/// [`Report::advance`], then [`Report::finish`], all from the thread that called [`run`].
+pub trait Report {
+    /// A log line (the summary of a stage, a warning).
+    fn log(&self, line: &str);
+
+    /// `stage` starts; `total` is its amount of work in [`Stage::unit`]s, when known.
+    fn start(&self, stage: Stage, total: Option<u64>) {
+        let _ = (stage, total);
+    }
+
+    /// `n` more units of the current stage are done.
+    fn advance(&self, n: u64) {
+        let _ = n;
+    }
+
+    /// The current stage is done.
+    fn finish(&self) {}
+}
+
+impl<F: Fn(&str)> Report for F {
+    fn log(&self, line: &str) {
+        self(line)
+    }
+}
+
+/// Pairs per progress report in stages 4-5 (a report per pair would cost more than the union).
+const PROGRESS_STEP: u64 = 1 << 16;
+
 /// Runs the whole pipeline over `read` (which feeds sources in input order to the callback it
 /// is given, see [`crate::sources::read_all`]) and writes `clusters.jsonl`, `stats.json` and
-/// `article-pairs.tsv` into `out_dir`.
+/// `article-pairs.tsv` into `out_dir`, telling `report` how it goes.
 pub fn run(
     read: impl FnOnce(&mut dyn FnMut(Source) -> anyhow::Result<()>) -> anyhow::Result<u64>,
     signer: &Signer,
     options: &DedupOptions,
     out_dir: &Path,
-    log: &dyn Fn(&str),
+    report: &dyn Report,
 ) -> anyhow::Result<DedupStats> {
     let mut stats = DedupStats::default();
     let cleaner = Cleaner::new();
@@ -477,7 +590,7 @@ pub fn run(
         shuffle.len()
     };
     stats.seconds.sentences_and_signatures = started.elapsed().as_secs_f64();
-    log(&format!(
+    report.log(&format!(
         "stages 1-2: {} documents, {} sentences, {} kept, {} band-key records in {:.1}s",
         stats.documents,
         stats.sentences,
@@ -515,14 +628,25 @@ pub fn run(
         }
         simhash_stats
     } else {
-        let mut stream = shuffle.finish()?;
+        report.start(Stage::MergeRecords, Some(shuffle.len()));
+        let mut stream = shuffle.finish_with_progress(&mut |n| report.advance(n))?;
+        report.finish();
+        report.start(Stage::ClusterPairs, None);
+        let mut unreported = 0u64;
         while let Some((a, b)) = stream.next_pair()? {
             if options.max_edit.is_some() {
                 pairs.push((a, b));
             } else {
                 clustering.union(a, b)?;
             }
+            unreported += 1;
+            if unreported == PROGRESS_STEP {
+                report.advance(unreported);
+                unreported = 0;
+            }
         }
+        report.advance(unreported);
+        report.finish();
         stream.stats()
     };
     stats.buckets = shuffle_stats.buckets;
@@ -531,7 +655,7 @@ pub fn run(
     stats.pairs_after_edit_filter = shuffle_stats.candidate_pairs;
     stats.bytes_spilled = shuffle_stats.bytes_spilled;
     stats.seconds.shuffle_and_clusters = started.elapsed().as_secs_f64();
-    log(&format!(
+    report.log(&format!(
         "stages 3-5: {} buckets ({} capped), {} candidate pairs, {} bytes spilled in {:.1}s",
         stats.buckets,
         stats.buckets_capped,
@@ -563,88 +687,94 @@ pub fn run(
         }
         stats.pairs_after_edit_filter = kept;
         stats.seconds.edit_filter = started.elapsed().as_secs_f64();
-        log(&format!(
+        report.log(&format!(
             "stage 7: {} of {} pairs within edit distance {max_edit} in {:.1}s",
             stats.pairs_after_edit_filter, stats.candidate_pairs, stats.seconds.edit_filter
         ));
     }
 
-    // Stages 6 and 8, outputs.
+    // Stages 6 and 8, outputs: clusters are fetched, classified and formatted in parallel, a
+    // chunk at a time, and written in cluster order.
     let started = Instant::now();
+    drop(pairs);
     let clusters = clustering.clusters(2);
+    drop(clustering);
     std::fs::create_dir_all(out_dir)
         .with_context(|| format!("cannot create the output directory {}", out_dir.display()))?;
-    let mut article_pairs: ahash::AHashMap<(u64, u64), u64> = ahash::AHashMap::new();
-    let mut articles: Vec<u64> = Vec::new();
     let mut types: BTreeMap<&'static str, u64> =
         ClusterType::ALL.iter().map(|t| (t.as_str(), 0)).collect();
-    let mut titles_of: HashMap<u64, &str> = HashMap::new();
+    // Document id -> `seq` of its first member in output order (whose title is written).
+    let mut first_seq: HashMap<u64, u32> = HashMap::new();
+    // The distinct documents of each cluster that counts for article-pairs.tsv, flat.
+    let mut pair_docs: Vec<u64> = Vec::new();
+    let mut pair_bounds: Vec<usize> = vec![0];
+    report.start(Stage::WriteClusters, Some(clusters.len() as u64));
     write_atomically(&out_dir.join("clusters.jsonl"), |w| {
-        for cluster in &clusters {
-            let mut members: Vec<ClusterMember> = cluster
-                .members()
-                .iter()
-                .map(|&id| {
-                    let (doc, title) = &docs[(id >> 32) as usize];
-                    Ok(ClusterMember {
-                        id,
-                        doc: *doc,
-                        title: title.clone(),
-                        text: texts.get(id)?,
-                    })
+        let mut start = 0;
+        while start < clusters.len() {
+            let mut end = start;
+            let mut members = 0;
+            while end < clusters.len() && (end == start || members < CHUNK_MEMBERS) {
+                members += clusters.get(end).map_or(0, |c| c.len());
+                end += 1;
+            }
+            let chunk: Vec<Formatted> = (start..end)
+                .into_par_iter()
+                .map(|i| {
+                    let cluster = clusters.get(i).expect("index below len");
+                    format_cluster(cluster, &docs, &texts)
                 })
                 .collect::<anyhow::Result<_>>()?;
-            let (kind, line) = cluster_line(cluster.id(), &mut members);
-            *types.get_mut(kind.as_str()).expect("all types counted") += 1;
-            stats.clusters += 1;
-            stats.clustered_sentences += members.len() as u64;
-            *stats
-                .cluster_size_histogram
-                .entry(members.len())
-                .or_insert(0) += 1;
-            let mut in_cluster: Vec<u64> = members.iter().map(|m| m.doc).collect();
-            in_cluster.dedup();
-            for m in &members {
-                titles_of
-                    .entry(m.doc)
-                    .or_insert(docs[(m.id >> 32) as usize].1.as_str());
-            }
-            articles.extend_from_slice(&in_cluster);
-            // Quadratic in the articles of one cluster; giant template clusters say little
-            // about article pairs, so only clusters of up to 200 articles count.
-            if in_cluster.len() <= 200 {
-                for (i, &a) in in_cluster.iter().enumerate() {
-                    for &b in &in_cluster[i + 1..] {
-                        *article_pairs.entry((a, b)).or_insert(0) += 1;
-                    }
+            for f in &chunk {
+                w.write_all(f.line.as_bytes())?;
+                w.write_all(b"\n")?;
+                *types.get_mut(f.kind.as_str()).expect("all types counted") += 1;
+                stats.clusters += 1;
+                stats.clustered_sentences += f.size as u64;
+                *stats.cluster_size_histogram.entry(f.size).or_insert(0) += 1;
+                for &(doc, seq) in &f.docs {
+                    first_seq.entry(doc).or_insert(seq);
+                }
+                if f.docs.len() <= MAX_CLUSTER_ARTICLES {
+                    pair_docs.extend(f.docs.iter().map(|&(doc, _)| doc));
+                    pair_bounds.push(pair_docs.len());
                 }
             }
-            w.write_all(line.as_bytes())?;
-            w.write_all(b"\n")?;
+            report.advance((end - start) as u64);
+            start = end;
         }
         Ok(())
     })?;
+    report.finish();
+    drop(clusters);
+    drop(texts);
+    let mut articles: Vec<u64> = first_seq.keys().copied().collect();
     articles.sort_unstable();
-    articles.dedup();
     stats.distinct_articles = articles.len() as u64;
     stats.types = types;
-    let mut ranked: Vec<((u64, u64), u64)> = article_pairs.into_iter().collect();
-    let order = |a: &((u64, u64), u64), b: &((u64, u64), u64)| b.1.cmp(&a.1).then(a.0.cmp(&b.0));
-    if ranked.len() > options.max_article_pairs {
-        // Only the top rows are written: select them before sorting.
-        ranked.select_nth_unstable_by(options.max_article_pairs, order);
-        ranked.truncate(options.max_article_pairs);
-    }
-    ranked.sort_unstable_by(order);
+    // Article indices in document-id order, so ties sort by document ids as before.
+    let lists: Vec<u32> = pair_docs
+        .par_iter()
+        .map(|doc| {
+            let i = articles
+                .binary_search(doc)
+                .expect("every clustered document was recorded");
+            u32::try_from(i).expect("at most 2^32 documents (checked in stage 1)")
+        })
+        .collect();
+    drop(pair_docs);
+    let top = top_article_pairs(
+        &lists,
+        &pair_bounds,
+        articles.len(),
+        options.max_article_pairs,
+    );
+    let title = |doc: u64| tsv(&docs[first_seq[&doc] as usize].1);
     write_atomically(&out_dir.join("article-pairs.tsv"), |w| {
         writeln!(w, "shared_clusters\tdoc_a\ttitle_a\tdoc_b\ttitle_b")?;
-        for ((a, b), n) in &ranked {
-            writeln!(
-                w,
-                "{n}\t{a}\t{}\t{b}\t{}",
-                tsv(titles_of[a]),
-                tsv(titles_of[b])
-            )?;
+        for row in &top {
+            let (a, b) = (articles[row.a as usize], articles[row.b as usize]);
+            writeln!(w, "{}\t{a}\t{}\t{b}\t{}", row.shared, title(a), title(b))?;
         }
         Ok(())
     })?;
@@ -655,6 +785,55 @@ pub fn run(
         Ok(())
     })?;
     Ok(stats)
+}
+
+/// Members of the clusters formatted per parallel chunk of stages 6-8 (a few MiB of text, so
+/// a chunk is far more work than writing it).
+const CHUNK_MEMBERS: usize = 1 << 15;
+
+/// One cluster after stages 6 and 8, ready to be written.
+struct Formatted {
+    kind: ClusterType,
+    /// Its `clusters.jsonl` line, without the newline.
+    line: String,
+    size: usize,
+    /// Its distinct documents, ascending, each with the `seq` of its first member.
+    docs: Vec<(u64, u32)>,
+}
+
+/// Fetches the members' texts (stage 6) and classifies and formats the cluster (stage 8).
+fn format_cluster(
+    cluster: Cluster<'_>,
+    docs: &[(u64, String)],
+    texts: &TextReader,
+) -> anyhow::Result<Formatted> {
+    let mut members: Vec<ClusterMember> = cluster
+        .members()
+        .iter()
+        .map(|&id| {
+            let (doc, title) = &docs[(id >> 32) as usize];
+            Ok(ClusterMember {
+                id,
+                doc: *doc,
+                title: title.clone(),
+                text: texts.get(id)?,
+            })
+        })
+        .collect::<anyhow::Result<_>>()?;
+    let (kind, line) = cluster_line(cluster.id(), &mut members);
+    // `cluster_line` sorted the members by document.
+    let mut in_cluster: Vec<(u64, u32)> = Vec::new();
+    for m in &members {
+        if in_cluster.last().is_none_or(|&(doc, _)| doc != m.doc) {
+            in_cluster.push((m.doc, (m.id >> 32) as u32));
+        }
+    }
+    Ok(Formatted {
+        kind,
+        line,
+        size: members.len(),
+        docs: in_cluster,
+    })
 }
 
 /// Titles may hold tabs or newlines only by accident; keep the TSV well-formed.

@@ -703,6 +703,16 @@ impl Shuffle {
 
     /// Merges the records into buckets, turns the buckets into pairs and de-duplicates them.
     pub fn finish(self) -> Result<PairStream, ShuffleError> {
+        self.finish_with_progress(&mut |_| {})
+    }
+
+    /// [`Shuffle::finish`], calling `progress(n)` each time `n` more records were merged into
+    /// buckets (every 65,536 records or so; the calls add up to the distinct records), for a
+    /// progress bar.
+    pub fn finish_with_progress(
+        self,
+        progress: &mut dyn FnMut(u64),
+    ) -> Result<PairStream, ShuffleError> {
         let Shuffle { records, options } = self;
         let mut stats = ShuffleStats {
             records: records.len(),
@@ -720,7 +730,13 @@ impl Shuffle {
         let pair_budget = options.mem_budget.saturating_sub(held).max(MIN_MEM_BUDGET);
         let mut pairs = RecordSorter::with_budget(pair_budget, options.tmp_dir.clone());
         let mut ids = Vec::new();
+        let mut merged = 0u64;
         while buckets.next_group(&mut ids)?.is_some() {
+            merged += ids.len() as u64;
+            if merged >= 1 << 16 {
+                progress(merged);
+                merged = 0;
+            }
             stats.buckets += 1;
             if ids.len() > options.max_bucket {
                 stats.buckets_capped += 1;
@@ -742,6 +758,7 @@ impl Shuffle {
                 }
             }
         }
+        progress(merged);
         stats.pairs_emitted = pairs.len();
         stats.bytes_spilled = buckets.bytes_spilled();
         stats.runs = buckets.runs();
