@@ -54,6 +54,9 @@ rm -rf "$wheels"
 cargo build --quiet --profile wheel-dev -p textreuse-cli --bin textreuse
 export TEXTREUSE_BIN="$target/wheel-dev/textreuse"
 
+# Spark's Python workers run the same interpreter (and so see the installed wheel).
+export PYSPARK_PYTHON="$py"
+
 # Run from the tests directory so `import textreuse` finds the installed wheel, not the sources.
 cd "$here/tests"
 exec "$py" -m pytest -q "$@"
