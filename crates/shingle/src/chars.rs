@@ -96,6 +96,19 @@ const fn len_terms() -> [u128; FP_MAX_BYTES + 1] {
     out
 }
 
+/// `c_0 + c_{words+1}·len`, the constant and length terms of a `len`-byte string
+/// (`len <= FP_MAX_BYTES`).
+#[cfg(all(test, target_arch = "x86_64"))]
+pub(crate) fn len_term(len: usize) -> u128 {
+    LEN_TERMS[len]
+}
+
+/// The coefficients `c_1`, `c_2` of the first two words.
+#[cfg(target_arch = "x86_64")]
+pub(crate) fn word_coefficients() -> (u128, u128) {
+    (COEFFS[1], COEFFS[2])
+}
+
 /// The little-endian word of the 8 bytes of `chunk`.
 #[inline(always)]
 fn word(chunk: &[u8]) -> u64 {
@@ -155,7 +168,7 @@ impl<const N: usize> Fixed<N> {
     fn new() -> Self {
         Fixed {
             base: LEN_TERMS[N],
-            mask: if N % 8 == 0 {
+            mask: if N.is_multiple_of(8) {
                 u64::MAX
             } else {
                 (1u64 << (8 * (N % 8))) - 1
@@ -185,6 +198,13 @@ impl<const N: usize> Fixed<N> {
     /// `to + N - 1 <= bytes.len()`).
     #[inline(always)]
     fn run(&self, bytes: &[u8], from: usize, to: usize, out: &mut Vec<u64>) {
+        #[cfg(target_arch = "x86_64")]
+        if (9..=16).contains(&N) && to - from >= 4 && crate::ifma::available() {
+            let (c1, c2) = word_coefficients();
+            // SAFETY: `available` checked the CPU features; `windows` asserts the bounds.
+            unsafe { crate::ifma::windows::<N>(bytes, from, to, self.base, c1, c2, out) };
+            return;
+        }
         // Windows whose `SPAN` bytes are in bounds are hashed in place; `windows` hands out
         // slices of constant length, so the word loads need no bounds checks.
         let fast_to = to
