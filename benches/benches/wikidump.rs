@@ -1,9 +1,14 @@
 //! `wikidump/xml`: pages out of in-memory dump XML; `wikidump/clean`: wikitext to paragraphs.
 //! Input: the bundled sample dump (`data/enwiki-sample-206.xml.bz2`), decompressed once.
+//!
+//! Run: `cargo bench -p textreuse-benches --bench wikidump`; on a loaded machine set
+//! `TEXTREUSE_BENCH_CPU_TIME=1` to measure the benchmark thread's CPU time (see
+//! `textreuse_benches::ThreadCpuTime`).
 use std::hint::black_box;
 use std::io::Read;
 
-use criterion::{Criterion, Throughput, criterion_group, criterion_main};
+use criterion::measurement::Measurement;
+use criterion::{Criterion, Throughput};
 use textreuse_wikidump::{Article, Cleaner, ReaderBuilder};
 
 const SAMPLE: &str = concat!(
@@ -20,7 +25,7 @@ fn sample_xml() -> Vec<u8> {
     xml
 }
 
-fn xml(c: &mut Criterion) {
+fn xml<M: Measurement>(c: &mut Criterion<M>) {
     let xml = sample_xml();
     let mut group = c.benchmark_group("wikidump/xml");
     group.throughput(Throughput::Bytes(xml.len() as u64));
@@ -45,7 +50,7 @@ fn xml(c: &mut Criterion) {
     group.finish();
 }
 
-fn clean(c: &mut Criterion) {
+fn clean<M: Measurement>(c: &mut Criterion<M>) {
     let xml = sample_xml();
     let reader = ReaderBuilder::new()
         .from_reader(std::io::Cursor::new(xml))
@@ -86,5 +91,4 @@ fn clean(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, xml, clean);
-criterion_main!(benches);
+textreuse_benches::cpu_or_wall_main!(xml, clean);

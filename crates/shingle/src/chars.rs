@@ -80,63 +80,95 @@ const fn coefficients() -> [u128; FP_BLOCK + 1] {
 /// shingle. Equality with `fingerprint` is checked by known-answer and property tests.
 static COEFFS: [u128; FP_BLOCK + 1] = coefficients();
 
-/// The little-endian word of `bytes[p..end]` (1 to 8 bytes), zero-padded.
-#[inline(always)]
-fn load_word(bytes: &[u8], p: usize, end: usize) -> u64 {
-    let n = end - p;
-    if let Some(chunk) = bytes.get(p..p + 8) {
-        let w = u64::from_le_bytes(chunk.try_into().unwrap_or([0; 8]));
-        if n >= 8 {
-            w
-        } else {
-            w & ((1u64 << (8 * n)) - 1)
-        }
-    } else {
-        let mut buf = [0u8; 8];
-        buf[..n].copy_from_slice(&bytes[p..end]);
-        u64::from_le_bytes(buf)
+/// `c_0 + c_{words+1}·len` for every byte length `len <= FP_MAX_BYTES` (`words` is
+/// `len.div_ceil(8)`): the constant and the length term of the fingerprint, looked up instead of
+/// multiplied per shingle.
+static LEN_TERMS: [u128; FP_MAX_BYTES + 1] = len_terms();
+
+const fn len_terms() -> [u128; FP_MAX_BYTES + 1] {
+    let c = coefficients();
+    let mut out = [0u128; FP_MAX_BYTES + 1];
+    let mut len = 0;
+    while len <= FP_MAX_BYTES {
+        out[len] = c[0].wrapping_add(c[len.div_ceil(8) + 1].wrapping_mul(len as u128));
+        len += 1;
     }
+    out
 }
 
-/// `textreuse_hash::fingerprint(&bytes[start..end])`, inlined.
+/// `c_0 + c_{words+1}·len`, the constant and length terms of a `len`-byte string
+/// (`len <= FP_MAX_BYTES`).
+#[cfg(all(test, target_arch = "x86_64"))]
+pub(crate) fn len_term(len: usize) -> u128 {
+    LEN_TERMS[len]
+}
+
+/// The coefficients `c_1`, `c_2` of the first two words.
+#[cfg(target_arch = "x86_64")]
+pub(crate) fn word_coefficients() -> (u128, u128) {
+    (COEFFS[1], COEFFS[2])
+}
+
+/// The little-endian word of the 8 bytes of `chunk`.
+#[inline(always)]
+fn word(chunk: &[u8]) -> u64 {
+    u64::from_le_bytes(chunk.try_into().unwrap_or([0; 8]))
+}
+
+/// `textreuse_hash::fingerprint(&bytes[start..end])`, inlined. Whole words are read in place;
+/// the last partial word is over-read and masked when `bytes` extends far enough, copied
+/// otherwise.
 #[inline(always)]
 fn fingerprint_span(bytes: &[u8], start: usize, end: usize) -> u64 {
     let len = end - start;
     if len > FP_MAX_BYTES {
         return fingerprint(&bytes[start..end]);
     }
-    let mut acc = COEFFS[0];
+    let mut acc = LEN_TERMS[len];
+    let mut chunks = bytes[start..end].chunks_exact(8);
     let mut k = 1;
-    let mut p = start;
-    while p < end {
-        let w = load_word(bytes, p, end.min(p + 8));
-        acc = acc.wrapping_add(COEFFS[k].wrapping_mul(w as u128));
+    for chunk in &mut chunks {
+        acc = acc.wrapping_add(COEFFS[k].wrapping_mul(word(chunk) as u128));
         k += 1;
-        p += 8;
     }
-    acc = acc.wrapping_add(COEFFS[k].wrapping_mul(len as u128));
+    let rest = chunks.remainder().len();
+    if rest > 0 {
+        let p = end - rest;
+        let w = match bytes.get(p..p + 8) {
+            Some(chunk) => word(chunk) & ((1u64 << (8 * rest)) - 1),
+            None => {
+                let mut buf = [0u8; 8];
+                buf[..rest].copy_from_slice(&bytes[p..end]);
+                u64::from_le_bytes(buf)
+            }
+        };
+        acc = acc.wrapping_add(COEFFS[k].wrapping_mul(w as u128));
+    }
     (acc >> 64) as u64
 }
 
-/// Precomputed parts of the fixed-length fingerprint of `N` bytes.
+/// The fingerprint of `N`-byte windows with the word loop unrolled and the length term constant.
 #[derive(Clone, Copy)]
 struct Fixed<const N: usize> {
-    /// `c_0 + c_{words+1} * N`: the constant and the length word.
+    /// `c_0 + c_{WORDS+1}·N`: the constant and the length word.
     base: u128,
-    /// Mask of the valid bytes of the last word.
+    /// Mask of the valid bytes of the last word (as loaded, `LAST` bytes wide).
     mask: u64,
 }
 
 impl<const N: usize> Fixed<N> {
     const WORDS: usize = N.div_ceil(8);
-    /// Bytes read per window (whole words, so up to 7 past the window).
-    const SPAN: usize = Self::WORDS * 8;
+    /// Bytes loaded for the last word: 4 (one `u32` load) when the last word holds 1 to 4 bytes,
+    /// else 8.
+    const LAST: usize = if N % 8 >= 1 && N % 8 <= 4 { 4 } else { 8 };
+    /// Bytes read per window (`N` rounded up to `LAST`, so up to 3 or 7 past the window).
+    const SPAN: usize = (Self::WORDS - 1) * 8 + Self::LAST;
 
     #[inline(always)]
     fn new() -> Self {
         Fixed {
-            base: COEFFS[0].wrapping_add(COEFFS[Self::WORDS + 1].wrapping_mul(N as u128)),
-            mask: if N % 8 == 0 {
+            base: LEN_TERMS[N],
+            mask: if N.is_multiple_of(8) {
                 u64::MAX
             } else {
                 (1u64 << (8 * (N % 8))) - 1
@@ -144,79 +176,108 @@ impl<const N: usize> Fixed<N> {
         }
     }
 
-    /// `fingerprint(&bytes[i..i + N])`; needs `i + SPAN <= bytes.len()`.
+    /// The fingerprint of the first `N` bytes of `window` (`window.len() >= SPAN`).
     #[inline(always)]
-    fn at(&self, bytes: &[u8], i: usize) -> u64 {
-        let window = &bytes[i..i + Self::SPAN];
+    fn at(&self, window: &[u8]) -> u64 {
         let mut acc = self.base;
-        for k in 0..Self::WORDS {
-            let chunk: [u8; 8] = window[8 * k..8 * k + 8].try_into().unwrap_or([0; 8]);
-            let mut w = u64::from_le_bytes(chunk);
-            if k + 1 == Self::WORDS {
-                w &= self.mask;
-            }
-            acc = acc.wrapping_add(COEFFS[k + 1].wrapping_mul(w as u128));
+        for k in 0..Self::WORDS - 1 {
+            acc = acc
+                .wrapping_add(COEFFS[k + 1].wrapping_mul(word(&window[8 * k..8 * k + 8]) as u128));
         }
+        let k = Self::WORDS - 1;
+        let last = if Self::LAST == 4 {
+            u32::from_le_bytes(window[8 * k..8 * k + 4].try_into().unwrap_or([0; 4])) as u64
+        } else {
+            word(&window[8 * k..8 * k + 8])
+        };
+        acc = acc.wrapping_add(COEFFS[k + 1].wrapping_mul((last & self.mask) as u128));
         (acc >> 64) as u64
+    }
+
+    /// Pushes the fingerprints of the `N`-byte windows that start at `from..to` (all in bounds:
+    /// `to + N - 1 <= bytes.len()`).
+    #[inline(always)]
+    fn run(&self, bytes: &[u8], from: usize, to: usize, out: &mut Vec<u64>) {
+        #[cfg(target_arch = "x86_64")]
+        if (9..=16).contains(&N) && to - from >= 4 && crate::ifma::available() {
+            let (c1, c2) = word_coefficients();
+            // SAFETY: `available` checked the CPU features; `windows` asserts the bounds.
+            unsafe { crate::ifma::windows::<N>(bytes, from, to, self.base, c1, c2, out) };
+            return;
+        }
+        // Windows whose `SPAN` bytes are in bounds are hashed in place; `windows` hands out
+        // slices of constant length, so the word loads need no bounds checks.
+        let fast_to = to
+            .min((bytes.len() + 1).saturating_sub(Self::SPAN))
+            .max(from);
+        if fast_to > from {
+            let region = &bytes[from..fast_to + Self::SPAN - 1];
+            out.extend(region.windows(Self::SPAN).map(|w| self.at(w)));
+        }
+        if fast_to < to {
+            // The last few windows (fewer than `SPAN - N`): from a zero-padded copy of the tail,
+            // which is shorter than `SPAN` bytes.
+            let mut buf = [0u8; 64];
+            let tail = &bytes[fast_to..];
+            buf[..tail.len()].copy_from_slice(tail);
+            out.extend((0..to - fast_to).map(|j| self.at(&buf[j..j + Self::SPAN])));
+        }
     }
 }
 
-/// Pushes the fingerprints of all `N`-byte windows of an ASCII byte string (`N` constant, so the
-/// word loop unrolls and the length term is a constant).
-#[inline(never)]
-fn ascii_windows<const N: usize>(bytes: &[u8], out: &mut Vec<u64>) {
-    let fixed = Fixed::<N>::new();
-    let count = bytes.len() + 1 - N;
-    // Windows whose last word can be read whole (over-reading and masking); the last few take
-    // the general path.
-    let fast = (bytes.len() + 1)
-        .saturating_sub(Fixed::<N>::SPAN)
-        .min(count);
-    out.extend((0..fast).map(|i| fixed.at(bytes, i)));
-    out.extend((fast..count).map(|i| fingerprint_span(bytes, i, i + N)));
+/// The index of the first byte at or after `from` that is not ASCII, or `bytes.len()`.
+#[inline(always)]
+fn next_non_ascii(bytes: &[u8], from: usize) -> usize {
+    let rest = &bytes[from..];
+    let mut chunks = rest.chunks_exact(16);
+    let mut off = 0;
+    for chunk in &mut chunks {
+        let x = u128::from_le_bytes(chunk.try_into().unwrap_or([0; 16]));
+        let high = x & 0x8080_8080_8080_8080_8080_8080_8080_8080;
+        if high != 0 {
+            return from + off + (high.trailing_zeros() / 8) as usize;
+        }
+        off += 16;
+    }
+    chunks
+        .remainder()
+        .iter()
+        .position(|&b| b >= 0x80)
+        .map_or(bytes.len(), |p| from + off + p)
 }
 
-/// Pushes the fingerprints of the `N`-char shingles of non-ASCII text (`count` of them, at least
-/// one) with two cursors over char starts. Runs of pure-ASCII windows (window length `N` bytes,
-/// up to the next non-ASCII byte) are emitted as a batch with the fixed-length kernel.
+/// Pushes the fingerprints of all `N`-char shingles of `bytes` (valid UTF-8) with two cursors over
+/// char starts. A window of `N` bytes is pure ASCII, and so is every following window up to the
+/// one that ends at the next non-ASCII byte: such runs (all of an ASCII text) are hashed as
+/// fixed-length byte windows; windows with a multi-byte char take the general path.
 #[inline(never)]
-fn mixed_windows<const N: usize>(bytes: &[u8], count: usize, out: &mut Vec<u64>) {
+fn windows<const N: usize>(bytes: &[u8], out: &mut Vec<u64>) {
     let fixed = Fixed::<N>::new();
     let mut start = 0;
     let mut end = 0;
     for _ in 0..N {
+        if end >= bytes.len() {
+            return;
+        }
         end += utf8_width(bytes[end]);
     }
-    let mut k = 0;
-    while k < count {
+    loop {
         if end - start == N {
-            // Pure-ASCII window: every window until the one ending at the next non-ASCII byte is
-            // pure ASCII too, and both cursors advance one byte at a time.
-            let r = bytes[end..]
-                .iter()
-                .position(|&b| b >= 0x80)
-                .map_or(bytes.len(), |p| end + p);
-            let batch = (r - end + 1).min(count - k);
-            out.extend((start..start + batch).map(|i| {
-                if i + Fixed::<N>::SPAN <= bytes.len() {
-                    fixed.at(bytes, i)
-                } else {
-                    fingerprint_span(bytes, i, i + N)
-                }
-            }));
-            k += batch;
-            if k < count {
-                // The next window ends after the non-ASCII char at `r`.
-                start += batch;
-                end = r + utf8_width(bytes[r]);
+            let r = next_non_ascii(bytes, end);
+            fixed.run(bytes, start, r + 1 - N, out);
+            if r == bytes.len() {
+                return;
             }
+            // The next window holds the `N - 1` ASCII bytes before `r` and the char at `r`.
+            start = r + 1 - N;
+            end = r + utf8_width(bytes[r]);
         } else {
             out.push(fingerprint_span(bytes, start, end));
-            k += 1;
-            if k < count {
-                start += utf8_width(bytes[start]);
-                end += utf8_width(bytes[end]);
+            if end == bytes.len() {
+                return;
             }
+            start += utf8_width(bytes[start]);
+            end += utf8_width(bytes[end]);
         }
     }
 }
@@ -242,8 +303,9 @@ fn general_windows(bytes: &[u8], len: usize, count: usize, out: &mut Vec<u64>) {
 /// `len` of `text`, in text order (duplicates included), and returns how many there are.
 ///
 /// This is the hot path of the near-duplicate pipeline: one pass, no allocation beyond growing
-/// `out` (reuse it across calls). Pure-ASCII text takes a fast path with fixed-width windows for
-/// the common lengths. Each fingerprint equals `textreuse_hash::fingerprint` of the shingle's
+/// `out` (reuse it across calls). For the common lengths (8 to 16), runs of shingles without a
+/// multi-byte char (all of an ASCII text) are hashed as fixed-width byte windows with the word
+/// loop unrolled; the others take a general path. Each fingerprint equals `textreuse_hash::fingerprint` of the shingle's
 /// bytes. A `len` of 0 gives no shingles.
 ///
 /// ```
@@ -258,40 +320,27 @@ fn general_windows(bytes: &[u8], len: usize, count: usize, out: &mut Vec<u64>) {
 /// ```
 pub fn char_shingle_fingerprints(text: &str, len: usize, out: &mut Vec<u64>) -> usize {
     out.clear();
-    if len == 0 {
+    let bytes = text.as_bytes();
+    if len == 0 || bytes.len() < len {
         return 0;
     }
-    let bytes = text.as_bytes();
-    if text.is_ascii() {
-        if bytes.len() < len {
-            return 0;
-        }
-        out.reserve(bytes.len() - len + 1);
-        match len {
-            8 => ascii_windows::<8>(bytes, out),
-            9 => ascii_windows::<9>(bytes, out),
-            10 => ascii_windows::<10>(bytes, out),
-            11 => ascii_windows::<11>(bytes, out),
-            12 => ascii_windows::<12>(bytes, out),
-            13 => ascii_windows::<13>(bytes, out),
-            14 => ascii_windows::<14>(bytes, out),
-            15 => ascii_windows::<15>(bytes, out),
-            16 => ascii_windows::<16>(bytes, out),
-            _ => {
-                out.extend((0..bytes.len() + 1 - len).map(|i| fingerprint_span(bytes, i, i + len)))
+    // At most one shingle per byte.
+    out.reserve(bytes.len() + 1 - len);
+    match len {
+        8 => windows::<8>(bytes, out),
+        9 => windows::<9>(bytes, out),
+        10 => windows::<10>(bytes, out),
+        11 => windows::<11>(bytes, out),
+        12 => windows::<12>(bytes, out),
+        13 => windows::<13>(bytes, out),
+        14 => windows::<14>(bytes, out),
+        15 => windows::<15>(bytes, out),
+        16 => windows::<16>(bytes, out),
+        _ => {
+            let count = char_shingle_count(text, len);
+            if count > 0 {
+                general_windows(bytes, len, count, out);
             }
-        }
-        return out.len();
-    }
-    let count = char_shingle_count(text, len);
-    if count > 0 {
-        out.reserve(count);
-        match len {
-            8 => mixed_windows::<8>(bytes, count, out),
-            10 => mixed_windows::<10>(bytes, count, out),
-            12 => mixed_windows::<12>(bytes, count, out),
-            16 => mixed_windows::<16>(bytes, count, out),
-            _ => general_windows(bytes, len, count, out),
         }
     }
     out.len()

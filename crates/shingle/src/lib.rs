@@ -42,10 +42,12 @@
 //! # Performance
 //!
 //! Everything is a single forward pass with bounded look-around; nothing recurses or backtracks
-//! (the seed research's sentence regex overflowed the stack on long inputs). Shingle
-//! fingerprints cost one `textreuse_hash::fingerprint` per shingle with fixed-size windows for
-//! ASCII text. Measured numbers are in `docs/benchmarks.md` (`cargo bench -p textreuse-benches
-//! --bench shingle`).
+//! (the seed research's sentence regex overflowed the stack on long inputs). The splitter finds
+//! candidate bytes 32 at a time (SSE2 on x86-64). Shingle fingerprints are
+//! `textreuse_hash::fingerprint` values computed inline: runs of shingles without a multi-byte
+//! char are hashed as fixed-width byte windows, eight at a time with AVX-512 IFMA on CPUs that
+//! have it (detected at run time; the results are bit-identical on every path). Measured numbers
+//! are in `docs/benchmarks.md` (`cargo bench -p textreuse-benches --bench shingle`).
 //!
 //! # Crate features
 //!
@@ -55,6 +57,8 @@
 
 pub mod chars;
 pub mod chunk;
+#[cfg(target_arch = "x86_64")]
+mod ifma;
 pub mod normalize;
 pub mod sentence;
 pub mod words;

@@ -171,10 +171,61 @@ static INTERESTING: [bool; 256] = {
     t
 };
 
+/// The index of the first byte at or after `i` that is `.`, `!`, `?`, a line feed or the lead
+/// byte of a non-ASCII terminator, or `bytes.len()`. 32 bytes at a time with SSE2 (part of the
+/// x86-64 baseline): one bit per byte that is one of the four ASCII bytes or is not ASCII; a block
+/// without any is skipped whole, the set bits are checked against [`INTERESTING`].
+#[cfg(target_arch = "x86_64")]
+#[inline]
+fn find_interesting(bytes: &[u8], mut i: usize) -> usize {
+    while let Some(block) = bytes.get(i..i + 32) {
+        let mut mask = candidates16(&block[..16]) | (candidates16(&block[16..]) << 16);
+        while mask != 0 {
+            let j = i + mask.trailing_zeros() as usize;
+            if INTERESTING[bytes[j] as usize] {
+                return j;
+            }
+            // A non-ASCII byte that cannot start a terminator.
+            mask &= mask - 1;
+        }
+        i += 32;
+    }
+    while i < bytes.len() && !INTERESTING[bytes[i] as usize] {
+        i += 1;
+    }
+    i
+}
+
+/// Bit `k` set when byte `k` of the 16 bytes of `block` is `.`, `!`, `?`, a line feed or >= 0x80.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+fn candidates16(block: &[u8]) -> u32 {
+    use core::arch::x86_64::{
+        _mm_cmpeq_epi8, _mm_loadu_si128, _mm_movemask_epi8, _mm_or_si128, _mm_set1_epi8,
+    };
+    assert!(block.len() >= 16);
+    // SAFETY: SSE2 is part of the x86-64 baseline, so these intrinsics exist on every x86-64
+    // CPU; the unaligned load reads 16 bytes of `block`, which holds at least 16 (checked above,
+    // and the check folds away at the call sites).
+    unsafe {
+        let v = _mm_loadu_si128(block.as_ptr().cast());
+        let eq = |b: u8| _mm_cmpeq_epi8(v, _mm_set1_epi8(b as i8));
+        let hits = _mm_or_si128(
+            _mm_or_si128(eq(b'.'), eq(b'!')),
+            _mm_or_si128(eq(b'?'), eq(b'\n')),
+        );
+        // The sign bit of each byte: set by a match (0xFF) or by a non-ASCII byte of `v`.
+        _mm_movemask_epi8(_mm_or_si128(hits, v)) as u32
+    }
+}
+
+#[cfg(not(target_arch = "x86_64"))]
 const ONES: u64 = 0x0101_0101_0101_0101;
+#[cfg(not(target_arch = "x86_64"))]
 const HIGHS: u64 = 0x8080_8080_8080_8080;
 
 /// High bit set in (at least) the lowest byte of `x` that is zero; exact for the lowest one.
+#[cfg(not(target_arch = "x86_64"))]
 #[inline(always)]
 fn zero_bytes(x: u64) -> u64 {
     x.wrapping_sub(ONES) & !x & HIGHS
@@ -183,6 +234,7 @@ fn zero_bytes(x: u64) -> u64 {
 /// The index of the first byte at or after `i` that is `.`, `!`, `?`, a line feed or the lead
 /// byte of a non-ASCII terminator, or `bytes.len()`. Eight bytes at a time (SWAR): a word with
 /// none of the four ASCII bytes and no byte >= 0x80 is skipped whole.
+#[cfg(not(target_arch = "x86_64"))]
 #[inline]
 fn find_interesting(bytes: &[u8], mut i: usize) -> usize {
     while let Some(chunk) = bytes.get(i..i + 8) {
@@ -278,41 +330,42 @@ pub const NEVER_END: &[&str] = &[
 /// Whether `w` is in [`NEVER_END`] (a `match`, which compiles to a decision tree on length and
 /// bytes instead of a linear scan).
 #[inline]
-fn is_never_end(w: &str) -> bool {
+fn is_never_end(w: &[u8]) -> bool {
     matches!(
         w,
-        "mr" | "mrs"
-            | "ms"
-            | "messrs"
-            | "dr"
-            | "prof"
-            | "st"
-            | "mt"
-            | "ft"
-            | "gen"
-            | "col"
-            | "lt"
-            | "capt"
-            | "cpt"
-            | "sgt"
-            | "cmdr"
-            | "adm"
-            | "maj"
-            | "rev"
-            | "hon"
-            | "gov"
-            | "sen"
-            | "rep"
-            | "pres"
-            | "fr"
-            | "e.g"
-            | "i.e"
-            | "cf"
-            | "vs"
-            | "viz"
-            | "approx"
-            | "esp"
-            | "incl"
+        b"mr"
+            | b"mrs"
+            | b"ms"
+            | b"messrs"
+            | b"dr"
+            | b"prof"
+            | b"st"
+            | b"mt"
+            | b"ft"
+            | b"gen"
+            | b"col"
+            | b"lt"
+            | b"capt"
+            | b"cpt"
+            | b"sgt"
+            | b"cmdr"
+            | b"adm"
+            | b"maj"
+            | b"rev"
+            | b"hon"
+            | b"gov"
+            | b"sen"
+            | b"rep"
+            | b"pres"
+            | b"fr"
+            | b"e.g"
+            | b"i.e"
+            | b"cf"
+            | b"vs"
+            | b"viz"
+            | b"approx"
+            | b"esp"
+            | b"incl"
     )
 }
 
@@ -325,35 +378,36 @@ pub const BEFORE_NUMBER: &[&str] = &[
 /// Whether `w` is in [`BEFORE_NUMBER`] (a `match`, which compiles to a decision tree on length and
 /// bytes instead of a linear scan).
 #[inline]
-fn is_before_number(w: &str) -> bool {
+fn is_before_number(w: &[u8]) -> bool {
     matches!(
         w,
-        "no" | "nos"
-            | "p"
-            | "pp"
-            | "vol"
-            | "vols"
-            | "fig"
-            | "figs"
-            | "c"
-            | "ca"
-            | "art"
-            | "ch"
-            | "sec"
-            | "op"
-            | "nr"
-            | "jan"
-            | "feb"
-            | "mar"
-            | "apr"
-            | "jun"
-            | "jul"
-            | "aug"
-            | "sep"
-            | "sept"
-            | "oct"
-            | "nov"
-            | "dec"
+        b"no"
+            | b"nos"
+            | b"p"
+            | b"pp"
+            | b"vol"
+            | b"vols"
+            | b"fig"
+            | b"figs"
+            | b"c"
+            | b"ca"
+            | b"art"
+            | b"ch"
+            | b"sec"
+            | b"op"
+            | b"nr"
+            | b"jan"
+            | b"feb"
+            | b"mar"
+            | b"apr"
+            | b"jun"
+            | b"jul"
+            | b"aug"
+            | b"sep"
+            | b"sept"
+            | b"oct"
+            | b"nov"
+            | b"dec"
     )
 }
 
@@ -365,22 +419,22 @@ pub const AMBIGUOUS: &[&str] = &[
 /// Whether `w` is in [`AMBIGUOUS`] (a `match`, which compiles to a decision tree on length and
 /// bytes instead of a linear scan).
 #[inline]
-fn is_ambiguous(w: &str) -> bool {
+fn is_ambiguous(w: &[u8]) -> bool {
     matches!(
         w,
-        "etc"
-            | "inc"
-            | "ltd"
-            | "co"
-            | "corp"
-            | "jr"
-            | "sr"
-            | "bros"
-            | "al"
-            | "est"
-            | "dept"
-            | "univ"
-            | "assn"
+        b"etc"
+            | b"inc"
+            | b"ltd"
+            | b"co"
+            | b"corp"
+            | b"jr"
+            | b"sr"
+            | b"bros"
+            | b"al"
+            | b"est"
+            | b"dept"
+            | b"univ"
+            | b"assn"
     )
 }
 
@@ -466,89 +520,89 @@ pub const OPENERS: &[&str] = &[
 /// Whether `w` is in [`OPENERS`] (a `match`, which compiles to a decision tree on length and
 /// bytes instead of a linear scan).
 #[inline]
-fn is_opener(w: &str) -> bool {
+fn is_opener(w: &[u8]) -> bool {
     matches!(
         w,
-        "The"
-            | "In"
-            | "He"
-            | "She"
-            | "It"
-            | "This"
-            | "They"
-            | "A"
-            | "An"
-            | "However"
-            | "His"
-            | "Her"
-            | "After"
-            | "As"
-            | "On"
-            | "At"
-            | "By"
-            | "For"
-            | "From"
-            | "When"
-            | "While"
-            | "During"
-            | "Since"
-            | "But"
-            | "And"
-            | "There"
-            | "These"
-            | "Its"
-            | "We"
-            | "I"
-            | "Their"
-            | "That"
-            | "Although"
-            | "Following"
-            | "Other"
-            | "Some"
-            | "Many"
-            | "Most"
-            | "One"
-            | "Two"
-            | "Both"
-            | "Between"
-            | "Before"
-            | "Later"
-            | "Today"
-            | "Also"
-            | "Then"
-            | "Thus"
-            | "Such"
-            | "Each"
-            | "All"
-            | "Several"
-            | "Despite"
-            | "According"
-            | "Under"
-            | "With"
-            | "Because"
-            | "If"
-            | "Of"
-            | "To"
-            | "Those"
-            | "Our"
-            | "You"
-            | "My"
-            | "Not"
-            | "Nevertheless"
-            | "Moreover"
-            | "Furthermore"
-            | "Meanwhile"
-            | "Instead"
-            | "Unlike"
-            | "Like"
-            | "About"
-            | "Among"
-            | "Around"
+        b"The"
+            | b"In"
+            | b"He"
+            | b"She"
+            | b"It"
+            | b"This"
+            | b"They"
+            | b"A"
+            | b"An"
+            | b"However"
+            | b"His"
+            | b"Her"
+            | b"After"
+            | b"As"
+            | b"On"
+            | b"At"
+            | b"By"
+            | b"For"
+            | b"From"
+            | b"When"
+            | b"While"
+            | b"During"
+            | b"Since"
+            | b"But"
+            | b"And"
+            | b"There"
+            | b"These"
+            | b"Its"
+            | b"We"
+            | b"I"
+            | b"Their"
+            | b"That"
+            | b"Although"
+            | b"Following"
+            | b"Other"
+            | b"Some"
+            | b"Many"
+            | b"Most"
+            | b"One"
+            | b"Two"
+            | b"Both"
+            | b"Between"
+            | b"Before"
+            | b"Later"
+            | b"Today"
+            | b"Also"
+            | b"Then"
+            | b"Thus"
+            | b"Such"
+            | b"Each"
+            | b"All"
+            | b"Several"
+            | b"Despite"
+            | b"According"
+            | b"Under"
+            | b"With"
+            | b"Because"
+            | b"If"
+            | b"Of"
+            | b"To"
+            | b"Those"
+            | b"Our"
+            | b"You"
+            | b"My"
+            | b"Not"
+            | b"Nevertheless"
+            | b"Moreover"
+            | b"Furthermore"
+            | b"Meanwhile"
+            | b"Instead"
+            | b"Unlike"
+            | b"Like"
+            | b"About"
+            | b"Among"
+            | b"Around"
     )
 }
 
 /// Lowercases ASCII `word` into `buf` and returns it, or `None` when too long or not ASCII.
-fn ascii_lower<'b>(word: &str, buf: &'b mut [u8; LOOK_BACK]) -> Option<&'b str> {
+fn ascii_lower<'b>(word: &str, buf: &'b mut [u8; LOOK_BACK]) -> Option<&'b [u8]> {
     let bytes = word.as_bytes();
     if bytes.len() > LOOK_BACK || !word.is_ascii() {
         return None;
@@ -556,8 +610,26 @@ fn ascii_lower<'b>(word: &str, buf: &'b mut [u8; LOOK_BACK]) -> Option<&'b str> 
     for (d, s) in buf.iter_mut().zip(bytes) {
         *d = s.to_ascii_lowercase();
     }
-    core::str::from_utf8(&buf[..bytes.len()]).ok()
+    Some(&buf[..bytes.len()])
 }
+
+/// Bytes of a word for [`classify_word`]: ASCII letters and digits, `.`, and every byte of a
+/// non-ASCII char.
+static WORD_BYTE: [bool; 256] = {
+    let mut t = [false; 256];
+    let mut b = 0;
+    while b < 256 {
+        let c = b as u8;
+        t[b] = c.is_ascii_alphanumeric() || c == b'.' || c >= 0x80;
+        b += 1;
+    }
+    t
+};
+
+/// Once this many bytes before the period hold no `.`, the word is plain: no listed abbreviation
+/// is longer than 6 bytes, a dotted acronym's parts have at most 3 letters, and a non-ASCII
+/// initial has at most 4 bytes.
+const PLAIN_TAIL: usize = 7;
 
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum WordClass {
@@ -573,12 +645,16 @@ fn classify_word(text: &str, dot: usize) -> WordClass {
     let lo = dot.saturating_sub(LOOK_BACK + 1);
     // Walk back over the word: letters, digits and inner periods, at most LOOK_BACK bytes.
     let mut i = dot;
+    let mut seen_dot = false;
     while i > lo {
         let b = bytes[i - 1];
-        if b.is_ascii_alphanumeric() || b == b'.' || b >= 0x80 {
-            i -= 1;
-        } else {
+        if !WORD_BYTE[b as usize] {
             break;
+        }
+        seen_dot |= b == b'.';
+        i -= 1;
+        if !seen_dot && dot - i >= PLAIN_TAIL {
+            return WordClass::Plain;
         }
     }
     if i == lo && lo > 0 {
@@ -638,10 +714,7 @@ fn is_opener_word(text: &str, i: usize) -> bool {
     if end == rest.len().min(16) && rest.len() > 16 && rest[16].is_ascii_alphabetic() {
         return false;
     }
-    match core::str::from_utf8(&rest[..end]) {
-        Ok(w) => is_opener(w),
-        Err(_) => false,
-    }
+    is_opener(&rest[..end])
 }
 
 impl<'a> Sentences<'a> {
@@ -902,16 +975,36 @@ mod tests {
 
     #[test]
     fn word_lists_agree_with_matchers() {
-        assert!(NEVER_END.iter().all(|w| is_never_end(w)));
-        assert!(BEFORE_NUMBER.iter().all(|w| is_before_number(w)));
-        assert!(AMBIGUOUS.iter().all(|w| is_ambiguous(w)));
-        assert!(OPENERS.iter().all(|w| is_opener(w)));
+        assert!(NEVER_END.iter().all(|w| is_never_end(w.as_bytes())));
+        assert!(BEFORE_NUMBER.iter().all(|w| is_before_number(w.as_bytes())));
+        assert!(AMBIGUOUS.iter().all(|w| is_ambiguous(w.as_bytes())));
+        assert!(OPENERS.iter().all(|w| is_opener(w.as_bytes())));
         assert!(
-            !is_never_end("the")
-                && !is_opener("the")
-                && !is_ambiguous("")
-                && !is_before_number("x")
+            !is_never_end(b"the")
+                && !is_opener(b"the")
+                && !is_ambiguous(b"")
+                && !is_before_number(b"x")
         );
+        // No listed abbreviation is long enough to be cut short by the early exit.
+        assert!(
+            NEVER_END
+                .iter()
+                .chain(BEFORE_NUMBER)
+                .chain(AMBIGUOUS)
+                .all(|w| w.len() < PLAIN_TAIL)
+        );
+    }
+
+    #[test]
+    fn find_interesting_matches_a_byte_scan() {
+        let text = "Plain words, then a stop. Café… 这是。 A\nline; x?y!z ¿Qué? ".repeat(5);
+        let bytes = text.as_bytes();
+        for i in 0..=bytes.len() {
+            let naive = (i..bytes.len())
+                .find(|&j| INTERESTING[bytes[j] as usize])
+                .unwrap_or(bytes.len());
+            assert_eq!(find_interesting(bytes, i), naive, "from {i}");
+        }
     }
 
     #[test]

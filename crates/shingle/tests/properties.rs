@@ -85,6 +85,24 @@ proptest! {
         prop_assert_eq!(fast, naive);
     }
 
+    /// Runs of ASCII broken by chars of 2, 3 and 4 bytes: exercises the switch between the
+    /// fixed-width byte windows and the general path, and the windows at the end of the text.
+    #[test]
+    fn mostly_ascii_shingles_match_char_windows(
+        text in "([ -~]{0,30}[é€😀\u{a0}]{0,2}){0,6}",
+        len in 1usize..20,
+    ) {
+        let mut fast = Vec::new();
+        let n = char_shingle_fingerprints(&text, len, &mut fast);
+        let starts: Vec<usize> = text.char_indices().map(|(i, _)| i).chain([text.len()]).collect();
+        let naive: Vec<u64> = starts
+            .windows(len + 1)
+            .map(|w| fingerprint(&text.as_bytes()[w[0]..w[len]]))
+            .collect();
+        prop_assert_eq!(n, naive.len());
+        prop_assert_eq!(fast, naive);
+    }
+
     #[test]
     fn normalization_is_idempotent(
         text in any::<String>(),

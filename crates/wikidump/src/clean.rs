@@ -13,6 +13,7 @@
 //! memoised, so no input makes a pass quadratic.
 use memchr::{memchr, memchr2, memmem};
 
+use crate::scan::ByteSet;
 use crate::xml::numeric_entity;
 
 /// One paragraph of an article: prose, or one list item.
@@ -183,7 +184,7 @@ impl Cleaner {
         para.clear();
         section.clear();
         let mut dropping: Option<usize> = None;
-        for raw in text.split('\n') {
+        for raw in split_lines(text) {
             let line = raw.trim_end();
             let trimmed = line.trim_start();
             if let Some((level, inner)) = heading(trimmed) {
@@ -242,6 +243,24 @@ impl Cleaner {
     }
 }
 
+/// `text.split('\n')`, with the memchr crate's vectorised search for the line feeds.
+fn split_lines(text: &str) -> impl Iterator<Item = &str> {
+    let mut rest = Some(text);
+    std::iter::from_fn(move || {
+        let s = rest?;
+        match memchr(b'\n', s.as_bytes()) {
+            Some(p) => {
+                rest = Some(&s[p + 1..]);
+                Some(&s[..p])
+            }
+            None => {
+                rest = None;
+                Some(s)
+            }
+        }
+    })
+}
+
 /// `== Title ==` -> (level, inner text).
 fn heading(line: &str) -> Option<(usize, &str)> {
     let b = line.as_bytes();
@@ -273,13 +292,45 @@ fn flush(para: &mut String, section: &str, list: bool, out: &mut Vec<Paragraph>)
     para.clear();
 }
 
+/// Bytes [`tidy`] decides on one by one (with the space): ASCII white space, `,` `.` `;` `)`,
+/// and the lead bytes of the non-ASCII white space chars (0xC2: U+0085, U+00A0; 0xE1: U+1680;
+/// 0xE2: U+2000 to U+205F; 0xE3: U+3000). All other bytes are copied in runs, which therefore
+/// start and end on char boundaries.
+static TIDY_SPECIAL: ByteSet<13> = ByteSet::new(*b"\t\n\x0b\x0c\r,.;)\xc2\xe1\xe2\xe3");
+
 /// Collapses white space (any Unicode white space, including no-break spaces and vertical
 /// tabs) to single spaces and trims; tidies the seams left by removed markup:
 /// no space before `,` `.` `;` `)`, no empty `()`.
+///
+/// Ordinary text is copied in runs: bytes outside [`TIDY_SPECIAL`] and single spaces between two
+/// of them (such a space always comes out as one space) need no decision per char.
 fn tidy(src: &str, out: &mut String) {
     out.clear();
+    out.reserve(src.len());
+    let b = src.as_bytes();
     let mut after_removal = false;
-    for c in src.chars() {
+    let mut i = 0;
+    while i < b.len() {
+        let j = TIDY_SPECIAL.spaced_run_end(b, i);
+        if j > i {
+            let mut run = &src[i..j];
+            if after_removal {
+                // Removing `()` must not join `[` and `[` (or similar) into markup.
+                let first = run.chars().next().unwrap_or(' ');
+                push_guarded(out, first);
+                run = &run[first.len_utf8()..];
+                after_removal = false;
+            }
+            out.push_str(run);
+            i = j;
+            continue;
+        }
+        let c = if b[i] < 0x80 {
+            char::from(b[i])
+        } else {
+            src[i..].chars().next().unwrap_or(' ')
+        };
+        i += c.len_utf8();
         match c {
             c if c.is_whitespace() => {
                 if !out.is_empty() && !out.ends_with(' ') {
@@ -306,7 +357,7 @@ fn tidy(src: &str, out: &mut String) {
                 }
                 out.push(c);
             }
-            // Removing `()` must not join `[` and `[` (or similar) into markup.
+            // A non-ASCII char with a white-space lead byte that is not white space.
             _ if after_removal => push_guarded(out, c),
             _ => out.push(c),
         }
@@ -545,20 +596,21 @@ struct Tok {
 }
 
 /// Bytes pass 2 stops at.
-static BRACKET_BYTES: [bool; 256] = {
-    let mut t = [false; 256];
-    t[b'{' as usize] = true;
-    t[b'}' as usize] = true;
-    t[b'[' as usize] = true;
-    t[b']' as usize] = true;
-    t[b'|' as usize] = true;
-    t[b'\n' as usize] = true;
-    t
-};
+static BRACKETS: ByteSet<5> = ByteSet::new(*b"{}[]|");
+
+/// Whether only spaces, tabs and carriage returns stand between the last line break (or the
+/// start) and `i`. Scans back over that white space only, so each run of it is scanned for at
+/// most one table token candidate: linear overall.
+fn at_line_start(b: &[u8], i: usize) -> bool {
+    b[..i]
+        .iter()
+        .rev()
+        .find(|&&c| !matches!(c, b' ' | b'\t' | b'\r'))
+        .is_none_or(|&c| c == b'\n')
+}
 
 fn tokenize(b: &[u8], toks: &mut Vec<Tok>) {
     toks.clear();
-    let mut line_start = true;
     let mut i = 0;
     let push = |toks: &mut Vec<Tok>, pos, kind| {
         toks.push(Tok {
@@ -567,25 +619,17 @@ fn tokenize(b: &[u8], toks: &mut Vec<Tok>) {
             partner: usize::MAX,
         });
     };
-    while i < b.len() {
-        let c = b[i];
-        if !BRACKET_BYTES[c as usize] {
-            if !matches!(c, b' ' | b'\t' | b'\r') {
-                line_start = false;
-            }
-            i += 1;
-            continue;
+    loop {
+        i = BRACKETS.find(b, i);
+        if i >= b.len() {
+            break;
         }
+        let c = b[i];
         let next = b.get(i + 1).copied();
         match (c, next) {
-            (b'\n', _) => {
-                line_start = true;
-                i += 1;
-                continue;
-            }
             (b'{', Some(b'{')) => push(toks, i, TPL_OPEN),
-            (b'{', Some(b'|')) if line_start => push(toks, i, TAB_OPEN),
-            (b'|', Some(b'}')) if line_start => push(toks, i, TAB_CLOSE),
+            (b'{', Some(b'|')) if at_line_start(b, i) => push(toks, i, TAB_OPEN),
+            (b'|', Some(b'}')) if at_line_start(b, i) => push(toks, i, TAB_CLOSE),
             (b'}', Some(b'}')) => push(toks, i, TPL_CLOSE),
             (b'[', Some(b'[')) => push(toks, i, LINK_OPEN),
             (b']', Some(b']')) => {
@@ -596,17 +640,14 @@ fn tokenize(b: &[u8], toks: &mut Vec<Tok>) {
                     push(toks, at, LINK_CLOSE);
                     at += 2;
                 }
-                line_start = false;
                 i += run;
                 continue;
             }
             _ => {
-                line_start = false;
                 i += 1;
                 continue;
             }
         }
-        line_start = false;
         i += 2;
     }
 }
@@ -740,16 +781,7 @@ fn skip_line_end(s: &str, out: &str, pos: usize) -> usize {
 // Pass 3 helpers: inline markup.
 
 /// Bytes `inline` handles one by one; everything else is copied in runs.
-static INLINE_BYTES: [bool; 256] = {
-    let mut t = [false; 256];
-    let special = b"'[]{}|<&_\t\r";
-    let mut i = 0;
-    while i < special.len() {
-        t[special[i] as usize] = true;
-        i += 1;
-    }
-    t
-};
+static INLINE_SPECIAL: ByteSet<11> = ByteSet::new(*b"'[]{}|<&_\t\r");
 
 const URL_SCHEMES: &[&[u8]] = &[
     b"http://",
@@ -895,10 +927,7 @@ fn inline(line: &str, out: &mut String) {
     // Memo: position of the next ']' at or after some point (None: there is none).
     let mut next_bracket: Option<(usize, Option<usize>)> = None;
     while i < b.len() {
-        let run = b[i..]
-            .iter()
-            .position(|&c| INLINE_BYTES[c as usize])
-            .map_or(b.len(), |p| i + p);
+        let run = INLINE_SPECIAL.find(b, i);
         if run > i {
             push_text(out, &line[i..run]);
             i = run;

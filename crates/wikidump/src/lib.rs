@@ -78,6 +78,7 @@
 mod clean;
 mod error;
 mod reader;
+mod scan;
 mod source;
 mod xml;
 

@@ -136,6 +136,125 @@ fn clean_into_reuses() {
     assert_eq!(a.paragraphs.len(), 2);
 }
 
+#[test]
+fn split_lines_is_split_on_line_feeds() {
+    for text in [
+        "",
+        "\n",
+        "a",
+        "a\n",
+        "\na\n\nb",
+        "one\r\ntwo\n\n\nthree é\n",
+    ] {
+        assert_eq!(
+            split_lines(text).collect::<Vec<_>>(),
+            text.split('\n').collect::<Vec<_>>()
+        );
+    }
+}
+
+#[test]
+fn tidy_special_bytes_start_all_white_space() {
+    // `tidy` copies runs of bytes outside TIDY_SPECIAL without looking at their chars.
+    for c in (0..=0x10_FFFF).filter_map(char::from_u32) {
+        let mut buf = [0u8; 4];
+        let first = c.encode_utf8(&mut buf).as_bytes()[0];
+        if c.is_whitespace() && c != ' ' || matches!(c, ',' | '.' | ';' | ')') {
+            assert!(TIDY_SPECIAL.contains(first), "{c:?}");
+        }
+    }
+}
+
+/// The char-by-char `tidy` that the run-copying one replaced: the reference it must equal.
+fn tidy_reference(src: &str, out: &mut String) {
+    out.clear();
+    let mut after_removal = false;
+    for c in src.chars() {
+        match c {
+            c if c.is_whitespace() => {
+                if !out.is_empty() && !out.ends_with(' ') {
+                    out.push(' ');
+                }
+                continue;
+            }
+            ',' | '.' | ';' => {
+                if out.ends_with(' ') {
+                    out.pop();
+                }
+                out.push(c);
+            }
+            ')' => {
+                let open = out.trim_end_matches(' ');
+                if open.ends_with('(') {
+                    let keep = open.len() - 1;
+                    out.truncate(keep);
+                    after_removal = true;
+                    continue;
+                }
+                if out.ends_with(' ') {
+                    out.pop();
+                }
+                out.push(c);
+            }
+            _ if after_removal => push_guarded(out, c),
+            _ => out.push(c),
+        }
+        after_removal = false;
+    }
+    while out.ends_with(' ') {
+        out.pop();
+    }
+}
+
+/// The byte-by-byte tokenizer that the one with a lazy line-start test replaced.
+fn tokenize_reference(b: &[u8]) -> Vec<(usize, u8)> {
+    let mut toks = Vec::new();
+    let mut line_start = true;
+    let mut i = 0;
+    while i < b.len() {
+        let c = b[i];
+        if !BRACKETS.contains(c) && c != b'\n' {
+            if !matches!(c, b' ' | b'\t' | b'\r') {
+                line_start = false;
+            }
+            i += 1;
+            continue;
+        }
+        let next = b.get(i + 1).copied();
+        match (c, next) {
+            (b'\n', _) => {
+                line_start = true;
+                i += 1;
+                continue;
+            }
+            (b'{', Some(b'{')) => toks.push((i, TPL_OPEN)),
+            (b'{', Some(b'|')) if line_start => toks.push((i, TAB_OPEN)),
+            (b'|', Some(b'}')) if line_start => toks.push((i, TAB_CLOSE)),
+            (b'}', Some(b'}')) => toks.push((i, TPL_CLOSE)),
+            (b'[', Some(b'[')) => toks.push((i, LINK_OPEN)),
+            (b']', Some(b']')) => {
+                let run = b[i..].iter().take_while(|&&c| c == b']').count();
+                let mut at = i + run % 2;
+                while at + 1 < i + run {
+                    toks.push((at, LINK_CLOSE));
+                    at += 2;
+                }
+                line_start = false;
+                i += run;
+                continue;
+            }
+            _ => {
+                line_start = false;
+                i += 1;
+                continue;
+            }
+        }
+        line_start = false;
+        i += 2;
+    }
+    toks
+}
+
 /// Markup the cleaner must never leave behind (for inputs without entities or nowiki).
 pub(crate) const RESIDUE: &[&str] = &["{{", "}}", "[[", "]]", "{|", "|}", "'''", "<ref"];
 
@@ -177,6 +296,24 @@ fn pathological_inputs_are_linear() {
 }
 
 proptest::proptest! {
+    #[test]
+    fn tidy_matches_the_char_by_char_reference(
+        s in "([ \t\n\r\u{b}\u{c}\u{85}\u{a0}\u{1680}\u{2003}\u{2028}\u{3000}(),.;\\[\\]{}|'é–¡€a-c]){0,60}",
+    ) {
+        let (mut got, mut want) = (String::new(), String::new());
+        tidy(&s, &mut got);
+        tidy_reference(&s, &mut want);
+        proptest::prop_assert_eq!(got, want);
+    }
+
+    #[test]
+    fn tokenize_matches_the_byte_by_byte_reference(s in "([{}\\[\\]| \t\r\na]){0,60}") {
+        let mut toks = Vec::new();
+        tokenize(s.as_bytes(), &mut toks);
+        let got: Vec<(usize, u8)> = toks.iter().map(|t| (t.pos, t.kind)).collect();
+        proptest::prop_assert_eq!(got, tokenize_reference(s.as_bytes()));
+    }
+
     #[test]
     fn no_residue_on_markup_soup(s in "([é–{}\\[\\]|'<>=*#:\n !a-c]|ref|http://|nowiki|--){0,80}") {
         let a = Cleaner::new().clean(&s);
