@@ -10,6 +10,10 @@ use core::ops::Range;
 
 use textreuse_hash::fingerprint;
 
+#[cfg(target_arch = "x86_64")]
+#[path = "chars_avx512.rs"]
+mod avx512;
+
 /// The shingle length of the seed research: 12 characters.
 pub const DEFAULT_SHINGLE_LEN: usize = 12;
 
@@ -136,7 +140,7 @@ impl<const N: usize> Fixed<N> {
     fn new() -> Self {
         Fixed {
             base: COEFFS[0].wrapping_add(COEFFS[Self::WORDS + 1].wrapping_mul(N as u128)),
-            mask: if N % 8 == 0 {
+            mask: if N.is_multiple_of(8) {
                 u64::MAX
             } else {
                 (1u64 << (8 * (N % 8))) - 1
@@ -167,6 +171,11 @@ impl<const N: usize> Fixed<N> {
 fn ascii_windows<const N: usize>(bytes: &[u8], out: &mut Vec<u64>) {
     let fixed = Fixed::<N>::new();
     let count = bytes.len() + 1 - N;
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: `available` checked the CPU features `windows` is compiled with.
+    if avx512::available() && unsafe { avx512::windows::<N>(bytes, count, out) } {
+        return;
+    }
     // Windows whose last word can be read whole (over-reading and masking); the last few take
     // the general path.
     let fast = (bytes.len() + 1)
@@ -197,13 +206,21 @@ fn mixed_windows<const N: usize>(bytes: &[u8], count: usize, out: &mut Vec<u64>)
                 .position(|&b| b >= 0x80)
                 .map_or(bytes.len(), |p| end + p);
             let batch = (r - end + 1).min(count - k);
-            out.extend((start..start + batch).map(|i| {
-                if i + Fixed::<N>::SPAN <= bytes.len() {
-                    fixed.at(bytes, i)
-                } else {
-                    fingerprint_span(bytes, i, i + N)
-                }
-            }));
+            #[cfg(target_arch = "x86_64")]
+            // SAFETY: `available` checked the CPU features `windows` is compiled with.
+            let simd =
+                avx512::available() && unsafe { avx512::windows::<N>(&bytes[start..], batch, out) };
+            #[cfg(not(target_arch = "x86_64"))]
+            let simd = false;
+            if !simd {
+                out.extend((start..start + batch).map(|i| {
+                    if i + Fixed::<N>::SPAN <= bytes.len() {
+                        fixed.at(bytes, i)
+                    } else {
+                        fingerprint_span(bytes, i, i + N)
+                    }
+                }));
+            }
             k += batch;
             if k < count {
                 // The next window ends after the non-ASCII char at `r`.
@@ -497,9 +514,62 @@ mod tests {
         }
     }
 
+    /// The AVX-512 windows equal `fingerprint` for every supported length, on bytes of every
+    /// value (carries through all limbs) and at every offset of the 64-byte blocks it loads.
+    #[cfg(target_arch = "x86_64")]
+    #[test]
+    fn avx512_windows_equal_fingerprint() {
+        if !avx512::available() {
+            eprintln!("no AVX-512 IFMA/VBMI on this CPU: nothing to compare");
+            return;
+        }
+        let bytes: Vec<u8> = (0..300u64)
+            .map(|i| match i % 5 {
+                0 => 0xff,
+                1 => 0,
+                _ => textreuse_hash::mix64(i) as u8,
+            })
+            .collect();
+        fn check<const N: usize>(bytes: &[u8]) {
+            for len in N..bytes.len() {
+                let bytes = &bytes[..len];
+                let count = len + 1 - N;
+                let mut out = Vec::new();
+                // SAFETY: `available` checked the CPU features.
+                let done = unsafe { avx512::windows::<N>(bytes, count, &mut out) };
+                assert_eq!(done, count >= 8);
+                let want: Vec<u64> = bytes.windows(N).map(fingerprint).collect();
+                assert_eq!(
+                    out,
+                    if done { &want[..] } else { &[] },
+                    "N = {N}, len = {len}"
+                );
+            }
+        }
+        check::<9>(&bytes);
+        check::<10>(&bytes);
+        check::<11>(&bytes);
+        check::<12>(&bytes);
+        check::<13>(&bytes);
+        check::<14>(&bytes);
+        check::<15>(&bytes);
+        check::<16>(&bytes);
+    }
+
     #[test]
     fn fast_and_general_paths_agree() {
         let text = "It was the best of times, it was the worst of times; 12.5% more.";
+        // Long ASCII runs between non-ASCII chars: the mixed path's batches of ASCII windows.
+        let mixed = "Größe: about 9000 inhabitants lived there in 1850 — «today many more» \
+                     naïve café, and a last stretch of plain ASCII text at the end";
+        for len in 1..=20 {
+            let mut fast = Vec::new();
+            char_shingle_fingerprints(mixed, len, &mut fast);
+            let general: Vec<u64> = CharShingles::new(mixed, len)
+                .map(|s| s.fingerprint)
+                .collect();
+            assert_eq!(fast, general, "mixed, len {len}");
+        }
         for len in 1..=20 {
             let mut fast = Vec::new();
             let n = char_shingle_fingerprints(text, len, &mut fast);
