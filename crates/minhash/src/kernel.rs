@@ -17,16 +17,16 @@
 //!   64-bit product from three 52-bit multiply-adds, see [`x86::ifma`]; five one-uop
 //!   instructions per block and shingle.
 //! * [`Isa::Avx512`] (AVX-512DQ: Skylake-SP and later): `vpmullq` (three uops), `vpaddq`,
-//!   `vpminuq`. On the Sapphire Rapids VM of `docs/benchmarks.md` this ran at 1.9 to 6 ns per
-//!   block and shingle depending on the group size, the IFMA kernel at 1.3 to 1.4 ns.
+//!   `vpminuq`. On the Sapphire Rapids VM of `docs/benchmarks.md` this ran at 1.8 to 7.8 ns per
+//!   block and shingle depending on the group size, the IFMA kernel at 1.07 to 1.5 ns.
 //! * [`Isa::Avx2`]: the 64-bit product from three 32×32-bit multiplies, the unsigned minimum
 //!   from a signed compare of sign-flipped values.
 //! * [`Isa::Portable`]: plain Rust over `[u64; 8]` arrays (eight independent scalar chains).
 //!
 //! The x86 kernels are written with intrinsics rather than left to the auto-vectorizer: LLVM
 //! vectorized the previous generic loop over the *shingles* for three blocks (24 reductions,
-//! spilled to the stack, plus a scalar remainder loop), which made `N = 20` four times slower
-//! than the instruction count says.
+//! spilled to the stack, plus a scalar remainder loop), which made `N = 20` about five times
+//! slower than it is now.
 
 /// Lanes per block; the signer's coefficient arrays are padded to a multiple of this.
 pub(crate) const LANES: usize = 8;
