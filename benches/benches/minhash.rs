@@ -1,4 +1,5 @@
-//! `minhash/sign`: signing ready-made shingle fingerprints, in sentences per second.
+//! `minhash/sign`: signing ready-made shingle fingerprints, in sentences per second;
+//! `minhash/sign_text` and `minhash/stage2` start from sentence text.
 //! `TEXTREUSE_BENCH_CPU_TIME=1` measures thread CPU time instead of wall time (see the lib).
 //!
 //! Sentence lengths span Wikipedia's 75..=600 shingles (the median kept sentence has about 150),
@@ -80,6 +81,47 @@ fn sign_text<M: Measurement>(c: &mut Criterion<M>) {
     group.finish();
 }
 
+/// `minhash/stage2`: what stage 2 of `textreuse dedup --method minhash` does per kept sentence
+/// (`cli::pipeline::dedup::process`), cumulatively, so each step's cost is the difference to the
+/// previous id: normalize (`Normalize::new`), 12-character shingle fingerprints of the normalized
+/// text, N = 20 minhashes, M = 10 band keys. Same sentences as `minhash/sign_text`.
+fn stage2<M: Measurement>(c: &mut Criterion<M>) {
+    let mut group = c.benchmark_group("minhash/stage2");
+    let sentences = wiki_sentences();
+    let signer = SignerBuilder::new().build().unwrap();
+    let norm = textreuse_shingle::Normalize::new();
+    let mut normalized = String::new();
+    let mut shingles = Vec::new();
+    let mut mins = vec![0u64; signer.hashes()];
+    let mut keys = vec![0u64; signer.bands()];
+    group.throughput(Throughput::Elements(sentences.len() as u64));
+    for steps in 1..=4 {
+        let id = ["normalize", "+shingles", "+sign", "+band_keys"][..steps].concat();
+        group.bench_function(BenchmarkId::new(id, sentences.len()), |b| {
+            b.iter(|| {
+                for s in &sentences {
+                    textreuse_shingle::normalize(black_box(s), &norm, &mut normalized);
+                    if steps >= 2 {
+                        textreuse_shingle::char_shingle_fingerprints(
+                            &normalized,
+                            12,
+                            &mut shingles,
+                        );
+                    }
+                    if steps >= 3 {
+                        signer.sign_into(&shingles, &mut mins).unwrap();
+                    }
+                    if steps >= 4 {
+                        signer.band_keys_into(&mins, &mut keys);
+                    }
+                }
+                black_box((&normalized, &shingles, &mins, &keys));
+            })
+        });
+    }
+    group.finish();
+}
+
 fn band_keys<M: Measurement>(c: &mut Criterion<M>) {
     let mut group = c.benchmark_group("minhash/band_keys");
     let signer = SignerBuilder::new().build().unwrap();
@@ -92,4 +134,4 @@ fn band_keys<M: Measurement>(c: &mut Criterion<M>) {
     group.finish();
 }
 
-textreuse_benches::cpu_or_wall_main!(sign, sign_text, band_keys);
+textreuse_benches::cpu_or_wall_main!(sign, sign_text, stage2, band_keys);

@@ -471,6 +471,22 @@ pub fn fingerprint(bytes: &[u8]) -> u64 {
 /// ```
 #[inline]
 pub fn fingerprint_words(words: &[u64]) -> u64 {
+    if words.len() < BLOCK {
+        // One block (the words and the length word), no chaining: a straight multiply-add
+        // loop without the per-word block bookkeeping of `VectorMultiplyShift` (band keys of
+        // MinHash hash K + 2 words per band this way).
+        let mut acc = COEFFS[0];
+        for (c, &w) in COEFFS[1..].iter().zip(words) {
+            acc = acc.wrapping_add(c.wrapping_mul(w as u128));
+        }
+        acc = acc.wrapping_add(COEFFS[words.len() + 1].wrapping_mul(words.len() as u128));
+        return (acc >> 64) as u64;
+    }
+    fingerprint_words_streamed(words)
+}
+
+/// [`fingerprint_words`] through the general, chaining hasher.
+fn fingerprint_words_streamed(words: &[u64]) -> u64 {
     let mut h = VectorMultiplyShift::new();
     for &w in words {
         h.push(w);

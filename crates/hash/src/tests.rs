@@ -226,6 +226,13 @@ proptest! {
         prop_assert_eq!(&c.multipliers()[..n], a.multipliers());
     }
 
+    /// The one-block fast path of `fingerprint_words` equals the chaining hasher, on both
+    /// sides of the block boundary.
+    #[test]
+    fn fingerprint_words_fast_path_equals_streamed(words in proptest::collection::vec(any::<u64>(), 0..70)) {
+        prop_assert_eq!(fingerprint_words(&words), super::fingerprint_words_streamed(&words));
+    }
+
     #[test]
     fn fingerprint_is_deterministic_and_length_aware(bytes in proptest::collection::vec(any::<u8>(), 0..600)) {
         prop_assert_eq!(fingerprint(&bytes), fingerprint(&bytes.clone()));

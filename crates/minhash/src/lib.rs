@@ -59,9 +59,14 @@
 //!
 //! # Performance
 //!
-//! Signing costs `N` multiply-add-min operations per shingle. The kernel keeps the `N` running
-//! minima in vector registers and is compiled for AVX-512 (`vpmullq`), AVX2 and portable code,
-//! chosen at run time; all three give identical results. See `docs/benchmarks.md` for numbers.
+//! Signing costs `N` multiply-add-min operations per shingle; duplicate shingles cost like any
+//! other (the minimum over a multiset is the minimum over its set), so there is no need to sort
+//! or deduplicate them first. The kernel keeps the running minima of up to 32 functions in
+//! vector registers and streams the shingles through them. It exists as AVX-512 IFMA (the
+//! exact 64-bit `a·x + b` from 52-bit multiply-adds), AVX-512DQ (`vpmullq`), AVX2 and portable
+//! code, chosen once per [`Signer`]; all give identical results. [`Signer::sign_into`] and
+//! [`Signer::band_keys_into`] do not allocate. With `N = 20` a sentence of 150 shingles takes
+//! about 0.5-0.7 µs on a loaded Sapphire Rapids VM (`docs/benchmarks.md`).
 //!
 //! # Stability
 //!

@@ -37,6 +37,9 @@ pub const MAX_DRAWN_HASHES: usize = 128;
 /// Largest `M` for the [`BandScheme::Drawn`] scheme (the exact curve enumerates `2^M` subsets).
 pub const MAX_DRAWN_BANDS: usize = 20;
 
+/// Words of the stack buffer band keys are hashed from: `K + 1` for bands of up to 31 functions.
+const KEY_WORDS: usize = 32;
+
 /// Domain separator so band subsets are drawn from a different stream than the hash functions.
 const BAND_DRAW_DOMAIN: u64 = 0x6261_6e64_7375_6273; // "bandsubs"
 
@@ -364,28 +367,14 @@ impl Signer {
                 got: out.len(),
             });
         }
-        let n = self.hashes();
-        let shift = self.family.shift();
-        if n % LANES == 0 {
-            kernel::min_hashes(self.isa, &self.multipliers, &self.increments, shingles, out);
-        } else {
-            // The padded tail needs room; a stack buffer covers every drawn scheme (N <= 128)
-            // and typical disjoint ones, larger ones take one allocation.
-            let padded = self.multipliers.len();
-            let mut stack = [0u64; MAX_DRAWN_HASHES + LANES];
-            let mut heap;
-            let buf: &mut [u64] = if padded <= stack.len() {
-                &mut stack[..padded]
-            } else {
-                heap = vec![0u64; padded];
-                &mut heap
-            };
-            kernel::min_hashes(self.isa, &self.multipliers, &self.increments, shingles, buf);
-            out.copy_from_slice(&buf[..n]);
-        }
-        for v in out.iter_mut() {
-            *v >>= shift;
-        }
+        kernel::min_hashes(
+            self.isa,
+            &self.multipliers,
+            &self.increments,
+            shingles,
+            self.family.shift(),
+            out,
+        );
         Ok(())
     }
 
@@ -426,31 +415,42 @@ impl Signer {
     /// Panics if `m >= self.bands()` or `mins.len() != self.hashes()`.
     pub fn band_key(&self, mins: &[u64], m: usize) -> u64 {
         assert_eq!(mins.len(), self.hashes());
-        let mut words = [0u64; MAX_DRAWN_HASHES + 1];
-        let band = self.band(m);
-        if band.len() < words.len() {
-            words[0] = m as u64;
-            for (w, &f) in words[1..].iter_mut().zip(band) {
-                *w = mins[f as usize];
-            }
-            fingerprint_words(&words[..=band.len()])
-        } else {
-            let mut words = Vec::with_capacity(band.len() + 1);
-            words.push(m as u64);
-            words.extend(band.iter().map(|&f| mins[f as usize]));
-            fingerprint_words(&words)
-        }
+        self.key(mins, m, &mut [0; KEY_WORDS])
     }
 
-    /// Writes the `M` band keys of `mins` into `out` (no allocation).
+    /// Writes the `M` band keys of `mins` into `out` (no allocation for `K < 32`).
     ///
     /// # Panics
     ///
     /// Panics if `out.len() != self.bands()` or `mins.len() != self.hashes()`.
     pub fn band_keys_into(&self, mins: &[u64], out: &mut [u64]) {
         assert_eq!(out.len(), self.bands());
+        assert_eq!(mins.len(), self.hashes());
+        let mut words = [0; KEY_WORDS];
         for (m, o) in out.iter_mut().enumerate() {
-            *o = self.band_key(mins, m);
+            *o = self.key(mins, m, &mut words);
+        }
+    }
+
+    /// [`Signer::band_key`] with the hashed words gathered in `words` (a small buffer, so that
+    /// no call clears more memory than the key needs; larger bands allocate).
+    #[inline]
+    fn key(&self, mins: &[u64], m: usize, words: &mut [u64; KEY_WORDS]) -> u64 {
+        let band = self.band(m);
+        match words.get_mut(..=band.len()) {
+            Some(words) => {
+                words[0] = m as u64;
+                for (w, &f) in words[1..].iter_mut().zip(band) {
+                    *w = mins[f as usize];
+                }
+                fingerprint_words(words)
+            }
+            None => {
+                let mut words = Vec::with_capacity(band.len() + 1);
+                words.push(m as u64);
+                words.extend(band.iter().map(|&f| mins[f as usize]));
+                fingerprint_words(&words)
+            }
         }
     }
 

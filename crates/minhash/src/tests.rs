@@ -265,6 +265,37 @@ const KAT_KEYS: [u64; 10] = [
 ];
 const KAT_BAND0: [u32; 10] = [0, 1, 3, 5, 7, 8, 11, 12, 14, 17];
 
+/// Every way to get band keys hashes the same words, for small bands (stack buffer) and large
+/// ones (allocated).
+#[test]
+fn band_keys_agree_for_small_and_large_bands() {
+    let shingles: Vec<u64> = (0..100).map(textreuse_hash::mix64).collect();
+    for (rows, bands) in [(10, 10), (31, 2), (32, 2), (40, 3)] {
+        let signer = SignerBuilder::new()
+            .scheme(BandScheme::Disjoint)
+            .rows(rows)
+            .bands(bands)
+            .build()
+            .unwrap();
+        let sig = signer.sign(shingles.iter().copied()).unwrap();
+        let mut into = vec![0; bands];
+        signer.band_keys_into(sig.as_slice(), &mut into);
+        let iter: Vec<u64> = signer.band_keys(&sig).collect();
+        for m in 0..bands {
+            let mut words = vec![m as u64];
+            words.extend(signer.band(m).iter().map(|&f| sig.as_slice()[f as usize]));
+            let want = textreuse_hash::fingerprint_words(&words);
+            assert_eq!(into[m], want, "K = {rows}, band {m}");
+            assert_eq!(iter[m], want, "K = {rows}, band {m}");
+            assert_eq!(
+                signer.band_key(sig.as_slice(), m),
+                want,
+                "K = {rows}, band {m}"
+            );
+        }
+    }
+}
+
 #[test]
 fn empty_sets_and_bad_buffers_are_errors() {
     let signer = Signer::new();

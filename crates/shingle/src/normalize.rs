@@ -122,65 +122,126 @@ impl Normalize {
 /// Writes the normalization of `text` under `opts` into `out` (cleared first; reuse it across
 /// calls to avoid allocation). See the [module docs](self) for the exact rules.
 pub fn normalize(text: &str, opts: &Normalize, out: &mut String) {
+    // Most bytes of a sentence come out as they went in, up to ASCII case: letters, kept digits
+    // and punctuation, and with whitespace collapsing a single `' '` after a byte that is not
+    // one. Such *plain* runs of ASCII are found with one table lookup and one well-predicted
+    // branch per byte, appended in one copy and lowercased in place; only the chars between
+    // runs (other whitespace, removed or replaced chars, non-ASCII chars) go through the rules
+    // one at a time (`push_char`). With collapsing, a space is written as soon as whitespace
+    // follows output that does not end in one, and a trailing space is removed at the end: the
+    // same text as holding a pending space until the next non-space char.
     out.clear();
     out.reserve(text.len());
-    let mut state = State {
-        opts,
-        pending_space: false,
-    };
-    if opts.lowercase {
-        for c in text.chars() {
-            if c.is_ascii() {
-                state.push(c.to_ascii_lowercase(), out);
-            } else {
-                for l in c.to_lowercase() {
-                    state.push(l, out);
-                }
+    let bytes = text.as_bytes();
+    let collapse = opts.collapse_whitespace;
+    let mut plain = [false; 5];
+    plain[Class::Letter as usize] = true;
+    plain[Class::Digit as usize] = opts.digits == Digits::Keep;
+    plain[Class::Punct as usize] = opts.punctuation == Punctuation::Keep;
+    // With collapsing only `' '` after a byte that is not one is plain, checked in the loop.
+    plain[Class::Space as usize] = !collapse;
+    let mut i = 0;
+    while i < bytes.len() {
+        let start = i;
+        let mut prev_space = true; // a run never starts with a collapsible space
+        while let Some(&b) = bytes.get(i) {
+            let space = b == b' ';
+            // Non-short-circuit `|` and `&`: no second branch on whether the byte is a space.
+            if !(plain[BYTE_CLASSES[b as usize] as usize] | (collapse & space & !prev_space)) {
+                break;
+            }
+            prev_space = space;
+            i += 1;
+        }
+        if i > start {
+            // Runs hold ASCII bytes only, so `start` and `i` are char boundaries.
+            let from = out.len();
+            out.push_str(&text[start..i]);
+            if opts.lowercase {
+                out[from..].make_ascii_lowercase();
             }
         }
-    } else {
-        for c in text.chars() {
-            state.push(c, out);
+        // The char that ended the run, if any.
+        let Some(c) = text[i..].chars().next() else {
+            break;
+        };
+        i += c.len_utf8();
+        if opts.lowercase && !c.is_ascii() {
+            for l in c.to_lowercase() {
+                push_char(l, opts, out);
+            }
+        } else {
+            // An ASCII char ending a run is not a letter, so lowercasing cannot change it.
+            push_char(c, opts, out);
         }
+    }
+    if collapse && out.ends_with(' ') {
+        out.pop();
     }
 }
 
-struct State<'o> {
-    opts: &'o Normalize,
-    pending_space: bool,
-}
-
-impl State<'_> {
-    #[inline]
-    fn push(&mut self, c: char, out: &mut String) {
-        let c = if c.is_numeric() {
-            match self.opts.digits {
-                Digits::Keep => c,
-                Digits::Remove => return,
-                Digits::Zero => '0',
-            }
-        } else if c.is_alphanumeric() || c.is_whitespace() {
-            c
-        } else {
-            match self.opts.punctuation {
-                Punctuation::Keep => c,
-                Punctuation::Remove => return,
-                Punctuation::Space => ' ',
-            }
-        };
-        if self.opts.collapse_whitespace {
-            if c.is_whitespace() {
-                self.pending_space = !out.is_empty();
-                return;
-            }
-            if self.pending_space {
-                out.push(' ');
-                self.pending_space = false;
-            }
+/// Rules 2 to 4 for one (already lowercased) char; whitespace collapsing writes its space
+/// right away (see [`normalize`]).
+fn push_char(c: char, opts: &Normalize, out: &mut String) {
+    let c = if c.is_numeric() {
+        match opts.digits {
+            Digits::Keep => c,
+            Digits::Remove => return,
+            Digits::Zero => '0',
         }
+    } else if c.is_alphanumeric() || c.is_whitespace() {
+        c
+    } else {
+        match opts.punctuation {
+            Punctuation::Keep => c,
+            Punctuation::Remove => return,
+            Punctuation::Space => ' ',
+        }
+    };
+    if opts.collapse_whitespace && c.is_whitespace() {
+        if !out.is_empty() && !out.ends_with(' ') {
+            out.push(' ');
+        }
+    } else {
         out.push(c);
     }
 }
+
+/// Bytes by what the rules see in them; ASCII case does not change the class.
+#[derive(Clone, Copy)]
+enum Class {
+    /// `a-z`, `A-Z`: alphanumeric.
+    Letter = 0,
+    /// `0-9`: numeric.
+    Digit = 1,
+    /// `\t`, `\n`, vertical tab, form feed, `\r`, space: `char::is_whitespace`.
+    Space = 2,
+    /// Other ASCII, control chars included: neither alphanumeric nor whitespace.
+    Punct = 3,
+    /// A byte of a non-ASCII char: never plain, the char goes through [`push_char`].
+    NonAscii = 4,
+}
+
+const fn byte_classes() -> [Class; 256] {
+    let mut classes = [Class::NonAscii; 256];
+    let mut b = 0;
+    while b < 128 {
+        let c = b as u8;
+        classes[b] = if c.is_ascii_alphabetic() {
+            Class::Letter
+        } else if c.is_ascii_digit() {
+            Class::Digit
+        } else if c == b' ' || (c >= 0x09 && c <= 0x0d) {
+            Class::Space
+        } else {
+            Class::Punct
+        };
+        b += 1;
+    }
+    classes
+}
+
+static BYTE_CLASSES: [Class; 256] = byte_classes();
 
 #[cfg(test)]
 mod tests {
@@ -190,6 +251,81 @@ mod tests {
         let mut out = String::new();
         normalize(text, opts, &mut out);
         out
+    }
+
+    /// The rules as first written, a char at a time with a pending space: the oracle for
+    /// [`normalize`]'s runs and eager spaces.
+    fn reference(text: &str, opts: &Normalize) -> String {
+        let mut out = String::new();
+        let mut pending_space = false;
+        let chars = text.chars().flat_map(|c| {
+            let lower = opts.lowercase.then(|| c.to_lowercase());
+            lower
+                .into_iter()
+                .flatten()
+                .chain((!opts.lowercase).then_some(c))
+        });
+        for c in chars {
+            let c = if c.is_numeric() {
+                match opts.digits {
+                    Digits::Keep => c,
+                    Digits::Remove => continue,
+                    Digits::Zero => '0',
+                }
+            } else if c.is_alphanumeric() || c.is_whitespace() {
+                c
+            } else {
+                match opts.punctuation {
+                    Punctuation::Keep => c,
+                    Punctuation::Remove => continue,
+                    Punctuation::Space => ' ',
+                }
+            };
+            if opts.collapse_whitespace {
+                if c.is_whitespace() {
+                    pending_space = !out.is_empty();
+                    continue;
+                }
+                if pending_space {
+                    out.push(' ');
+                    pending_space = false;
+                }
+            }
+            out.push(c);
+        }
+        out
+    }
+
+    /// Text mixing ASCII words, runs of spaces, other whitespace (ASCII and not), digits,
+    /// punctuation, controls and non-ASCII letters with special lowercase mappings.
+    fn mixed_text() -> impl proptest::strategy::Strategy<Value = String> {
+        use proptest::prelude::*;
+        let piece = prop_oneof![
+            "[a-zA-Z]{1,6}",
+            "[ ]{1,3}",
+            "[\t\n\x0b\x0c\r]",
+            "[0-9]{1,3}",
+            "[.,;:'()\\-]",
+            "[\x00-\x08\x7f]",
+            "[\u{a0}\u{2003}\u{85}]",
+            "[ÀÉÎÕÜßİΣΆǅ½²٣]",
+            any::<char>().prop_map(String::from),
+        ];
+        proptest::collection::vec(piece, 0..24).prop_map(|v| v.concat())
+    }
+
+    /// `normalize` equals the reference on every option combination.
+    #[test]
+    fn runs_and_eager_spaces_equal_the_reference() {
+        use proptest::prelude::*;
+        let options = (any::<bool>(), any::<bool>(), 0usize..3, 0usize..3);
+        proptest!(ProptestConfig::with_cases(2000), |(text in mixed_text(), (lower, collapse, digits, punct) in options)| {
+            let mut opts = Normalize::identity();
+            opts.lowercase(lower).collapse_whitespace(collapse);
+            opts.digits([Digits::Keep, Digits::Remove, Digits::Zero][digits]);
+            opts.punctuation([Punctuation::Keep, Punctuation::Remove, Punctuation::Space][punct]);
+            prop_assert_eq!(norm(&text, &opts), reference(&text, &opts), "{:?} {:?}", text, opts);
+        });
     }
 
     #[test]
