@@ -212,3 +212,117 @@ fn outputs_do_not_depend_on_threads_or_memory_budget() {
     );
     assert!(stats["clusters"].as_u64().unwrap() > 0);
 }
+
+/// 900 documents of 40 sentences drawn from 600 base sentences (one in ten with a word replaced),
+/// so clusters span about 60 documents, many article pairs tie, and the clustered members
+/// (about 36,000) fill more than one of the parallel chunks of stages 6-8.
+fn template_corpus() -> Vec<Document> {
+    let mut rng = Rng(11);
+    let base: Vec<Vec<String>> = (0..600)
+        .map(|_| (0..16).map(|_| word(&mut rng)).collect())
+        .collect();
+    (0..900)
+        .map(|d| {
+            let sentences: Vec<String> = (0..40)
+                .map(|_| {
+                    let mut words = base[rng.below(base.len())].clone();
+                    if rng.below(10) == 0 {
+                        let i = rng.below(words.len());
+                        words[i] = word(&mut rng);
+                    }
+                    format!("{}.", words.join(" "))
+                })
+                .collect();
+            Document {
+                id: 1000 + d as u64,
+                title: format!("Page {d}"),
+                text: sentences.join("\n\n"),
+            }
+        })
+        .collect()
+}
+
+fn run_with(docs: &[Document], threads: usize, mem_budget: u64, out: &Path) {
+    let options = DedupOptions {
+        min_shingles: 0,
+        mem_budget,
+        max_article_pairs: 5_000,
+        ..DedupOptions::default()
+    };
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()
+        .unwrap();
+    pool.install(|| {
+        dedup::run(
+            |feed| {
+                for d in docs {
+                    feed(Source::Text(d.clone()))?;
+                }
+                Ok(0)
+            },
+            &Signer::new(),
+            &options,
+            out,
+            &|_: &str| {},
+        )
+    })
+    .unwrap();
+}
+
+/// The parallel stages 6-8 write the same bytes for 1 and 3 threads, and `article-pairs.tsv` is
+/// the top of a plain recount of the article pairs in `clusters.jsonl` (clusters of at most 200
+/// articles, most shared first, ties by document ids).
+#[test]
+fn parallel_outputs_match_a_plain_recount() {
+    let docs = template_corpus();
+    let a = tempfile::tempdir().unwrap();
+    let b = tempfile::tempdir().unwrap();
+    run_with(&docs, 1, 64 << 10, a.path());
+    run_with(&docs, 3, 1 << 30, b.path());
+    for file in ["clusters.jsonl", "article-pairs.tsv"] {
+        let x = std::fs::read(a.path().join(file)).unwrap();
+        let y = std::fs::read(b.path().join(file)).unwrap();
+        assert!(x == y, "{file} differs between 1 and 3 threads");
+    }
+
+    let clusters = std::fs::read_to_string(a.path().join("clusters.jsonl")).unwrap();
+    let mut counts: HashMap<(u64, u64), u64> = HashMap::new();
+    let mut members = 0;
+    let mut previous = None;
+    for line in clusters.lines() {
+        let v: serde_json::Value = serde_json::from_str(line).unwrap();
+        let id = v["cluster"].as_u64().unwrap();
+        assert!(previous < Some(id), "clusters are in id order");
+        previous = Some(id);
+        let mut in_cluster: Vec<u64> = v["members"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|m| m["doc"].as_u64().unwrap())
+            .collect();
+        members += in_cluster.len();
+        in_cluster.sort_unstable();
+        in_cluster.dedup();
+        if in_cluster.len() <= 200 {
+            for (i, &x) in in_cluster.iter().enumerate() {
+                for &y in &in_cluster[i + 1..] {
+                    *counts.entry((x, y)).or_insert(0) += 1;
+                }
+            }
+        }
+    }
+    assert!(members > 1 << 15, "only {members} members: one chunk");
+    let mut ranked: Vec<((u64, u64), u64)> = counts.into_iter().collect();
+    ranked.sort_unstable_by(|x, y| y.1.cmp(&x.1).then(x.0.cmp(&y.0)));
+    // The cut falls inside a run of equal counts, so the tie-break matters.
+    assert!(ranked.len() > 5_000 && ranked[4_999].1 == ranked[5_000].1);
+    ranked.truncate(5_000);
+    let expected: Vec<String> = ranked
+        .iter()
+        .map(|&((x, y), n)| format!("{n}\t{x}\tPage {}\t{y}\tPage {}", x - 1000, y - 1000))
+        .collect();
+    let pairs = std::fs::read_to_string(a.path().join("article-pairs.tsv")).unwrap();
+    let rows: Vec<&str> = pairs.lines().skip(1).collect();
+    assert_eq!(rows, expected);
+}

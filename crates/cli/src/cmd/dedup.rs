@@ -140,7 +140,7 @@ struct Bars<'a> {
 }
 
 impl Bars<'_> {
-    /// Replaces the current bar by a new one (a spinner without a total).
+    /// Replaces the current bar by a new one (a spinner without a total), if bars are drawn.
     fn begin(&self, total: Option<u64>, template: &str) {
         self.finish();
         if !self.draw {
@@ -155,6 +155,8 @@ impl Bars<'_> {
                 .expect("valid template")
                 .progress_chars("=> "),
         );
+        // Redraw even while a stage reports nothing for a while (the sort before the merge).
+        bar.enable_steady_tick(std::time::Duration::from_millis(200));
         *self.bar.borrow_mut() = Some(bar);
     }
 }
