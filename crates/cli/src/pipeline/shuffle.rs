@@ -24,8 +24,8 @@
 //! # Overview
 //!
 //! * [`RecordSorter`] is an external sort of `(u64, u64)` records under a memory budget: records
-//!   go into one in-memory buffer of `budget / 16` records; when it is full it is sorted (rayon,
-//!   in place) and written to a temporary directory as a *run* (raw little-endian `key, id`
+//!   go into one in-memory buffer of `budget / 16` records; when it is full it is sorted (an
+//!   in-place MSD radix sort on the key bytes, buckets in parallel on rayon) and written to a temporary directory as a *run* (raw little-endian `key, id`
 //!   pairs, 16 bytes a record, written through a 1 MiB buffer). [`RecordSorter::finish`] returns
 //!   [`SortedRecords`], a k-way merge (binary heap) of the runs and the in-memory tail that yields
 //!   records in `(key, id)` order without duplicates. More than 64 runs are first merged 64 at a
@@ -63,7 +63,8 @@
 //!
 //! Memory: the record buffer is at most the budget; the merge adds 256 KiB of read buffer per run
 //! (at most 64 runs at once) and the pair sorter gets whatever part of the budget the records do
-//! not hold. Disk: every record is written once when the budget is exceeded (16 bytes a record,
+//! not hold, but at least a sixteenth of the budget (so when the records stayed in memory and
+//! fill the budget, the peak can reach 17/16 of it). Disk: every record is written once when the budget is exceeded (16 bytes a record,
 //! plus a second pass only beyond 64 runs). Measured numbers are in `docs/benchmarks.md` under
 //! "shuffle and unionfind" (`textreuse shuffle-bench`).
 use std::cmp::Reverse;
@@ -74,8 +75,9 @@ use std::io::{self, Read, Write};
 use std::iter::FusedIterator;
 use std::path::{Path, PathBuf};
 
-use rayon::slice::ParallelSliceMut;
 use textreuse_unionfind::{Clustering, Clusters, UnionFindError};
+
+use radix::Partitioned;
 
 /// Bytes per record in memory and on disk (`key` and `id`, two little-endian `u64`s).
 pub const RECORD_BYTES: u64 = 16;
@@ -94,6 +96,10 @@ const MAX_FAN_IN: usize = 64;
 
 /// Read buffer per run during the merge.
 const READ_BUFFER: usize = 256 << 10;
+
+/// The pair sorter's budget is at least `budget / PAIR_BUDGET_FLOOR`, even when the records
+/// held in memory leave less.
+const PAIR_BUDGET_FLOOR: u64 = 16;
 
 /// Records per write block when spilling.
 const WRITE_BLOCK_RECORDS: usize = 1 << 16;
@@ -245,6 +251,7 @@ impl ShuffleBuilder {
         Ok(RecordSorter::with_budget(
             self.mem_budget,
             self.tmp_dir.clone(),
+            u64::BITS,
         ))
     }
 
@@ -257,6 +264,7 @@ impl ShuffleBuilder {
         }
         Ok(Shuffle {
             records: self.build_sorter()?,
+            max_id: 0,
             options: self.clone(),
         })
     }
@@ -282,7 +290,7 @@ struct Run {
 /// An external sort of `(u64, u64)` records under a memory budget (see the module docs).
 #[derive(Debug)]
 pub struct RecordSorter {
-    buf: Vec<(u64, u64)>,
+    buf: Partitioned,
     cap: usize,
     tmp_parent: Option<PathBuf>,
     dir: Option<tempfile::TempDir>,
@@ -293,11 +301,12 @@ pub struct RecordSorter {
 }
 
 impl RecordSorter {
-    fn with_budget(budget: u64, tmp_parent: Option<PathBuf>) -> RecordSorter {
+    /// A sorter for keys below `2^key_bits` (64 for any key).
+    fn with_budget(budget: u64, tmp_parent: Option<PathBuf>, key_bits: u32) -> RecordSorter {
         let cap = (budget / RECORD_BYTES).clamp(1, usize::MAX as u64) as usize;
         RecordSorter {
-            // Reserve lazily: a small input never touches the whole budget.
-            buf: Vec::new(),
+            // The partitions grow as records come: a small input never touches the budget.
+            buf: Partitioned::new(key_bits),
             cap,
             tmp_parent,
             dir: None,
@@ -311,8 +320,8 @@ impl RecordSorter {
     /// Adds one record, spilling a sorted run first if the buffer is full.
     #[inline]
     pub fn push(&mut self, key: u64, id: u64) -> Result<(), ShuffleError> {
-        if self.buf.len() == self.buf.capacity() {
-            self.grow()?;
+        if self.buf.len() >= self.cap {
+            self.spill()?;
         }
         self.buf.push((key, id));
         self.pushed += 1;
@@ -323,11 +332,13 @@ impl RecordSorter {
     pub fn push_slice(&mut self, records: &[(u64, u64)]) -> Result<(), ShuffleError> {
         let mut rest = records;
         while !rest.is_empty() {
-            if self.buf.len() == self.buf.capacity() {
-                self.grow()?;
+            if self.buf.len() >= self.cap {
+                self.spill()?;
             }
-            let n = rest.len().min(self.buf.capacity() - self.buf.len());
-            self.buf.extend_from_slice(&rest[..n]);
+            let n = rest.len().min(self.cap - self.buf.len());
+            for &record in &rest[..n] {
+                self.buf.push(record);
+            }
             rest = &rest[n..];
             self.pushed += n as u64;
         }
@@ -354,24 +365,11 @@ impl RecordSorter {
         self.runs_written
     }
 
-    /// Makes room for at least one record: grows the buffer up to the budget, else spills it.
-    fn grow(&mut self) -> Result<(), ShuffleError> {
-        let len = self.buf.len();
-        if len < self.cap {
-            // Double, but never past the budget (`reserve_exact` avoids Vec's own rounding).
-            let target = (len.max(1 << 12) * 2).min(self.cap);
-            self.buf.reserve_exact(target - len);
-            return Ok(());
-        }
-        self.spill()
-    }
-
     /// Sorts the buffer and writes it as a run.
     fn spill(&mut self) -> Result<(), ShuffleError> {
-        self.buf.par_sort_unstable();
-        self.buf.dedup();
+        self.buf.sort_dedup();
         let path = self.next_run_path()?;
-        let bytes = write_run(&path, self.buf.iter().copied().map(Ok))?;
+        let bytes = write_run(&path, self.buf.iter().map(Ok))?;
         self.buf.clear();
         self.bytes_spilled += bytes;
         self.runs_written += 1;
@@ -405,8 +403,8 @@ impl RecordSorter {
             self.spill()?;
         }
         if self.buf.is_empty() {
-            // Free the (possibly budget-sized) allocation before the merge.
-            self.buf = Vec::new();
+            // Free the (possibly budget-sized) allocations before the merge.
+            self.buf = Partitioned::new(64);
         }
         // Merge passes until at most MAX_FAN_IN sources remain.
         let tail = usize::from(!self.buf.is_empty());
@@ -425,10 +423,10 @@ impl RecordSorter {
         }
         let mut sources = open_runs(&self.runs)?;
         if !self.buf.is_empty() {
-            self.buf.par_sort_unstable();
-            self.buf.dedup();
+            self.buf.sort_dedup();
             sources.push(Source::Memory {
-                records: std::mem::take(&mut self.buf),
+                records: std::mem::replace(&mut self.buf, Partitioned::new(64)),
+                part: 0,
                 pos: 0,
             });
         }
@@ -549,7 +547,8 @@ impl RunReader {
 enum Source {
     File(RunReader),
     Memory {
-        records: Vec<(u64, u64)>,
+        records: Partitioned,
+        part: usize,
         pos: usize,
     },
 }
@@ -559,11 +558,7 @@ impl Source {
     fn next(&mut self) -> Result<Option<(u64, u64)>, ShuffleError> {
         match self {
             Source::File(reader) => reader.next(),
-            Source::Memory { records, pos } => {
-                let r = records.get(*pos).copied();
-                *pos += 1;
-                Ok(r)
-            }
+            Source::Memory { records, part, pos } => Ok(records.get(part, pos)),
         }
     }
 }
@@ -676,6 +671,8 @@ impl Iterator for SortedRecords {
 #[derive(Debug)]
 pub struct Shuffle {
     records: RecordSorter,
+    /// The largest id pushed: pair keys are ids, so the pair sorter partitions below its bits.
+    max_id: u64,
     options: ShuffleBuilder,
 }
 
@@ -683,11 +680,14 @@ impl Shuffle {
     /// Adds one band-key record `(key, sentence id)`.
     #[inline]
     pub fn push(&mut self, key: u64, id: u64) -> Result<(), ShuffleError> {
+        self.max_id = self.max_id.max(id);
         self.records.push(key, id)
     }
 
     /// Adds many band-key records.
     pub fn push_slice(&mut self, records: &[(u64, u64)]) -> Result<(), ShuffleError> {
+        let max = records.iter().map(|&(_, id)| id).max().unwrap_or(0);
+        self.max_id = self.max_id.max(max);
         self.records.push_slice(records)
     }
 
@@ -713,22 +713,33 @@ impl Shuffle {
         self,
         progress: &mut dyn FnMut(u64),
     ) -> Result<PairStream, ShuffleError> {
-        let Shuffle { records, options } = self;
+        let Shuffle {
+            records,
+            max_id,
+            options,
+        } = self;
         let mut stats = ShuffleStats {
             records: records.len(),
             ..ShuffleStats::default()
         };
         let mut buckets = records.finish_inner(true)?;
         // The pair sorter gets the part of the budget that the in-memory records do not hold
-        // (all of it once the records spilled; read buffers are outside the budget).
+        // (all of it once the records spilled; read buffers are outside the budget), but at
+        // least a sixteenth of it: a pair sorter squeezed to a few records would write a run
+        // every few records and merge them in many passes.
         let held = buckets
             .merger
             .sources
             .iter()
             .map(Source::held_bytes)
             .sum::<u64>();
-        let pair_budget = options.mem_budget.saturating_sub(held).max(MIN_MEM_BUDGET);
-        let mut pairs = RecordSorter::with_budget(pair_budget, options.tmp_dir.clone());
+        let pair_budget = options
+            .mem_budget
+            .saturating_sub(held)
+            .max(options.mem_budget / PAIR_BUDGET_FLOOR)
+            .max(MIN_MEM_BUDGET);
+        let id_bits = (u64::BITS - max_id.leading_zeros()).max(1);
+        let mut pairs = RecordSorter::with_budget(pair_budget, options.tmp_dir.clone(), id_bits);
         let mut ids = Vec::new();
         let mut merged = 0u64;
         while buckets.next_group(&mut ids)?.is_some() {
@@ -774,7 +785,7 @@ impl Source {
     fn held_bytes(&self) -> u64 {
         match self {
             Source::File(_) => 0,
-            Source::Memory { records, .. } => records.capacity() as u64 * RECORD_BYTES,
+            Source::Memory { records, .. } => records.len() as u64 * RECORD_BYTES,
         }
     }
 }
@@ -929,5 +940,7 @@ pub fn parse_size(text: &str) -> Result<u64, SizeError> {
     Ok(bytes)
 }
 
+mod radix;
 #[cfg(test)]
 mod tests;
+
