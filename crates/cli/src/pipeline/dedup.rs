@@ -40,6 +40,7 @@ use std::fs::File;
 use std::io::{BufWriter, Write};
 use std::os::unix::fs::{FileExt, PermissionsExt};
 use std::path::{Path, PathBuf};
+use std::sync::mpsc;
 use std::time::Instant;
 
 use anyhow::Context;
@@ -288,6 +289,12 @@ struct DocOut {
     records: Vec<(u64, u64)>,
 }
 
+/// A document after stages 1-2: its id, title and output.
+type ProcessedDoc = (u64, String, DocOut);
+
+/// Batches in flight between the reader, the processing and the consumer threads of stages 1-2.
+const PIPELINE_DEPTH: usize = 2;
+
 /// Reusable buffers of one worker.
 struct Scratch {
     features: FeatureScratch,
@@ -530,60 +537,100 @@ pub fn run(
     // seq -> (document id, title)
     let mut docs: Vec<(u64, String)> = Vec::new();
 
-    // Stages 1-2.
+    // Stages 1-2, a three-step pipeline so that reading, the parallel work and the in-order
+    // bookkeeping overlap: this thread reads and batches documents; a processing thread
+    // cleans, splits, signs and keys each batch on the rayon pool; a consumer thread stores the
+    // kept texts and pushes the records, batch by batch in input order.
     let started = Instant::now();
-    let mut batch: Vec<Source> = Vec::with_capacity(options.batch);
-    let mut flush = |batch: &mut Vec<Source>,
-                     docs: &mut Vec<(u64, String)>,
-                     stats: &mut DedupStats|
-     -> anyhow::Result<()> {
-        let first_seq = docs.len() as u64;
-        let outs: Vec<(u64, String, DocOut)> = std::mem::take(batch)
-            .into_par_iter()
-            .enumerate()
-            .map_init(
-                || Scratch {
-                    features: FeatureScratch::new(),
-                    mins: vec![0; signer.hashes()],
-                    keys: vec![0; signer.bands()],
-                },
-                |scratch, (i, source)| {
-                    let doc = source.into_document(&cleaner);
+    let (batch_tx, batch_rx) = mpsc::sync_channel::<(u64, Vec<Source>)>(PIPELINE_DEPTH);
+    let (out_tx, out_rx) = mpsc::sync_channel::<(u64, Vec<ProcessedDoc>)>(PIPELINE_DEPTH);
+    let (read_result, consumed) = std::thread::scope(|scope| {
+        let (cleaner, simhasher, norm) = (&cleaner, &simhasher, &norm);
+        let processor = scope.spawn(move || {
+            for (first_seq, batch) in batch_rx {
+                let outs: Vec<ProcessedDoc> = batch
+                    .into_par_iter()
+                    .enumerate()
+                    .map_init(
+                        || Scratch {
+                            features: FeatureScratch::new(),
+                            mins: vec![0; signer.hashes()],
+                            keys: vec![0; signer.bands()],
+                        },
+                        |scratch, (i, source)| {
+                            let doc = source.into_document(cleaner);
+                            let seq = first_seq + i as u64;
+                            let out = process(&doc, seq, options, signer, simhasher, norm, scratch);
+                            (doc.id, doc.title, out)
+                        },
+                    )
+                    .collect();
+                if out_tx.send((first_seq, outs)).is_err() {
+                    break; // the consumer failed; it reports why
+                }
+            }
+        });
+        let consumer = scope.spawn(move || -> anyhow::Result<_> {
+            let mut counts = DedupStats::default();
+            for (first_seq, outs) in out_rx {
+                for (i, (id, title, out)) in outs.into_iter().enumerate() {
                     let seq = first_seq + i as u64;
-                    let out = process(&doc, seq, options, signer, &simhasher, &norm, scratch);
-                    (doc.id, doc.title, out)
-                },
-            )
-            .collect();
-        for (i, (id, title, out)) in outs.into_iter().enumerate() {
-            let seq = first_seq + i as u64;
-            stats.documents += 1;
-            stats.sentences += out.sentences;
-            stats.sentences_kept += out.kept.len() as u64;
-            for (idx, text) in &out.kept {
-                texts.push(seq << 32 | *idx as u64, text)?;
+                    counts.documents += 1;
+                    counts.sentences += out.sentences;
+                    counts.sentences_kept += out.kept.len() as u64;
+                    for (idx, text) in &out.kept {
+                        texts.push(seq << 32 | *idx as u64, text)?;
+                    }
+                    if simhash {
+                        fingerprints.extend_from_slice(&out.records);
+                    } else {
+                        shuffle.push_slice(&out.records)?;
+                    }
+                    docs.push((id, title));
+                }
+                anyhow::ensure!(
+                    docs.len() as u64 <= u32::MAX as u64,
+                    "more than 2^32 documents: sentence ids would overflow"
+                );
             }
-            if simhash {
-                fingerprints.extend_from_slice(&out.records);
-            } else {
-                shuffle.push_slice(&out.records)?;
+            Ok((counts, texts, shuffle, fingerprints, docs))
+        });
+        let mut batch: Vec<Source> = Vec::with_capacity(options.batch);
+        let mut next_seq = 0u64;
+        let mut send = |batch: Vec<Source>| -> anyhow::Result<()> {
+            let n = batch.len() as u64;
+            batch_tx
+                .send((next_seq, batch))
+                .map_err(|_| anyhow::anyhow!("stages 1-2 stopped"))?;
+            next_seq += n;
+            Ok(())
+        };
+        let mut read_result = read(&mut |source| {
+            batch.push(source);
+            if batch.len() >= options.batch {
+                send(std::mem::replace(
+                    &mut batch,
+                    Vec::with_capacity(options.batch),
+                ))?;
             }
-            docs.push((id, title));
+            Ok(())
+        });
+        if read_result.is_ok() && !batch.is_empty() {
+            if let Err(e) = send(batch) {
+                read_result = Err(e);
+            }
         }
-        anyhow::ensure!(
-            docs.len() as u64 <= u32::MAX as u64,
-            "more than 2^32 documents: sentence ids would overflow"
-        );
-        Ok(())
-    };
-    stats.input_problems = read(&mut |source| {
-        batch.push(source);
-        if batch.len() >= options.batch {
-            flush(&mut batch, &mut docs, &mut stats)?;
-        }
-        Ok(())
-    })?;
-    flush(&mut batch, &mut docs, &mut stats)?;
+        drop(batch_tx);
+        let joined = processor.join().and_then(|()| consumer.join());
+        let consumed = joined.unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+        (read_result, consumed)
+    });
+    // A failed consumer stops the reader too: its error is the cause.
+    let (counts, texts, shuffle, fingerprints, docs) = consumed?;
+    stats.input_problems = read_result?;
+    stats.documents = counts.documents;
+    stats.sentences = counts.sentences;
+    stats.sentences_kept = counts.sentences_kept;
     stats.band_key_records = if simhash {
         fingerprints.len() as u64
     } else {

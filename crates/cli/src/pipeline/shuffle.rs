@@ -943,4 +943,3 @@ pub fn parse_size(text: &str) -> Result<u64, SizeError> {
 mod radix;
 #[cfg(test)]
 mod tests;
-
