@@ -2,6 +2,8 @@
 use std::io::{self, Write};
 use std::process::ExitCode;
 
+use textreuse_cli::pipeline::features::SentenceFilter;
+
 /// Flags every subcommand accepts.
 #[derive(Debug, clap::Args)]
 pub struct Global {
@@ -122,5 +124,94 @@ impl SignerArgs {
             Scheme::Disjoint => builder.scheme(BandScheme::Disjoint),
         };
         builder.build().context("invalid MinHash parameters")
+    }
+}
+
+/// The sentence-filter flags of the commands that read sentences the way `textreuse dedup` does
+/// (`sentences`, `simhash`), with dedup's defaults. Unlike dedup's own flags, `--max-shingles 0`
+/// means no upper bound.
+#[derive(Debug, clap::Args)]
+pub struct FilterArgs {
+    /// Keep sentences with at least this many shingles (0 keeps the short ones too).
+    #[arg(long, default_value_t = 75, value_name = "N")]
+    pub min_shingles: usize,
+    /// Keep sentences with at most this many shingles (0: no upper bound).
+    #[arg(long, default_value_t = 600, value_name = "N")]
+    pub max_shingles: usize,
+    /// Shingle length in characters.
+    #[arg(long, default_value_t = 12, value_name = "CHARS", value_parser = clap::value_parser!(u16).range(1..))]
+    pub shingle: u16,
+}
+
+impl FilterArgs {
+    /// The filter these flags describe (`--max-shingles 0` becomes `usize::MAX`).
+    pub fn filter(&self) -> SentenceFilter {
+        SentenceFilter {
+            shingle: self.shingle as usize,
+            min_shingles: self.min_shingles,
+            max_shingles: if self.max_shingles == 0 {
+                usize::MAX
+            } else {
+                self.max_shingles
+            },
+        }
+    }
+
+    /// The filter for log lines: `75..=600 shingles of 12 chars` (`inf` for no upper bound).
+    pub fn describe(&self) -> String {
+        let max = if self.max_shingles == 0 {
+            "inf".to_string()
+        } else {
+            self.max_shingles.to_string()
+        };
+        format!(
+            "{}..={max} shingles of {} chars",
+            self.min_shingles, self.shingle
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::Parser;
+
+    #[derive(Parser)]
+    struct Cli {
+        #[command(flatten)]
+        filter: FilterArgs,
+    }
+
+    fn parse(args: &[&str]) -> Result<FilterArgs, clap::Error> {
+        Cli::try_parse_from(std::iter::once("textreuse").chain(args.iter().copied()))
+            .map(|cli| cli.filter)
+    }
+
+    #[test]
+    fn filter_args_default_to_dedups_filter() {
+        let f = parse(&[]).unwrap();
+        assert_eq!(f.filter(), SentenceFilter::default());
+        assert_eq!(f.describe(), "75..=600 shingles of 12 chars");
+    }
+
+    #[test]
+    fn filter_args_max_zero_is_unbounded_and_shingle_zero_is_refused() {
+        let f = parse(&[
+            "--max-shingles",
+            "0",
+            "--min-shingles",
+            "3",
+            "--shingle",
+            "8",
+        ])
+        .unwrap();
+        let want = SentenceFilter {
+            shingle: 8,
+            min_shingles: 3,
+            max_shingles: usize::MAX,
+        };
+        assert_eq!(f.filter(), want);
+        assert_eq!(f.describe(), "3..=inf shingles of 8 chars");
+        assert!(parse(&["--shingle", "0"]).is_err());
     }
 }

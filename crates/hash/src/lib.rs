@@ -31,7 +31,8 @@
 //!   them as two plain `u64` arrays (multipliers and increments), which is the layout SIMD code
 //!   wants.
 //! * [`fingerprint`] hashes bytes, [`fingerprint_words`] hashes `u64` words, [`mix64`] is a stable
-//!   bijective finalizer for combining values into keys.
+//!   bijective finalizer for combining values into keys. [`FINGERPRINT_COEFFICIENTS`] are the
+//!   fingerprint's coefficients, for specialized implementations elsewhere.
 //! * [`Xoshiro256PlusPlus`] is re-exported so that dependent crates draw their random choices from
 //!   the same generator without depending on `rand_xoshiro` themselves.
 //!
@@ -361,9 +362,10 @@ pub const fn mix64(x: u64) -> u64 {
     splitmix64(x)
 }
 
-/// Words per fingerprint block before chaining; strings of up to `BLOCK - 1` words plus the length
-/// word are hashed with one strongly universal vector multiply-shift.
-const BLOCK: usize = 32;
+/// Words per [`fingerprint`] block before chaining: strings of up to `FINGERPRINT_BLOCK - 1`
+/// words (248 bytes) plus the length word are hashed with one strongly universal vector
+/// multiply-shift.
+pub const FINGERPRINT_BLOCK: usize = 32;
 
 /// The fixed seed the fingerprint coefficients come from ("textreus" in ASCII).
 const FINGERPRINT_SEED: u64 = 0x7465_7874_7265_7573;
@@ -386,8 +388,27 @@ const fn coefficients() -> [u128; BLOCK + 1] {
     out
 }
 
-/// `COEFFS[0]` is the additive constant, `COEFFS[1..]` multiply the words of a block.
-const COEFFS: [u128; BLOCK + 1] = coefficients();
+/// The 128-bit coefficients `c_0, ..., c_32` of [`fingerprint`] and [`fingerprint_words`].
+///
+/// `c_0` is the additive constant and `c_i` multiplies word `i` of a block (from 1), the length
+/// word included: a string of `w < FINGERPRINT_BLOCK` words `x_1..x_w` and byte (or word) length
+/// `len` hashes to `((c_0 + c_1·x_1 + ... + c_w·x_w + c_{w+1}·len) mod 2^128) >> 64`. They are
+/// drawn by SplitMix64 from a fixed seed and are part of the stable interface like the
+/// fingerprints themselves. Exported for code that computes fingerprints its own way (the
+/// fixed-width shingle windows of `textreuse-shingle`), so that the coefficients are defined only
+/// here.
+///
+/// ```
+/// use textreuse_hash::{FINGERPRINT_COEFFICIENTS as C, fingerprint};
+/// // "ab" is one little-endian word, then the length word 2.
+/// let x = u16::from_le_bytes(*b"ab") as u128;
+/// let acc = C[0].wrapping_add(C[1].wrapping_mul(x)).wrapping_add(C[2].wrapping_mul(2));
+/// assert_eq!(fingerprint(b"ab"), (acc >> 64) as u64);
+/// ```
+pub const FINGERPRINT_COEFFICIENTS: [u128; FINGERPRINT_BLOCK + 1] = coefficients();
+
+// Short names for the hashing code below.
+use crate::{FINGERPRINT_BLOCK as BLOCK, FINGERPRINT_COEFFICIENTS as COEFFS};
 
 /// Vector multiply-shift over a stream of words, chaining every `BLOCK - 1` words.
 #[derive(Clone, Copy)]

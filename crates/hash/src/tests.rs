@@ -1,6 +1,6 @@
 use super::{
-    Family, FamilyKind, HashError, MultiplyAddShift, MultiplyShift, Xoshiro256PlusPlus,
-    fingerprint, fingerprint_words, mix64,
+    FINGERPRINT_BLOCK, FINGERPRINT_COEFFICIENTS, Family, FamilyKind, HashError, MultiplyAddShift,
+    MultiplyShift, Xoshiro256PlusPlus, fingerprint, fingerprint_words, mix64,
 };
 use proptest::prelude::*;
 use rand_xoshiro::rand_core::{Rng as _, SeedableRng as _};
@@ -49,6 +49,25 @@ fn fingerprint_known_answers() {
     assert_eq!(fingerprint_words(&[]), 0xf4d5e4d87c4ef1e2);
     assert_eq!(fingerprint_words(&[1, 2, 3]), 0x377ad20e3e8d8e97);
     assert_eq!(mix64(1), 0x5692161d100b05e5);
+}
+
+/// The exported coefficients are part of the stable interface (`textreuse-shingle` hashes with
+/// them directly): pin the first two and the last, whole.
+#[test]
+fn fingerprint_coefficients_known_answers() {
+    assert_eq!(FINGERPRINT_COEFFICIENTS.len(), FINGERPRINT_BLOCK + 1);
+    assert_eq!(
+        FINGERPRINT_COEFFICIENTS[0],
+        0xf4d5e4d87c4ef1e2_99063f6d3ebf0a80
+    );
+    assert_eq!(
+        FINGERPRINT_COEFFICIENTS[1],
+        0xb4f2b9842ee3cc99_80f752264da31333
+    );
+    assert_eq!(
+        FINGERPRINT_COEFFICIENTS[32],
+        0x72d0ebae54330b0c_c332c99f8d0f49ca
+    );
 }
 
 #[test]

@@ -24,6 +24,16 @@ fn check_rows(len: usize, what: &str) -> Result<(), ColumnError> {
     Ok(())
 }
 
+/// The two columns `a` and `b` of a pairwise kernel must have the same number of rows.
+fn same_lengths(a: usize, b: usize) -> PyResult<()> {
+    if a != b {
+        return Err(PyValueError::new_err(format!(
+            "a and b have different lengths ({a} and {b})"
+        )));
+    }
+    Ok(())
+}
+
 fn bytes<'py>(py: Python<'py>, v: &[u8]) -> Bound<'py, PyBytes> {
     PyBytes::new(py, v)
 }
@@ -152,13 +162,7 @@ pub(crate) fn edit_keep<'py>(
     }
     let (held_a, held_b) = (HeldArray::extract(a, "a")?, HeldArray::extract(b, "b")?);
     let (col_a, col_b) = (held_a.strings(a_large, "a")?, held_b.strings(b_large, "b")?);
-    if col_a.len() != col_b.len() {
-        return Err(PyValueError::new_err(format!(
-            "a and b have different lengths ({} and {})",
-            col_a.len(),
-            col_b.len()
-        )));
-    }
+    same_lengths(col_a.len(), col_b.len())?;
     let (keep, valid) = py.detach(|| -> Result<_, ColumnError> {
         let mut keep = Bitmap::with_capacity(col_a.len());
         let mut valid = Bitmap::with_capacity(col_a.len());
@@ -204,13 +208,7 @@ pub(crate) fn connected_components<'py>(
 ) -> PyResult<(Bound<'py, PyBytes>, Bound<'py, PyBytes>)> {
     let (held_a, held_b) = (HeldArray::extract(a, "a")?, HeldArray::extract(b, "b")?);
     let (col_a, col_b) = (held_a.int64("a")?, held_b.int64("b")?);
-    if col_a.len() != col_b.len() {
-        return Err(PyValueError::new_err(format!(
-            "a and b have different lengths ({} and {})",
-            col_a.len(),
-            col_b.len()
-        )));
-    }
+    same_lengths(col_a.len(), col_b.len())?;
     let (nodes, clusters) = py.detach(|| -> Result<_, ColumnError> {
         let mut clustering = Clustering::with_capacity(col_a.len());
         for i in 0..col_a.len() {

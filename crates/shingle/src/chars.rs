@@ -8,7 +8,7 @@
 use core::iter::FusedIterator;
 use core::ops::Range;
 
-use textreuse_hash::fingerprint;
+use textreuse_hash::{FINGERPRINT_BLOCK, FINGERPRINT_COEFFICIENTS, fingerprint};
 
 /// The shingle length of the seed research: 12 characters.
 pub const DEFAULT_SHINGLE_LEN: usize = 12;
@@ -43,42 +43,16 @@ pub fn char_shingle_count(text: &str, len: usize) -> usize {
     chars.saturating_sub(len - 1)
 }
 
-/// The seed of `textreuse_hash::fingerprint`'s coefficients ("textreus" in ASCII).
-const FINGERPRINT_SEED: u64 = 0x7465_7874_7265_7573;
-/// Golden-ratio increment of SplitMix64.
-const GAMMA: u64 = 0x9e37_79b9_7f4a_7c15;
 /// Words per fingerprint block: strings of up to `FP_BLOCK - 1` words (248 bytes) are hashed
 /// without chaining, which covers every shingle of up to 62 chars.
-const FP_BLOCK: usize = 32;
+const FP_BLOCK: usize = FINGERPRINT_BLOCK;
 /// Longest byte string the inlined fingerprint handles; longer ones call `fingerprint`.
 const FP_MAX_BYTES: usize = (FP_BLOCK - 1) * 8;
 
-const fn splitmix64(state: u64) -> u64 {
-    let mut z = state;
-    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-    z ^ (z >> 31)
-}
-
-const fn coefficients() -> [u128; FP_BLOCK + 1] {
-    let mut out = [0u128; FP_BLOCK + 1];
-    let mut state = FINGERPRINT_SEED;
-    let mut i = 0;
-    while i < FP_BLOCK + 1 {
-        state = state.wrapping_add(GAMMA);
-        let hi = splitmix64(state);
-        state = state.wrapping_add(GAMMA);
-        let lo = splitmix64(state);
-        out[i] = ((hi as u128) << 64) | lo as u128;
-        i += 1;
-    }
-    out
-}
-
-/// The coefficients of `textreuse_hash::fingerprint` (vector multiply-shift), recomputed here so
+/// The coefficients of `textreuse_hash::fingerprint` (vector multiply-shift), in a static so
 /// that the hot loop can inline the whole hash with unaligned word loads instead of copying each
 /// shingle. Equality with `fingerprint` is checked by known-answer and property tests.
-static COEFFS: [u128; FP_BLOCK + 1] = coefficients();
+static COEFFS: [u128; FP_BLOCK + 1] = FINGERPRINT_COEFFICIENTS;
 
 /// `c_0 + c_{words+1}·len` for every byte length `len <= FP_MAX_BYTES` (`words` is
 /// `len.div_ceil(8)`): the constant and the length term of the fingerprint, looked up instead of
@@ -86,7 +60,7 @@ static COEFFS: [u128; FP_BLOCK + 1] = coefficients();
 static LEN_TERMS: [u128; FP_MAX_BYTES + 1] = len_terms();
 
 const fn len_terms() -> [u128; FP_MAX_BYTES + 1] {
-    let c = coefficients();
+    let c = FINGERPRINT_COEFFICIENTS;
     let mut out = [0u128; FP_MAX_BYTES + 1];
     let mut len = 0;
     while len <= FP_MAX_BYTES {

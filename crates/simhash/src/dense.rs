@@ -151,7 +151,7 @@ impl Hyperplanes {
     /// Signs `n` vectors stored row-major in `vectors` (`n · dim` values), appending
     /// `n · words()` words to `out`.
     pub fn sign_batch(&self, vectors: &[f64], out: &mut Vec<u64>) -> Result<(), SimHashError> {
-        if vectors.len() % self.dim != 0 {
+        if !vectors.len().is_multiple_of(self.dim) {
             return Err(SimHashError::LengthMismatch {
                 expected: vectors.len() / self.dim * self.dim,
                 got: vectors.len(),

@@ -555,7 +555,7 @@ impl WindowSearch {
     /// signatures. Memory: `n · (8·ceil(D/64) + 4)` bytes plus the output.
     pub fn pairs(&self, signatures: &[u64]) -> Result<Vec<HammingPair>, SimHashError> {
         let w = words_for(self.bits);
-        if signatures.len() % w != 0 {
+        if !signatures.len().is_multiple_of(w) {
             return Err(SimHashError::LengthMismatch {
                 expected: signatures.len() / w * w,
                 got: signatures.len(),

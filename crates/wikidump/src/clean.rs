@@ -661,7 +661,7 @@ fn match_tokens(toks: &mut [Tok], stack: &mut Vec<usize>) {
     for i in 0..toks.len() {
         let kind = toks[i].kind;
         let class = (kind / 2) as usize;
-        if kind % 2 == 0 {
+        if kind.is_multiple_of(2) {
             stack.push(i);
             open_count[class] += 1;
         } else if open_count[class] > 0 {

@@ -358,13 +358,11 @@ impl DumpReader {
         }
         let mut junk = &gap[junk_from..];
         let mut closed = false;
-        if at_end {
-            if let Some(p) = memmem::rfind(junk, b"</mediawiki>") {
-                closed = true;
-                let after = &junk[p + b"</mediawiki>".len()..];
-                if after.iter().all(u8::is_ascii_whitespace) {
-                    junk = &junk[..p];
-                }
+        if at_end && let Some(p) = memmem::rfind(junk, b"</mediawiki>") {
+            closed = true;
+            let after = &junk[p + b"</mediawiki>".len()..];
+            if after.iter().all(u8::is_ascii_whitespace) {
+                junk = &junk[..p];
             }
         }
         if let Some(first) = junk.iter().position(|b| !b.is_ascii_whitespace()) {
@@ -411,10 +409,10 @@ impl DumpReader {
             Err(e) => return Some(Err(e)),
         };
         self.last_title.clone_from(&raw.title);
-        if let Some(ns) = &self.namespaces {
-            if !ns.contains(&raw.ns) {
-                return None;
-            }
+        if let Some(ns) = &self.namespaces
+            && !ns.contains(&raw.ns)
+        {
+            return None;
         }
         if raw.redirect.is_some() && !self.redirects {
             return None;

@@ -234,13 +234,13 @@ fn decode_job(offset: u64, bytes: &[u8]) -> Decoded {
     for (i, &start) in starts.iter().enumerate() {
         let end = starts.get(i + 1).copied().unwrap_or(bytes.len());
         let mut decoder = bzip2::read::MultiBzDecoder::new(&bytes[start..end]);
-        if let Err(e) = decoder.read_to_end(&mut data) {
-            if error.is_none() {
-                error = Some(Error::Bzip2 {
-                    compressed_offset: offset + start as u64,
-                    message: format!("in the bzip2 stream starting here: {e}"),
-                });
-            }
+        if let Err(e) = decoder.read_to_end(&mut data)
+            && error.is_none()
+        {
+            error = Some(Error::Bzip2 {
+                compressed_offset: offset + start as u64,
+                message: format!("in the bzip2 stream starting here: {e}"),
+            });
         }
     }
     Decoded { data, error }

@@ -28,7 +28,7 @@ use serde::Serialize;
 use textreuse_cli::pipeline::features::{FeatureScratch, sentence_shingles};
 use textreuse_shingle::{Normalize, char_shingle_count, sentences};
 
-use crate::util::{self, Global, SignerArgs};
+use crate::util::{self, FilterArgs, Global, SignerArgs};
 use textreuse_cli::sources;
 use textreuse_wikidump::Cleaner;
 
@@ -51,15 +51,8 @@ pub struct Args {
     /// unique without coordination; `textreuse dedup` numbers documents from 0.
     #[arg(long, default_value_t = 0, value_name = "N", value_parser = clap::value_parser!(u64).range(..1 << 31))]
     pub first_seq: u64,
-    /// Keep sentences with at least this many shingles (0 keeps the short ones too).
-    #[arg(long, default_value_t = 75, value_name = "N")]
-    pub min_shingles: usize,
-    /// Keep sentences with at most this many shingles (0: no upper bound).
-    #[arg(long, default_value_t = 600, value_name = "N")]
-    pub max_shingles: usize,
-    /// Shingle length in characters.
-    #[arg(long, default_value_t = 12, value_name = "CHARS", value_parser = clap::value_parser!(u16).range(1..))]
-    pub shingle: u16,
+    #[command(flatten)]
+    pub filter: FilterArgs,
     /// Add each sentence's MinHash band keys (as `textreuse dedup` computes them) as 16-digit
     /// hex strings, using the signer flags below.
     #[arg(long)]
@@ -84,12 +77,8 @@ struct OutSentence<'a> {
 
 /// Runs `textreuse sentences`.
 pub fn run(args: &Args, global: &Global) -> anyhow::Result<()> {
-    let max = if args.max_shingles == 0 {
-        usize::MAX
-    } else {
-        args.max_shingles
-    };
-    let len = args.shingle as usize;
+    let filter = args.filter.filter();
+    let len = filter.shingle;
     let mut out = util::stdout();
     let (mut docs, mut total, mut kept) = (0u64, 0u64, 0u64);
     let files = if args.files.is_empty() {
@@ -119,7 +108,8 @@ pub fn run(args: &Args, global: &Global) -> anyhow::Result<()> {
             for (idx, s) in sentences(&doc.text).enumerate() {
                 total += 1;
                 let shingles = char_shingle_count(s.as_str(), len);
-                if shingles < args.min_shingles || shingles > max {
+                // `filter.keeps` without counting twice: the count is also written out.
+                if shingles < filter.min_shingles || shingles > filter.max_shingles {
                     continue;
                 }
                 kept += 1;
@@ -168,14 +158,8 @@ pub fn run(args: &Args, global: &Global) -> anyhow::Result<()> {
             .with_context(|| format!("cannot write {}", path.display()))?;
     }
     global.log(format_args!(
-        "{docs} documents, {total} sentences, {kept} kept ({}..={} shingles of {len} chars), \
-         {problems} input problems",
-        args.min_shingles,
-        if args.max_shingles == 0 {
-            "inf".to_string()
-        } else {
-            args.max_shingles.to_string()
-        }
+        "{docs} documents, {total} sentences, {kept} kept ({}), {problems} input problems",
+        args.filter.describe()
     ));
     Ok(())
 }

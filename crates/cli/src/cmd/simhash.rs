@@ -21,13 +21,13 @@ use anyhow::Context;
 use rayon::prelude::*;
 use serde::Serialize;
 use textreuse_cli::input::is_json_lines;
-use textreuse_cli::pipeline::features::{FeatureScratch, SentenceFilter, sentence_simhash};
+use textreuse_cli::pipeline::features::{FeatureScratch, sentence_simhash};
 use textreuse_cli::sources::{self, Source};
 use textreuse_shingle::{Normalize, sentences};
 use textreuse_simhash::{SimHasher, TableSearch, WindowSearch};
 use textreuse_wikidump::Cleaner;
 
-use crate::util::{self, Global};
+use crate::util::{self, FilterArgs, Global};
 
 /// Arguments of `textreuse simhash`.
 #[derive(Debug, clap::Args)]
@@ -36,15 +36,8 @@ pub struct Args {
     /// files (one document each, id = position in this list). Default: the bundled sample dumps.
     #[arg(value_name = "FILE")]
     pub files: Vec<PathBuf>,
-    /// Keep sentences with at least this many shingles (0 keeps the short ones too).
-    #[arg(long, default_value_t = 75, value_name = "N")]
-    pub min_shingles: usize,
-    /// Keep sentences with at most this many shingles (0: no upper bound).
-    #[arg(long, default_value_t = 600, value_name = "N")]
-    pub max_shingles: usize,
-    /// Shingle length in characters.
-    #[arg(long, default_value_t = 12, value_name = "CHARS", value_parser = clap::value_parser!(u16).range(1..))]
-    pub shingle: u16,
+    #[command(flatten)]
+    pub filter: FilterArgs,
     /// Write the pairs of sentences within --max-hamming bits instead of the fingerprints.
     #[arg(long)]
     pub pairs: bool,
@@ -104,15 +97,7 @@ type Kept = (u64, u32, u64);
 
 /// Runs `textreuse simhash`.
 pub fn run(args: &Args, global: &Global) -> anyhow::Result<()> {
-    let filter = SentenceFilter {
-        shingle: args.shingle as usize,
-        min_shingles: args.min_shingles,
-        max_shingles: if args.max_shingles == 0 {
-            usize::MAX
-        } else {
-            args.max_shingles
-        },
-    };
+    let filter = args.filter.filter();
     // Check the search parameters before reading anything.
     enum Search {
         Table(TableSearch),
@@ -223,14 +208,8 @@ pub fn run(args: &Args, global: &Global) -> anyhow::Result<()> {
     }
     flush(&mut batch, &mut out, &mut kept)?;
     global.log(format_args!(
-        "{docs} documents, {total} sentences, {kept_count} fingerprinted ({}..={} shingles of {} chars){}",
-        args.min_shingles,
-        if args.max_shingles == 0 {
-            "inf".to_string()
-        } else {
-            args.max_shingles.to_string()
-        },
-        args.shingle,
+        "{docs} documents, {total} sentences, {kept_count} fingerprinted ({}){}",
+        args.filter.describe(),
         if problems > 0 {
             format!(", {problems} input problems")
         } else {
