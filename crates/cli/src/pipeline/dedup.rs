@@ -615,10 +615,11 @@ pub fn run(
             }
             Ok(())
         });
-        if read_result.is_ok() && !batch.is_empty() {
-            if let Err(e) = send(batch) {
-                read_result = Err(e);
-            }
+        if read_result.is_ok()
+            && !batch.is_empty()
+            && let Err(e) = send(batch)
+        {
+            read_result = Err(e);
         }
         drop(batch_tx);
         let joined = processor.join().and_then(|()| consumer.join());

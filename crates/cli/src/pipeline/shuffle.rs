@@ -75,6 +75,7 @@ use std::io::{self, Read, Write};
 use std::iter::FusedIterator;
 use std::path::{Path, PathBuf};
 
+use rayon::prelude::*;
 use textreuse_unionfind::{Clustering, Clusters, UnionFindError};
 
 use radix::Partitioned;
@@ -653,6 +654,19 @@ impl SortedRecords {
         self.bytes_spilled
     }
 
+    /// The sorted records when nothing was spilled and none was read yet: the one in-memory
+    /// buffer, for callers that walk its partitions in parallel.
+    fn in_memory(&self) -> Option<&Partitioned> {
+        match self.merger.sources.as_slice() {
+            [Source::Memory { records, .. }]
+                if self.pending.is_none() && self.merger.last.is_none() =>
+            {
+                Some(records)
+            }
+            _ => None,
+        }
+    }
+
     /// Runs the sorter wrote.
     pub fn runs(&self) -> u64 {
         self.runs
@@ -740,33 +754,36 @@ impl Shuffle {
             .max(MIN_MEM_BUDGET);
         let id_bits = (u64::BITS - max_id.leading_zeros()).max(1);
         let mut pairs = RecordSorter::with_budget(pair_budget, options.tmp_dir.clone(), id_bits);
-        let mut ids = Vec::new();
         let mut merged = 0u64;
-        while buckets.next_group(&mut ids)?.is_some() {
-            merged += ids.len() as u64;
-            if merged >= 1 << 16 {
+        if let Some(records) = buckets.in_memory() {
+            // Everything is in one sorted in-memory buffer whose partitions hold disjoint keys:
+            // turn the partitions into pairs in parallel, a slice of partitions at a time (so
+            // the pairs in flight stay a fraction of all), and push them in partition order.
+            for chunk in records.partitions().chunks(PARTITIONS_IN_FLIGHT) {
+                let done: Vec<PartitionPairs> = chunk
+                    .par_iter()
+                    .map(|part| partition_pairs(part, &options))
+                    .collect();
+                for d in done {
+                    stats.buckets += d.buckets;
+                    stats.buckets_capped += d.capped;
+                    pairs.push_slice(&d.pairs)?;
+                    merged += d.records;
+                }
                 progress(merged);
                 merged = 0;
             }
-            stats.buckets += 1;
-            if ids.len() > options.max_bucket {
-                stats.buckets_capped += 1;
-                ids.truncate(options.max_bucket);
-            }
-            match options.pair_mode {
-                PairMode::Star => {
-                    let (&first, rest) = ids.split_first().expect("groups are non-empty");
-                    for &other in rest {
-                        pairs.push(first, other)?;
-                    }
+        } else {
+            let mut ids = Vec::new();
+            while buckets.next_group(&mut ids)?.is_some() {
+                merged += ids.len() as u64;
+                if merged >= 1 << 16 {
+                    progress(merged);
+                    merged = 0;
                 }
-                PairMode::All => {
-                    for (i, &a) in ids.iter().enumerate() {
-                        for &b in &ids[i + 1..] {
-                            pairs.push(a, b)?;
-                        }
-                    }
-                }
+                stats.buckets += 1;
+                let capped = bucket_pairs(&mut ids, &options, |a, b| pairs.push(a, b))?;
+                stats.buckets_capped += u64::from(capped);
             }
         }
         progress(merged);
@@ -779,6 +796,68 @@ impl Shuffle {
         stats.runs += pairs.runs();
         Ok(PairStream { pairs, stats })
     }
+}
+
+/// Partitions turned into pairs at once by the in-memory path of [`Shuffle::finish`].
+const PARTITIONS_IN_FLIGHT: usize = 32;
+
+/// What a partition of sorted records contributes (the in-memory path of [`Shuffle::finish`]).
+struct PartitionPairs {
+    pairs: Vec<(u64, u64)>,
+    buckets: u64,
+    capped: u64,
+    records: u64,
+}
+
+/// The pairs of every bucket in one sorted, de-duplicated partition.
+fn partition_pairs(part: &[(u64, u64)], options: &ShuffleBuilder) -> PartitionPairs {
+    let mut out = PartitionPairs {
+        pairs: Vec::new(),
+        buckets: 0,
+        capped: 0,
+        records: part.len() as u64,
+    };
+    let mut ids = Vec::new();
+    for bucket in part.chunk_by(|a, b| a.0 == b.0) {
+        ids.clear();
+        ids.extend(bucket.iter().map(|&(_, id)| id));
+        out.buckets += 1;
+        let pairs = &mut out.pairs;
+        let capped = bucket_pairs(&mut ids, options, |a, b| {
+            pairs.push((a, b));
+            Ok::<(), std::convert::Infallible>(())
+        });
+        out.capped += u64::from(matches!(capped, Ok(true)));
+    }
+    out
+}
+
+/// Emits the pairs of one bucket (its ids ascending and distinct): caps it to `max_bucket` ids,
+/// then a star or all pairs. Returns whether the bucket was capped.
+fn bucket_pairs<E>(
+    ids: &mut Vec<u64>,
+    options: &ShuffleBuilder,
+    mut emit: impl FnMut(u64, u64) -> Result<(), E>,
+) -> Result<bool, E> {
+    let capped = ids.len() > options.max_bucket;
+    ids.truncate(options.max_bucket);
+    match options.pair_mode {
+        PairMode::Star => {
+            if let Some((&first, rest)) = ids.split_first() {
+                for &other in rest {
+                    emit(first, other)?;
+                }
+            }
+        }
+        PairMode::All => {
+            for (i, &a) in ids.iter().enumerate() {
+                for &b in &ids[i + 1..] {
+                    emit(a, b)?;
+                }
+            }
+        }
+    }
+    Ok(capped)
 }
 
 impl Source {

@@ -47,6 +47,11 @@ impl Partitioned {
         self.len += 1;
     }
 
+    /// The partitions, in key order (each sorted after [`Partitioned::sort_dedup`]).
+    pub(super) fn partitions(&self) -> &[Vec<(u64, u64)>] {
+        &self.parts
+    }
+
     /// Records held.
     pub(super) fn len(&self) -> usize {
         self.len
