@@ -8,7 +8,8 @@
 //! 2. sentences -> `(band key, sentence id)` records: the sentence is normalized (lowercase,
 //!    whitespace collapsed), its `L`-character shingle fingerprints are signed by
 //!    [`textreuse_minhash::Signer`], and each band key becomes a record. Documents are processed
-//!    in parallel batches (rayon) and their records pushed in input order;
+//!    in parallel batches (rayon) and their records pushed in input order; reading, the batch
+//!    work and the pushes overlap on three threads (a reader, a processor, a consumer);
 //! 3. the shuffle groups records by key under the memory budget, spilling sorted runs;
 //! 4. buckets -> distinct candidate pairs, large buckets capped to their first `max_bucket` ids;
 //! 5. pairs -> clusters (union-find, cluster id = smallest member id);

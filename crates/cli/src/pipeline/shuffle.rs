@@ -24,16 +24,19 @@
 //! # Overview
 //!
 //! * [`RecordSorter`] is an external sort of `(u64, u64)` records under a memory budget: records
-//!   go into one in-memory buffer of `budget / 16` records; when it is full it is sorted (an
-//!   in-place MSD radix sort on the key bytes, buckets in parallel on rayon) and written to a temporary directory as a *run* (raw little-endian `key, id`
-//!   pairs, 16 bytes a record, written through a 1 MiB buffer). [`RecordSorter::finish`] returns
-//!   [`SortedRecords`], a k-way merge (binary heap) of the runs and the in-memory tail that yields
-//!   records in `(key, id)` order without duplicates. More than 64 runs are first merged 64 at a
-//!   time, so open files and read buffers stay bounded.
-//! * Partitioning: keys are well-mixed hashes, so every sorted run is already range-partitioned by
-//!   key (the records with the same top bits are one contiguous slice of each run). That is the
-//!   layout a distributed shuffle would exchange; on one machine a single merge over all
-//!   partitions is as fast and simpler, so partitions are not materialised as separate files.
+//!   go into an in-memory buffer of at most `budget / 16` records, *partitioned* on arrival into
+//!   256 partitions by a byte of the key (the top byte for band keys, which are well-mixed
+//!   hashes; the byte below the largest id for pair keys, which are sentence ids). When the
+//!   buffer is full its partitions are sorted in parallel on rayon (a radix sort per partition,
+//!   see `shuffle/radix.rs`) and written, in partition order, to a temporary directory as a *run*
+//!   (raw little-endian `key, id` pairs, 16 bytes a record, written through a 1 MiB buffer).
+//!   [`RecordSorter::finish`] returns [`SortedRecords`], a k-way merge (binary heap) of the runs
+//!   and the in-memory tail that yields records in `(key, id)` order without duplicates. More
+//!   than 64 runs are first merged 64 at a time, so open files and read buffers stay bounded.
+//! * Partitions are key ranges, so every run is range-partitioned by key: that is the layout a
+//!   distributed shuffle would exchange. When nothing was spilled, [`Shuffle::finish`] turns the
+//!   partitions into pairs in parallel (their keys are disjoint); after a spill one k-way merge
+//!   over the runs does it on one thread.
 //! * [`Shuffle`] composes the stages: [`Shuffle::push`] feeds band-key records to one sorter;
 //!   [`Shuffle::finish`] merges them into buckets, turns each bucket into pairs
 //!   ([`PairMode`]), caps buckets larger than `max_bucket` to their first `max_bucket` ids, and
