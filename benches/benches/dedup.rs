@@ -25,14 +25,15 @@
 //! with the target. The setup runs stages 2-5 once, prints the record, bucket, pair and cluster
 //! counts to stderr and checks that clusters were found.
 //!
-//! Run: `cargo bench -p textreuse-benches --bench dedup` (1.5-2.5 minutes, about 2 GB of
-//! memory). The target is wall time on two cores, so read this bench in wall time on an
-//! otherwise idle machine (check `uptime`). With `TEXTREUSE_BENCH_CPU_TIME=1` it measures the CPU
-//! time of the whole process (all rayon workers, [`textreuse_benches::ProcessCpuTime`]), not of
-//! the benchmark thread: the throughput is then sentences per CPU-second, which holds up on a
-//! loaded machine; two idle cores can do at most twice that, and less where the work is serial
-//! (most of stages 3-5). Criterion's "change" line compares with the previous run whichever clock
-//! that one used, so compare wall with wall (`--save-baseline` keeps them apart).
+//! Run: `cargo bench -p textreuse-benches --bench dedup` (1.5-2.5 minutes, 0.7 GB peak RSS).
+//! The target is wall time on two cores, so read this bench in wall time on an otherwise idle
+//! machine (check `uptime`). With `TEXTREUSE_BENCH_CPU_TIME=1` it measures the CPU time of the
+//! whole process (all rayon workers, [`textreuse_benches::ProcessCpuTime`]), not of the benchmark
+//! thread: the throughput is then sentences per CPU-second, which holds up on a loaded machine;
+//! two idle cores can do at most twice that, and less where the work is serial (in today's
+//! shuffle only the sorts run on rayon; the merge, the pairs and the union-find do not).
+//! Criterion's "change" line compares with the previous run whichever clock that one used, so
+//! compare wall with wall (`--save-baseline` keeps them apart).
 use std::hint::black_box;
 use std::time::Duration;
 
