@@ -680,6 +680,11 @@ pub fn run(
         report.start(Stage::MergeRecords, Some(shuffle.len()));
         let mut stream = shuffle.finish_with_progress(&mut |n| report.advance(n))?;
         report.finish();
+        if options.max_edit.is_none() {
+            // About one new id per distinct pair (pairs share members).
+            let hint = stream.len_hint().unwrap_or(0).min(1 << 26) as usize;
+            clustering = Clustering::with_capacity(hint);
+        }
         report.start(Stage::ClusterPairs, None);
         let mut unreported = 0u64;
         while let Some((a, b)) = stream.next_pair()? {

@@ -895,6 +895,12 @@ impl PairStream {
         self.stats
     }
 
+    /// The number of distinct pairs when they were all held in memory (nothing spilled), before
+    /// any was read; `None` otherwise. A capacity hint for the clustering.
+    pub fn len_hint(&self) -> Option<u64> {
+        self.pairs.in_memory().map(|records| records.len() as u64)
+    }
+
     /// Stage 5: unions every remaining pair and lists the clusters with at least `min_size`
     /// members (ids are smallest members, clusters ascending, members ascending), with the final
     /// counts.
@@ -902,7 +908,9 @@ impl PairStream {
         mut self,
         min_size: usize,
     ) -> Result<(Clusters, ShuffleStats), ShuffleError> {
-        let mut clustering = Clustering::new();
+        // Pairs share members, so about one new id per pair is a fair guess.
+        let hint = self.len_hint().unwrap_or(0).min(1 << 26) as usize;
+        let mut clustering = Clustering::with_capacity(hint);
         while let Some((a, b)) = self.next_pair()? {
             clustering.union(a, b)?;
         }
