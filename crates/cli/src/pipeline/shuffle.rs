@@ -35,8 +35,9 @@
 //!   than 64 runs are first merged 64 at a time, so open files and read buffers stay bounded.
 //! * Partitions are key ranges, so every run is range-partitioned by key: that is the layout a
 //!   distributed shuffle would exchange. When nothing was spilled, [`Shuffle::finish`] turns the
-//!   partitions into pairs in parallel (their keys are disjoint); after a spill one k-way merge
-//!   over the runs does it on one thread.
+//!   partitions into pairs in parallel (their keys are disjoint); after a spill each run knows
+//!   where its partitions start, so ranges of 8 partitions are k-way merged in parallel, each
+//!   from its own slices of the runs (128 KiB read buffer per run and range).
 //! * [`Shuffle`] composes the stages: [`Shuffle::push`] feeds band-key records to one sorter;
 //!   [`Shuffle::finish`] merges them into buckets, turns each bucket into pairs
 //!   ([`PairMode`]), caps buckets larger than `max_bucket` to their first `max_bucket` ids, and
@@ -65,23 +66,25 @@
 //! # Performance
 //!
 //! Memory: the record buffer is at most the budget; the merge adds 256 KiB of read buffer per run
-//! (at most 64 runs at once) and the pair sorter gets whatever part of the budget the records do
-//! not hold, but at least a sixteenth of the budget (so when the records stayed in memory and
-//! fill the budget, the peak can reach 17/16 of it). Disk: every record is written once when the budget is exceeded (16 bytes a record,
-//! plus a second pass only beyond 64 runs). Measured numbers are in `docs/benchmarks.md` under
+//! (at most 64 runs at once; 128 KiB per run and range in the parallel merge) and the pairs of
+//! the 32 partitions being turned into pairs at a time; the pair sorter gets whatever part of the
+//! budget the records do not hold, but at least a sixteenth of the budget (so when the records
+//! stayed in memory and fill the budget, the peak can reach 17/16 of it). Disk: every record is
+//! written once when the budget is exceeded (16 bytes a record, plus a second pass only beyond 64
+//! runs). Measured numbers are in `docs/benchmarks.md` under
 //! "shuffle and unionfind" (`textreuse shuffle-bench`).
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 use std::collections::binary_heap::PeekMut;
 use std::fs::File;
-use std::io::{self, Read, Write};
+use std::io::{self, Read, Seek, Write};
 use std::iter::FusedIterator;
 use std::path::{Path, PathBuf};
 
 use rayon::prelude::*;
 use textreuse_unionfind::{Clustering, Clusters, UnionFindError};
 
-use radix::Partitioned;
+use radix::{PARTS, Partitioned};
 
 /// Bytes per record in memory and on disk (`key` and `id`, two little-endian `u64`s).
 pub const RECORD_BYTES: u64 = 16;
@@ -289,12 +292,17 @@ pub enum PairMode {
 #[derive(Debug)]
 struct Run {
     path: PathBuf,
+    /// `bounds[p]`: the index of the first record whose partition byte is at least `p` (257
+    /// entries): partition `p` is records `bounds[p]..bounds[p + 1]`.
+    bounds: Vec<u64>,
 }
 
 /// An external sort of `(u64, u64)` records under a memory budget (see the module docs).
 #[derive(Debug)]
 pub struct RecordSorter {
     buf: Partitioned,
+    /// The partition byte of a key is `key >> shift` (the buffer's, kept for the runs).
+    shift: u32,
     cap: usize,
     tmp_parent: Option<PathBuf>,
     dir: Option<tempfile::TempDir>,
@@ -308,9 +316,11 @@ impl RecordSorter {
     /// A sorter for keys below `2^key_bits` (64 for any key).
     fn with_budget(budget: u64, tmp_parent: Option<PathBuf>, key_bits: u32) -> RecordSorter {
         let cap = (budget / RECORD_BYTES).clamp(1, usize::MAX as u64) as usize;
+        let buf = Partitioned::new(key_bits);
         RecordSorter {
+            shift: buf.shift(),
             // The partitions grow as records come: a small input never touches the budget.
-            buf: Partitioned::new(key_bits),
+            buf,
             cap,
             tmp_parent,
             dir: None,
@@ -373,11 +383,11 @@ impl RecordSorter {
     fn spill(&mut self) -> Result<(), ShuffleError> {
         self.buf.sort_dedup();
         let path = self.next_run_path()?;
-        let bytes = write_run(&path, self.buf.iter().map(Ok))?;
+        let (bytes, bounds) = write_run(&path, self.buf.iter().map(Ok), self.shift)?;
         self.buf.clear();
         self.bytes_spilled += bytes;
         self.runs_written += 1;
-        self.runs.push(Run { path });
+        self.runs.push(Run { path, bounds });
         Ok(())
     }
 
@@ -416,14 +426,15 @@ impl RecordSorter {
             let batch: Vec<Run> = self.runs.drain(..MAX_FAN_IN).collect();
             let mut merger = Merger::new(open_runs(&batch)?)?;
             let path = self.next_run_path()?;
-            let bytes = write_run(&path, std::iter::from_fn(|| merger.next().transpose()))?;
+            let records = std::iter::from_fn(|| merger.next().transpose());
+            let (bytes, bounds) = write_run(&path, records, self.shift)?;
             self.bytes_spilled += bytes;
             self.runs_written += 1;
             for run in &batch {
                 // Best effort: the directory is removed at the end anyway.
                 let _ = std::fs::remove_file(&run.path);
             }
-            self.runs.push(Run { path });
+            self.runs.push(Run { path, bounds });
         }
         let mut sources = open_runs(&self.runs)?;
         if !self.buf.is_empty() {
@@ -439,6 +450,7 @@ impl RecordSorter {
             pending: None,
             bytes_spilled: self.bytes_spilled,
             runs: self.runs_written,
+            run_files: self.runs,
             _dir: self.dir,
         })
     }
@@ -450,11 +462,13 @@ impl RecordSorter {
     }
 }
 
-/// Writes records to a new run file; returns the bytes written.
+/// Writes sorted records to a new run file; returns the bytes written and the partition bounds
+/// (see [`Run`]) for partition bytes `key >> shift`.
 fn write_run(
     path: &Path,
     records: impl Iterator<Item = Result<(u64, u64), ShuffleError>>,
-) -> Result<u64, ShuffleError> {
+    shift: u32,
+) -> Result<(u64, Vec<u64>), ShuffleError> {
     let err = |source| ShuffleError::Spill {
         path: path.to_path_buf(),
         source,
@@ -462,8 +476,16 @@ fn write_run(
     let mut file = File::create(path).map_err(err)?;
     let mut block = Vec::with_capacity(WRITE_BLOCK_RECORDS * RECORD_BYTES as usize);
     let mut bytes = 0u64;
+    let mut bounds = Vec::with_capacity(PARTS + 1);
+    let mut count = 0u64;
     for record in records {
         let (key, id) = record?;
+        // Sorted keys: partition bytes never decrease.
+        let part = (key >> shift) as usize;
+        while bounds.len() <= part {
+            bounds.push(count);
+        }
+        count += 1;
         block.extend_from_slice(&key.to_le_bytes());
         block.extend_from_slice(&id.to_le_bytes());
         if block.len() == block.capacity() {
@@ -475,25 +497,40 @@ fn write_run(
     file.write_all(&block).map_err(err)?;
     bytes += block.len() as u64;
     file.flush().map_err(err)?;
-    Ok(bytes)
+    bounds.resize(PARTS + 1, count);
+    Ok((bytes, bounds))
 }
 
 fn open_runs(runs: &[Run]) -> Result<Vec<Source>, ShuffleError> {
     runs.iter()
-        .map(|run| {
-            let file = File::open(&run.path).map_err(|source| ShuffleError::Spill {
-                path: run.path.clone(),
-                source,
-            })?;
-            Ok(Source::File(RunReader {
-                file,
-                path: run.path.clone(),
-                buf: vec![0; READ_BUFFER],
-                pos: 0,
-                len: 0,
-            }))
-        })
+        .map(|run| open_run(run, 0..PARTS, READ_BUFFER))
         .collect()
+}
+
+/// A source reading partitions `parts` of `run`.
+fn open_run(
+    run: &Run,
+    parts: std::ops::Range<usize>,
+    buffer: usize,
+) -> Result<Source, ShuffleError> {
+    let err = |source| ShuffleError::Spill {
+        path: run.path.clone(),
+        source,
+    };
+    let mut file = File::open(&run.path).map_err(err)?;
+    let (start, end) = (run.bounds[parts.start], run.bounds[parts.end]);
+    if start > 0 {
+        file.seek(io::SeekFrom::Start(start * RECORD_BYTES))
+            .map_err(err)?;
+    }
+    Ok(Source::File(RunReader {
+        file,
+        path: run.path.clone(),
+        buf: vec![0; buffer],
+        pos: 0,
+        len: 0,
+        remaining: (end - start) * RECORD_BYTES,
+    }))
 }
 
 /// A buffered reader of one run file.
@@ -504,6 +541,8 @@ struct RunReader {
     buf: Vec<u8>,
     pos: usize,
     len: usize,
+    /// Bytes of the run still to read (the reader may cover a range of partitions).
+    remaining: u64,
 }
 
 impl RunReader {
@@ -522,8 +561,12 @@ impl RunReader {
     /// Fills the buffer; returns false at the end of the file.
     fn refill(&mut self) -> Result<bool, ShuffleError> {
         let mut len = 0;
-        while len < self.buf.len() {
-            match self.file.read(&mut self.buf[len..]) {
+        let want = self
+            .buf
+            .len()
+            .min(self.remaining.try_into().unwrap_or(usize::MAX));
+        while len < want {
+            match self.file.read(&mut self.buf[len..want]) {
                 Ok(0) => break,
                 Ok(n) => len += n,
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
@@ -535,11 +578,12 @@ impl RunReader {
                 }
             }
         }
-        if len % RECORD_BYTES as usize != 0 {
+        if len % RECORD_BYTES as usize != 0 || (len < want) {
             return Err(ShuffleError::Truncated {
                 path: self.path.clone(),
             });
         }
+        self.remaining -= len as u64;
         self.pos = 0;
         self.len = len;
         Ok(len > 0)
@@ -621,6 +665,8 @@ pub struct SortedRecords {
     pending: Option<(u64, u64)>,
     bytes_spilled: u64,
     runs: u64,
+    /// The run files the merge reads.
+    run_files: Vec<Run>,
     _dir: Option<tempfile::TempDir>,
 }
 
@@ -655,6 +701,18 @@ impl SortedRecords {
     /// Bytes the sorter wrote to spill files.
     pub fn bytes_spilled(&self) -> u64 {
         self.bytes_spilled
+    }
+
+    /// The run files when every record was spilled (no in-memory tail) and none was read yet,
+    /// for callers that merge ranges of partitions in parallel.
+    fn all_spilled(&self) -> Option<&[Run]> {
+        let untouched = self.pending.is_none() && self.merger.last.is_none();
+        let files = self
+            .merger
+            .sources
+            .iter()
+            .all(|s| matches!(s, Source::File(_)));
+        (untouched && files && !self.run_files.is_empty()).then_some(&self.run_files[..])
     }
 
     /// The sorted records when nothing was spilled and none was read yet: the one in-memory
@@ -776,6 +834,27 @@ impl Shuffle {
                 progress(merged);
                 merged = 0;
             }
+        } else if let Some(runs) = buckets.all_spilled() {
+            // Every run is sorted and partitioned the same way, so ranges of partitions merge
+            // independently: in parallel, a few ranges at a time, pushed in range order.
+            let ranges: Vec<std::ops::Range<usize>> = (0..PARTS)
+                .step_by(MERGE_RANGE)
+                .map(|p| p..(p + MERGE_RANGE).min(PARTS))
+                .collect();
+            for wave in ranges.chunks(PARTITIONS_IN_FLIGHT / MERGE_RANGE) {
+                let done: Vec<PartitionPairs> = wave
+                    .par_iter()
+                    .map(|parts| merge_range(runs, parts.clone(), &options))
+                    .collect::<Result<_, _>>()?;
+                for d in done {
+                    stats.buckets += d.buckets;
+                    stats.buckets_capped += d.capped;
+                    pairs.push_slice(&d.pairs)?;
+                    merged += d.records;
+                }
+                progress(merged);
+                merged = 0;
+            }
         } else {
             let mut ids = Vec::new();
             while buckets.next_group(&mut ids)?.is_some() {
@@ -801,10 +880,44 @@ impl Shuffle {
     }
 }
 
-/// Partitions turned into pairs at once by the in-memory path of [`Shuffle::finish`].
+/// Partitions turned into pairs at once by the parallel paths of [`Shuffle::finish`].
 const PARTITIONS_IN_FLIGHT: usize = 32;
 
-/// What a partition of sorted records contributes (the in-memory path of [`Shuffle::finish`]).
+/// Partitions per range merged by one task when every record was spilled.
+const MERGE_RANGE: usize = 8;
+
+/// Read buffer per run and range in the parallel merge (two tasks at a time on two cores).
+const RANGE_READ_BUFFER: usize = 128 << 10;
+
+/// The pairs of partitions `parts` of every run: a k-way merge of those slices of the runs.
+fn merge_range(
+    runs: &[Run],
+    parts: std::ops::Range<usize>,
+    options: &ShuffleBuilder,
+) -> Result<PartitionPairs, ShuffleError> {
+    let sources = runs
+        .iter()
+        .map(|run| open_run(run, parts.clone(), RANGE_READ_BUFFER))
+        .collect::<Result<Vec<_>, _>>()?;
+    let mut records = SortedRecords {
+        merger: Merger::new(sources)?,
+        pending: None,
+        bytes_spilled: 0,
+        runs: 0,
+        run_files: Vec::new(),
+        _dir: None,
+    };
+    let mut out = PartitionPairs::default();
+    let mut ids = Vec::new();
+    while records.next_group(&mut ids)?.is_some() {
+        out.add_bucket(&mut ids, options);
+    }
+    Ok(out)
+}
+
+/// What some partitions of sorted records contribute (the parallel paths of
+/// [`Shuffle::finish`]).
+#[derive(Default)]
 struct PartitionPairs {
     pairs: Vec<(u64, u64)>,
     buckets: u64,
@@ -812,25 +925,28 @@ struct PartitionPairs {
     records: u64,
 }
 
+impl PartitionPairs {
+    /// Adds one bucket (its ids ascending and distinct) and its pairs.
+    fn add_bucket(&mut self, ids: &mut Vec<u64>, options: &ShuffleBuilder) {
+        self.records += ids.len() as u64;
+        self.buckets += 1;
+        let pairs = &mut self.pairs;
+        let capped = bucket_pairs(ids, options, |a, b| {
+            pairs.push((a, b));
+            Ok::<(), std::convert::Infallible>(())
+        });
+        self.capped += u64::from(matches!(capped, Ok(true)));
+    }
+}
+
 /// The pairs of every bucket in one sorted, de-duplicated partition.
 fn partition_pairs(part: &[(u64, u64)], options: &ShuffleBuilder) -> PartitionPairs {
-    let mut out = PartitionPairs {
-        pairs: Vec::new(),
-        buckets: 0,
-        capped: 0,
-        records: part.len() as u64,
-    };
+    let mut out = PartitionPairs::default();
     let mut ids = Vec::new();
     for bucket in part.chunk_by(|a, b| a.0 == b.0) {
         ids.clear();
         ids.extend(bucket.iter().map(|&(_, id)| id));
-        out.buckets += 1;
-        let pairs = &mut out.pairs;
-        let capped = bucket_pairs(&mut ids, options, |a, b| {
-            pairs.push((a, b));
-            Ok::<(), std::convert::Infallible>(())
-        });
-        out.capped += u64::from(matches!(capped, Ok(true)));
+        out.add_bucket(&mut ids, options);
     }
     out
 }

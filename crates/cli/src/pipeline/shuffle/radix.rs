@@ -17,7 +17,7 @@
 use rayon::prelude::*;
 
 /// Partitions (one per value of the partition byte).
-const PARTS: usize = 256;
+pub(super) const PARTS: usize = 256;
 
 /// A partition at most this long is sorted with `sort_unstable` alone.
 const SMALL: usize = 256;
@@ -50,6 +50,11 @@ impl Partitioned {
     /// The partitions, in key order (each sorted after [`Partitioned::sort_dedup`]).
     pub(super) fn partitions(&self) -> &[Vec<(u64, u64)>] {
         &self.parts
+    }
+
+    /// The partition byte of a key is `key >> shift()`.
+    pub(super) fn shift(&self) -> u32 {
+        self.shift
     }
 
     /// Records held.

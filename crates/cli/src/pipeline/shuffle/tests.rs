@@ -170,6 +170,25 @@ proptest! {
 }
 
 #[test]
+fn shuffle_through_merge_passes_matches_naive() {
+    // 12,000 records in runs of 64: 188 runs, so merge passes write runs of their own (with
+    // partition bounds) before the partition ranges are merged in parallel.
+    let records: Vec<(u64, u64)> = (0..12_000u64)
+        .map(|i| {
+            (
+                textreuse_hash::mix64(i % 3_000),
+                textreuse_hash::mix64(i) % 5_000,
+            )
+        })
+        .collect();
+    for mode in [PairMode::Star, PairMode::All] {
+        let tiny = run(&records, MIN_MEM_BUDGET, 6, mode);
+        assert!(tiny.stats.runs > MAX_FAN_IN as u64);
+        assert_eq!(tiny.budget_independent(), naive(&records, 6, mode));
+    }
+}
+
+#[test]
 fn many_runs_need_a_merge_pass() {
     // 20,000 records in runs of 64: 313 runs, merged 64 at a time before the final merge.
     let records: Vec<(u64, u64)> = (0..20_000u64)
