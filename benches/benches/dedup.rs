@@ -42,7 +42,7 @@ use criterion::{BenchmarkId, Criterion, SamplingMode, Throughput};
 use rand_xoshiro::Xoshiro256PlusPlus;
 use rand_xoshiro::rand_core::{Rng, SeedableRng};
 use rayon::prelude::*;
-use textreuse_cli::pipeline::features::{FeatureScratch, SentenceFilter, sentence_shingles};
+use textreuse_cli::pipeline::features::{FeatureScratch, SentenceFilter, sentence_band_keys};
 use textreuse_cli::pipeline::shuffle::{ShuffleBuilder, ShuffleStats};
 use textreuse_cli::sources::{bundled_samples, read_all};
 use textreuse_minhash::{Signer, SignerBuilder};
@@ -121,13 +121,6 @@ fn synthetic(base: &[String], n: usize) -> Vec<String> {
         .collect()
 }
 
-/// Reusable buffers of one rayon task, as in the CLI.
-struct Scratch {
-    features: FeatureScratch,
-    mins: Vec<u64>,
-    keys: Vec<u64>,
-}
-
 /// Stage 2 of `textreuse dedup` for `chunk`, whose first sentence has index (and id) `first`:
 /// the band-key records of its kept sentences, in sentence order.
 fn sign_chunk(
@@ -135,7 +128,7 @@ fn sign_chunk(
     chunk: &[String],
     signer: &Signer,
     norm: &Normalize,
-    s: &mut Scratch,
+    s: &mut FeatureScratch,
 ) -> Vec<(u64, u64)> {
     let filter = SentenceFilter::default();
     let mut records = Vec::with_capacity(chunk.len() * signer.bands());
@@ -143,13 +136,11 @@ fn sign_chunk(
         if !filter.keeps(text) {
             continue;
         }
-        let shingles = sentence_shingles(text, SHINGLE, norm, &mut s.features);
-        if signer.sign_into(shingles, &mut s.mins).is_err() {
+        let Some(keys) = sentence_band_keys(text, SHINGLE, norm, signer, s) else {
             continue; // shorter than one shingle after normalization
-        }
-        signer.band_keys_into(&s.mins, &mut s.keys);
+        };
         let id = (first + i) as u64;
-        records.extend(s.keys.iter().map(|&k| (k, id)));
+        records.extend(keys.iter().map(|&k| (k, id)));
     }
     records
 }
@@ -166,14 +157,9 @@ fn stage2(
         let outs: Vec<Vec<(u64, u64)>> = batch
             .par_chunks(CHUNK)
             .enumerate()
-            .map_init(
-                || Scratch {
-                    features: FeatureScratch::new(),
-                    mins: vec![0; signer.hashes()],
-                    keys: vec![0; signer.bands()],
-                },
-                |s, (c, chunk)| sign_chunk(b * BATCH + c * CHUNK, chunk, signer, norm, s),
-            )
+            .map_init(FeatureScratch::new, |s, (c, chunk)| {
+                sign_chunk(b * BATCH + c * CHUNK, chunk, signer, norm, s)
+            })
             .collect();
         outs.into_iter().for_each(&mut sink);
     }

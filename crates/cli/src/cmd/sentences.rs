@@ -25,7 +25,7 @@ use std::path::PathBuf;
 
 use anyhow::Context;
 use serde::Serialize;
-use textreuse_cli::pipeline::features::{FeatureScratch, sentence_shingles};
+use textreuse_cli::pipeline::features::{FeatureScratch, sentence_band_keys};
 use textreuse_shingle::{Normalize, char_shingle_count, sentences};
 
 use crate::util::{self, FilterArgs, Global, SignerArgs};
@@ -92,8 +92,6 @@ pub fn run(args: &Args, global: &Global) -> anyhow::Result<()> {
     let signer = args.band_keys.then(|| args.signer.build()).transpose()?;
     let norm = Normalize::new();
     let mut scratch = FeatureScratch::new();
-    let mut mins = vec![0u64; signer.as_ref().map_or(0, |s| s.hashes())];
-    let mut keys = vec![0u64; signer.as_ref().map_or(0, |s| s.bands())];
     sources::read_all(
         &files,
         rayon::current_num_threads(),
@@ -114,12 +112,10 @@ pub fn run(args: &Args, global: &Global) -> anyhow::Result<()> {
                 }
                 kept += 1;
                 let band_keys = signer.as_ref().map(|signer| {
-                    let shingles = sentence_shingles(s.as_str(), len, &norm, &mut scratch);
-                    if signer.sign_into(shingles, &mut mins).is_err() {
-                        return Vec::new();
-                    }
-                    signer.band_keys_into(&mins, &mut keys);
-                    keys.iter().map(|k| format!("{k:016x}")).collect()
+                    sentence_band_keys(s.as_str(), len, &norm, signer, &mut scratch)
+                        .map_or_else(Vec::new, |keys| {
+                            keys.iter().map(|k| format!("{k:016x}")).collect()
+                        })
                 });
                 let rec = OutSentence {
                     id: seq << 32 | idx as u64,

@@ -55,7 +55,7 @@ use textreuse_wikidump::Cleaner;
 
 use super::article_pairs::{MAX_CLUSTER_ARTICLES, top_article_pairs};
 use super::classify::{ClusterType, Member, classify};
-use super::features::{FeatureScratch, SentenceFilter, sentence_shingles, sentence_simhash};
+use super::features::{FeatureScratch, SentenceFilter, sentence_band_keys, sentence_simhash};
 use super::shuffle::{PairMode, ShuffleBuilder, ShuffleStats};
 use crate::input::Document;
 use crate::sources::Source;
@@ -296,13 +296,6 @@ type ProcessedDoc = (u64, String, DocOut);
 /// Batches in flight between the reader, the processing and the consumer threads of stages 1-2.
 const PIPELINE_DEPTH: usize = 2;
 
-/// Reusable buffers of one worker.
-struct Scratch {
-    features: FeatureScratch,
-    mins: Vec<u64>,
-    keys: Vec<u64>,
-}
-
 fn process(
     doc: &Document,
     seq: u64,
@@ -310,7 +303,7 @@ fn process(
     signer: &Signer,
     simhasher: &SimHasher,
     norm: &Normalize,
-    s: &mut Scratch,
+    s: &mut FeatureScratch,
 ) -> DocOut {
     let mut out = DocOut {
         sentences: 0,
@@ -331,17 +324,13 @@ fn process(
         let id = seq << 32 | idx as u64;
         match options.method {
             Method::MinHash => {
-                let shingles = sentence_shingles(text, options.shingle, norm, &mut s.features);
-                if signer.sign_into(shingles, &mut s.mins).is_err() {
+                let Some(keys) = sentence_band_keys(text, options.shingle, norm, signer, s) else {
                     continue; // shorter than one shingle after normalization
-                }
-                signer.band_keys_into(&s.mins, &mut s.keys);
-                out.records.extend(s.keys.iter().map(|&k| (k, id)));
+                };
+                out.records.extend(keys.iter().map(|&k| (k, id)));
             }
             Method::SimHash { .. } => {
-                let Some(fp) =
-                    sentence_simhash(text, options.shingle, norm, simhasher, &mut s.features)
-                else {
+                let Some(fp) = sentence_simhash(text, options.shingle, norm, simhasher, s) else {
                     continue;
                 };
                 out.records.push((fp, id));
@@ -552,19 +541,12 @@ pub fn run(
                 let outs: Vec<ProcessedDoc> = batch
                     .into_par_iter()
                     .enumerate()
-                    .map_init(
-                        || Scratch {
-                            features: FeatureScratch::new(),
-                            mins: vec![0; signer.hashes()],
-                            keys: vec![0; signer.bands()],
-                        },
-                        |scratch, (i, source)| {
-                            let doc = source.into_document(cleaner);
-                            let seq = first_seq + i as u64;
-                            let out = process(&doc, seq, options, signer, simhasher, norm, scratch);
-                            (doc.id, doc.title, out)
-                        },
-                    )
+                    .map_init(FeatureScratch::new, |scratch, (i, source)| {
+                        let doc = source.into_document(cleaner);
+                        let seq = first_seq + i as u64;
+                        let out = process(&doc, seq, options, signer, simhasher, norm, scratch);
+                        (doc.id, doc.title, out)
+                    })
                     .collect();
                 if out_tx.send((first_seq, outs)).is_err() {
                     break; // the consumer failed; it reports why

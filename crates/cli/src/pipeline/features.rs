@@ -4,6 +4,7 @@
 //! Stage 2 of [`super::dedup`] and `textreuse simhash` both call these, so a sentence's
 //! features are defined once (the integration tests also check that the two commands find the
 //! same clusters).
+use textreuse_minhash::Signer;
 use textreuse_shingle::{Normalize, char_shingle_count, char_shingle_fingerprints, normalize};
 use textreuse_simhash::SimHasher;
 
@@ -37,12 +38,14 @@ impl SentenceFilter {
     }
 }
 
-/// Reusable buffers for [`sentence_shingles`] and [`sentence_simhash`]; one per worker, so
-/// the hot path does not allocate per sentence.
+/// Reusable buffers for [`sentence_shingles`], [`sentence_band_keys`] and [`sentence_simhash`];
+/// one per worker, so the hot path does not allocate per sentence.
 #[derive(Clone, Debug, Default)]
 pub struct FeatureScratch {
     normalized: String,
     shingles: Vec<u64>,
+    mins: Vec<u64>,
+    keys: Vec<u64>,
 }
 
 impl FeatureScratch {
@@ -64,6 +67,29 @@ pub fn sentence_shingles<'s>(
     normalize(sentence, norm, &mut scratch.normalized);
     char_shingle_fingerprints(&scratch.normalized, shingle, &mut scratch.shingles);
     &mut scratch.shingles
+}
+
+/// The MinHash band keys of `sentence` as stage 2 of `textreuse dedup` computes them: the
+/// sentence is normalized under `norm` (the pipeline uses [`Normalize::new`]), its
+/// `shingle`-character shingle fingerprints are signed by `signer` and the signature is cut into
+/// `signer.bands()` keys. `None` when the normalized sentence is shorter than one shingle. The
+/// slice lives in `scratch`.
+pub fn sentence_band_keys<'s>(
+    sentence: &str,
+    shingle: usize,
+    norm: &Normalize,
+    signer: &Signer,
+    scratch: &'s mut FeatureScratch,
+) -> Option<&'s [u64]> {
+    normalize(sentence, norm, &mut scratch.normalized);
+    char_shingle_fingerprints(&scratch.normalized, shingle, &mut scratch.shingles);
+    scratch.mins.resize(signer.hashes(), 0);
+    scratch.keys.resize(signer.bands(), 0);
+    signer
+        .sign_into(&scratch.shingles, &mut scratch.mins)
+        .ok()?;
+    signer.band_keys_into(&scratch.mins, &mut scratch.keys);
+    Some(&scratch.keys)
 }
 
 /// The 64-bit SimHash of `sentence` as `textreuse dedup --method simhash` computes it: the

@@ -815,7 +815,6 @@ impl Shuffle {
             .max(MIN_MEM_BUDGET);
         let id_bits = (u64::BITS - max_id.leading_zeros()).max(1);
         let mut pairs = RecordSorter::with_budget(pair_budget, options.tmp_dir.clone(), id_bits);
-        let mut merged = 0u64;
         if let Some(records) = buckets.in_memory() {
             // Everything is in one sorted in-memory buffer whose partitions hold disjoint keys:
             // turn the partitions into pairs in parallel, a slice of partitions at a time (so
@@ -825,14 +824,7 @@ impl Shuffle {
                     .par_iter()
                     .map(|part| partition_pairs(part, &options))
                     .collect();
-                for d in done {
-                    stats.buckets += d.buckets;
-                    stats.buckets_capped += d.capped;
-                    pairs.push_slice(&d.pairs)?;
-                    merged += d.records;
-                }
-                progress(merged);
-                merged = 0;
+                add_wave(done, &mut stats, &mut pairs, progress)?;
             }
         } else if let Some(runs) = buckets.all_spilled() {
             // Every run is sorted and partitioned the same way, so ranges of partitions merge
@@ -846,17 +838,10 @@ impl Shuffle {
                     .par_iter()
                     .map(|parts| merge_range(runs, parts.clone(), &options))
                     .collect::<Result<_, _>>()?;
-                for d in done {
-                    stats.buckets += d.buckets;
-                    stats.buckets_capped += d.capped;
-                    pairs.push_slice(&d.pairs)?;
-                    merged += d.records;
-                }
-                progress(merged);
-                merged = 0;
+                add_wave(done, &mut stats, &mut pairs, progress)?;
             }
         } else {
-            let mut ids = Vec::new();
+            let (mut ids, mut merged) = (Vec::new(), 0u64);
             while buckets.next_group(&mut ids)?.is_some() {
                 merged += ids.len() as u64;
                 if merged >= 1 << 16 {
@@ -867,8 +852,8 @@ impl Shuffle {
                 let capped = bucket_pairs(&mut ids, &options, |a, b| pairs.push(a, b))?;
                 stats.buckets_capped += u64::from(capped);
             }
+            progress(merged);
         }
-        progress(merged);
         stats.pairs_emitted = pairs.len();
         stats.bytes_spilled = buckets.bytes_spilled();
         stats.runs = buckets.runs();
@@ -937,6 +922,24 @@ impl PartitionPairs {
         });
         self.capped += u64::from(matches!(capped, Ok(true)));
     }
+}
+
+/// Adds the results of one parallel wave, in partition order: counts, pairs and progress.
+fn add_wave(
+    done: Vec<PartitionPairs>,
+    stats: &mut ShuffleStats,
+    pairs: &mut RecordSorter,
+    progress: &mut dyn FnMut(u64),
+) -> Result<(), ShuffleError> {
+    let mut records = 0;
+    for d in done {
+        stats.buckets += d.buckets;
+        stats.buckets_capped += d.capped;
+        pairs.push_slice(&d.pairs)?;
+        records += d.records;
+    }
+    progress(records);
+    Ok(())
 }
 
 /// The pairs of every bucket in one sorted, de-duplicated partition.
