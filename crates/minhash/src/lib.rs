@@ -38,6 +38,8 @@
 //!   [`BandScheme`]: [`Drawn`](BandScheme::Drawn) (each band a random `K`-subset of the `N`
 //!   functions, drawn once from the seed, as the seed research did) or
 //!   [`Disjoint`](BandScheme::Disjoint) (classic banding, `N = K·M`).
+//! * [`TextSigner`] signs *text* the one way every front end does (normalize, 12-character
+//!   shingle fingerprints, sign, band keys); [`Signer::sign_text`] is its one-off form.
 //! * [`Signer::sign`] allocates a [`Signature`]; [`Signer::sign_into`] fills a caller buffer.
 //!   [`Signer::band_keys`] (an iterator) and [`Signer::band_keys_into`] give the band keys.
 //! * [`Signer::exact_match_probability`] is the exact S-curve for the configured bands,
@@ -79,11 +81,14 @@
 mod kernel;
 mod math;
 mod signer;
+mod text;
 
 pub use math::{Recommendation, TuneOptions, independent, tune};
 pub use signer::{
-    BandKeys, BandScheme, MAX_DRAWN_BANDS, MAX_DRAWN_HASHES, Signature, Signer, SignerBuilder,
+    BandKeys, BandScheme, DEFAULT_BANDS, DEFAULT_BITS, DEFAULT_HASHES, DEFAULT_ROWS, DEFAULT_SEED,
+    MAX_DRAWN_BANDS, MAX_DRAWN_HASHES, Signature, Signer, SignerBuilder,
 };
+pub use text::TextSigner;
 
 /// Errors from [`SignerBuilder::build`] and [`tune`]: the parameters are inconsistent. Each
 /// variant's message names the parameter to change.

@@ -37,6 +37,17 @@ pub const MAX_DRAWN_HASHES: usize = 128;
 /// Largest `M` for the [`BandScheme::Drawn`] scheme (the exact curve enumerates `2^M` subsets).
 pub const MAX_DRAWN_BANDS: usize = 20;
 
+/// The default number of hash functions `N` of drawn bands (the seed research's 20).
+pub const DEFAULT_HASHES: usize = 20;
+/// The default output bits of each hash function.
+pub const DEFAULT_BITS: u32 = 60;
+/// The default rows `K` per band.
+pub const DEFAULT_ROWS: usize = 10;
+/// The default number of bands `M`.
+pub const DEFAULT_BANDS: usize = 10;
+/// The default seed of the hash functions and the drawn bands.
+pub const DEFAULT_SEED: u64 = 1123456;
+
 /// Words of the stack buffer band keys are hashed from: `K + 1` for bands of up to 31 functions.
 const KEY_WORDS: usize = 32;
 
@@ -78,10 +89,10 @@ impl SignerBuilder {
     pub fn new() -> SignerBuilder {
         SignerBuilder {
             hashes: None,
-            bits: 60,
-            rows: 10,
-            bands: 10,
-            seed: 1123456,
+            bits: DEFAULT_BITS,
+            rows: DEFAULT_ROWS,
+            bands: DEFAULT_BANDS,
+            seed: DEFAULT_SEED,
             scheme: BandScheme::Drawn,
         }
     }
@@ -135,7 +146,7 @@ impl SignerBuilder {
         }
         let n = match self.scheme {
             BandScheme::Drawn => {
-                let n = self.hashes.unwrap_or(20);
+                let n = self.hashes.unwrap_or(DEFAULT_HASHES);
                 if n > MAX_DRAWN_HASHES {
                     return Err(BuildError::TooManyHashes {
                         hashes: n,

@@ -27,6 +27,8 @@
 //! * [`sentences`] / [`SentenceSplitter`] → [`Sentences`] of [`Sentence`]: a linear-time
 //!   splitter for encyclopedic prose (abbreviations, initials, decimals, quotes and brackets after
 //!   the stop, ellipses, other scripts' terminators; rules in [`sentence`]).
+//! * [`Shingler`]: normalized text -> 12-character shingle fingerprints, the recipe every
+//!   signature (MinHash, SimHash) of a sentence is made of.
 //! * [`char_shingle_fingerprints`] (fast, into a caller-owned `Vec<u64>`), [`CharShingles`]
 //!   (spans and fingerprints), [`char_shingle_count`], [`dedup_fingerprints`].
 //! * [`words()`] → [`Words`] of [`Word`]; [`WordNgrams`] with a stride; [`stopwords`] and the
@@ -55,12 +57,17 @@
 #![deny(missing_docs)]
 #![warn(missing_debug_implementations)]
 
+/// The default shingle length in characters (the seed research's 12-character shingles, which
+/// cross word boundaries).
+pub const DEFAULT_SHINGLE_CHARS: usize = 12;
+
 pub mod chars;
 pub mod chunk;
 #[cfg(target_arch = "x86_64")]
 mod ifma;
 pub mod normalize;
 pub mod sentence;
+mod shingler;
 pub mod words;
 
 use core::fmt;
@@ -71,6 +78,7 @@ pub use chars::{
 };
 pub use chunk::{Chunk, Chunks, LongSentence, Paragraphs, chunks, long_sentences, paragraphs};
 pub use normalize::{Digits, Normalize, Punctuation, normalize};
+pub use shingler::Shingler;
 pub use sentence::{Sentence, SentenceSplitter, SentenceSplitterBuilder, Sentences, sentences};
 pub use words::{
     STOPWORDS, Stopwords, Word, WordNgram, WordNgrams, Words, is_stopword, stopwords, word_key,
