@@ -5,17 +5,17 @@
 //! as `textreuse dedup` does with no input: 25,450), drawn with replacement with a fixed
 //! seed into N = 1,000,000 sentences, 10% of them with one to three words replaced by words of
 //! the first 2,000 sentences (`benches/scripts/synth_corpus.py` makes the 2M/10M corpora of
-//! `docs/benchmarks.md` the same way, in documents of 40). Built once, outside the timing.
+//! `docs/performance.md` the same way, in documents of 40). Built once, outside the timing.
 //!
 //! - `dedup/stages2_5/1000000`: per sentence, on rayon workers in batches of 32,768 sentences
 //!   (chunks of 2,048 per task, one scratch per task): the sentence filter
 //!   ([`SentenceFilter::default`], 75..=600 shingles), normalized 12-character shingle
 //!   fingerprints, N = 20 minhashes and M = 10 band keys with the CLI's default signer
-//!   (`SignerBuilder::new()`, the defaults of the CLI's `SignerArgs`), one `(band key, sentence
+//!   (`Signer::new()`, the defaults of `textreuse dedup`, through `TextSigner`), one `(band key, sentence
 //!   index)` record per key; each batch's records are pushed in sentence order into a
 //!   [`ShuffleBuilder::new`] shuffle (2 GB budget, so nothing spills; buckets capped at 100; star
-//!   pairs), then `finish()` and `into_clusters(2)` (stages 3-5). This is `process()` and the
-//!   stage 3-5 block of `run()` in `crates/cli/src/pipeline/dedup.rs` without the I/O around
+//!   pairs), then `finish()` and `into_clusters(2)` (stages 3-5). This is the per-document step and the
+//!   stages 3-5 of `Dedup::run` in `crates/dedup/src/run.rs` without the I/O around
 //!   them (no documents, no sentence splitting, no side file of sentence texts, no progress).
 //! - `dedup/stages3_5/1000000`: the same records, prepared outside the timing, through the
 //!   shuffle and clustering only.
@@ -42,13 +42,12 @@ use criterion::{BenchmarkId, Criterion, SamplingMode, Throughput};
 use rand_xoshiro::Xoshiro256PlusPlus;
 use rand_xoshiro::rand_core::{Rng, SeedableRng};
 use rayon::prelude::*;
-use textreuse_cli::pipeline::features::{FeatureScratch, SentenceFilter, sentence_band_keys};
-use textreuse_cli::pipeline::shuffle::{ShuffleBuilder, ShuffleStats};
-use textreuse_cli::sources::{bundled_samples, read_all};
-use textreuse_minhash::{Signer, SignerBuilder};
-use textreuse_shingle::Normalize;
+use textreuse_dedup::features::{KeptSentences, SentenceFilter};
+use textreuse_dedup::pipeline::DocumentPipeline;
+use textreuse_dedup::shuffle::{ShuffleBuilder, ShuffleStats};
+use textreuse_dedup::{Inputs, NoProgress};
+use textreuse_minhash::{Signer, TextSigner};
 use textreuse_unionfind::Clusters;
-use textreuse_wikidump::Cleaner;
 
 /// Sentences of the synthetic input.
 const N: usize = 1_000_000;
@@ -63,30 +62,34 @@ const CHUNK: usize = 2_048;
 /// The kept sentences of the bundled sample dumps, in input order: what `textreuse dedup` with
 /// no input signs (same reader, cleaner, sentence splitter and filter).
 fn sample_sentences() -> Vec<String> {
-    let cleaner = Cleaner::new();
+    let data = concat!(env!("CARGO_MANIFEST_DIR"), "/../data");
+    let samples = [
+        format!("{data}/enwiki-part-201.xml.bz2"),
+        format!("{data}/enwiki-sample-206.xml.bz2"),
+    ];
     let filter = SentenceFilter::default();
     let mut kept = Vec::new();
     // enwiki-part-201 is damaged on purpose (see data/README.md); its complete pages still come.
-    let mut problems = 0;
-    read_all(
-        &bundled_samples(),
-        rayon::current_num_threads(),
-        |source| {
-            let doc = source.into_document(&cleaner);
-            kept.extend(
-                textreuse_shingle::sentences(&doc.text)
-                    .map(|s| s.as_str())
-                    .filter(|s| filter.keeps(s))
-                    .map(str::to_owned),
-            );
-            Ok(())
-        },
-        |_| problems += 1,
-    )
-    .expect("the bundled sample dumps are readable");
+    let counts = DocumentPipeline::new()
+        .run(
+            Inputs::new(&samples).threads(rayon::current_num_threads()),
+            &NoProgress,
+            || (),
+            |_, seq, doc| {
+                KeptSentences::new(&doc.text, seq, &filter)
+                    .map(|s| s.text.to_owned())
+                    .collect::<Vec<_>>()
+            },
+            |_, texts| {
+                kept.extend(texts);
+                Ok(())
+            },
+        )
+        .expect("the bundled sample dumps are readable");
     eprintln!(
-        "dedup bench: {} kept sentences in the bundled samples ({problems} input problems)",
-        kept.len()
+        "dedup bench: {} kept sentences in the bundled samples ({} input problems)",
+        kept.len(),
+        counts.input_problems
     );
     kept
 }
@@ -123,20 +126,14 @@ fn synthetic(base: &[String], n: usize) -> Vec<String> {
 
 /// Stage 2 of `textreuse dedup` for `chunk`, whose first sentence has index (and id) `first`:
 /// the band-key records of its kept sentences, in sentence order.
-fn sign_chunk(
-    first: usize,
-    chunk: &[String],
-    signer: &Signer,
-    norm: &Normalize,
-    s: &mut FeatureScratch,
-) -> Vec<(u64, u64)> {
+fn sign_chunk(first: usize, chunk: &[String], s: &mut TextSigner<'_>) -> Vec<(u64, u64)> {
     let filter = SentenceFilter::default();
-    let mut records = Vec::with_capacity(chunk.len() * signer.bands());
+    let mut records = Vec::with_capacity(chunk.len() * s.signer().bands());
     for (i, text) in chunk.iter().enumerate() {
         if !filter.keeps(text) {
             continue;
         }
-        let Some(keys) = sentence_band_keys(text, SHINGLE, norm, signer, s) else {
+        let Some(keys) = s.band_keys(text) else {
             continue; // shorter than one shingle after normalization
         };
         let id = (first + i) as u64;
@@ -147,28 +144,24 @@ fn sign_chunk(
 
 /// Stage 2 over all sentences: each batch in parallel, then its records handed to `sink` chunk by
 /// chunk in sentence order.
-fn stage2(
-    sentences: &[String],
-    signer: &Signer,
-    norm: &Normalize,
-    mut sink: impl FnMut(Vec<(u64, u64)>),
-) {
+fn stage2(sentences: &[String], signer: &Signer, mut sink: impl FnMut(Vec<(u64, u64)>)) {
     for (b, batch) in sentences.chunks(BATCH).enumerate() {
         let outs: Vec<Vec<(u64, u64)>> = batch
             .par_chunks(CHUNK)
             .enumerate()
-            .map_init(FeatureScratch::new, |s, (c, chunk)| {
-                sign_chunk(b * BATCH + c * CHUNK, chunk, signer, norm, s)
-            })
+            .map_init(
+                || TextSigner::new(signer).shingle_chars(SHINGLE),
+                |s, (c, chunk)| sign_chunk(b * BATCH + c * CHUNK, chunk, s),
+            )
             .collect();
         outs.into_iter().for_each(&mut sink);
     }
 }
 
 /// Stages 2-5: stage 2 pushing into a default shuffle, then merge, pairs and clusters.
-fn stages2_5(sentences: &[String], signer: &Signer, norm: &Normalize) -> (Clusters, ShuffleStats) {
+fn stages2_5(sentences: &[String], signer: &Signer) -> (Clusters, ShuffleStats) {
     let mut shuffle = ShuffleBuilder::new().build().expect("default shuffle");
-    stage2(sentences, signer, norm, |records| {
+    stage2(sentences, signer, |records| {
         shuffle.push_slice(&records).expect("in-memory push")
     });
     shuffle
@@ -193,13 +186,12 @@ fn stages3_5(records: &[Vec<(u64, u64)>]) -> (Clusters, ShuffleStats) {
 
 fn dedup<M: Measurement>(c: &mut Criterion<M>) {
     let sentences = synthetic(&sample_sentences(), N);
-    let signer = SignerBuilder::new().build().expect("default signer");
-    let norm = Normalize::new();
+    let signer = Signer::new();
 
     // Records for stages3_5, and a check that the pipeline does real work on this input.
     let mut records: Vec<Vec<(u64, u64)>> = Vec::new();
-    stage2(&sentences, &signer, &norm, |r| records.push(r));
-    let (clusters, stats) = stages2_5(&sentences, &signer, &norm);
+    stage2(&sentences, &signer, |r| records.push(r));
+    let (clusters, stats) = stages2_5(&sentences, &signer);
     let total: usize = records.iter().map(Vec::len).sum();
     eprintln!(
         "dedup bench: {N} sentences -> {} band-key records, {} buckets ({} capped), {} candidate \
@@ -241,7 +233,7 @@ fn dedup<M: Measurement>(c: &mut Criterion<M>) {
         .measurement_time(Duration::from_secs(20))
         .throughput(Throughput::Elements(N as u64));
     group.bench_function(BenchmarkId::new("stages2_5", N), |b| {
-        b.iter(|| black_box(stages2_5(black_box(&sentences), &signer, &norm)))
+        b.iter(|| black_box(stages2_5(black_box(&sentences), &signer)))
     });
     group.bench_function(BenchmarkId::new("stages3_5", N), |b| {
         b.iter(|| black_box(stages3_5(black_box(&records))))
@@ -249,7 +241,7 @@ fn dedup<M: Measurement>(c: &mut Criterion<M>) {
     group.bench_function(BenchmarkId::new("stage2", N), |b| {
         b.iter(|| {
             let mut n = 0;
-            stage2(black_box(&sentences), &signer, &norm, |r| n += r.len());
+            stage2(black_box(&sentences), &signer, |r| n += r.len());
             black_box(n)
         })
     });

@@ -64,11 +64,11 @@
 //! number of sentence pairs that share a term rather than to the product of the sentence counts.
 //! Documents of 4 GiB or more are not supported (no passages are returned).
 //! Everything is per pair and single-threaded; run pairs in parallel (the CLI uses rayon). The
-//! full PAN 2013 training corpus (5,185 pairs) takes seconds; see `docs/benchmarks.md`.
+//! full PAN 2013 training corpus (5,185 pairs) takes seconds; see `docs/performance.md`.
 //!
 //! # Accuracy
 //!
-//! On the PAN 2013 training corpus, see `docs/benchmarks.md` for plagdet overall and per
+//! On the PAN 2013 training corpus, see `docs/performance.md` for plagdet overall and per
 //! obfuscation category with the default settings.
 #![deny(missing_docs)]
 #![warn(missing_debug_implementations)]
@@ -140,7 +140,7 @@ impl Default for Aligner {
 }
 
 impl Aligner {
-    /// An aligner with the default settings (the ones measured in `docs/benchmarks.md`).
+    /// An aligner with the default settings (the ones measured in `docs/performance.md`).
     pub fn new() -> Aligner {
         AlignerBuilder::new().aligner.clone()
     }

@@ -4,6 +4,7 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 
 mod cmd;
+mod size;
 mod util;
 
 /// Locality-sensitive hashing and text-reuse detection.

@@ -2,7 +2,9 @@
 use std::io::{self, Write};
 use std::process::ExitCode;
 
-use textreuse_cli::pipeline::features::SentenceFilter;
+use textreuse_dedup::features::{DEFAULT_MAX_SHINGLES, DEFAULT_MIN_SHINGLES, SentenceFilter};
+use textreuse_minhash::{DEFAULT_BANDS, DEFAULT_BITS, DEFAULT_HASHES, DEFAULT_ROWS, DEFAULT_SEED};
+use textreuse_shingle::DEFAULT_SHINGLE_CHARS;
 
 /// Flags every subcommand accepts.
 #[derive(Debug, clap::Args)]
@@ -32,7 +34,7 @@ impl Global {
         if !files.is_empty() {
             return files.to_vec();
         }
-        let samples = textreuse_cli::sources::bundled_samples();
+        let samples = bundled_samples();
         self.log(format_args!(
             "no input given: using the bundled samples {}",
             samples
@@ -52,9 +54,31 @@ impl Global {
     }
 }
 
-/// A buffered, locked stdout for data output.
-pub fn stdout() -> io::BufWriter<io::StdoutLock<'static>> {
-    io::BufWriter::with_capacity(1 << 16, io::stdout().lock())
+/// The bundled sample dumps (see `data/README.md`), used when no input is given.
+pub fn bundled_samples() -> Vec<std::path::PathBuf> {
+    let data = std::path::Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../../data"));
+    ["enwiki-part-201.xml.bz2", "enwiki-sample-206.xml.bz2"]
+        .iter()
+        .map(|f| data.join(f))
+        .collect()
+}
+
+/// `error` and its sources joined by `": "`, on one line.
+pub fn chain(error: &dyn std::error::Error) -> String {
+    let mut line = error.to_string();
+    let mut source = error.source();
+    while let Some(e) = source {
+        line.push_str(": ");
+        line.push_str(&e.to_string());
+        source = e.source();
+    }
+    line
+}
+
+/// A buffered stdout for data output (it takes the lock per 64 KiB flush, and can move to the
+/// consumer thread of the document pipeline).
+pub fn stdout() -> io::BufWriter<io::Stdout> {
+    io::BufWriter::with_capacity(1 << 16, io::stdout())
 }
 
 /// Turns a subcommand's result into the process exit code, printing a one-line cause on error.
@@ -63,9 +87,11 @@ pub fn exit(result: anyhow::Result<()>) -> ExitCode {
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(err) => {
-            if let Some(io) = err.downcast_ref::<io::Error>()
-                && io.kind() == io::ErrorKind::BrokenPipe
-            {
+            let broken_pipe = err.chain().any(|e| {
+                e.downcast_ref::<io::Error>()
+                    .is_some_and(|io| io.kind() == io::ErrorKind::BrokenPipe)
+            });
+            if broken_pipe {
                 return ExitCode::SUCCESS;
             }
             let _ = io::stdout().flush();
@@ -80,19 +106,19 @@ pub fn exit(result: anyhow::Result<()>) -> ExitCode {
 #[derive(Debug, clap::Args)]
 pub struct SignerArgs {
     /// Number of hash functions N.
-    #[arg(long, default_value_t = 20, value_name = "N")]
+    #[arg(long, default_value_t = DEFAULT_HASHES, value_name = "N")]
     pub hashes: usize,
     /// Output bits of each hash function.
-    #[arg(long, default_value_t = 60)]
+    #[arg(long, default_value_t = DEFAULT_BITS)]
     pub bits: u32,
     /// Rows K per band.
-    #[arg(long, short = 'k', default_value_t = 10)]
+    #[arg(long, short = 'k', default_value_t = DEFAULT_ROWS)]
     pub rows: usize,
     /// Bands M.
-    #[arg(long, short = 'm', default_value_t = 10)]
+    #[arg(long, short = 'm', default_value_t = DEFAULT_BANDS)]
     pub bands: usize,
     /// Seed of the hash functions and band subsets.
-    #[arg(long, default_value_t = 1123456)]
+    #[arg(long, default_value_t = DEFAULT_SEED)]
     pub seed: u64,
     /// Form bands as drawn K-subsets of N (the research) or disjoint (N = K*M, --hashes ignored).
     #[arg(long, value_enum, default_value_t = Scheme::Drawn)]
@@ -133,13 +159,13 @@ impl SignerArgs {
 #[derive(Debug, clap::Args)]
 pub struct FilterArgs {
     /// Keep sentences with at least this many shingles (0 keeps the short ones too).
-    #[arg(long, default_value_t = 75, value_name = "N")]
+    #[arg(long, default_value_t = DEFAULT_MIN_SHINGLES, value_name = "N")]
     pub min_shingles: usize,
     /// Keep sentences with at most this many shingles (0: no upper bound).
-    #[arg(long, default_value_t = 600, value_name = "N")]
+    #[arg(long, default_value_t = DEFAULT_MAX_SHINGLES, value_name = "N")]
     pub max_shingles: usize,
     /// Shingle length in characters.
-    #[arg(long, default_value_t = 12, value_name = "CHARS", value_parser = clap::value_parser!(u16).range(1..))]
+    #[arg(long, default_value_t = DEFAULT_SHINGLE_CHARS as u16, value_name = "CHARS", value_parser = clap::value_parser!(u16).range(1..))]
     pub shingle: u16,
 }
 

@@ -1,25 +1,14 @@
 //! `textreuse check` end to end on the tiny fixture corpus `testdata/check/` (texts written for
 //! this project): the lightly edited copy of a paragraph of `b-bees.txt` is found, attributed to
 //! that document, and reported with character offsets.
-use std::process::Command;
-
 use serde_json::Value;
+
+use super::common;
 
 const DIR: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../testdata/check");
 
 fn run(args: &[&str]) -> String {
-    let out = Command::new(env!("CARGO_BIN_EXE_textreuse"))
-        .arg("--quiet")
-        .arg("check")
-        .args(args)
-        .output()
-        .expect("run textreuse");
-    assert!(
-        out.status.success(),
-        "failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).expect("UTF-8 output")
+    common::ok(&[&["--quiet", "check"], args].concat())
 }
 
 #[test]
@@ -71,10 +60,7 @@ fn finds_the_copied_paragraph() {
 #[test]
 fn empty_corpus_directory_is_an_error() {
     let dir = tempfile::tempdir().unwrap();
-    let out = Command::new(env!("CARGO_BIN_EXE_textreuse"))
-        .args(["check", &format!("{DIR}/suspicious.txt"), "--corpus"])
-        .arg(dir.path())
-        .output()
-        .expect("run textreuse");
+    let susp = format!("{DIR}/suspicious.txt");
+    let out = common::textreuse(&["check", &susp, "--corpus", dir.path().to_str().unwrap()]);
     assert!(!out.status.success());
 }

@@ -1,201 +1,29 @@
-//! End-to-end tests of the dedup pipeline: the clustering recall follows the configured S-curve,
-//! and the outputs do not depend on thread count or memory budget.
-use std::collections::HashMap;
+//! `textreuse dedup` end to end: outputs that do not depend on thread count or memory budget,
+//! and the same clusters as the library run through the facade (`textreuse::dedup`).
 use std::path::Path;
-use std::process::Command;
 
-use textreuse_cli::input::Document;
-use textreuse_cli::pipeline::dedup::{self, DedupOptions};
-use textreuse_cli::sources::Source;
-use textreuse_minhash::Signer;
-use textreuse_shingle::{Normalize, char_shingle_fingerprints, normalize};
+use textreuse::dedup::{Collect, Dedup, Inputs, NoProgress};
 
-/// A small deterministic generator (SplitMix64) so the corpus is the same everywhere.
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        textreuse_hash::mix64(self.0)
-    }
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-}
-
-fn word(rng: &mut Rng) -> String {
-    let len = 3 + rng.below(6);
-    (0..len)
-        .map(|_| (b'a' + rng.below(26) as u8) as char)
-        .collect()
-}
-
-/// 700 base sentences of 24 random words, each with two variants in which 0 to 5 words were
-/// replaced: related pairs of Jaccard similarity spread over 0.3..1, plus ~2.2 million unrelated
-/// pairs near 0.
-fn corpus() -> Vec<String> {
-    let mut rng = Rng(7);
-    let mut out = Vec::new();
-    for _ in 0..700 {
-        let words: Vec<String> = (0..24).map(|_| word(&mut rng)).collect();
-        out.push(format!("{}.", words.join(" ")));
-        for _ in 0..2 {
-            let mut variant = words.clone();
-            for _ in 0..rng.below(6) {
-                let i = rng.below(variant.len());
-                variant[i] = word(&mut rng);
-            }
-            out.push(format!("{}.", variant.join(" ")));
-        }
-    }
-    out
-}
-
-/// The sorted, de-duplicated shingle fingerprints the pipeline signs.
-fn shingle_set(text: &str) -> Vec<u64> {
-    let mut n = String::new();
-    normalize(text, &Normalize::new(), &mut n);
-    let mut fps = Vec::new();
-    char_shingle_fingerprints(&n, 12, &mut fps);
-    fps.sort_unstable();
-    fps.dedup();
-    fps
-}
-
-/// Exact Jaccard similarity of two sorted sets (a merge).
-fn jaccard(a: &[u64], b: &[u64]) -> f64 {
-    let (mut i, mut j, mut both) = (0, 0, 0usize);
-    while i < a.len() && j < b.len() {
-        match a[i].cmp(&b[j]) {
-            std::cmp::Ordering::Less => i += 1,
-            std::cmp::Ordering::Greater => j += 1,
-            std::cmp::Ordering::Equal => {
-                both += 1;
-                i += 1;
-                j += 1;
-            }
-        }
-    }
-    both as f64 / (a.len() + b.len() - both) as f64
-}
-
-/// Per Jaccard bin, the fraction of pairs that share a cluster is at least what the exact S-curve
-/// predicts (pairs can also be joined through a third sentence), within 4.5 standard deviations.
-#[test]
-fn clustering_recall_follows_the_s_curve() {
-    let texts = corpus();
-    let out = tempfile::tempdir().unwrap();
-    let signer = Signer::new();
-    let options = DedupOptions {
-        min_shingles: 0,
-        ..DedupOptions::default()
-    };
-    let docs: Vec<Document> = texts
-        .iter()
-        .enumerate()
-        .map(|(i, t)| Document {
-            id: i as u64 + 1,
-            title: format!("doc {}", i + 1),
-            text: t.clone(),
-        })
-        .collect();
-    let stats = dedup::run(
-        |feed| {
-            for d in docs {
-                feed(Source::Text(d))?;
-            }
-            Ok(0)
-        },
-        &signer,
-        &options,
-        out.path(),
-        &|_: &str| {},
-    )
-    .unwrap();
-    assert_eq!(stats.sentences_kept, texts.len() as u64);
-
-    // doc id -> cluster id
-    let mut cluster_of: HashMap<u64, u64> = HashMap::new();
-    let clusters = std::fs::read_to_string(out.path().join("clusters.jsonl")).unwrap();
-    for line in clusters.lines() {
-        let v: serde_json::Value = serde_json::from_str(line).unwrap();
-        for m in v["members"].as_array().unwrap() {
-            cluster_of.insert(m["doc"].as_u64().unwrap(), v["cluster"].as_u64().unwrap());
-        }
-    }
-    let sets: Vec<Vec<u64>> = texts.iter().map(|t| shingle_set(t)).collect();
-    // bins of width 0.1: (pairs, joined, sum of predicted p, sum of p(1-p))
-    let mut bins = vec![(0u64, 0u64, 0.0f64, 0.0f64); 10];
-    for i in 0..texts.len() {
-        for j in i + 1..texts.len() {
-            let s = jaccard(&sets[i], &sets[j]);
-            let bin = ((s * 10.0) as usize).min(9);
-            let p = signer.exact_match_probability(s);
-            let joined = match (
-                cluster_of.get(&(i as u64 + 1)),
-                cluster_of.get(&(j as u64 + 1)),
-            ) {
-                (Some(a), Some(b)) => a == b,
-                _ => false,
-            };
-            let b = &mut bins[bin];
-            b.0 += 1;
-            b.1 += joined as u64;
-            b.2 += p;
-            b.3 += p * (1.0 - p);
-        }
-    }
-    let mut checked = 0;
-    for (i, &(n, joined, sum_p, sum_var)) in bins.iter().enumerate() {
-        if n == 0 {
-            continue;
-        }
-        let observed = joined as f64 / n as f64;
-        let expected = sum_p / n as f64;
-        let sigma = sum_var.sqrt() / n as f64;
-        eprintln!(
-            "J in [{:.1}, {:.1}): {n} pairs, joined {observed:.4}, S-curve {expected:.4}",
-            i as f64 / 10.0,
-            (i + 1) as f64 / 10.0
-        );
-        assert!(
-            observed >= expected - 4.5 * sigma - 1e-9,
-            "bin {i}: observed {observed}, expected at least {expected} - 4.5 * {sigma}"
-        );
-        if n >= 20 {
-            checked += 1;
-        }
-    }
-    // The corpus must actually exercise the curve: several populated bins.
-    assert!(checked >= 5, "only {checked} bins with 20+ pairs");
-}
+use super::common;
 
 fn dedup_cli(args: &[&str], out: &Path) {
-    let status = Command::new(env!("CARGO_BIN_EXE_textreuse"))
-        .arg("--quiet")
-        .args(args)
-        .arg("--out")
-        .arg(out)
-        .status()
-        .unwrap();
-    assert!(status.success());
+    let out = out.to_str().unwrap();
+    common::ok(&[&["--quiet"], args, &["--out", out]].concat());
 }
 
 /// Byte-identical clusters and article pairs for 1 or 2 threads and a budget that forces the
 /// shuffle to spill many runs or none.
 #[test]
 fn outputs_do_not_depend_on_threads_or_memory_budget() {
-    let sample = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../../data/enwiki-sample-206.xml.bz2"
-    );
+    let sample = common::workspace("data/enwiki-sample-206.xml.bz2");
     let a = tempfile::tempdir().unwrap();
     let b = tempfile::tempdir().unwrap();
     dedup_cli(
-        &["--threads", "1", "dedup", sample, "--mem-budget", "4KB"],
+        &["--threads", "1", "dedup", &sample, "--mem-budget", "4KB"],
         a.path(),
     );
     dedup_cli(
-        &["--threads", "2", "dedup", sample, "--mem-budget", "1GB"],
+        &["--threads", "2", "dedup", &sample, "--mem-budget", "1GB"],
         b.path(),
     );
     for file in ["clusters.jsonl", "article-pairs.tsv"] {
@@ -213,116 +41,58 @@ fn outputs_do_not_depend_on_threads_or_memory_budget() {
     assert!(stats["clusters"].as_u64().unwrap() > 0);
 }
 
-/// 900 documents of 40 sentences drawn from 600 base sentences (one in ten with a word replaced),
-/// so clusters span about 60 documents, many article pairs tie, and the clustered members
-/// (about 36,000) fill more than one of the parallel chunks of stages 6-8.
-fn template_corpus() -> Vec<Document> {
-    let mut rng = Rng(11);
-    let base: Vec<Vec<String>> = (0..600)
-        .map(|_| (0..16).map(|_| word(&mut rng)).collect())
-        .collect();
-    (0..900)
-        .map(|d| {
-            let sentences: Vec<String> = (0..40)
-                .map(|_| {
-                    let mut words = base[rng.below(base.len())].clone();
-                    if rng.below(10) == 0 {
-                        let i = rng.below(words.len());
-                        words[i] = word(&mut rng);
-                    }
-                    format!("{}.", words.join(" "))
-                })
-                .collect();
-            Document {
-                id: 1000 + d as u64,
-                title: format!("Page {d}"),
-                text: sentences.join("\n\n"),
-            }
-        })
-        .collect()
-}
-
-fn run_with(docs: &[Document], threads: usize, mem_budget: u64, out: &Path) {
-    let options = DedupOptions {
-        min_shingles: 0,
-        mem_budget,
-        max_article_pairs: 5_000,
-        ..DedupOptions::default()
-    };
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(threads)
-        .build()
-        .unwrap();
-    pool.install(|| {
-        dedup::run(
-            |feed| {
-                for d in docs {
-                    feed(Source::Text(d.clone()))?;
-                }
-                Ok(0)
-            },
-            &Signer::new(),
-            &options,
-            out,
-            &|_: &str| {},
-        )
-    })
-    .unwrap();
-}
-
-/// The parallel stages 6-8 write the same bytes for 1 and 3 threads, and `article-pairs.tsv` is
-/// the top of a plain recount of the article pairs in `clusters.jsonl` (clusters of at most 200
-/// articles, most shared first, ties by document ids).
+/// A Rust program that runs the engine through the facade with an in-memory sink gets exactly
+/// the clusters, article pairs and counts the command line writes for the bundled samples.
 #[test]
-fn parallel_outputs_match_a_plain_recount() {
-    let docs = template_corpus();
-    let a = tempfile::tempdir().unwrap();
-    let b = tempfile::tempdir().unwrap();
-    run_with(&docs, 1, 64 << 10, a.path());
-    run_with(&docs, 3, 1 << 30, b.path());
-    for file in ["clusters.jsonl", "article-pairs.tsv"] {
-        let x = std::fs::read(a.path().join(file)).unwrap();
-        let y = std::fs::read(b.path().join(file)).unwrap();
-        assert!(x == y, "{file} differs between 1 and 3 threads");
-    }
+fn the_library_in_memory_equals_the_command_line() {
+    let samples = [
+        common::workspace("data/enwiki-part-201.xml.bz2"),
+        common::workspace("data/enwiki-sample-206.xml.bz2"),
+    ];
+    let dir = tempfile::tempdir().unwrap();
+    dedup_cli(&["dedup", &samples[0], &samples[1]], dir.path());
 
-    let clusters = std::fs::read_to_string(a.path().join("clusters.jsonl")).unwrap();
-    let mut counts: HashMap<(u64, u64), u64> = HashMap::new();
-    let mut members = 0;
-    let mut previous = None;
-    for line in clusters.lines() {
-        let v: serde_json::Value = serde_json::from_str(line).unwrap();
-        let id = v["cluster"].as_u64().unwrap();
-        assert!(previous < Some(id), "clusters are in id order");
-        previous = Some(id);
-        let mut in_cluster: Vec<u64> = v["members"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|m| m["doc"].as_u64().unwrap())
-            .collect();
-        members += in_cluster.len();
-        in_cluster.sort_unstable();
-        in_cluster.dedup();
-        if in_cluster.len() <= 200 {
-            for (i, &x) in in_cluster.iter().enumerate() {
-                for &y in &in_cluster[i + 1..] {
-                    *counts.entry((x, y)).or_insert(0) += 1;
-                }
-            }
-        }
-    }
-    assert!(members > 1 << 15, "only {members} members: one chunk");
-    let mut ranked: Vec<((u64, u64), u64)> = counts.into_iter().collect();
-    ranked.sort_unstable_by(|x, y| y.1.cmp(&x.1).then(x.0.cmp(&y.0)));
-    // The cut falls inside a run of equal counts, so the tie-break matters.
-    assert!(ranked.len() > 5_000 && ranked[4_999].1 == ranked[5_000].1);
-    ranked.truncate(5_000);
-    let expected: Vec<String> = ranked
+    let mut results = Collect::default();
+    let stats = Dedup::new()
+        .run(Inputs::new(&samples), &mut results, &NoProgress)
+        .unwrap();
+    assert!(stats.clusters > 1000, "{stats:?}");
+    let lines: String = results
+        .clusters
         .iter()
-        .map(|&((x, y), n)| format!("{n}\t{x}\tPage {}\t{y}\tPage {}", x - 1000, y - 1000))
+        .map(|c| c.to_json() + "\n")
         .collect();
-    let pairs = std::fs::read_to_string(a.path().join("article-pairs.tsv")).unwrap();
-    let rows: Vec<&str> = pairs.lines().skip(1).collect();
-    assert_eq!(rows, expected);
+    let file = std::fs::read_to_string(dir.path().join("clusters.jsonl")).unwrap();
+    assert!(
+        lines == file,
+        "clusters.jsonl differs from the library's clusters"
+    );
+    let rows: Vec<String> = results
+        .article_pairs
+        .iter()
+        .map(|r| {
+            format!(
+                "{}\t{}\t{}\t{}\t{}",
+                r.shared_clusters, r.doc_a, r.title_a, r.doc_b, r.title_b
+            )
+        })
+        .collect();
+    let tsv = std::fs::read_to_string(dir.path().join("article-pairs.tsv")).unwrap();
+    assert_eq!(rows, tsv.lines().skip(1).collect::<Vec<_>>());
+    let written: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(dir.path().join("stats.json")).unwrap()).unwrap();
+    let mut mine = serde_json::to_value(&stats).unwrap();
+    mine["seconds"] = written["seconds"].clone();
+    assert_eq!(mine, written);
+}
+
+/// Bad options are refused before anything is read, naming the option.
+#[test]
+fn bad_options_are_named() {
+    let out = common::textreuse(&["dedup", "--max-edit", "1.5", "/nonexistent.jsonl"]);
+    assert!(!out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("max_edit"), "{stderr}");
+    let out = common::textreuse(&["dedup", "--mem-budget", "4 parsecs"]);
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--mem-budget"));
 }

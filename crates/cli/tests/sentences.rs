@@ -4,25 +4,19 @@ use std::process::Command;
 
 use serde_json::Value;
 
+use super::common;
+
 const FIXTURE: &str = concat!(
     env!("CARGO_MANIFEST_DIR"),
     "/../../testdata/shingle/docs.jsonl"
 );
 
 fn run(args: &[&str]) -> (Vec<Value>, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_textreuse"))
-        .arg("sentences")
-        .args(args)
-        .output()
-        .expect("run textreuse");
+    let out = common::textreuse(&[&["sentences"], args].concat());
     let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
     assert!(out.status.success(), "failed: {stderr}");
     let stdout = String::from_utf8(out.stdout).expect("UTF-8 output");
-    let records = stdout
-        .lines()
-        .map(|l| serde_json::from_str(l).expect("one JSON object per line"))
-        .collect();
-    (records, stderr)
+    (common::json_lines(&stdout), stderr)
 }
 
 #[test]
@@ -105,10 +99,7 @@ fn errors_name_the_file_and_line() {
     let dir = tempfile::tempdir().unwrap();
     let bad = dir.path().join("bad.jsonl");
     std::fs::write(&bad, "{\"id\": 1, \"text\": \"fine\"}\nnot json\n").unwrap();
-    let out = Command::new(env!("CARGO_BIN_EXE_textreuse"))
-        .args(["sentences", bad.to_str().unwrap()])
-        .output()
-        .unwrap();
+    let out = common::textreuse(&["sentences", bad.to_str().unwrap()]);
     assert!(!out.status.success());
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(stderr.contains("bad.jsonl:2"), "{stderr}");
@@ -168,9 +159,8 @@ fn hex_keys(record: &Value) -> Vec<u64> {
 
 #[test]
 fn band_keys_are_the_keys_dedup_buckets_by() {
-    use textreuse_cli::pipeline::features::{FeatureScratch, sentence_shingles};
     use textreuse_minhash::{BandScheme, Signer, SignerBuilder};
-    use textreuse_shingle::Normalize;
+    use textreuse_shingle::Shingler;
 
     let dir = tempfile::tempdir().unwrap();
     let input = near_duplicates(dir.path());
@@ -183,14 +173,9 @@ fn band_keys_are_the_keys_dedup_buckets_by() {
     // Every kept sentence's keys are the signer's band keys of its normalized shingles.
     let (records, _) = run(&["--band-keys", input]);
     let signer = Signer::new();
-    let mut scratch = FeatureScratch::new();
+    let mut shingler = Shingler::new();
     for r in &records {
-        let shingles = sentence_shingles(
-            r["text"].as_str().unwrap(),
-            12,
-            &Normalize::new(),
-            &mut scratch,
-        );
+        let shingles = shingler.fingerprints(r["text"].as_str().unwrap());
         let sig = signer.sign(shingles.iter().copied()).unwrap();
         assert_eq!(hex_keys(r), signer.band_keys(&sig).collect::<Vec<_>>());
     }
@@ -278,12 +263,7 @@ fn band_keys_are_the_keys_dedup_buckets_by() {
         .unwrap();
     for r in &small {
         let keys = hex_keys(r);
-        let shingles = sentence_shingles(
-            r["text"].as_str().unwrap(),
-            12,
-            &Normalize::new(),
-            &mut scratch,
-        );
+        let shingles = shingler.fingerprints(r["text"].as_str().unwrap());
         match disjoint.sign(shingles.iter().copied()) {
             Ok(sig) => assert_eq!(keys, disjoint.band_keys(&sig).collect::<Vec<_>>()),
             Err(_) => assert!(keys.is_empty(), "{r}"),

@@ -2,13 +2,13 @@
 //! fingerprints equal the library's, pairs equal brute force, the window search finds a subset,
 //! the output is the same for any thread count, and the pairs cluster the fixture exactly as
 //! `textreuse dedup --method simhash` does.
-use std::collections::{BTreeMap, BTreeSet};
-use std::process::Command;
-
 use serde_json::Value;
-use textreuse_cli::pipeline::features::{FeatureScratch, SentenceFilter, sentence_simhash};
-use textreuse_shingle::Normalize;
+use std::collections::{BTreeMap, BTreeSet};
+use textreuse_dedup::features::{SentenceFilter, sentence_simhash};
+use textreuse_shingle::Shingler;
 use textreuse_simhash::{SimHasher, brute_force_pairs};
+
+use super::common::{json_lines, ok, textreuse};
 
 const DIR: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../testdata/simhash");
 
@@ -18,30 +18,6 @@ fn docs() -> String {
 
 fn note() -> String {
     format!("{DIR}/note.txt")
-}
-
-fn textreuse(args: &[&str]) -> std::process::Output {
-    Command::new(env!("CARGO_BIN_EXE_textreuse"))
-        .args(args)
-        .output()
-        .expect("run textreuse")
-}
-
-/// Runs a command that must succeed; returns stdout.
-fn ok(args: &[&str]) -> String {
-    let out = textreuse(args);
-    assert!(
-        out.status.success(),
-        "{args:?} failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).expect("UTF-8 output")
-}
-
-fn json_lines(s: &str) -> Vec<Value> {
-    s.lines()
-        .map(|l| serde_json::from_str(l).expect("one JSON object per line"))
-        .collect()
 }
 
 type Id = (u64, u64);
@@ -74,8 +50,7 @@ fn fingerprints_are_the_librarys_for_every_kept_sentence() {
         fps[sentences.len()..].iter().map(id).collect::<Vec<_>>(),
         [(2, 1)]
     );
-    let (norm, hasher) = (Normalize::new(), SimHasher::new());
-    let mut scratch = FeatureScratch::new();
+    let (mut shingler, hasher) = (Shingler::new(), SimHasher::new());
     for (f, s) in fps.iter().zip(&sentences) {
         let hex = f["fingerprint"].as_str().unwrap();
         assert_eq!(hex.len(), 16);
@@ -84,8 +59,7 @@ fn fingerprints_are_the_librarys_for_every_kept_sentence() {
                 .all(|b| b.is_ascii_hexdigit() && !b.is_ascii_uppercase())
         );
         let text = s["text"].as_str().unwrap();
-        let expected =
-            sentence_simhash(text, 12, &norm, &hasher, &mut scratch).expect("long sentence");
+        let expected = sentence_simhash(text, &mut shingler, &hasher).expect("long sentence");
         assert_eq!(u64::from_str_radix(hex, 16).unwrap(), expected, "{text}");
     }
     // The plain-text note is document 2 (its position in the argument list), and its

@@ -1,11 +1,8 @@
 //! End-to-end tests of `textreuse tune`.
-use std::process::Command;
+use super::common;
 
 fn textreuse(args: &[&str]) -> (bool, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_textreuse"))
-        .args(args)
-        .output()
-        .expect("run textreuse");
+    let out = common::textreuse(args);
     (
         out.status.success(),
         String::from_utf8(out.stdout).unwrap(),

@@ -17,7 +17,7 @@
 //!   64-bit product from three 52-bit multiply-adds, see [`x86::ifma`]; five one-uop
 //!   instructions per block and shingle.
 //! * [`Isa::Avx512`] (AVX-512DQ: Skylake-SP and later): `vpmullq` (three uops), `vpaddq`,
-//!   `vpminuq`. On the Sapphire Rapids VM of `docs/benchmarks.md` this ran at 1.8 to 7.8 ns per
+//!   `vpminuq`. On the Sapphire Rapids VM of `docs/performance.md` this ran at 1.8 to 7.8 ns per
 //!   block and shingle depending on the group size, the IFMA kernel at 1.07 to 1.5 ns.
 //! * [`Isa::Avx2`]: the 64-bit product from three 32×32-bit multiplies, the unsigned minimum
 //!   from a signed compare of sign-flipped values.

@@ -68,7 +68,7 @@
 //! exact 64-bit `a·x + b` from 52-bit multiply-adds), AVX-512DQ (`vpmullq`), AVX2 and portable
 //! code, chosen once per [`Signer`]; all give identical results. [`Signer::sign_into`] and
 //! [`Signer::band_keys_into`] do not allocate. With `N = 20` a sentence of 150 shingles takes
-//! about 0.5-0.7 µs on a loaded Sapphire Rapids VM (`docs/benchmarks.md`).
+//! about 0.5-0.7 µs on a loaded Sapphire Rapids VM (`docs/performance.md`).
 //!
 //! # Stability
 //!

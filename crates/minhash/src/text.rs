@@ -62,6 +62,11 @@ impl<'s> TextSigner<'s> {
         self.shingler.shingle_len()
     }
 
+    /// The shingler (for other fingerprints of the same shingles, such as SimHash).
+    pub fn shingler(&mut self) -> &mut Shingler {
+        &mut self.shingler
+    }
+
     /// The signer.
     pub fn signer(&self) -> &'s Signer {
         self.signer
@@ -128,11 +133,7 @@ mod tests {
         let signer = Signer::new();
         let text = "The  Old Mill stands BESIDE the river, as it has since 1820.";
         let normalized = "the old mill stands beside the river, as it has since 1820.";
-        let shingles: Vec<u64> = normalized
-            .as_bytes()
-            .windows(12)
-            .map(fingerprint)
-            .collect();
+        let shingles: Vec<u64> = normalized.as_bytes().windows(12).map(fingerprint).collect();
         let by_hand = signer.sign(shingles).unwrap();
         let mut ts = TextSigner::new(&signer);
         assert_eq!(ts.minhashes(text).unwrap(), by_hand.as_slice());

@@ -7,12 +7,13 @@
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
-use textreuse_cli::pipeline::dedup::{ClusterMember, cluster_line, within_edit_distance};
+use textreuse_dedup::{Cluster, Member, within_edit_distance};
+use textreuse_minhash::TextSigner;
 use textreuse_shingle::char_shingle_count;
 use textreuse_unionfind::Clustering;
 
 use crate::arrow::{Bitmap, ColumnError, HeldArray, PushNe, StringBuilder};
-use crate::signer::{PySigner, TextSigner, shingle_len};
+use crate::signer::{PySigner, shingle_len};
 
 /// Row numbers are `uint32`.
 fn check_rows(len: usize, what: &str) -> Result<(), ColumnError> {
@@ -61,10 +62,12 @@ pub(crate) fn band_key_records<'py>(
         let mut rows = Vec::with_capacity(col.len() * m * 4);
         let mut keys = Vec::with_capacity(col.len() * m * 8);
         let mut band_keys = vec![0u64; m];
-        let mut ts = TextSigner::new(signer, shingle);
+        let mut ts = TextSigner::new(signer).shingle_chars(shingle);
         for i in 0..col.len() {
             let Some(text) = col.get(i)? else { continue };
-            let Some(mins) = ts.sign(text) else { continue };
+            let Some(mins) = ts.minhashes(text) else {
+                continue;
+            };
             signer.band_keys_into(mins, &mut band_keys);
             for &key in &band_keys {
                 rows.push_ne_u32(i as u32);
@@ -96,10 +99,10 @@ pub(crate) fn signatures<'py>(
         let n = signer.hashes();
         let mut values = Vec::with_capacity(col.len() * n * 8);
         let mut valid = Bitmap::with_capacity(col.len());
-        let mut ts = TextSigner::new(signer, shingle);
+        let mut ts = TextSigner::new(signer).shingle_chars(shingle);
         for i in 0..col.len() {
             let mins = match col.get(i)? {
-                Some(text) => ts.sign(text),
+                Some(text) => ts.minhashes(text),
                 None => None,
             };
             valid.push(mins.is_some());
@@ -286,7 +289,7 @@ pub(crate) fn cluster_lines<'py>(
         let mut types = StringBuilder::new();
         let mut lines = StringBuilder::new();
         let mut seen = std::collections::HashSet::new();
-        let mut members: Vec<ClusterMember> = Vec::new();
+        let mut members: Vec<Member> = Vec::new();
         let mut i = 0;
         while i < len {
             let c = cluster_col.required(i, "cluster")?;
@@ -298,7 +301,7 @@ pub(crate) fn cluster_lines<'py>(
             }
             members.clear();
             while i < len && cluster_col.required(i, "cluster")? == c {
-                members.push(ClusterMember {
+                members.push(Member {
                     id: id_col.required(i, "id")? as u64,
                     doc: doc_col.required(i, "doc")? as u64,
                     title: title_col.get(i)?.unwrap_or_default().to_owned(),
@@ -313,11 +316,11 @@ pub(crate) fn cluster_lines<'py>(
                 });
                 i += 1;
             }
-            let (kind, line) = cluster_line(c as u64, &mut members);
+            let cluster = Cluster::new(c as u64, std::mem::take(&mut members));
             clusters.push_ne_u64(c as u64);
-            sizes.push_ne_u64(members.len() as u64);
-            types.push(kind.as_str())?;
-            lines.push(&line)?;
+            sizes.push_ne_u64(cluster.len() as u64);
+            types.push(cluster.kind.as_str())?;
+            lines.push(&cluster.to_json())?;
         }
         Ok((clusters, types.into_buffers(), sizes, lines.into_buffers()))
     })?;

@@ -14,8 +14,8 @@
 //!
 //! The bindings hold no text-reuse logic of their own: every function calls the workspace crates
 //! (`textreuse-minhash`, `-shingle`, `-simhash`, `-align`, `-unionfind`) or the dedup pipeline's
-//! stage functions in `textreuse_cli::pipeline` (`features::sentence_shingles`,
-//! `dedup::cluster_line`, `dedup::within_edit_distance`), so a sentence gets the same shingles,
+//! library functions (`textreuse_minhash::TextSigner`, `textreuse_shingle::Shingler`,
+//! `textreuse_dedup::Cluster`, `textreuse_dedup::within_edit_distance`), so a sentence gets the same shingles,
 //! signature, band keys and cluster line in Python, in Spark and in `textreuse dedup`.
 //!
 //! - `Signer` wraps [`textreuse_minhash::Signer`] (`src/signer.rs`).
@@ -31,7 +31,7 @@
 //! # Performance
 //!
 //! Batch calls release the GIL and run on the calling thread, so Python threads (or Spark's
-//! Python workers) run batches in parallel. See the "python" section of `docs/benchmarks.md`
+//! Python workers) run batches in parallel. See the "python" section of `docs/performance.md`
 //! for `sign_batch` throughput next to rensa and gaoya.
 //!
 //! # Build

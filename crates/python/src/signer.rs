@@ -2,43 +2,9 @@
 use pyo3::exceptions::{PyIndexError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyList, PyString, PyTuple, PyType};
-use textreuse_cli::pipeline::features::{FeatureScratch, sentence_shingles};
-use textreuse_minhash::{BandScheme, Signature, Signer, SignerBuilder};
-use textreuse_shingle::Normalize;
+use textreuse_minhash::{BandScheme, Signature, Signer, SignerBuilder, TextSigner};
 
 use crate::arrow::{ColumnError, HeldArray};
-
-/// Signs texts as stage 2 of `textreuse dedup` does: normalize ([`Normalize::new`]), shingle into
-/// `shingle`-character fingerprints ([`sentence_shingles`]), sign. One per batch; reuses its
-/// buffers, so it allocates nothing per text.
-pub(crate) struct TextSigner<'s> {
-    signer: &'s Signer,
-    shingle: usize,
-    norm: Normalize,
-    scratch: FeatureScratch,
-    mins: Vec<u64>,
-}
-
-impl<'s> TextSigner<'s> {
-    pub(crate) fn new(signer: &'s Signer, shingle: usize) -> TextSigner<'s> {
-        TextSigner {
-            signer,
-            shingle,
-            norm: Normalize::new(),
-            scratch: FeatureScratch::new(),
-            mins: vec![0; signer.hashes()],
-        }
-    }
-
-    /// The minhashes of `text`, or `None` when its normalized form is shorter than one shingle
-    /// (the pipeline skips such sentences).
-    #[inline]
-    pub(crate) fn sign(&mut self, text: &str) -> Option<&[u64]> {
-        let shingles = sentence_shingles(text, self.shingle, &self.norm, &mut self.scratch);
-        self.signer.sign_into(shingles, &mut self.mins).ok()?;
-        Some(&self.mins)
-    }
-}
 
 /// Checks a shingle length given from Python.
 pub(crate) fn shingle_len(length: i64) -> PyResult<usize> {
@@ -102,10 +68,10 @@ fn sign_rows(
     let n = signer.hashes();
     let mut flat = vec![0u64; rows.len() * n];
     let mut signed = vec![false; rows.len()];
-    let mut ts = TextSigner::new(signer, shingle);
+    let mut ts = TextSigner::new(signer).shingle_chars(shingle);
     for (i, (out, ok)) in flat.chunks_exact_mut(n).zip(&mut signed).enumerate() {
         if let Some(text) = rows.get(i)?
-            && let Some(mins) = ts.sign(text)
+            && let Some(mins) = ts.minhashes(text)
         {
             out.copy_from_slice(mins);
             *ok = true;
@@ -305,8 +271,9 @@ impl PySigner {
             let text = text.to_str()?;
             return py
                 .detach(|| {
-                    TextSigner::new(&self.inner, shingle)
-                        .sign(text)
+                    TextSigner::new(&self.inner)
+                        .shingle_chars(shingle)
+                        .minhashes(text)
                         .map(<[u64]>::to_vec)
                 })
                 .ok_or_else(|| {

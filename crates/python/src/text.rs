@@ -3,10 +3,10 @@ use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 use textreuse_align::Aligner;
-use textreuse_cli::pipeline::features::{FeatureScratch, sentence_shingles, sentence_simhash};
+use textreuse_dedup::features::sentence_simhash;
 use textreuse_minhash::TuneOptions;
 use textreuse_shingle::{
-    CharOffsets, Normalize, char_shingle_count, char_shingle_fingerprints, dedup_fingerprints,
+    CharOffsets, Shingler, char_shingle_count, char_shingle_fingerprints, dedup_fingerprints,
 };
 use textreuse_simhash::SimHasher;
 
@@ -50,8 +50,7 @@ pub(crate) fn char_offsets(text: &str, byte_offsets: Vec<usize>) -> Vec<usize> {
 pub(crate) fn shingles(text: &str, length: i64, normalize: bool) -> PyResult<Vec<u64>> {
     let length = shingle_len(length)?;
     if normalize {
-        let mut scratch = FeatureScratch::new();
-        Ok(sentence_shingles(text, length, &Normalize::new(), &mut scratch).clone())
+        Ok(Shingler::with_len(length).fingerprints(text).clone())
     } else {
         let mut out = Vec::new();
         char_shingle_fingerprints(text, length, &mut out);
@@ -77,10 +76,9 @@ pub(crate) fn shingle_count(text: &str, length: i64) -> PyResult<usize> {
 #[pyo3(signature = (text_a, text_b, length=12))]
 pub(crate) fn jaccard(text_a: &str, text_b: &str, length: i64) -> PyResult<f64> {
     let length = shingle_len(length)?;
-    let norm = Normalize::new();
-    let mut scratch = FeatureScratch::new();
-    let mut a = sentence_shingles(text_a, length, &norm, &mut scratch).clone();
-    let b = sentence_shingles(text_b, length, &norm, &mut scratch);
+    let mut shingler = Shingler::with_len(length);
+    let mut a = shingler.fingerprints(text_a).clone();
+    let b = shingler.fingerprints(text_b);
     dedup_fingerprints(&mut a);
     dedup_fingerprints(b);
     if a.is_empty() || b.is_empty() {
@@ -113,10 +111,8 @@ pub(crate) fn simhash(text: &str, shingle: i64) -> PyResult<Option<u64>> {
     let shingle = shingle_len(shingle)?;
     Ok(sentence_simhash(
         text,
-        shingle,
-        &Normalize::new(),
+        &mut Shingler::with_len(shingle),
         &SimHasher::new(),
-        &mut FeatureScratch::new(),
     ))
 }
 

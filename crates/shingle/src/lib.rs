@@ -49,7 +49,7 @@
 //! `textreuse_hash::fingerprint` values computed inline: runs of shingles without a multi-byte
 //! char are hashed as fixed-width byte windows, eight at a time with AVX-512 IFMA on CPUs that
 //! have it (detected at run time; the results are bit-identical on every path). Measured numbers
-//! are in `docs/benchmarks.md` (`cargo bench -p textreuse-benches --bench shingle`).
+//! are in `docs/performance.md` (`cargo bench -p textreuse-benches --bench shingle`).
 //!
 //! # Crate features
 //!
@@ -78,8 +78,8 @@ pub use chars::{
 };
 pub use chunk::{Chunk, Chunks, LongSentence, Paragraphs, chunks, long_sentences, paragraphs};
 pub use normalize::{Digits, Normalize, Punctuation, normalize};
-pub use shingler::Shingler;
 pub use sentence::{Sentence, SentenceSplitter, SentenceSplitterBuilder, Sentences, sentences};
+pub use shingler::Shingler;
 pub use words::{
     STOPWORDS, Stopwords, Word, WordNgram, WordNgrams, Words, is_stopword, stopwords, word_key,
     words,

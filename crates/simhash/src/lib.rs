@@ -81,7 +81,7 @@
 //! [`TableSearch`] sorts `C(m, k)` tables of `n` entries (for `k = 3` and a million
 //! fingerprints it picks a handful of tables) and compares only fingerprints that share a table
 //! prefix; [`WindowSearch`] sorts `Q` permuted copies and does `Q·B·n` comparisons. Measured
-//! numbers are in `docs/benchmarks.md` of the repository.
+//! numbers are in `docs/performance.md` of the repository.
 //!
 //! # Crate features
 //!

@@ -40,6 +40,8 @@
 #[doc(inline)]
 pub use textreuse_align as align;
 #[doc(inline)]
+pub use textreuse_dedup as dedup;
+#[doc(inline)]
 pub use textreuse_hash as hash;
 #[doc(inline)]
 pub use textreuse_minhash as minhash;

@@ -44,7 +44,7 @@
 //! A dense union costs two `find`s over `u32` arrays (8 bytes of state per element). A sparse
 //! union adds two hash-map lookups (about 24 bytes per distinct id, plus the `u64` back-map),
 //! which dominate its cost. Listing clusters is one `find` per element, a counting pass and a sort
-//! of each cluster's members: `O(n log s)` for clusters of size `s`. See `docs/benchmarks.md` for
+//! of each cluster's members: `O(n log s)` for clusters of size `s`. See `docs/performance.md` for
 //! measured numbers (`cargo bench -p textreuse-benches --bench unionfind`).
 #![deny(missing_docs)]
 #![warn(missing_debug_implementations)]

@@ -51,7 +51,7 @@
 //! Cleaning is three linear passes over the page with no recursion: nested templates and
 //! links are matched with an explicit stack, and every search for a closing delimiter is bounded
 //! by the next opening delimiter or memoised, so unbalanced braces, deep nesting and huge
-//! tables cost time linear in the page size. `docs/benchmarks.md` has the measured speeds
+//! tables cost time linear in the page size. `docs/performance.md` has the measured speeds
 //! (`wikidump/clean`, `wikidump/xml`, end to end).
 //!
 //! Decompression dominates reading a `.bz2` dump. With `threads > 1`:

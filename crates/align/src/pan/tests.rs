@@ -154,7 +154,7 @@ fn write_then_parse_round_trips() {
 /// The PAN 2014 winner's detections on a slice of the PAN 2013 training corpus (see
 /// `testdata/align/README.md`). On the full translation and summary categories the same code
 /// gives the published 0.88399 and 0.57609 (measured with `textreuse pan-eval`, see
-/// `docs/benchmarks.md`).
+/// `docs/performance.md`).
 #[test]
 fn reference_detections_on_the_slice() {
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../testdata/align");

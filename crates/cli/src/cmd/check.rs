@@ -12,8 +12,7 @@ use rayon::prelude::*;
 use textreuse_align::index::CorpusIndex;
 use textreuse_align::reuse::{ReuseProfile, profile};
 use textreuse_align::{Aligner, Passage};
-use textreuse_cli::input::Document;
-use textreuse_cli::sources::{self, Source};
+use textreuse_dedup::{Document, Inputs, Source};
 
 use crate::util::{self, Global};
 
@@ -152,7 +151,7 @@ pub fn run(args: &Args, global: &Global) -> anyhow::Result<()> {
 }
 
 /// The corpus's documents: a directory's `*.txt` files in sorted order, or any input that
-/// [`sources::read_all`] reads.
+/// [`Inputs`] reads.
 fn read_corpus(path: &Path, global: &Global) -> anyhow::Result<Vec<Document>> {
     let paths = if path.is_dir() {
         let mut files = Vec::new();
@@ -172,21 +171,13 @@ fn read_corpus(path: &Path, global: &Global) -> anyhow::Result<Vec<Document>> {
     };
     let cleaner = textreuse_wikidump::Cleaner::new();
     let mut docs = Vec::new();
-    sources::read_all(
-        &paths,
-        global.threads.unwrap_or(1),
-        |source: Source| {
-            docs.push(source.into_document(&cleaner));
-            Ok(())
-        },
-        |problem| {
-            global.log(format_args!(
-                "{}: {}",
-                problem.path.display(),
-                problem.message
-            ))
-        },
-    )?;
+    for source in Inputs::new(&paths).threads(global.threads.unwrap_or(1)) {
+        match source {
+            Ok(source) => docs.push(Source::into_document(source, &cleaner)),
+            Err(e) if e.is_recoverable() => global.log(format_args!("{}", util::chain(&e))),
+            Err(e) => return Err(e.into()),
+        }
+    }
     Ok(docs)
 }
 

@@ -1,13 +1,19 @@
-//! `textreuse dedup`: clusters of near-duplicate sentences (the main job).
+//! `textreuse dedup`: clusters of near-duplicate sentences (the main job). The engine is
+//! `textreuse_dedup::Dedup`; this module turns flags into its builder, draws progress bars and
+//! writes the three files through `textreuse_dedup::OutputDir`.
 use std::cell::RefCell;
 use std::io::IsTerminal;
 use std::path::PathBuf;
 
 use anyhow::Context;
-use textreuse_cli::pipeline::dedup::{self, DedupOptions, Method, Report, Stage};
-use textreuse_cli::pipeline::shuffle::{DEFAULT_MAX_BUCKET, parse_size};
-use textreuse_cli::sources::{self, Source};
+use textreuse_dedup::features::{DEFAULT_MAX_SHINGLES, DEFAULT_MIN_SHINGLES};
+use textreuse_dedup::shuffle::DEFAULT_MAX_BUCKET;
+use textreuse_dedup::{
+    DEFAULT_MAX_ARTICLE_PAIRS, DEFAULT_MAX_HAMMING, Dedup, Inputs, Method, Progress, Stage,
+};
+use textreuse_shingle::DEFAULT_SHINGLE_CHARS;
 
+use crate::size::parse_size;
 use crate::util::{Global, SignerArgs};
 
 /// Arguments of `textreuse dedup`.
@@ -21,13 +27,13 @@ pub struct Args {
     #[arg(long, default_value = "textreuse-out", value_name = "DIR")]
     out: PathBuf,
     /// Shingle length in characters.
-    #[arg(long, default_value_t = 12, value_name = "CHARS")]
+    #[arg(long, default_value_t = DEFAULT_SHINGLE_CHARS, value_name = "CHARS")]
     shingle: usize,
     /// Keep sentences with at least this many shingles.
-    #[arg(long, default_value_t = 75, value_name = "N")]
+    #[arg(long, default_value_t = DEFAULT_MIN_SHINGLES, value_name = "N")]
     min_shingles: usize,
     /// Keep sentences with at most this many shingles.
-    #[arg(long, default_value_t = 600, value_name = "N")]
+    #[arg(long, default_value_t = DEFAULT_MAX_SHINGLES, value_name = "N")]
     max_shingles: usize,
     #[command(flatten)]
     signer: SignerArgs,
@@ -45,10 +51,10 @@ pub struct Args {
     #[arg(long, value_enum, default_value_t = MethodArg::Minhash)]
     method: MethodArg,
     /// With --method simhash: the largest Hamming distance (of 64 bits) of a candidate pair.
-    #[arg(long, default_value_t = 3, value_name = "K")]
+    #[arg(long, default_value_t = DEFAULT_MAX_HAMMING, value_name = "K")]
     max_hamming: u32,
     /// Rows of article-pairs.tsv: the top article pairs by shared clusters.
-    #[arg(long, default_value_t = 100_000, value_name = "N")]
+    #[arg(long, default_value_t = DEFAULT_MAX_ARTICLE_PAIRS, value_name = "N")]
     max_article_pairs: usize,
     /// Directory for spill files (default: the system temporary directory).
     #[arg(long, value_name = "DIR")]
@@ -63,64 +69,37 @@ enum MethodArg {
 
 /// Runs `textreuse dedup`.
 pub fn run(args: &Args, global: &Global) -> anyhow::Result<()> {
-    if let Some(d) = args.max_edit {
-        anyhow::ensure!(
-            (0.0..=1.0).contains(&d),
-            "--max-edit must be between 0 and 1, got {d}"
-        );
-    }
-    anyhow::ensure!(args.shingle >= 1, "--shingle must be at least 1 character");
-    let signer = args.signer.build()?;
-    let options = DedupOptions {
-        shingle: args.shingle,
-        min_shingles: args.min_shingles,
-        max_shingles: args.max_shingles,
-        mem_budget: parse_size(&args.mem_budget).context("invalid --mem-budget")?,
-        max_bucket: args.max_bucket.max(1),
-        max_edit: args.max_edit,
-        tmp_dir: args.tmp.clone(),
-        max_article_pairs: args.max_article_pairs,
-        method: match args.method {
+    let mut builder = Dedup::builder();
+    builder
+        .signer(args.signer.build()?)
+        .shingle(args.shingle)
+        .min_shingles(args.min_shingles)
+        .max_shingles(args.max_shingles)
+        .mem_budget(parse_size(&args.mem_budget).context("invalid --mem-budget")?)
+        .max_bucket(args.max_bucket)
+        .max_article_pairs(args.max_article_pairs)
+        .method(match args.method {
             MethodArg::Minhash => Method::MinHash,
             MethodArg::Simhash => Method::SimHash {
                 max_hamming: args.max_hamming,
             },
-        },
-        ..DedupOptions::default()
-    };
+        });
+    if let Some(d) = args.max_edit {
+        builder.max_edit(d);
+    }
+    if let Some(dir) = &args.tmp {
+        builder.tmp_dir(dir);
+    }
+    // The builder checks every option (and names it) before anything is read.
+    let dedup = builder.build()?;
     let files = global.inputs_or_samples(&args.files);
-    let threads = rayon::current_num_threads();
-    let report = Bars {
+    let inputs = Inputs::new(&files).threads(rayon::current_num_threads());
+    let bars = Bars {
         global,
         draw: !global.quiet && std::io::stderr().is_terminal(),
         bar: RefCell::new(None),
     };
-    let read = |feed: &mut dyn FnMut(Source) -> anyhow::Result<()>| {
-        let mut problems = 0u64;
-        report.begin(
-            None,
-            "{spinner} stages 1-2: {human_pos} documents ({per_sec:0}) {elapsed}",
-        );
-        sources::read_all(
-            &files,
-            threads,
-            |source| {
-                report.advance(1);
-                feed(source)
-            },
-            |problem| {
-                problems += 1;
-                report.log(&format!(
-                    "warning: {}: {} (reading goes on)",
-                    problem.path.display(),
-                    problem.message
-                ));
-            },
-        )?;
-        report.finish();
-        Ok(problems)
-    };
-    let stats = dedup::run(read, &signer, &options, &args.out, &report)?;
+    let stats = dedup.run_to_dir(inputs, &args.out, &bars)?;
     global.log(format_args!(
         "{} clusters of {} sentences from {} articles written to {}",
         stats.clusters,
@@ -161,7 +140,7 @@ impl Bars<'_> {
     }
 }
 
-impl Report for Bars<'_> {
+impl Progress for Bars<'_> {
     fn log(&self, line: &str) {
         match &*self.bar.borrow() {
             Some(bar) => bar.suspend(|| self.global.log(line)),
@@ -171,6 +150,7 @@ impl Report for Bars<'_> {
 
     fn start(&self, stage: Stage, total: Option<u64>) {
         let name = match stage {
+            Stage::ReadDocuments => "stages 1-2:",
             Stage::MergeRecords => "stage 3: merging",
             Stage::ClusterPairs => "stages 4-5: clustering",
             Stage::WriteClusters => "stages 6-8: writing",

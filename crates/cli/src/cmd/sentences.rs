@@ -25,12 +25,12 @@ use std::path::PathBuf;
 
 use anyhow::Context;
 use serde::Serialize;
-use textreuse_cli::pipeline::features::{FeatureScratch, sentence_band_keys};
-use textreuse_shingle::{Normalize, char_shingle_count, sentences};
+use textreuse_dedup::features::KeptSentences;
+use textreuse_dedup::pipeline::DocumentPipeline;
+use textreuse_dedup::{Inputs, Progress};
+use textreuse_minhash::TextSigner;
 
 use crate::util::{self, FilterArgs, Global, SignerArgs};
-use textreuse_cli::sources;
-use textreuse_wikidump::Cleaner;
 
 /// Arguments of `textreuse sentences`.
 #[derive(Debug, clap::Args)]
@@ -75,74 +75,75 @@ struct OutSentence<'a> {
     band_keys: Option<Vec<String>>,
 }
 
+/// Logs input problems (reading goes on) through `--quiet`-aware logging.
+struct Log<'a>(&'a Global);
+
+impl Progress for Log<'_> {
+    fn log(&self, line: &str) {
+        self.0.log(line);
+    }
+}
+
 /// Runs `textreuse sentences`.
 pub fn run(args: &Args, global: &Global) -> anyhow::Result<()> {
     let filter = args.filter.filter();
-    let len = filter.shingle;
     let mut out = util::stdout();
-    let (mut docs, mut total, mut kept) = (0u64, 0u64, 0u64);
+    let (mut total, mut kept) = (0u64, 0u64);
     let files = if args.files.is_empty() {
-        sources::bundled_samples()
+        util::bundled_samples()
     } else {
         args.files.clone()
     };
-    let cleaner = Cleaner::new();
-    let mut problems = 0u64;
-    // Stage 2 of dedup, sentence by sentence (pipeline::dedup's `process` does the same).
+    // Stages 1-2 of dedup, document by document on the shared pipeline: each document's lines
+    // are formatted in parallel and written in input order.
     let signer = args.band_keys.then(|| args.signer.build()).transpose()?;
-    let norm = Normalize::new();
-    let mut scratch = FeatureScratch::new();
-    sources::read_all(
-        &files,
-        rayon::current_num_threads(),
-        |source| {
-            let doc = source.into_document(&cleaner);
-            let seq = args.first_seq + docs;
-            anyhow::ensure!(
-                seq < 1 << 31,
-                "more than 2^31 documents from --first-seq: ids would not fit a signed 64-bit integer"
-            );
-            docs += 1;
-            for (idx, s) in sentences(&doc.text).enumerate() {
-                total += 1;
-                let shingles = char_shingle_count(s.as_str(), len);
-                // `filter.keeps` without counting twice: the count is also written out.
-                if shingles < filter.min_shingles || shingles > filter.max_shingles {
-                    continue;
-                }
-                kept += 1;
-                let band_keys = signer.as_ref().map(|signer| {
-                    sentence_band_keys(s.as_str(), len, &norm, signer, &mut scratch)
-                        .map_or_else(Vec::new, |keys| {
-                            keys.iter().map(|k| format!("{k:016x}")).collect()
-                        })
+    let counts = DocumentPipeline::new().run(
+        Inputs::new(&files).threads(rayon::current_num_threads()),
+        &Log(global),
+        || signer.as_ref().map(|s| TextSigner::new(s).shingle_chars(filter.shingle)),
+        |text_signer, seq, doc| -> anyhow::Result<(u64, u64, Vec<u8>)> {
+            let seq = args.first_seq + seq;
+            let (mut lines, mut kept_here) = (Vec::new(), 0u64);
+            let mut sentences = KeptSentences::new(&doc.text, seq, &filter);
+            for s in sentences.by_ref() {
+                let band_keys = text_signer.as_mut().map(|ts| {
+                    ts.band_keys(s.text).map_or_else(Vec::new, |keys| {
+                        keys.iter().map(|k| format!("{k:016x}")).collect()
+                    })
                 });
                 let rec = OutSentence {
-                    id: seq << 32 | idx as u64,
+                    id: s.id,
                     doc: doc.id,
                     title: &doc.title,
-                    idx,
+                    idx: s.idx as usize,
                     start: s.span.start,
                     end: s.span.end,
-                    shingles,
-                    text: s.as_str(),
+                    shingles: s.shingles,
+                    text: s.text,
                     band_keys,
                 };
-                serde_json::to_writer(&mut out, &rec)?;
-                out.write_all(b"\n")?;
+                serde_json::to_writer(&mut lines, &rec)?;
+                lines.push(b'\n');
+                kept_here += 1;
             }
-            Ok(())
+            Ok((sentences.sentences_seen(), kept_here, lines))
         },
-        |problem| {
-            problems += 1;
-            global.log(format_args!(
-                "warning: {}: {} (reading goes on)",
-                problem.path.display(),
-                problem.message
-            ));
+        |seq, result| {
+            let (seen, kept_here, lines) =
+                result.map_err(|e| textreuse_dedup::Error::Sink(e.into()))?;
+            if args.first_seq + seq >= 1 << 31 {
+                return Err(textreuse_dedup::Error::Sink(
+                    "more than 2^31 documents from --first-seq: ids would not fit a signed 64-bit integer".into(),
+                ));
+            }
+            total += seen;
+            kept += kept_here;
+            out.write_all(&lines)
+                .map_err(|e| textreuse_dedup::Error::Sink(e.into()))
         },
     )?;
     out.flush()?;
+    let (docs, problems) = (counts.documents, counts.input_problems);
     if let Some(path) = &args.stats {
         let counts = serde_json::json!({
             "documents": docs,

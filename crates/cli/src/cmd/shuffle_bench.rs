@@ -12,7 +12,7 @@ use std::time::Instant;
 
 use anyhow::Context;
 use rayon::prelude::*;
-use textreuse_cli::pipeline::shuffle::{self, PairMode, ShuffleBuilder};
+use textreuse_dedup::shuffle::{self, PairMode, ShuffleBuilder};
 use textreuse_hash::mix64;
 
 use crate::util::{self, Global};
@@ -49,12 +49,12 @@ pub struct Args {
     #[arg(long, value_name = "P", default_value_t = 0.002)]
     pub template_rate: f64,
     /// Seed of the synthetic data.
-    #[arg(long, default_value_t = 1123456)]
+    #[arg(long, default_value_t = textreuse_minhash::DEFAULT_SEED)]
     pub seed: u64,
 }
 
 fn parse_size_arg(s: &str) -> Result<u64, String> {
-    shuffle::parse_size(s).map_err(|e| e.to_string())
+    crate::size::parse_size(s).map_err(|e| e.to_string())
 }
 
 /// A record count: digits with optional `_`, or a decimal with an exponent (`1.4e9`).

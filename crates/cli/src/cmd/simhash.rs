@@ -5,7 +5,7 @@
 //! Inputs and the sentence filter are those of `textreuse sentences` (and `dedup`): dumps,
 //! JSON Lines and plain text, sentences kept when their shingle count on the text as written is
 //! within `--min-shingles..=--max-shingles`. The fingerprint is the one `textreuse dedup
-//! --method simhash` uses ([`textreuse_cli::pipeline::features::sentence_simhash`]): the
+//! --method simhash` uses ([`textreuse_dedup::features::sentence_simhash`]): the
 //! sentence is normalized (lowercase, whitespace collapsed), its `--shingle`-character shingles
 //! fingerprinted as a set, and SimHashed with the default seed. `idx` counts every sentence of
 //! the document, kept or not, as in `sentences`.
@@ -18,14 +18,12 @@ use std::io::Write;
 use std::path::PathBuf;
 
 use anyhow::Context;
-use rayon::prelude::*;
 use serde::Serialize;
-use textreuse_cli::input::is_json_lines;
-use textreuse_cli::pipeline::features::{FeatureScratch, sentence_simhash};
-use textreuse_cli::sources::{self, Source};
-use textreuse_shingle::{Normalize, sentences};
+use textreuse_dedup::features::{KeptSentences, sentence_simhash};
+use textreuse_dedup::pipeline::DocumentPipeline;
+use textreuse_dedup::{Error, Inputs, Progress};
+use textreuse_shingle::Shingler;
 use textreuse_simhash::{SimHasher, TableSearch, WindowSearch};
-use textreuse_wikidump::Cleaner;
 
 use crate::util::{self, FilterArgs, Global};
 
@@ -42,7 +40,7 @@ pub struct Args {
     #[arg(long)]
     pub pairs: bool,
     /// With --pairs: the largest Hamming distance (of 64 bits) of a pair.
-    #[arg(long, default_value_t = 3, value_name = "K")]
+    #[arg(long, default_value_t = textreuse_dedup::DEFAULT_MAX_HAMMING, value_name = "K")]
     pub max_hamming: u32,
     /// With --pairs: the exact permuted-table search, or the approximate sliding window.
     #[arg(long, value_enum, default_value_t = SearchMethod::Table)]
@@ -69,9 +67,6 @@ pub enum SearchMethod {
     Window,
 }
 
-/// Documents per parallel batch.
-const BATCH: usize = 256;
-
 #[derive(Serialize)]
 struct OutFingerprint {
     doc: u64,
@@ -94,6 +89,15 @@ struct OutPair {
 
 /// One kept sentence: document id, sentence index, fingerprint.
 type Kept = (u64, u32, u64);
+
+/// Logs input problems (reading goes on) through `--quiet`-aware logging.
+struct Log<'a>(&'a Global);
+
+impl Progress for Log<'_> {
+    fn log(&self, line: &str) {
+        self.0.log(line);
+    }
+}
 
 /// Runs `textreuse simhash`.
 pub fn run(args: &Args, global: &Global) -> anyhow::Result<()> {
@@ -119,47 +123,34 @@ pub fn run(args: &Args, global: &Global) -> anyhow::Result<()> {
     };
     let files = global.inputs_or_samples(&args.files);
 
-    let cleaner = Cleaner::new();
     let hasher = SimHasher::new();
-    let norm = Normalize::new();
     let mut out = util::stdout();
-    let (mut docs, mut total) = (0u64, 0u64);
+    let (mut total, mut kept_count) = (0u64, 0u64);
     // With --pairs every kept sentence is held (16 bytes + 8 of fingerprint) until the search.
     let mut kept: Vec<Kept> = Vec::new();
-    let mut kept_count = 0u64;
-    let mut batch: Vec<Source> = Vec::with_capacity(BATCH);
-    let mut flush = |batch: &mut Vec<Source>,
-                     out: &mut dyn Write,
-                     kept: &mut Vec<Kept>|
-     -> anyhow::Result<()> {
-        let results: Vec<(u64, Vec<Kept>)> = std::mem::take(batch)
-            .into_par_iter()
-            .map_init(FeatureScratch::new, |scratch, source| {
-                let doc = source.into_document(&cleaner);
-                let mut sentences_seen = 0u64;
-                let mut doc_kept = Vec::new();
-                for (idx, s) in sentences(&doc.text).enumerate() {
-                    sentences_seen += 1;
-                    if !filter.keeps(s.as_str()) {
-                        continue;
-                    }
-                    if let Some(fp) =
-                        sentence_simhash(s.as_str(), filter.shingle, &norm, &hasher, scratch)
-                    {
-                        doc_kept.push((doc.id, idx as u32, fp));
-                    }
+    let counts = DocumentPipeline::new().run(
+        Inputs::new(&files).threads(rayon::current_num_threads()),
+        &Log(global),
+        || Shingler::with_len(filter.shingle),
+        |shingler, seq, doc| {
+            let mut doc_kept = Vec::new();
+            let mut sentences = KeptSentences::new(&doc.text, seq, &filter);
+            for s in sentences.by_ref() {
+                if let Some(fp) = sentence_simhash(s.text, shingler, &hasher) {
+                    doc_kept.push((doc.id, s.idx, fp));
                 }
-                (sentences_seen, doc_kept)
-            })
-            .collect();
-        for (seen, doc_kept) in results {
-            docs += 1;
+            }
+            (sentences.sentences_seen(), doc_kept)
+        },
+        |_, (seen, doc_kept): (u64, Vec<Kept>)| {
             total += seen;
             kept_count += doc_kept.len() as u64;
             if args.pairs {
                 kept.extend_from_slice(&doc_kept);
-            } else {
-                for (doc, idx, fp) in doc_kept {
+                return Ok(());
+            }
+            let write = |out: &mut dyn Write| -> std::io::Result<()> {
+                for &(doc, idx, fp) in &doc_kept {
                     let rec = OutFingerprint {
                         doc,
                         idx,
@@ -168,45 +159,12 @@ pub fn run(args: &Args, global: &Global) -> anyhow::Result<()> {
                     serde_json::to_writer(&mut *out, &rec)?;
                     out.write_all(b"\n")?;
                 }
-            }
-        }
-        Ok(())
-    };
-
-    let threads = rayon::current_num_threads();
-    let mut problems = 0u64;
-    // One file at a time, so that a plain-text document gets its position in the argument list
-    // as its id (as in `textreuse sentences`), whichever reader delivers it.
-    for (position, path) in files.iter().enumerate() {
-        let plain = !sources::is_dump(path) && !is_json_lines(path);
-        sources::read_all(
-            std::slice::from_ref(path),
-            threads,
-            |source| {
-                let source = match source {
-                    Source::Text(mut doc) if plain => {
-                        doc.id = position as u64 + 1;
-                        Source::Text(doc)
-                    }
-                    other => other,
-                };
-                batch.push(source);
-                if batch.len() >= BATCH {
-                    flush(&mut batch, &mut out, &mut kept)?;
-                }
                 Ok(())
-            },
-            |problem| {
-                problems += 1;
-                global.log(format_args!(
-                    "warning: {}: {} (reading goes on)",
-                    problem.path.display(),
-                    problem.message
-                ));
-            },
-        )?;
-    }
-    flush(&mut batch, &mut out, &mut kept)?;
+            };
+            write(&mut out).map_err(|e| Error::Sink(e.into()))
+        },
+    )?;
+    let (docs, problems) = (counts.documents, counts.input_problems);
     global.log(format_args!(
         "{docs} documents, {total} sentences, {kept_count} fingerprinted ({}){}",
         args.filter.describe(),

@@ -14,16 +14,16 @@ pub struct Args {
     #[arg(long, value_name = "N")]
     hashes: Option<usize>,
     /// Output bits of each hash function.
-    #[arg(long, default_value_t = 60)]
+    #[arg(long, default_value_t = textreuse_minhash::DEFAULT_BITS)]
     bits: u32,
     /// Rows K: minhashes per band.
-    #[arg(long, short = 'k', default_value_t = 10)]
+    #[arg(long, short = 'k', default_value_t = textreuse_minhash::DEFAULT_ROWS)]
     rows: usize,
     /// Bands M: band keys per item.
-    #[arg(long, short = 'm', default_value_t = 10)]
+    #[arg(long, short = 'm', default_value_t = textreuse_minhash::DEFAULT_BANDS)]
     bands: usize,
     /// Seed of the hash functions and of the drawn band subsets.
-    #[arg(long, default_value_t = 1123456)]
+    #[arg(long, default_value_t = textreuse_minhash::DEFAULT_SEED)]
     seed: u64,
     /// How bands are formed: `drawn` (K-subsets of N drawn from the seed) or `disjoint`.
     #[arg(long, value_enum, default_value_t = Scheme::Drawn)]

@@ -7,7 +7,7 @@
 //! millions of distinct pairs of which only the top rows are written.
 //!
 //! ```
-//! use textreuse_cli::pipeline::article_pairs::{ArticlePair, top_article_pairs};
+//! use textreuse_dedup::article_pairs::{ArticlePair, top_article_pairs};
 //!
 //! // Three clusters over articles 0..4 (dense indices), as flat lists with bounds.
 //! let lists = [0, 1, 2, /**/ 0, 1, /**/ 1, 2, 3];

@@ -13,7 +13,7 @@
 //!
 //! The order is the total order on `(key, id)`, whatever the keys: the property tests compare it
 //! with `sort_unstable`, also for keys that all fall in one partition. Measured against rayon's
-//! parallel pdqsort in `docs/benchmarks.md` ("dedup").
+//! parallel pdqsort in `docs/performance.md` ("dedup").
 use rayon::prelude::*;
 
 /// Partitions (one per value of the partition byte).

@@ -1,0 +1,7 @@
+//! The command line end to end: one test binary, a module per subcommand, one shared helper.
+mod check;
+mod common;
+mod dedup;
+mod sentences;
+mod simhash;
+mod tune;

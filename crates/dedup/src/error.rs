@@ -1,0 +1,71 @@
+//! The error type of a dedup run.
+use std::path::PathBuf;
+
+use textreuse_simhash::SimHashError;
+use textreuse_unionfind::UnionFindError;
+
+use crate::shuffle::ShuffleError;
+use crate::source::InputError;
+
+/// Why a dedup run (or building one) failed. Each variant says how to recover.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// An option of [`DedupBuilder`](crate::DedupBuilder) is out of range. Recover by changing
+    /// the option the message names.
+    #[error("invalid option {option}: {message}")]
+    InvalidOption {
+        /// The option (as the builder method is called).
+        option: &'static str,
+        /// What is wrong and what is allowed.
+        message: String,
+    },
+    /// An input could not be read; see [`InputError`] for which one and where.
+    #[error(transparent)]
+    Input(#[from] InputError),
+    /// The shuffle failed (its spill files could not be written or read). Recover by pointing
+    /// the spill directory ([`DedupBuilder::tmp_dir`](crate::DedupBuilder::tmp_dir)) at a file
+    /// system with space, or by raising the memory budget.
+    #[error(transparent)]
+    Shuffle(#[from] ShuffleError),
+    /// The SimHash search failed (see [`SimHashError`]).
+    #[error("SimHash search failed")]
+    SimHash(#[from] SimHashError),
+    /// Clustering saw more distinct sentences than union-find supports. Recover by splitting the
+    /// input.
+    #[error(transparent)]
+    UnionFind(#[from] UnionFindError),
+    /// The temporary file of kept sentence texts could not be written or read back. Recover by
+    /// pointing [`DedupBuilder::tmp_dir`](crate::DedupBuilder::tmp_dir) at a writable file
+    /// system with space.
+    #[error("{what} (sentence text file in {})", dir.display())]
+    TextStore {
+        /// What was being done.
+        what: &'static str,
+        /// The directory of the file.
+        dir: PathBuf,
+        /// The cause.
+        #[source]
+        source: std::io::Error,
+    },
+    /// The input has more than 2^32 documents, so sentence ids (`seq << 32 | idx`) would
+    /// overflow. Recover by splitting the input into runs.
+    #[error("more than 2^32 documents: sentence ids would overflow (split the input)")]
+    TooManyDocuments,
+    /// The [`Sink`](crate::Sink) failed; its error is the source. Recover as that error says
+    /// (for the output files: a writable directory with space).
+    #[error("cannot deliver the results")]
+    Sink(#[source] Box<dyn std::error::Error + Send + Sync>),
+}
+
+/// `error` and its sources, joined by `": "` (one line, as the CLI prints errors).
+pub(crate) fn chain(error: &dyn std::error::Error) -> String {
+    let mut line = error.to_string();
+    let mut source = error.source();
+    while let Some(e) = source {
+        line.push_str(": ");
+        line.push_str(&e.to_string());
+        source = e.source();
+    }
+    line
+}

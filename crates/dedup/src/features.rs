@@ -1,0 +1,223 @@
+//! Per-sentence features, computed one way for every front end: the sentence filter, the kept
+//! sentences of a document with their ids, and the 64-bit SimHash of a sentence. MinHash band
+//! keys come from [`textreuse_minhash::TextSigner`], the one text -> band keys recipe.
+//!
+//! Stage 1-2 of the pipeline, `textreuse sentences`, `textreuse simhash`, the benches and the
+//! Python package all go through [`KeptSentences`] and these functions, so a sentence's id and
+//! features are defined once.
+//!
+//! ```
+//! use textreuse_dedup::features::{KeptSentences, SentenceFilter};
+//! use textreuse_minhash::{Signer, TextSigner};
+//!
+//! let text = "Short one. The old mill on the river was built in 1820 and still grinds grain today.";
+//! let filter = SentenceFilter { min_shingles: 40, ..SentenceFilter::default() };
+//! let signer = Signer::new();
+//! let mut text_signer = TextSigner::new(&signer);
+//! let mut kept = KeptSentences::new(text, 7, &filter);
+//! let s = kept.next().ok_or("no sentence kept")?;
+//! assert_eq!((s.idx, s.id), (1, 7 << 32 | 1)); // sentence 0 is too short
+//! let keys = text_signer.band_keys(s.text).ok_or("too short")?;
+//! assert_eq!(keys.len(), 10);
+//! assert!(kept.next().is_none());
+//! assert_eq!(kept.sentences_seen(), 2);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+use std::ops::Range;
+
+use textreuse_shingle::{DEFAULT_SHINGLE_CHARS, Sentences, Shingler, char_shingle_count};
+use textreuse_simhash::SimHasher;
+
+/// The default smallest shingle count of a kept sentence (the research's 75).
+pub const DEFAULT_MIN_SHINGLES: usize = 75;
+/// The default largest shingle count of a kept sentence (the research's 600).
+pub const DEFAULT_MAX_SHINGLES: usize = 600;
+
+/// Which sentences are kept: those whose shingle count, on the sentence as written (before
+/// normalization), is within `min_shingles..=max_shingles`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SentenceFilter {
+    /// Shingle length in characters (default 12).
+    pub shingle: usize,
+    /// Smallest shingle count kept (default 75).
+    pub min_shingles: usize,
+    /// Largest shingle count kept (default 600; `usize::MAX` for no bound).
+    pub max_shingles: usize,
+}
+
+impl Default for SentenceFilter {
+    fn default() -> Self {
+        SentenceFilter {
+            shingle: DEFAULT_SHINGLE_CHARS,
+            min_shingles: DEFAULT_MIN_SHINGLES,
+            max_shingles: DEFAULT_MAX_SHINGLES,
+        }
+    }
+}
+
+impl SentenceFilter {
+    /// Whether `sentence` passes the filter.
+    pub fn keeps(&self, sentence: &str) -> bool {
+        self.keeps_count(char_shingle_count(sentence, self.shingle))
+    }
+
+    /// Whether a sentence of `count` shingles passes the filter.
+    pub fn keeps_count(&self, count: usize) -> bool {
+        count >= self.min_shingles && count <= self.max_shingles
+    }
+}
+
+/// The sentence id of sentence `idx` of the document at input position `seq`: `seq << 32 | idx`.
+/// Two versions of one page (same document id, two positions) get different ids.
+#[inline]
+pub fn sentence_id(seq: u64, idx: u32) -> u64 {
+    seq << 32 | idx as u64
+}
+
+/// One sentence of a document that passed the filter.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct KeptSentence<'a> {
+    /// Its index among all sentences of the document (kept or not), so `(document, idx)` is
+    /// stable whatever the filter.
+    pub idx: u32,
+    /// Its sentence id, [`sentence_id`]`(seq, idx)`.
+    pub id: u64,
+    /// Its byte span in the document text.
+    pub span: Range<usize>,
+    /// Its text.
+    pub text: &'a str,
+    /// Its shingle count on the text as written.
+    pub shingles: usize,
+}
+
+/// The sentences of one document that pass a [`SentenceFilter`], with their ids: stage 1 of the
+/// pipeline for one document. [`KeptSentences::sentences_seen`] counts every sentence, kept or
+/// not.
+#[derive(Debug)]
+pub struct KeptSentences<'a> {
+    sentences: Sentences<'a>,
+    seq: u64,
+    filter: SentenceFilter,
+    seen: u64,
+}
+
+impl<'a> KeptSentences<'a> {
+    /// The kept sentences of `text`, the document at input position `seq`.
+    pub fn new(text: &'a str, seq: u64, filter: &SentenceFilter) -> KeptSentences<'a> {
+        KeptSentences {
+            sentences: textreuse_shingle::sentences(text),
+            seq,
+            filter: *filter,
+            seen: 0,
+        }
+    }
+
+    /// The sentences seen so far, kept or not (all of them once the iterator is exhausted).
+    pub fn sentences_seen(&self) -> u64 {
+        self.seen
+    }
+}
+
+impl<'a> Iterator for KeptSentences<'a> {
+    type Item = KeptSentence<'a>;
+
+    fn next(&mut self) -> Option<KeptSentence<'a>> {
+        for sentence in self.sentences.by_ref() {
+            let idx = self.seen as u32;
+            self.seen += 1;
+            let text = sentence.as_str();
+            let shingles = char_shingle_count(text, self.filter.shingle);
+            if self.filter.keeps_count(shingles) {
+                return Some(KeptSentence {
+                    idx,
+                    id: sentence_id(self.seq, idx),
+                    span: sentence.span,
+                    text,
+                    shingles,
+                });
+            }
+        }
+        None
+    }
+}
+
+impl std::iter::FusedIterator for KeptSentences<'_> {}
+
+/// The 64-bit SimHash of `sentence` as `textreuse dedup --method simhash` computes it: the
+/// sentence's normalized shingle fingerprints ([`Shingler`]) taken as a set (sorted, duplicates
+/// removed, as MinHash sees them) and fingerprinted unweighted by `hasher` (the pipeline uses
+/// [`SimHasher::new`]). `None` when the normalized sentence is shorter than one shingle.
+pub fn sentence_simhash(
+    sentence: &str,
+    shingler: &mut Shingler,
+    hasher: &SimHasher,
+) -> Option<u64> {
+    let shingles = shingler.fingerprints(sentence);
+    if shingles.is_empty() {
+        return None;
+    }
+    shingles.sort_unstable();
+    shingles.dedup();
+    Some(hasher.fingerprint_unweighted(shingles.iter().copied()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use textreuse_hash::fingerprint;
+    use textreuse_shingle::{Normalize, normalize};
+
+    #[test]
+    fn filter_counts_shingles_of_the_text_as_written() {
+        let f = SentenceFilter {
+            shingle: 4,
+            min_shingles: 2,
+            max_shingles: 3,
+        };
+        assert!(!f.keeps("abcd")); // 1 shingle
+        assert!(f.keeps("abcde")); // 2
+        assert!(f.keeps("ABCDEF")); // 3
+        assert!(!f.keeps("abcdefg")); // 4
+    }
+
+    #[test]
+    fn kept_sentences_count_every_sentence() {
+        let f = SentenceFilter {
+            shingle: 4,
+            min_shingles: 3,
+            max_shingles: 100,
+        };
+        let text = "Hi. This one is kept. No. And this one too.";
+        let mut kept = KeptSentences::new(text, 2, &f);
+        let all: Vec<KeptSentence<'_>> = kept.by_ref().collect();
+        assert_eq!(kept.sentences_seen(), 4);
+        let idx: Vec<u32> = all.iter().map(|s| s.idx).collect();
+        assert_eq!(idx, [1, 3]);
+        assert_eq!(all[0].id, 2 << 32 | 1);
+        assert_eq!(&text[all[1].span.clone()], all[1].text);
+    }
+
+    #[test]
+    fn simhash_is_of_the_normalized_shingle_set() {
+        let (mut shingler, hasher) = (Shingler::new(), SimHasher::new());
+        let text = "The  Old Mill stands beside the river; the old mill stands beside the river.";
+        let fp = sentence_simhash(text, &mut shingler, &hasher).unwrap();
+        // By hand: normalize, shingle, set, fingerprint.
+        let mut normalized = String::new();
+        normalize(text, &Normalize::new(), &mut normalized);
+        let chars: Vec<(usize, char)> = normalized.char_indices().collect();
+        let mut set: Vec<u64> = (0..=chars.len() - 12)
+            .map(|i| {
+                let end = chars.get(i + 12).map_or(normalized.len(), |c| c.0);
+                fingerprint(&normalized.as_bytes()[chars[i].0..end])
+            })
+            .collect();
+        set.sort_unstable();
+        set.dedup();
+        assert_eq!(fp, hasher.fingerprint_unweighted(set.iter().copied()));
+        // Case and spacing are normalized away; a set ignores repetition order.
+        let same = "the old mill stands beside the river; the old mill stands beside the river.";
+        assert_eq!(sentence_simhash(same, &mut shingler, &hasher), Some(fp));
+        assert_eq!(sentence_simhash("short", &mut shingler, &hasher), None);
+    }
+}

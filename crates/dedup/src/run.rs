@@ -1,0 +1,776 @@
+//! The engine: [`Dedup`], built by [`DedupBuilder`], runs stages 1-8 over a stream of sources
+//! and delivers clusters to a [`Sink`].
+use std::collections::{BTreeMap, HashMap};
+use std::path::PathBuf;
+use std::time::Instant;
+
+use rayon::prelude::*;
+use textreuse_minhash::{Signer, TextSigner};
+use textreuse_shingle::Shingler;
+use textreuse_simhash::{SimHasher, TableSearch};
+use textreuse_unionfind::{Clustering, Clusters};
+
+use crate::article_pairs::{MAX_CLUSTER_ARTICLES, top_article_pairs};
+use crate::classify::ClusterType;
+use crate::cluster::{Cluster, Member, within_edit_distance};
+use crate::features::{KeptSentences, SentenceFilter, sentence_simhash};
+use crate::pipeline::{DEFAULT_BATCH, DocumentPipeline};
+use crate::progress::{Progress, Stage};
+use crate::shuffle::{self, PairMode, ShuffleBuilder, ShuffleStats};
+use crate::sink::{ArticlePairRow, OutputDir, Sink};
+use crate::source::{InputError, Source};
+use crate::text_store::{TextReader, TextStore};
+use crate::{Document, Error, Stats};
+
+/// The default number of rows of `article-pairs.tsv` (the top pairs by shared clusters).
+pub const DEFAULT_MAX_ARTICLE_PAIRS: usize = 100_000;
+
+/// The default largest Hamming distance of a SimHash candidate pair ([`Method::SimHash`]).
+pub const DEFAULT_MAX_HAMMING: u32 = 3;
+
+/// How candidate pairs are found.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Method {
+    /// MinHash band keys through the shuffle (the default).
+    #[default]
+    MinHash,
+    /// 64-bit SimHash fingerprints of the same shingles, all pairs within `max_hamming` bits by
+    /// the exact permuted-table search.
+    SimHash {
+        /// Largest Hamming distance of a candidate pair (at most 64; default 3).
+        max_hamming: u32,
+    },
+}
+
+/// The options of a [`Dedup`] run; [`DedupBuilder::new`] gives the research defaults. Setters
+/// take and return `&mut Self`; [`DedupBuilder::build`] checks every option.
+///
+/// ```
+/// use textreuse_dedup::Dedup;
+///
+/// let dedup = Dedup::builder()
+///     .mem_budget(512 << 20)
+///     .max_bucket(100)
+///     .max_edit(0.25)
+///     .build()?;
+/// assert!(Dedup::builder().max_edit(1.5).build().is_err());
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Clone, Debug)]
+pub struct DedupBuilder {
+    signer: Option<Signer>,
+    filter: SentenceFilter,
+    mem_budget: u64,
+    max_bucket: usize,
+    max_edit: Option<f64>,
+    tmp_dir: Option<PathBuf>,
+    batch: usize,
+    method: Method,
+    max_article_pairs: usize,
+}
+
+impl Default for DedupBuilder {
+    fn default() -> Self {
+        DedupBuilder::new()
+    }
+}
+
+impl DedupBuilder {
+    /// The research defaults: 12-character shingles, sentences of 75..=600 shingles, the default
+    /// [`Signer`] (N = 20, K = 10, M = 10, drawn bands, seed 1123456), a 2 GiB shuffle budget,
+    /// buckets capped at 100, no edit-distance filter, MinHash candidates, 100,000 article pairs.
+    pub fn new() -> DedupBuilder {
+        DedupBuilder {
+            signer: None,
+            filter: SentenceFilter::default(),
+            mem_budget: shuffle::DEFAULT_MEM_BUDGET,
+            max_bucket: shuffle::DEFAULT_MAX_BUCKET,
+            max_edit: None,
+            tmp_dir: None,
+            batch: DEFAULT_BATCH,
+            method: Method::MinHash,
+            max_article_pairs: DEFAULT_MAX_ARTICLE_PAIRS,
+        }
+    }
+
+    /// The MinHash signer (default [`Signer::new`]).
+    pub fn signer(&mut self, signer: Signer) -> &mut Self {
+        self.signer = Some(signer);
+        self
+    }
+
+    /// Shingle length in characters (default 12; at least 1).
+    pub fn shingle(&mut self, chars: usize) -> &mut Self {
+        self.filter.shingle = chars;
+        self
+    }
+
+    /// Keep sentences with at least this many shingles, counted on the text as written
+    /// (default 75).
+    pub fn min_shingles(&mut self, n: usize) -> &mut Self {
+        self.filter.min_shingles = n;
+        self
+    }
+
+    /// Keep sentences with at most this many shingles (default 600; `usize::MAX` for no bound).
+    pub fn max_shingles(&mut self, n: usize) -> &mut Self {
+        self.filter.max_shingles = n;
+        self
+    }
+
+    /// The shuffle's memory budget in bytes (default 2 GiB; at least 1 KiB); beyond it sorted
+    /// runs spill to disk.
+    pub fn mem_budget(&mut self, bytes: u64) -> &mut Self {
+        self.mem_budget = bytes;
+        self
+    }
+
+    /// A bucket with more sentences contributes only its first `n` (by id) (default 100; at
+    /// least 2; `usize::MAX` for no cap).
+    pub fn max_bucket(&mut self, n: usize) -> &mut Self {
+        self.max_bucket = n;
+        self
+    }
+
+    /// Keep only candidate pairs whose normalized edit distance is at most `d` (0..=1), and
+    /// cluster those (stage 7). Default: no filter.
+    pub fn max_edit(&mut self, d: f64) -> &mut Self {
+        self.max_edit = Some(d);
+        self
+    }
+
+    /// Removes the edit-distance filter.
+    pub fn no_edit_filter(&mut self) -> &mut Self {
+        self.max_edit = None;
+        self
+    }
+
+    /// Where spill files and the sentence text file go (default: the system temporary
+    /// directory).
+    pub fn tmp_dir(&mut self, dir: impl Into<PathBuf>) -> &mut Self {
+        self.tmp_dir = Some(dir.into());
+        self
+    }
+
+    /// Documents per parallel batch of stages 1-2 (default 512; at least 1).
+    pub fn batch(&mut self, documents: usize) -> &mut Self {
+        self.batch = documents;
+        self
+    }
+
+    /// MinHash (default) or SimHash candidates.
+    pub fn method(&mut self, method: Method) -> &mut Self {
+        self.method = method;
+        self
+    }
+
+    /// Rows of the article-pair ranking (default 100,000).
+    pub fn max_article_pairs(&mut self, n: usize) -> &mut Self {
+        self.max_article_pairs = n;
+        self
+    }
+
+    /// Checks the options and builds the engine. [`Error::InvalidOption`] names the option to
+    /// change.
+    pub fn build(&self) -> Result<Dedup, Error> {
+        let invalid = |option, message: String| Err(Error::InvalidOption { option, message });
+        if self.filter.shingle == 0 {
+            return invalid("shingle", "must be at least 1 character".into());
+        }
+        if self.filter.min_shingles > self.filter.max_shingles {
+            return invalid(
+                "min_shingles",
+                format!(
+                    "{} is above max_shingles {}: no sentence would be kept",
+                    self.filter.min_shingles, self.filter.max_shingles
+                ),
+            );
+        }
+        if let Some(d) = self.max_edit
+            && !(0.0..=1.0).contains(&d)
+        {
+            return invalid("max_edit", format!("must be between 0 and 1, got {d}"));
+        }
+        if self.batch == 0 {
+            return invalid("batch", "must be at least 1 document".into());
+        }
+        let mut shuffle = ShuffleBuilder::new();
+        shuffle
+            .mem_budget(self.mem_budget)
+            .max_bucket(self.max_bucket);
+        if self.max_edit.is_some() {
+            // Every pair that shares a band is checked, not only a star.
+            shuffle.pair_mode(PairMode::All);
+        }
+        if let Some(dir) = &self.tmp_dir {
+            shuffle.tmp_dir(dir);
+        }
+        // Checks the budget and the cap now, not after reading the input.
+        shuffle.build()?;
+        let search = match self.method {
+            Method::MinHash => None,
+            Method::SimHash { max_hamming } => Some(TableSearch::new(max_hamming)?),
+        };
+        Ok(Dedup {
+            signer: self.signer.clone().unwrap_or_default(),
+            filter: self.filter,
+            shuffle,
+            max_edit: self.max_edit,
+            tmp_dir: self.tmp_dir.clone(),
+            batch: self.batch,
+            search,
+            max_article_pairs: self.max_article_pairs,
+        })
+    }
+}
+
+/// The dedup engine: clusters of near-duplicate sentences.
+///
+/// Stage by stage:
+///
+/// 1. documents -> sentences ([`KeptSentences`]), kept when their character shingle count (on
+///    the sentence as written) is within `min_shingles..=max_shingles`;
+/// 2. sentences -> `(band key, sentence id)` records ([`TextSigner`]: normalized, shingled,
+///    signed, one key per band). Stages 1-2 run on the [`DocumentPipeline`];
+/// 3. the shuffle groups records by key under the memory budget, spilling sorted runs;
+/// 4. buckets -> distinct candidate pairs, large buckets capped to their first `max_bucket` ids;
+/// 5. pairs -> clusters (union-find, cluster id = smallest member id);
+/// 6. clusters -> sentence text: kept sentences are written to a temporary file during stage 1
+///    and read back by offset, so memory holds 12 bytes per kept sentence and 8 per document,
+///    not the text;
+/// 7. optional ([`DedupBuilder::max_edit`]): keep only candidate pairs whose normalized
+///    Levenshtein distance is at most `max_edit` (buckets then emit all their pairs instead of
+///    a star, so every pair that shares a band is checked), and re-cluster;
+/// 8. classify each cluster ([`classify`](crate::classify)), rank the article pairs.
+///
+/// Stages 6 and 8 run in parallel over chunks of clusters, delivered in cluster-id order, so the
+/// results are the same for any thread count and memory budget. Sentence ids are
+/// `seq << 32 | idx`, where `seq` is the document's position in the input (so the same page in
+/// two dumps gets two ids) and `idx` the sentence's index in its document.
+///
+/// ```
+/// use textreuse_dedup::{Collect, Dedup, Document, NoProgress};
+///
+/// let text = "The old mill on the river was built in 1820 and still grinds grain for the village bakery.";
+/// let docs = vec![
+///     Document::new(1, "Mill", text),
+///     Document::new(2, "Village", format!("A different sentence opens this page. {text}")),
+/// ];
+/// let dedup = Dedup::builder().min_shingles(10).build()?;
+/// let mut results = Collect::default();
+/// let stats = dedup.run_documents(docs, &mut results, &NoProgress)?;
+/// assert_eq!(stats.clusters, 1);
+/// let cluster = &results.clusters[0];
+/// assert_eq!(cluster.members.len(), 2);
+/// assert_eq!((cluster.members[0].doc, cluster.members[1].doc), (1, 2));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Clone, Debug)]
+pub struct Dedup {
+    signer: Signer,
+    filter: SentenceFilter,
+    shuffle: ShuffleBuilder,
+    max_edit: Option<f64>,
+    tmp_dir: Option<PathBuf>,
+    batch: usize,
+    /// `Some` for [`Method::SimHash`].
+    search: Option<TableSearch>,
+    max_article_pairs: usize,
+}
+
+impl Default for Dedup {
+    fn default() -> Self {
+        Dedup::new()
+    }
+}
+
+/// Pairs per progress report in stages 4-5 (a report per pair would cost more than the union).
+const PROGRESS_STEP: u64 = 1 << 16;
+
+/// Members of the clusters fetched and classified per parallel chunk of stages 6-8 (a few MiB
+/// of text, so a chunk is far more work than delivering it).
+const CHUNK_MEMBERS: usize = 1 << 15;
+
+/// The output of stages 1-2.
+struct Signed {
+    texts: TextStore,
+    /// MinHash: the band-key records.
+    shuffle: shuffle::Shuffle,
+    /// SimHash: `(fingerprint, sentence id)`.
+    fingerprints: Vec<(u64, u64)>,
+    /// `seq` -> (document id, title).
+    docs: Vec<(u64, String)>,
+}
+
+/// The output of stages 3-5 (and 7).
+struct Candidates {
+    clustering: Clustering,
+    /// The candidate pairs, kept for stage 7 (empty without the edit filter).
+    pairs: Vec<(u64, u64)>,
+}
+
+/// What stages 6-8 keep of each delivered cluster for the article-pair ranking.
+#[derive(Default)]
+struct ArticleTally {
+    /// Document id -> `seq` of its first member in output order (whose title is written).
+    first_seq: HashMap<u64, u32>,
+    /// The distinct documents of each cluster that counts, flat, with bounds.
+    pair_docs: Vec<u64>,
+    pair_bounds: Vec<usize>,
+}
+
+impl Dedup {
+    /// An engine with the research defaults ([`DedupBuilder::new`]).
+    pub fn new() -> Dedup {
+        DedupBuilder::new()
+            .build()
+            .expect("the default options are valid")
+    }
+
+    /// A builder with the research defaults.
+    pub fn builder() -> DedupBuilder {
+        DedupBuilder::new()
+    }
+
+    /// The signer of stage 2.
+    pub fn signer(&self) -> &Signer {
+        &self.signer
+    }
+
+    /// The sentence filter of stage 1.
+    pub fn filter(&self) -> &SentenceFilter {
+        &self.filter
+    }
+
+    /// Runs stages 1-8 over `sources` (in input order; see [`Inputs`](crate::Inputs) for
+    /// files), delivers the clusters, article pairs and counts to `sink`, tells `progress` how
+    /// it goes, and returns the counts.
+    pub fn run<I, S>(
+        &self,
+        sources: I,
+        sink: &mut S,
+        progress: &dyn Progress,
+    ) -> Result<Stats, Error>
+    where
+        I: IntoIterator<Item = Result<Source, InputError>>,
+        S: Sink + ?Sized,
+    {
+        let mut stats = Stats::default();
+        let signed = self.sentences_and_signatures(sources, progress, &mut stats)?;
+        let texts = signed.texts.into_reader()?;
+        let candidates =
+            self.candidate_clusters(signed.shuffle, signed.fingerprints, progress, &mut stats)?;
+        let clustering = self.edit_filter(candidates, &texts, progress, &mut stats)?;
+        let started = Instant::now();
+        let mut clustering = clustering;
+        let clusters = clustering.clusters(2);
+        drop(clustering);
+        let tally =
+            self.deliver_clusters(&clusters, &signed.docs, &texts, sink, progress, &mut stats)?;
+        drop(clusters);
+        drop(texts);
+        let rows = self.article_pairs(tally, &signed.docs, &mut stats);
+        sink.article_pairs(rows).map_err(sink_error)?;
+        stats.seconds.text_classify_write = started.elapsed().as_secs_f64();
+        sink.finish(&stats).map_err(sink_error)?;
+        Ok(stats)
+    }
+
+    /// [`Dedup::run`] over documents a program holds.
+    pub fn run_documents<S>(
+        &self,
+        documents: impl IntoIterator<Item = Document>,
+        sink: &mut S,
+        progress: &dyn Progress,
+    ) -> Result<Stats, Error>
+    where
+        S: Sink + ?Sized,
+    {
+        self.run(
+            documents.into_iter().map(|d| Ok(Source::Text(d))),
+            sink,
+            progress,
+        )
+    }
+
+    /// [`Dedup::run`] writing `clusters.jsonl`, `article-pairs.tsv` and `stats.json` into `dir`
+    /// ([`OutputDir`]).
+    pub fn run_to_dir<I>(
+        &self,
+        sources: I,
+        dir: impl Into<PathBuf>,
+        progress: &dyn Progress,
+    ) -> Result<Stats, Error>
+    where
+        I: IntoIterator<Item = Result<Source, InputError>>,
+    {
+        self.run(sources, &mut OutputDir::new(dir), progress)
+    }
+
+    /// Stages 1-2: documents -> kept sentences (texts stored) -> band-key records (or SimHash
+    /// fingerprints).
+    fn sentences_and_signatures<I>(
+        &self,
+        sources: I,
+        progress: &dyn Progress,
+        stats: &mut Stats,
+    ) -> Result<Signed, Error>
+    where
+        I: IntoIterator<Item = Result<Source, InputError>>,
+    {
+        let started = Instant::now();
+        let simhasher = SimHasher::new();
+        let mut out = Signed {
+            texts: TextStore::new(self.tmp_dir.as_deref())?,
+            shuffle: self.shuffle.build()?,
+            fingerprints: Vec::new(),
+            docs: Vec::new(),
+        };
+        let (mut sentences, mut kept) = (0u64, 0u64);
+        let simhash = self.search.is_some();
+        let read = DocumentPipeline::new().batch(self.batch).run(
+            sources,
+            progress,
+            || TextSigner::new(&self.signer).shingle_chars(self.filter.shingle),
+            |signer, seq, doc| self.sign_document(doc, seq, signer, &simhasher),
+            |seq, doc: SignedDoc| {
+                sentences += doc.sentences;
+                kept += doc.kept.len() as u64;
+                for (idx, text) in &doc.kept {
+                    out.texts.push(seq << 32 | *idx as u64, text)?;
+                }
+                if simhash {
+                    out.fingerprints.extend_from_slice(&doc.records);
+                } else {
+                    out.shuffle.push_slice(&doc.records)?;
+                }
+                out.docs.push((doc.id, doc.title));
+                Ok(())
+            },
+        )?;
+        stats.documents = read.documents;
+        stats.input_problems = read.input_problems;
+        stats.sentences = sentences;
+        stats.sentences_kept = kept;
+        stats.band_key_records = if simhash {
+            out.fingerprints.len() as u64
+        } else {
+            out.shuffle.len()
+        };
+        stats.seconds.sentences_and_signatures = started.elapsed().as_secs_f64();
+        progress.log(&format!(
+            "stages 1-2: {} documents, {} sentences, {} kept, {} band-key records in {:.1}s",
+            stats.documents,
+            stats.sentences,
+            stats.sentences_kept,
+            stats.band_key_records,
+            stats.seconds.sentences_and_signatures
+        ));
+        Ok(out)
+    }
+
+    /// Stages 1-2 for one document, on a rayon worker.
+    fn sign_document(
+        &self,
+        doc: Document,
+        seq: u64,
+        signer: &mut TextSigner<'_>,
+        simhasher: &SimHasher,
+    ) -> SignedDoc {
+        let mut out = SignedDoc {
+            id: doc.id,
+            title: doc.title,
+            sentences: 0,
+            kept: Vec::new(),
+            records: Vec::new(),
+        };
+        let mut sentences = KeptSentences::new(&doc.text, seq, &self.filter);
+        for s in sentences.by_ref() {
+            if self.search.is_some() {
+                let shingler: &mut Shingler = signer.shingler();
+                let Some(fp) = sentence_simhash(s.text, shingler, simhasher) else {
+                    continue; // shorter than one shingle after normalization
+                };
+                out.records.push((fp, s.id));
+            } else {
+                let Some(keys) = signer.band_keys(s.text) else {
+                    continue;
+                };
+                out.records.extend(keys.iter().map(|&k| (k, s.id)));
+            }
+            out.kept.push((s.idx, s.text.to_owned()));
+        }
+        out.sentences = sentences.sentences_seen();
+        out
+    }
+
+    /// Stages 3-5: records -> buckets -> candidate pairs -> clusters (or, with the edit filter,
+    /// the pairs kept for stage 7).
+    fn candidate_clusters(
+        &self,
+        shuffle: shuffle::Shuffle,
+        fingerprints: Vec<(u64, u64)>,
+        progress: &dyn Progress,
+        stats: &mut Stats,
+    ) -> Result<Candidates, Error> {
+        let started = Instant::now();
+        let keep_pairs = self.max_edit.is_some();
+        let mut out = Candidates {
+            clustering: Clustering::new(),
+            pairs: Vec::new(),
+        };
+        let shuffle_stats: ShuffleStats = if let Some(search) = &self.search {
+            drop(shuffle);
+            let fps: Vec<u64> = fingerprints.iter().map(|&(fp, _)| fp).collect();
+            let found = search.pairs(&fps)?;
+            for p in &found {
+                let (a, b) = (fingerprints[p.a as usize].1, fingerprints[p.b as usize].1);
+                out.pairs.push((a.min(b), a.max(b)));
+            }
+            out.pairs.sort_unstable();
+            if !keep_pairs {
+                for &(a, b) in &out.pairs {
+                    out.clustering.union(a, b)?;
+                }
+                out.pairs = Vec::new();
+            }
+            ShuffleStats {
+                records: fps.len() as u64,
+                candidate_pairs: found.len() as u64,
+                ..ShuffleStats::default()
+            }
+        } else {
+            progress.start(Stage::MergeRecords, Some(shuffle.len()));
+            let mut stream = shuffle.finish_with_progress(&mut |n| progress.advance(n))?;
+            progress.finish();
+            if !keep_pairs {
+                // About one new id per distinct pair (pairs share members).
+                let hint = stream.len_hint().unwrap_or(0).min(1 << 26) as usize;
+                out.clustering = Clustering::with_capacity(hint);
+            }
+            progress.start(Stage::ClusterPairs, None);
+            let mut unreported = 0u64;
+            while let Some((a, b)) = stream.next_pair()? {
+                if keep_pairs {
+                    out.pairs.push((a, b));
+                } else {
+                    out.clustering.union(a, b)?;
+                }
+                unreported += 1;
+                if unreported == PROGRESS_STEP {
+                    progress.advance(unreported);
+                    unreported = 0;
+                }
+            }
+            progress.advance(unreported);
+            progress.finish();
+            stream.stats()
+        };
+        stats.buckets = shuffle_stats.buckets;
+        stats.buckets_capped = shuffle_stats.buckets_capped;
+        stats.candidate_pairs = shuffle_stats.candidate_pairs;
+        stats.pairs_after_edit_filter = shuffle_stats.candidate_pairs;
+        stats.bytes_spilled = shuffle_stats.bytes_spilled;
+        stats.seconds.shuffle_and_clusters = started.elapsed().as_secs_f64();
+        progress.log(&format!(
+            "stages 3-5: {} buckets ({} capped), {} candidate pairs, {} bytes spilled in {:.1}s",
+            stats.buckets,
+            stats.buckets_capped,
+            stats.candidate_pairs,
+            stats.bytes_spilled,
+            stats.seconds.shuffle_and_clusters
+        ));
+        Ok(out)
+    }
+
+    /// Stage 7: keeps the candidate pairs within the edit distance and clusters them (without
+    /// the filter, the clustering of stages 3-5 as it is).
+    fn edit_filter(
+        &self,
+        candidates: Candidates,
+        texts: &TextReader,
+        progress: &dyn Progress,
+        stats: &mut Stats,
+    ) -> Result<Clustering, Error> {
+        let Candidates {
+            mut clustering,
+            pairs,
+        } = candidates;
+        let Some(max_edit) = self.max_edit else {
+            return Ok(clustering);
+        };
+        let started = Instant::now();
+        let mut ids: Vec<u64> = pairs.iter().flat_map(|&(a, b)| [a, b]).collect();
+        ids.sort_unstable();
+        ids.dedup();
+        let loaded: HashMap<u64, String> = ids
+            .iter()
+            .map(|&id| Ok((id, texts.get(id)?)))
+            .collect::<Result<_, Error>>()?;
+        let keep: Vec<bool> = pairs
+            .par_iter()
+            .map(|(a, b)| within_edit_distance(&loaded[a], &loaded[b], max_edit))
+            .collect();
+        let mut kept = 0u64;
+        for (&(a, b), keep) in pairs.iter().zip(keep) {
+            if keep {
+                clustering.union(a, b)?;
+                kept += 1;
+            }
+        }
+        stats.pairs_after_edit_filter = kept;
+        stats.seconds.edit_filter = started.elapsed().as_secs_f64();
+        progress.log(&format!(
+            "stage 7: {} of {} pairs within edit distance {max_edit} in {:.1}s",
+            stats.pairs_after_edit_filter, stats.candidate_pairs, stats.seconds.edit_filter
+        ));
+        Ok(clustering)
+    }
+
+    /// Stages 6 and 8: fetches the members' texts and classifies the clusters in parallel, a
+    /// chunk at a time, and delivers them to the sink in cluster-id order, counting them.
+    fn deliver_clusters<S: Sink + ?Sized>(
+        &self,
+        clusters: &Clusters,
+        docs: &[(u64, String)],
+        texts: &TextReader,
+        sink: &mut S,
+        progress: &dyn Progress,
+        stats: &mut Stats,
+    ) -> Result<ArticleTally, Error> {
+        let mut types: BTreeMap<&'static str, u64> =
+            ClusterType::ALL.iter().map(|t| (t.as_str(), 0)).collect();
+        let mut tally = ArticleTally {
+            pair_bounds: vec![0],
+            ..ArticleTally::default()
+        };
+        progress.start(Stage::WriteClusters, Some(clusters.len() as u64));
+        let mut start = 0;
+        while start < clusters.len() {
+            let mut end = start;
+            let mut members = 0;
+            while end < clusters.len() && (end == start || members < CHUNK_MEMBERS) {
+                members += clusters.get(end).map_or(0, |c| c.len());
+                end += 1;
+            }
+            let chunk: Vec<Cluster> = (start..end)
+                .into_par_iter()
+                .map(|i| {
+                    let cluster = clusters.get(i).expect("index below len");
+                    fetch_cluster(cluster.id(), cluster.members(), docs, texts)
+                })
+                .collect::<Result<_, Error>>()?;
+            for cluster in chunk {
+                *types
+                    .get_mut(cluster.kind.as_str())
+                    .expect("all types counted") += 1;
+                stats.clusters += 1;
+                stats.clustered_sentences += cluster.len() as u64;
+                *stats
+                    .cluster_size_histogram
+                    .entry(cluster.len())
+                    .or_insert(0) += 1;
+                // The cluster's distinct documents (members are sorted by document).
+                let before = tally.pair_docs.len();
+                for m in &cluster.members {
+                    if tally.pair_docs.len() == before || *tally.pair_docs.last().unwrap() != m.doc
+                    {
+                        tally.pair_docs.push(m.doc);
+                        tally.first_seq.entry(m.doc).or_insert(m.seq());
+                    }
+                }
+                if tally.pair_docs.len() - before <= MAX_CLUSTER_ARTICLES {
+                    tally.pair_bounds.push(tally.pair_docs.len());
+                } else {
+                    tally.pair_docs.truncate(before);
+                }
+                sink.cluster(cluster).map_err(sink_error)?;
+            }
+            progress.advance((end - start) as u64);
+            start = end;
+        }
+        progress.finish();
+        stats.types = types;
+        Ok(tally)
+    }
+
+    /// Stage 8's ranking: the article pairs that share the most clusters (clusters of more than
+    /// [`MAX_CLUSTER_ARTICLES`] articles, giant templates, are not counted).
+    fn article_pairs(
+        &self,
+        tally: ArticleTally,
+        docs: &[(u64, String)],
+        stats: &mut Stats,
+    ) -> Vec<ArticlePairRow> {
+        let ArticleTally {
+            first_seq,
+            pair_docs,
+            pair_bounds,
+        } = tally;
+        let mut articles: Vec<u64> = first_seq.keys().copied().collect();
+        articles.sort_unstable();
+        stats.distinct_articles = articles.len() as u64;
+        // Article indices in document-id order, so ties sort by document ids.
+        let lists: Vec<u32> = pair_docs
+            .par_iter()
+            .map(|doc| {
+                let i = articles
+                    .binary_search(doc)
+                    .expect("every clustered document was recorded");
+                u32::try_from(i).expect("at most 2^32 documents (checked in stage 1)")
+            })
+            .collect();
+        drop(pair_docs);
+        let top = top_article_pairs(&lists, &pair_bounds, articles.len(), self.max_article_pairs);
+        let title = |doc: u64| docs[first_seq[&doc] as usize].1.clone();
+        top.iter()
+            .map(|row| {
+                let (a, b) = (articles[row.a as usize], articles[row.b as usize]);
+                ArticlePairRow {
+                    shared_clusters: row.shared as u64,
+                    doc_a: a,
+                    title_a: title(a),
+                    doc_b: b,
+                    title_b: title(b),
+                }
+            })
+            .collect()
+    }
+}
+
+/// The per-document output of stages 1-2.
+struct SignedDoc {
+    id: u64,
+    title: String,
+    sentences: u64,
+    kept: Vec<(u32, String)>,
+    /// MinHash: `(band key, id)`; SimHash: `(fingerprint, id)`.
+    records: Vec<(u64, u64)>,
+}
+
+/// Stage 6 and 8 for one cluster: fetches its members' texts and builds (sorts, classifies) it.
+fn fetch_cluster(
+    id: u64,
+    ids: &[u64],
+    docs: &[(u64, String)],
+    texts: &TextReader,
+) -> Result<Cluster, Error> {
+    let members = ids
+        .iter()
+        .map(|&id| {
+            let (doc, title) = &docs[(id >> 32) as usize];
+            Ok(Member {
+                id,
+                doc: *doc,
+                title: title.clone(),
+                text: texts.get(id)?,
+            })
+        })
+        .collect::<Result<Vec<Member>, Error>>()?;
+    Ok(Cluster::new(id, members))
+}
+
+fn sink_error<E: std::error::Error + Send + Sync + 'static>(e: E) -> Error {
+    Error::Sink(Box::new(e))
+}

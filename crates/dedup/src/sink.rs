@@ -1,0 +1,290 @@
+//! Where results go: the [`Sink`] trait, an in-memory [`Collect`], and [`OutputDir`], which
+//! writes `clusters.jsonl`, `article-pairs.tsv` and `stats.json`.
+use std::convert::Infallible;
+use std::fs::File;
+use std::io::{BufWriter, Write};
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
+
+use crate::Stats;
+use crate::cluster::Cluster;
+
+/// A pair of articles and the number of clusters they share (a row of `article-pairs.tsv`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ArticlePairRow {
+    /// Clusters with a member in both articles.
+    pub shared_clusters: u64,
+    /// The first article's document id (the smaller).
+    pub doc_a: u64,
+    /// Its title (of its first member in output order).
+    pub title_a: String,
+    /// The second article's document id.
+    pub doc_b: u64,
+    /// Its title.
+    pub title_b: String,
+}
+
+/// Receives the results of a run, in this order: every cluster by ascending cluster id
+/// ([`Sink::cluster`]), then the top article pairs ([`Sink::article_pairs`]), then the counts
+/// ([`Sink::finish`]). All calls come from the thread that called the run.
+///
+/// An error stops the run, which returns it as [`Error::Sink`](crate::Error::Sink).
+///
+/// ```
+/// use std::convert::Infallible;
+/// use textreuse_dedup::{Cluster, ClusterType, Sink};
+///
+/// /// Counts identical clusters and keeps nothing else.
+/// #[derive(Default)]
+/// struct CountIdentical(usize);
+///
+/// impl Sink for CountIdentical {
+///     type Error = Infallible;
+///     fn cluster(&mut self, cluster: Cluster) -> Result<(), Infallible> {
+///         self.0 += (cluster.kind == ClusterType::Identical) as usize;
+///         Ok(())
+///     }
+/// }
+/// ```
+pub trait Sink {
+    /// What can go wrong in the sink.
+    type Error: std::error::Error + Send + Sync + 'static;
+
+    /// One cluster (two or more members).
+    fn cluster(&mut self, cluster: Cluster) -> Result<(), Self::Error>;
+
+    /// The article pairs that share the most clusters, most shared first (ties by document
+    /// ids), at most [`DedupBuilder::max_article_pairs`](crate::DedupBuilder::max_article_pairs).
+    fn article_pairs(&mut self, rows: Vec<ArticlePairRow>) -> Result<(), Self::Error> {
+        let _ = rows;
+        Ok(())
+    }
+
+    /// The run's counts; the last call.
+    fn finish(&mut self, stats: &Stats) -> Result<(), Self::Error> {
+        let _ = stats;
+        Ok(())
+    }
+}
+
+impl<S: Sink + ?Sized> Sink for &mut S {
+    type Error = S::Error;
+    fn cluster(&mut self, cluster: Cluster) -> Result<(), Self::Error> {
+        (**self).cluster(cluster)
+    }
+    fn article_pairs(&mut self, rows: Vec<ArticlePairRow>) -> Result<(), Self::Error> {
+        (**self).article_pairs(rows)
+    }
+    fn finish(&mut self, stats: &Stats) -> Result<(), Self::Error> {
+        (**self).finish(stats)
+    }
+}
+
+/// Clusters into a `Vec` (the article pairs and counts are dropped; see [`Collect`]).
+impl Sink for Vec<Cluster> {
+    type Error = Infallible;
+    fn cluster(&mut self, cluster: Cluster) -> Result<(), Infallible> {
+        self.push(cluster);
+        Ok(())
+    }
+}
+
+/// Everything a run delivers, in memory.
+#[derive(Clone, Debug, Default)]
+pub struct Collect {
+    /// The clusters, by ascending id.
+    pub clusters: Vec<Cluster>,
+    /// The top article pairs.
+    pub article_pairs: Vec<ArticlePairRow>,
+    /// The counts, once the run finished.
+    pub stats: Option<Stats>,
+}
+
+impl Sink for Collect {
+    type Error = Infallible;
+    fn cluster(&mut self, cluster: Cluster) -> Result<(), Infallible> {
+        self.clusters.push(cluster);
+        Ok(())
+    }
+    fn article_pairs(&mut self, rows: Vec<ArticlePairRow>) -> Result<(), Infallible> {
+        self.article_pairs = rows;
+        Ok(())
+    }
+    fn finish(&mut self, stats: &Stats) -> Result<(), Infallible> {
+        self.stats = Some(stats.clone());
+        Ok(())
+    }
+}
+
+/// Why [`OutputDir`] could not write an output. Recover by pointing it at a writable directory
+/// on a file system with space.
+#[derive(Debug, thiserror::Error)]
+#[error("{what} {}", path.display())]
+pub struct OutputError {
+    what: &'static str,
+    path: PathBuf,
+    #[source]
+    source: std::io::Error,
+}
+
+impl OutputError {
+    /// The file or directory that could not be written.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+}
+
+/// Writes the three files of `textreuse dedup` into a directory (created if needed):
+///
+/// * `clusters.jsonl`: one [`Cluster::to_json`] line per cluster, by cluster id;
+/// * `article-pairs.tsv`: `shared_clusters, doc_a, title_a, doc_b, title_b`, with a header;
+/// * `stats.json`: the [`Stats`], pretty-printed.
+///
+/// Each file is written to a temporary name in the directory and renamed into place when
+/// complete, so a reader never sees a half-written file.
+#[derive(Debug)]
+pub struct OutputDir {
+    dir: PathBuf,
+    clusters: Option<Pending>,
+    clusters_done: bool,
+}
+
+/// An output file being written under a temporary name.
+#[derive(Debug)]
+struct Pending {
+    writer: BufWriter<File>,
+    tmp: tempfile::TempPath,
+}
+
+impl OutputDir {
+    /// Outputs into `dir`; nothing is created before the first result arrives.
+    pub fn new(dir: impl Into<PathBuf>) -> OutputDir {
+        OutputDir {
+            dir: dir.into(),
+            clusters: None,
+            clusters_done: false,
+        }
+    }
+
+    /// The directory.
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    fn start(&self) -> Result<Pending, OutputError> {
+        std::fs::create_dir_all(&self.dir).map_err(|source| OutputError {
+            what: "cannot create the output directory",
+            path: self.dir.clone(),
+            source,
+        })?;
+        let tmp = tempfile::NamedTempFile::new_in(&self.dir).map_err(|source| OutputError {
+            what: "cannot create a temporary file in",
+            path: self.dir.clone(),
+            source,
+        })?;
+        let (file, tmp) = tmp.into_parts();
+        Ok(Pending {
+            writer: BufWriter::with_capacity(1 << 20, file),
+            tmp,
+        })
+    }
+
+    fn commit(&self, pending: Pending, name: &str) -> Result<(), OutputError> {
+        let path = self.dir.join(name);
+        let error = |what, source| OutputError {
+            what,
+            path: path.clone(),
+            source,
+        };
+        let Pending { writer, tmp } = pending;
+        writer
+            .into_inner()
+            .map_err(|e| error("cannot write", e.into_error()))?;
+        // Temporary files are created private (0600); outputs are ordinary files.
+        std::fs::set_permissions(&tmp, std::fs::Permissions::from_mode(0o644))
+            .map_err(|e| error("cannot set the permissions of", e))?;
+        tmp.persist(&path)
+            .map_err(|e| error("cannot move the output into", e.error))
+    }
+
+    fn write_file(
+        &self,
+        name: &str,
+        write: impl FnOnce(&mut BufWriter<File>) -> std::io::Result<()>,
+    ) -> Result<(), OutputError> {
+        let mut pending = self.start()?;
+        write(&mut pending.writer).map_err(|source| OutputError {
+            what: "cannot write",
+            path: self.dir.join(name),
+            source,
+        })?;
+        self.commit(pending, name)
+    }
+
+    /// Renames `clusters.jsonl` into place (empty if no cluster came).
+    fn finish_clusters(&mut self) -> Result<(), OutputError> {
+        if self.clusters_done {
+            return Ok(());
+        }
+        let pending = match self.clusters.take() {
+            Some(p) => p,
+            None => self.start()?,
+        };
+        self.commit(pending, "clusters.jsonl")?;
+        self.clusters_done = true;
+        Ok(())
+    }
+}
+
+impl Sink for OutputDir {
+    type Error = OutputError;
+
+    fn cluster(&mut self, cluster: Cluster) -> Result<(), OutputError> {
+        if self.clusters.is_none() {
+            self.clusters = Some(self.start()?);
+        }
+        let pending = self.clusters.as_mut().expect("opened above");
+        let line = cluster.to_json();
+        pending
+            .writer
+            .write_all(line.as_bytes())
+            .and_then(|()| pending.writer.write_all(b"\n"))
+            .map_err(|source| OutputError {
+                what: "cannot write",
+                path: self.dir.join("clusters.jsonl"),
+                source,
+            })
+    }
+
+    fn article_pairs(&mut self, rows: Vec<ArticlePairRow>) -> Result<(), OutputError> {
+        self.finish_clusters()?;
+        self.write_file("article-pairs.tsv", |w| {
+            writeln!(w, "shared_clusters\tdoc_a\ttitle_a\tdoc_b\ttitle_b")?;
+            for r in &rows {
+                writeln!(
+                    w,
+                    "{}\t{}\t{}\t{}\t{}",
+                    r.shared_clusters,
+                    r.doc_a,
+                    tsv(&r.title_a),
+                    r.doc_b,
+                    tsv(&r.title_b)
+                )?;
+            }
+            Ok(())
+        })
+    }
+
+    fn finish(&mut self, stats: &Stats) -> Result<(), OutputError> {
+        self.finish_clusters()?;
+        self.write_file("stats.json", |w| {
+            serde_json::to_writer_pretty(&mut *w, stats)?;
+            w.write_all(b"\n")
+        })
+    }
+}
+
+/// Titles may hold tabs or newlines only by accident; keep the TSV well-formed.
+fn tsv(s: &str) -> String {
+    s.replace(['\t', '\n', '\r'], " ")
+}

@@ -1,0 +1,56 @@
+//! The counts of a run: [`Stats`], written to `stats.json`.
+use std::collections::BTreeMap;
+
+use serde::Serialize;
+
+/// Wall time of each stage in seconds.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct StageTimes {
+    /// Stages 1-2 (reading, cleaning, splitting, signing) and pushing records.
+    pub sentences_and_signatures: f64,
+    /// Stages 3-5 (merge, buckets, pairs, union-find).
+    pub shuffle_and_clusters: f64,
+    /// Stage 7.
+    pub edit_filter: f64,
+    /// Stages 6 and 8 and delivering the clusters and article pairs to the sink.
+    pub text_classify_write: f64,
+}
+
+/// The numbers of a run (what `stats.json` holds), given to [`Sink::finish`](crate::Sink::finish)
+/// and returned by [`Dedup::run`](crate::Dedup::run).
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[non_exhaustive]
+pub struct Stats {
+    /// Input documents.
+    pub documents: u64,
+    /// Sentences in them.
+    pub sentences: u64,
+    /// Sentences within the shingle-count filter.
+    pub sentences_kept: u64,
+    /// Problems reported by the inputs (damaged dumps); reading went on.
+    pub input_problems: u64,
+    /// Band-key records (SimHash: fingerprints).
+    pub band_key_records: u64,
+    /// Distinct band keys.
+    pub buckets: u64,
+    /// Buckets larger than the cap.
+    pub buckets_capped: u64,
+    /// Distinct candidate pairs.
+    pub candidate_pairs: u64,
+    /// Candidate pairs kept by the edit-distance filter (equal to `candidate_pairs` without it).
+    pub pairs_after_edit_filter: u64,
+    /// Bytes the shuffle spilled to disk.
+    pub bytes_spilled: u64,
+    /// Clusters (two or more members).
+    pub clusters: u64,
+    /// Sentences in clusters.
+    pub clustered_sentences: u64,
+    /// Distinct articles (document ids) with a clustered sentence.
+    pub distinct_articles: u64,
+    /// Cluster size -> number of clusters.
+    pub cluster_size_histogram: BTreeMap<usize, u64>,
+    /// Cluster type -> number of clusters.
+    pub types: BTreeMap<&'static str, u64>,
+    /// Wall time per stage.
+    pub seconds: StageTimes,
+}
