@@ -338,6 +338,22 @@ impl Dedup {
         &self.signer
     }
 
+    /// The [`TextSigner`] stage 2 signs every kept sentence with: this engine's signer and
+    /// shingle length. What it computes for a text is what the engine buckets the text by.
+    ///
+    /// ```
+    /// use textreuse_dedup::Dedup;
+    /// use textreuse_minhash::{Signer, TextSigner};
+    ///
+    /// let text = "The old mill on the river was built in 1820 and still grinds grain today.";
+    /// let mine = TextSigner::new(&Signer::new()).band_keys(text).map(<[u64]>::to_vec);
+    /// let engine = Dedup::new();
+    /// assert_eq!(engine.text_signer().band_keys(text).map(<[u64]>::to_vec), mine);
+    /// ```
+    pub fn text_signer(&self) -> TextSigner<'_> {
+        TextSigner::new(&self.signer).shingle_chars(self.filter.shingle)
+    }
+
     /// The sentence filter of stage 1.
     pub fn filter(&self) -> &SentenceFilter {
         &self.filter
@@ -432,7 +448,7 @@ impl Dedup {
         let read = DocumentPipeline::new().batch(self.batch).run(
             sources,
             progress,
-            || TextSigner::new(&self.signer).shingle_chars(self.filter.shingle),
+            || self.text_signer(),
             |signer, seq, doc| self.sign_document(doc, seq, signer, &simhasher),
             |seq, doc: SignedDoc| {
                 sentences += doc.sentences;

@@ -6,6 +6,8 @@ use std::io::{BufWriter, Write};
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 
+use rayon::prelude::*;
+
 use crate::Stats;
 use crate::cluster::Cluster;
 
@@ -147,7 +149,14 @@ pub struct OutputDir {
     dir: PathBuf,
     clusters: Option<Pending>,
     clusters_done: bool,
+    /// Clusters received but not yet formatted: they are formatted in parallel, a batch of
+    /// about [`FORMAT_BATCH_MEMBERS`] members at a time, and written in order.
+    batch: Vec<Cluster>,
+    batch_members: usize,
 }
+
+/// Members per parallel formatting batch of [`OutputDir`] (a few MiB of JSON).
+const FORMAT_BATCH_MEMBERS: usize = 1 << 15;
 
 /// An output file being written under a temporary name.
 #[derive(Debug)]
@@ -163,6 +172,8 @@ impl OutputDir {
             dir: dir.into(),
             clusters: None,
             clusters_done: false,
+            batch: Vec::new(),
+            batch_members: 0,
         }
     }
 
@@ -221,11 +232,41 @@ impl OutputDir {
         self.commit(pending, name)
     }
 
+    /// Formats the batch of clusters in parallel and writes it in order.
+    fn write_batch(&mut self) -> Result<(), OutputError> {
+        if self.batch.is_empty() {
+            return Ok(());
+        }
+        if self.clusters.is_none() {
+            self.clusters = Some(self.start()?);
+        }
+        // The clusters are consumed (and their strings freed) on the workers too.
+        let lines: Vec<String> = std::mem::take(&mut self.batch)
+            .into_par_iter()
+            .map(|c| c.to_json())
+            .collect();
+        self.batch_members = 0;
+        let pending = self.clusters.as_mut().expect("opened above");
+        let mut write = || -> std::io::Result<()> {
+            for line in &lines {
+                pending.writer.write_all(line.as_bytes())?;
+                pending.writer.write_all(b"\n")?;
+            }
+            Ok(())
+        };
+        write().map_err(|source| OutputError {
+            what: "cannot write",
+            path: self.dir.join("clusters.jsonl"),
+            source,
+        })
+    }
+
     /// Renames `clusters.jsonl` into place (empty if no cluster came).
     fn finish_clusters(&mut self) -> Result<(), OutputError> {
         if self.clusters_done {
             return Ok(());
         }
+        self.write_batch()?;
         let pending = match self.clusters.take() {
             Some(p) => p,
             None => self.start()?,
@@ -240,20 +281,12 @@ impl Sink for OutputDir {
     type Error = OutputError;
 
     fn cluster(&mut self, cluster: Cluster) -> Result<(), OutputError> {
-        if self.clusters.is_none() {
-            self.clusters = Some(self.start()?);
+        self.batch_members += cluster.len();
+        self.batch.push(cluster);
+        if self.batch_members >= FORMAT_BATCH_MEMBERS {
+            self.write_batch()?;
         }
-        let pending = self.clusters.as_mut().expect("opened above");
-        let line = cluster.to_json();
-        pending
-            .writer
-            .write_all(line.as_bytes())
-            .and_then(|()| pending.writer.write_all(b"\n"))
-            .map_err(|source| OutputError {
-                what: "cannot write",
-                path: self.dir.join("clusters.jsonl"),
-                source,
-            })
+        Ok(())
     }
 
     fn article_pairs(&mut self, rows: Vec<ArticlePairRow>) -> Result<(), OutputError> {

@@ -70,6 +70,30 @@ mod _native {
 
     #[pymodule_init]
     fn init(m: &Bound<'_, PyModule>) -> PyResult<()> {
-        m.add("__version__", env!("CARGO_PKG_VERSION"))
+        m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+        // The defaults of `textreuse dedup`, from the libraries that own them, for the Python
+        // side (kernels.py, the Spark backend) to read instead of repeating them.
+        let defaults = pyo3::types::PyDict::new(m.py());
+        defaults.set_item("shingle", textreuse_shingle::DEFAULT_SHINGLE_CHARS)?;
+        defaults.set_item(
+            "min_shingles",
+            textreuse_dedup::features::DEFAULT_MIN_SHINGLES,
+        )?;
+        defaults.set_item(
+            "max_shingles",
+            textreuse_dedup::features::DEFAULT_MAX_SHINGLES,
+        )?;
+        defaults.set_item("hashes", textreuse_minhash::DEFAULT_HASHES)?;
+        defaults.set_item("bits", textreuse_minhash::DEFAULT_BITS)?;
+        defaults.set_item("rows", textreuse_minhash::DEFAULT_ROWS)?;
+        defaults.set_item("bands", textreuse_minhash::DEFAULT_BANDS)?;
+        defaults.set_item("seed", textreuse_minhash::DEFAULT_SEED)?;
+        defaults.set_item("max_bucket", textreuse_dedup::shuffle::DEFAULT_MAX_BUCKET)?;
+        defaults.set_item(
+            "max_article_pairs",
+            textreuse_dedup::DEFAULT_MAX_ARTICLE_PAIRS,
+        )?;
+        defaults.set_item("max_hamming", textreuse_dedup::DEFAULT_MAX_HAMMING)?;
+        m.add("DEFAULTS", defaults)
     }
 }

@@ -2,7 +2,11 @@
 use pyo3::exceptions::{PyIndexError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyList, PyString, PyTuple, PyType};
-use textreuse_minhash::{BandScheme, Signature, Signer, SignerBuilder, TextSigner};
+use textreuse_minhash::{
+    BandScheme, DEFAULT_BANDS, DEFAULT_BITS, DEFAULT_ROWS, DEFAULT_SEED, Signature, Signer,
+    SignerBuilder, TextSigner,
+};
+use textreuse_shingle::DEFAULT_SHINGLE_CHARS;
 
 use crate::arrow::{ColumnError, HeldArray};
 
@@ -172,7 +176,7 @@ fn fingerprint(item: &Bound<'_, PyAny>, i: usize) -> PyResult<u64> {
 #[pymethods]
 impl PySigner {
     #[new]
-    #[pyo3(signature = (hashes=None, bits=60, rows=10, bands=10, seed=1123456, scheme="drawn"))]
+    #[pyo3(signature = (hashes=None, bits=DEFAULT_BITS as i64, rows=DEFAULT_ROWS as i64, bands=DEFAULT_BANDS as i64, seed=DEFAULT_SEED as i128, scheme="drawn"))]
     fn new(
         hashes: Option<i64>,
         bits: i64,
@@ -259,7 +263,7 @@ impl PySigner {
     ///
     /// Raises ValueError when there is nothing to sign (an empty set, or a text whose
     /// normalized form is shorter than one shingle): an empty set has no minhash.
-    #[pyo3(signature = (text_or_shingles, shingle=12))]
+    #[pyo3(signature = (text_or_shingles, shingle=DEFAULT_SHINGLE_CHARS as i64))]
     fn sign(
         &self,
         py: Python<'_>,
@@ -308,7 +312,7 @@ impl PySigner {
     /// string / large_string Array or ChunkedArray, which is read in place through its Arrow
     /// buffers (no per-row Python objects). For a columnar result without Python lists, see
     /// textreuse.kernels.signatures().
-    #[pyo3(signature = (texts, shingle=12))]
+    #[pyo3(signature = (texts, shingle=DEFAULT_SHINGLE_CHARS as i64))]
     fn sign_batch<'py>(
         &self,
         py: Python<'py>,

@@ -5,6 +5,8 @@ use pyo3::types::PyDict;
 use textreuse_align::Aligner;
 use textreuse_dedup::features::sentence_simhash;
 use textreuse_minhash::TuneOptions;
+use textreuse_minhash::{DEFAULT_BITS, DEFAULT_HASHES, DEFAULT_SEED};
+use textreuse_shingle::DEFAULT_SHINGLE_CHARS;
 use textreuse_shingle::{
     CharOffsets, Shingler, char_shingle_count, char_shingle_fingerprints, dedup_fingerprints,
 };
@@ -38,7 +40,7 @@ pub(crate) fn char_offsets(text: &str, byte_offsets: Vec<usize>) -> Vec<usize> {
     byte_offsets.iter().map(|&b| offsets.to_char(b)).collect()
 }
 
-/// shingles(text, length=12, normalize=True) -> list[int]
+/// shingles(text, length=DEFAULT_SHINGLE_CHARS as i64, normalize=True) -> list[int]
 ///
 /// The 64-bit fingerprints of the `length`-character shingles of `text`, in text order with
 /// repetitions (len(text) - length + 1 of them for a text of at least `length` characters,
@@ -46,7 +48,7 @@ pub(crate) fn char_offsets(text: &str, byte_offsets: Vec<usize>) -> Vec<usize> {
 /// exactly as `textreuse dedup` prepares a sentence for MinHash. Fingerprints are stable across
 /// machines and versions.
 #[pyfunction]
-#[pyo3(signature = (text, length=12, normalize=true))]
+#[pyo3(signature = (text, length=DEFAULT_SHINGLE_CHARS as i64, normalize=true))]
 pub(crate) fn shingles(text: &str, length: i64, normalize: bool) -> PyResult<Vec<u64>> {
     let length = shingle_len(length)?;
     if normalize {
@@ -58,22 +60,22 @@ pub(crate) fn shingles(text: &str, length: i64, normalize: bool) -> PyResult<Vec
     }
 }
 
-/// shingle_count(text, length=12) -> int
+/// shingle_count(text, length=DEFAULT_SHINGLE_CHARS as i64) -> int
 ///
 /// max(0, len(text) - length + 1): the number of `length`-character shingles of the text as
 /// written (the dedup pipeline keeps sentences with 75 to 600 of them).
 #[pyfunction]
-#[pyo3(signature = (text, length=12))]
+#[pyo3(signature = (text, length=DEFAULT_SHINGLE_CHARS as i64))]
 pub(crate) fn shingle_count(text: &str, length: i64) -> PyResult<usize> {
     Ok(char_shingle_count(text, shingle_len(length)?))
 }
 
-/// jaccard(text_a, text_b, length=12) -> float
+/// jaccard(text_a, text_b, length=DEFAULT_SHINGLE_CHARS as i64) -> float
 ///
 /// The exact Jaccard similarity of the two texts' sets of normalized `length`-character
 /// shingles (what Signer.jaccard estimates). 0.0 when either set is empty.
 #[pyfunction]
-#[pyo3(signature = (text_a, text_b, length=12))]
+#[pyo3(signature = (text_a, text_b, length=DEFAULT_SHINGLE_CHARS as i64))]
 pub(crate) fn jaccard(text_a: &str, text_b: &str, length: i64) -> PyResult<f64> {
     let length = shingle_len(length)?;
     let mut shingler = Shingler::with_len(length);
@@ -106,7 +108,7 @@ pub(crate) fn jaccard(text_a: &str, text_b: &str, length: i64) -> PyResult<f64> 
 /// default SimHasher), as an unsigned int; None when the normalized text is shorter than one
 /// shingle.
 #[pyfunction]
-#[pyo3(signature = (text, shingle=12))]
+#[pyo3(signature = (text, shingle=DEFAULT_SHINGLE_CHARS as i64))]
 pub(crate) fn simhash(text: &str, shingle: i64) -> PyResult<Option<u64>> {
     let shingle = shingle_len(shingle)?;
     Ok(sentence_simhash(
@@ -164,7 +166,7 @@ pub(crate) fn align<'py>(
 /// "bands", "false_positive", "false_negative", "error"}; Signer(rows=..., bands=...,
 /// hashes=...) builds the recommended signer. Raises ValueError unless 0 < threshold < 1.
 #[pyfunction]
-#[pyo3(signature = (threshold, hashes=20, scheme="drawn", max_bands=16, bits=60, seed=1123456,
+#[pyo3(signature = (threshold, hashes=DEFAULT_HASHES, scheme="drawn", max_bands=16, bits=DEFAULT_BITS, seed=DEFAULT_SEED as i128,
     false_positive_weight=0.5, false_negative_weight=0.5))]
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn tune<'py>(

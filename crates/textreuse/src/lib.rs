@@ -4,16 +4,15 @@
 //! dependency gives you all of them.
 //!
 //! ```
-//! use textreuse::minhash::Signer;
+//! use textreuse::minhash::{Signer, TextSigner};
 //!
 //! let signer = Signer::new();
-//! let shingles: Vec<u64> = "near-duplicate sentences share band keys"
-//!     .as_bytes()
-//!     .windows(12)
-//!     .map(textreuse::hash::fingerprint)
-//!     .collect();
-//! let signature = signer.sign(shingles)?;
-//! assert_eq!(signer.band_keys(&signature).count(), 10);
+//! // Normalized 12-character shingles, signed, cut into band keys: the dedup recipe.
+//! let mut text_signer = TextSigner::new(&signer);
+//! let keys = text_signer
+//!     .band_keys("Near-duplicate sentences share band keys, whatever their case.")
+//!     .ok_or("shorter than one shingle")?;
+//! assert_eq!(keys.len(), 10);
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 //!
@@ -29,6 +28,9 @@
 //!   Hamming-distance search (exact permuted tables, approximate sliding window).
 //! * [`unionfind`]: dense union-find and deterministic clusters over sparse ids.
 //! * [`wikidump`]: streaming Wikipedia XML dump reader (bz2, multistream) and wikitext cleaner.
+//! * [`dedup`]: the dedup engine: [`Dedup`](dedup::Dedup) runs the whole pipeline (documents
+//!   -> sentences -> band keys -> out-of-core shuffle -> clusters, classified) and delivers
+//!   clusters to a [`Sink`](dedup::Sink) (a `Vec`, or the three output files).
 //! * [`align`]: passage-level text alignment (PAN style), the PAN evaluator, a MinHash corpus
 //!   index and the content/structure reuse classifier (see `examples/plagiarism_checker.rs`).
 //!
@@ -36,6 +38,11 @@
 //! defined by the toolkit's own code and seed and pinned by known-answer tests.
 #![deny(missing_docs)]
 #![no_std]
+
+// The README's Rust snippets are compiled and run as doctests of this crate.
+#[cfg(doctest)]
+#[doc = include_str!("../../../README.md")]
+struct ReadmeDoctests;
 
 #[doc(inline)]
 pub use textreuse_align as align;

@@ -8,6 +8,9 @@ from collections.abc import Iterable, Sequence
 from typing import Any, Literal, TypedDict, final
 
 __version__: str
+#: The defaults of `textreuse dedup` (shingle, min_shingles, max_shingles, hashes, bits, rows,
+#: bands, seed, max_bucket, max_article_pairs, max_hamming), from the Rust libraries.
+DEFAULTS: dict[str, int]
 
 @final
 class Signer:

@@ -85,7 +85,7 @@ def _strings(offsets: bytes, data: bytes) -> pa.StringArray:
 
 
 def band_key_records(
-    signer: Signer, text: pa.Array | pa.ChunkedArray, shingle: int = 12
+    signer: Signer, text: pa.Array | pa.ChunkedArray, shingle: int = _native.DEFAULTS["shingle"]
 ) -> tuple[pa.UInt32Array, pa.Int64Array]:
     """Stage 2 of the dedup pipeline: the (row, band key) records of a column of sentences.
 
@@ -104,7 +104,7 @@ def band_key_records(
 
 
 def signatures(
-    signer: Signer, text: pa.Array | pa.ChunkedArray, shingle: int = 12
+    signer: Signer, text: pa.Array | pa.ChunkedArray, shingle: int = _native.DEFAULTS["shingle"]
 ) -> pa.FixedSizeListArray:
     """The MinHash signature of every row: a ``list<uint64>[signer.hashes]`` array.
 
@@ -122,7 +122,7 @@ def signatures(
     )
 
 
-def shingle_counts(text: pa.Array | pa.ChunkedArray, shingle: int = 12) -> pa.UInt32Array:
+def shingle_counts(text: pa.Array | pa.ChunkedArray, shingle: int = _native.DEFAULTS["shingle"]) -> pa.UInt32Array:
     """The number of ``shingle``-character shingles of each text as written (no normalization):
     ``max(0, chars - shingle + 1)``, 0 for a null. The pipeline keeps sentences with 75 to 600.
     """

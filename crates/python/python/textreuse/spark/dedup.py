@@ -13,7 +13,7 @@ import pyarrow as pa
 from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 
-from .. import kernels
+from .. import _native, kernels
 from .components import connected_components
 
 #: Columns read from the sentence records (`textreuse sentences` JSON Lines or Parquet).
@@ -23,22 +23,26 @@ SENTENCE_SCHEMA = "id long, doc long, title string, shingles long, text string"
 CLUSTER_TYPES = ("identical", "template", "copyedit", "factual_drift", "reference", "other")
 
 
+#: The defaults of ``textreuse dedup``, read from the Rust libraries that define them.
+_DEFAULTS = _native.DEFAULTS
+
+
 @dataclasses.dataclass(frozen=True)
 class DedupParams:
     """The parameters of ``textreuse dedup`` (same names and defaults), plus Spark's own."""
 
-    shingle: int = 12
-    min_shingles: int = 75
-    max_shingles: int = 600
-    hashes: int = 20
-    bits: int = 60
-    rows: int = 10
-    bands: int = 10
-    seed: int = 1123456
+    shingle: int = _DEFAULTS["shingle"]
+    min_shingles: int = _DEFAULTS["min_shingles"]
+    max_shingles: int = _DEFAULTS["max_shingles"]
+    hashes: int = _DEFAULTS["hashes"]
+    bits: int = _DEFAULTS["bits"]
+    rows: int = _DEFAULTS["rows"]
+    bands: int = _DEFAULTS["bands"]
+    seed: int = _DEFAULTS["seed"]
     scheme: str = "drawn"
-    max_bucket: int = 100
+    max_bucket: int = _DEFAULTS["max_bucket"]
     max_edit: float | None = None
-    max_article_pairs: int = 100_000
+    max_article_pairs: int = _DEFAULTS["max_article_pairs"]
     #: Connected components run on the driver (Rust union-find) when there are at most this
     #: many distinct pairs, otherwise as large-star/small-star rounds in DataFrames.
     driver_pairs_limit: int = 50_000_000
