@@ -63,18 +63,6 @@ pub fn bundled_samples() -> Vec<std::path::PathBuf> {
         .collect()
 }
 
-/// `error` and its sources joined by `": "`, on one line.
-pub fn chain(error: &dyn std::error::Error) -> String {
-    let mut line = error.to_string();
-    let mut source = error.source();
-    while let Some(e) = source {
-        line.push_str(": ");
-        line.push_str(&e.to_string());
-        source = e.source();
-    }
-    line
-}
-
 /// A buffered stdout for data output (it takes the lock per 64 KiB flush, and can move to the
 /// consumer thread of the document pipeline).
 pub fn stdout() -> io::BufWriter<io::Stdout> {

@@ -4,8 +4,8 @@ use std::path::PathBuf;
 use textreuse_simhash::SimHashError;
 use textreuse_unionfind::UnionFindError;
 
+use crate::input::InputError;
 use crate::shuffle::ShuffleError;
-use crate::source::InputError;
 
 /// Why a dedup run (or building one) failed. Each variant says how to recover.
 #[derive(Debug, thiserror::Error)]

@@ -32,8 +32,9 @@ use textreuse_wikidump::Cleaner;
 
 use crate::Error;
 use crate::input::Document;
+use crate::input::InputError;
 use crate::progress::{Progress, Stage};
-use crate::source::{InputError, Source};
+use crate::source::Source;
 
 /// The default documents per parallel batch.
 pub const DEFAULT_BATCH: usize = 512;

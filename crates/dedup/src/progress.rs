@@ -1,5 +1,5 @@
 //! What a run tells its caller as it goes: [`Progress`].
-use crate::source::InputError;
+use crate::input::InputError;
 
 /// A stage of a run that reports its progress (see [`Progress`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

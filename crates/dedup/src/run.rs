@@ -14,11 +14,12 @@ use crate::article_pairs::{MAX_CLUSTER_ARTICLES, top_article_pairs};
 use crate::classify::ClusterType;
 use crate::cluster::{Cluster, Member, within_edit_distance};
 use crate::features::{KeptSentences, SentenceFilter, sentence_simhash};
+use crate::input::InputError;
 use crate::pipeline::{DEFAULT_BATCH, DocumentPipeline};
 use crate::progress::{Progress, Stage};
 use crate::shuffle::{self, PairMode, ShuffleBuilder, ShuffleStats};
 use crate::sink::{ArticlePairRow, OutputDir, Sink};
-use crate::source::{InputError, Source};
+use crate::source::Source;
 use crate::text_store::{TextReader, TextStore};
 use crate::{Document, Error, Stats};
 

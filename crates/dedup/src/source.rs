@@ -25,7 +25,7 @@ use std::path::{Path, PathBuf};
 
 use textreuse_wikidump::{Cleaner, DumpReader};
 
-use crate::input::{self, Document, JsonLines};
+use crate::input::{self, Document, InputError, JsonLines};
 
 /// Whether `path` is read as a Wikipedia XML dump (`.xml`, `.xml.bz2`, `.bz2`).
 pub fn is_dump(path: &Path) -> bool {
@@ -78,82 +78,6 @@ impl Source {
                 }
                 Document { id, title, text }
             }
-        }
-    }
-}
-
-/// Why an input could not be read, naming the file (and line).
-///
-/// [`InputError::is_recoverable`] tells the two kinds apart: damage inside a dump is reported
-/// and reading goes on (the dump still yields every complete page), and the pipeline counts it
-/// in [`Stats::input_problems`](crate::Stats::input_problems); any other error stops the run.
-#[derive(Debug, thiserror::Error)]
-#[non_exhaustive]
-pub enum InputError {
-    /// The file cannot be opened or read. Recover by fixing the path, permissions or device.
-    #[error("cannot read {}", path.display())]
-    Io {
-        /// The file.
-        path: PathBuf,
-        /// The cause.
-        #[source]
-        source: std::io::Error,
-    },
-    /// A line of a JSON Lines file is not a document object (or cannot be read). Recover by
-    /// fixing or removing that line.
-    #[error("{}:{line}: {message}", path.display())]
-    Line {
-        /// The file.
-        path: PathBuf,
-        /// The 1-based line number.
-        line: u64,
-        /// What is wrong with it.
-        message: String,
-    },
-    /// A plain-text file is not UTF-8. Recover by converting it (`iconv -t UTF-8`).
-    #[error("{}: not UTF-8 (invalid byte at offset {offset})", path.display())]
-    NotUtf8 {
-        /// The file.
-        path: PathBuf,
-        /// The offset of the first invalid byte.
-        offset: u64,
-    },
-    /// A dump cannot be opened at all (not bz2 or XML, unreadable). Recover by checking the
-    /// file; a truncated download can be fetched again.
-    #[error("{}", path.display())]
-    Dump {
-        /// The file.
-        path: PathBuf,
-        /// The reader's error.
-        #[source]
-        source: textreuse_wikidump::Error,
-    },
-    /// Damage inside a dump; reading went on with the next intact part. Recoverable: nothing to
-    /// do, but the pages in the damaged part are missing from the results.
-    #[error("{}", path.display())]
-    Damaged {
-        /// The file.
-        path: PathBuf,
-        /// The reader's description of the damage.
-        #[source]
-        source: textreuse_wikidump::Error,
-    },
-}
-
-impl InputError {
-    /// Whether reading went on after this error (damage inside a dump).
-    pub fn is_recoverable(&self) -> bool {
-        matches!(self, InputError::Damaged { .. })
-    }
-
-    /// The input file the error is about.
-    pub fn path(&self) -> &Path {
-        match self {
-            InputError::Io { path, .. }
-            | InputError::Line { path, .. }
-            | InputError::NotUtf8 { path, .. }
-            | InputError::Dump { path, .. }
-            | InputError::Damaged { path, .. } => path,
         }
     }
 }

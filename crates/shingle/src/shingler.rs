@@ -2,7 +2,7 @@
 use crate::{DEFAULT_SHINGLE_CHARS, Normalize, char_shingle_fingerprints, normalize};
 
 /// The shingle fingerprints of normalized text, the way `textreuse dedup` shingles a sentence:
-/// [`normalize`] with [`Normalize::new`] (lowercase, whitespace collapsed), then
+/// [`normalize()`] with [`Normalize::new`] (lowercase, whitespace collapsed), then
 /// [`char_shingle_fingerprints`] of `len` characters (default [`DEFAULT_SHINGLE_CHARS`] = 12).
 ///
 /// It owns its buffers, so it allocates nothing per text: keep one per thread. MinHash

@@ -174,7 +174,7 @@ fn read_corpus(path: &Path, global: &Global) -> anyhow::Result<Vec<Document>> {
     for source in Inputs::new(&paths).threads(global.threads.unwrap_or(1)) {
         match source {
             Ok(source) => docs.push(Source::into_document(source, &cleaner)),
-            Err(e) if e.is_recoverable() => global.log(format_args!("{}", util::chain(&e))),
+            Err(e) if e.is_recoverable() => global.log(format_args!("{:#}", anyhow::Error::new(e))),
             Err(e) => return Err(e.into()),
         }
     }
