@@ -81,15 +81,22 @@ impl Default for IndexBuilder {
     }
 }
 
+/// The default word n-gram length of the index's shingles.
+pub const DEFAULT_NGRAM: usize = 2;
+/// The default rows (minhashes) per band key of the index.
+pub const DEFAULT_ROWS: usize = 2;
+/// The default number of band keys per chunk of the index.
+pub const DEFAULT_BANDS: usize = 30;
+
 impl IndexBuilder {
     /// The defaults: word 2-grams, chunks of at least 20 words, 30 disjoint bands of 2 rows.
     pub fn new() -> IndexBuilder {
         IndexBuilder {
-            ngram: 2,
+            ngram: DEFAULT_NGRAM,
             min_words: 20,
-            rows: 2,
-            bands: 30,
-            seed: 1123456,
+            rows: DEFAULT_ROWS,
+            bands: DEFAULT_BANDS,
+            seed: textreuse_minhash::DEFAULT_SEED,
         }
     }
 

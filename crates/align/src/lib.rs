@@ -186,6 +186,9 @@ pub enum BuildError {
     SummaryRatio(f64),
 }
 
+/// The default shortest passage kept, in bytes on either side ([`AlignerBuilder::min_passage_len`]).
+pub const DEFAULT_MIN_PASSAGE_LEN: usize = 150;
+
 impl AlignerBuilder {
     /// The defaults.
     pub fn new() -> AlignerBuilder {
@@ -202,7 +205,7 @@ impl AlignerBuilder {
                 sentence_seeds: true,
                 ngram: None,
                 stopword_ngram: None,
-                min_passage_len: 150,
+                min_passage_len: DEFAULT_MIN_PASSAGE_LEN,
                 min_seeds: 1,
                 best_ratio: 0.9,
             },

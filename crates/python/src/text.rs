@@ -127,7 +127,7 @@ pub(crate) fn simhash(text: &str, shingle: i64) -> PyResult<Option<u64>> {
 /// Passages shorter than `min_length` bytes on either side are dropped. Runs with the GIL
 /// released.
 #[pyfunction]
-#[pyo3(signature = (source, suspicious, min_length=150))]
+#[pyo3(signature = (source, suspicious, min_length=textreuse_align::DEFAULT_MIN_PASSAGE_LEN))]
 pub(crate) fn align<'py>(
     py: Python<'py>,
     source: &str,

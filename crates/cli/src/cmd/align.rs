@@ -34,7 +34,7 @@ pub struct Args {
     #[arg(long, value_name = "DIR")]
     pub out: Option<PathBuf>,
     /// Passages shorter than this many bytes on either side are dropped.
-    #[arg(long, value_name = "N", default_value_t = 150)]
+    #[arg(long, value_name = "N", default_value_t = textreuse_align::DEFAULT_MIN_PASSAGE_LEN)]
     pub min_length: usize,
 }
 

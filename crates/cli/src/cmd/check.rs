@@ -30,16 +30,16 @@ pub struct Args {
     #[arg(long, value_name = "N", default_value_t = 10)]
     pub top: usize,
     /// Passages shorter than this many bytes on either side are dropped.
-    #[arg(long, value_name = "N", default_value_t = 150)]
+    #[arg(long, value_name = "N", default_value_t = textreuse_align::DEFAULT_MIN_PASSAGE_LEN)]
     pub min_length: usize,
     /// Word n-gram length of the index's shingles.
-    #[arg(long, value_name = "N", default_value_t = 2)]
+    #[arg(long, value_name = "N", default_value_t = textreuse_align::index::DEFAULT_NGRAM)]
     pub ngram: usize,
     /// Rows (minhashes) per band key of the index.
-    #[arg(long, value_name = "K", default_value_t = 2)]
+    #[arg(long, value_name = "K", default_value_t = textreuse_align::index::DEFAULT_ROWS)]
     pub rows: usize,
     /// Band keys per paragraph chunk of the index.
-    #[arg(long, value_name = "M", default_value_t = 30)]
+    #[arg(long, value_name = "M", default_value_t = textreuse_align::index::DEFAULT_BANDS)]
     pub bands: usize,
     /// Print the retrieved candidates (JSON lines) instead of aligning them.
     #[arg(long)]
