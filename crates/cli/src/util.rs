@@ -9,8 +9,8 @@ use textreuse_shingle::DEFAULT_SHINGLE_CHARS;
 /// Flags every subcommand accepts.
 #[derive(Debug, clap::Args)]
 pub struct Global {
-    /// Worker threads (default: all cores).
-    #[arg(long, global = true, value_name = "N")]
+    /// Worker threads (default: all cores; at least 1).
+    #[arg(long, global = true, value_name = "N", value_parser = at_least_one)]
     pub threads: Option<usize>,
     /// No progress or log output on stderr.
     #[arg(long, short, global = true)]
@@ -23,7 +23,7 @@ impl Global {
         if let Some(n) = self.threads {
             // Ignore the error: it only says the global pool was already built.
             let _ = rayon::ThreadPoolBuilder::new()
-                .num_threads(n.max(1))
+                .num_threads(n)
                 .build_global();
         }
     }
@@ -61,6 +61,15 @@ pub fn bundled_samples() -> Vec<std::path::PathBuf> {
         .iter()
         .map(|f| data.join(f))
         .collect()
+}
+
+/// A count flag that must be at least 1 (`--threads`, `check --top`).
+pub fn at_least_one(text: &str) -> Result<usize, String> {
+    match text.parse::<usize>() {
+        Ok(0) => Err("must be at least 1".to_string()),
+        Ok(n) => Ok(n),
+        Err(e) => Err(e.to_string()),
+    }
 }
 
 /// A buffered stdout for data output (it takes the lock per 64 KiB flush, and can move to the
@@ -141,9 +150,8 @@ impl SignerArgs {
     }
 }
 
-/// The sentence-filter flags of the commands that read sentences the way `textreuse dedup` does
-/// (`sentences`, `simhash`), with dedup's defaults. Unlike dedup's own flags, `--max-shingles 0`
-/// means no upper bound.
+/// The sentence-filter flags of every command that reads sentences (`dedup`, `sentences`,
+/// `simhash`), with the library's defaults; `--max-shingles 0` means no upper bound everywhere.
 #[derive(Debug, clap::Args)]
 pub struct FilterArgs {
     /// Keep sentences with at least this many shingles (0 keeps the short ones too).
@@ -158,9 +166,10 @@ pub struct FilterArgs {
 }
 
 impl FilterArgs {
-    /// The filter these flags describe (`--max-shingles 0` becomes `usize::MAX`).
-    pub fn filter(&self) -> SentenceFilter {
-        SentenceFilter {
+    /// The filter these flags describe (`--max-shingles 0` becomes `usize::MAX`); an error when
+    /// `--min-shingles` is above `--max-shingles`, which would keep nothing.
+    pub fn filter(&self) -> anyhow::Result<SentenceFilter> {
+        let filter = SentenceFilter {
             shingle: self.shingle as usize,
             min_shingles: self.min_shingles,
             max_shingles: if self.max_shingles == 0 {
@@ -168,7 +177,14 @@ impl FilterArgs {
             } else {
                 self.max_shingles
             },
-        }
+        };
+        anyhow::ensure!(
+            filter.min_shingles <= filter.max_shingles,
+            "--min-shingles {} is above --max-shingles {}: no sentence would be kept",
+            self.min_shingles,
+            self.max_shingles
+        );
+        Ok(filter)
     }
 
     /// The filter for log lines: `75..=600 shingles of 12 chars` (`inf` for no upper bound).
@@ -204,7 +220,7 @@ mod tests {
     #[test]
     fn filter_args_default_to_dedups_filter() {
         let f = parse(&[]).unwrap();
-        assert_eq!(f.filter(), SentenceFilter::default());
+        assert_eq!(f.filter().unwrap(), SentenceFilter::default());
         assert_eq!(f.describe(), "75..=600 shingles of 12 chars");
     }
 
@@ -224,7 +240,10 @@ mod tests {
             min_shingles: 3,
             max_shingles: usize::MAX,
         };
-        assert_eq!(f.filter(), want);
+        assert_eq!(f.filter().unwrap(), want);
+        assert!(parse(&["--min-shingles", "700"]).unwrap().filter().is_err());
+        assert!(at_least_one("0").is_err() && at_least_one("x").is_err());
+        assert_eq!(at_least_one("3"), Ok(3));
         assert_eq!(f.describe(), "3..=inf shingles of 8 chars");
         assert!(parse(&["--shingle", "0"]).is_err());
     }

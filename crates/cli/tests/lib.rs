@@ -2,6 +2,7 @@
 mod check;
 mod common;
 mod dedup;
+mod flags;
 mod sentences;
 mod simhash;
 mod tune;

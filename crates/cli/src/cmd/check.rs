@@ -27,7 +27,7 @@ pub struct Args {
     #[arg(long, value_name = "PATH")]
     pub corpus: PathBuf,
     /// Candidate source documents aligned per suspicious document.
-    #[arg(long, value_name = "N", default_value_t = 10)]
+    #[arg(long, value_name = "N", default_value_t = 10, value_parser = util::at_least_one)]
     pub top: usize,
     /// Passages shorter than this many bytes on either side are dropped.
     #[arg(long, value_name = "N", default_value_t = textreuse_align::DEFAULT_MIN_PASSAGE_LEN)]

@@ -6,15 +6,13 @@ use std::io::IsTerminal;
 use std::path::PathBuf;
 
 use anyhow::Context;
-use textreuse_dedup::features::{DEFAULT_MAX_SHINGLES, DEFAULT_MIN_SHINGLES};
 use textreuse_dedup::shuffle::DEFAULT_MAX_BUCKET;
 use textreuse_dedup::{
     DEFAULT_MAX_ARTICLE_PAIRS, DEFAULT_MAX_HAMMING, Dedup, Inputs, Method, Progress, Stage,
 };
-use textreuse_shingle::DEFAULT_SHINGLE_CHARS;
 
 use crate::size::parse_size;
-use crate::util::{Global, SignerArgs};
+use crate::util::{FilterArgs, Global, SignerArgs};
 
 /// Arguments of `textreuse dedup`.
 #[derive(Debug, clap::Args)]
@@ -26,15 +24,8 @@ pub struct Args {
     /// Output directory for clusters.jsonl, stats.json and article-pairs.tsv.
     #[arg(long, default_value = "textreuse-out", value_name = "DIR")]
     out: PathBuf,
-    /// Shingle length in characters.
-    #[arg(long, default_value_t = DEFAULT_SHINGLE_CHARS, value_name = "CHARS")]
-    shingle: usize,
-    /// Keep sentences with at least this many shingles.
-    #[arg(long, default_value_t = DEFAULT_MIN_SHINGLES, value_name = "N")]
-    min_shingles: usize,
-    /// Keep sentences with at most this many shingles.
-    #[arg(long, default_value_t = DEFAULT_MAX_SHINGLES, value_name = "N")]
-    max_shingles: usize,
+    #[command(flatten)]
+    filter: FilterArgs,
     #[command(flatten)]
     signer: SignerArgs,
     /// Memory budget of the shuffle (e.g. 64MB, 4GB); beyond it sorted runs spill to disk.
@@ -69,12 +60,13 @@ enum MethodArg {
 
 /// Runs `textreuse dedup`.
 pub fn run(args: &Args, global: &Global) -> anyhow::Result<()> {
+    let filter = args.filter.filter()?;
     let mut builder = Dedup::builder();
     builder
         .signer(args.signer.build()?)
-        .shingle(args.shingle)
-        .min_shingles(args.min_shingles)
-        .max_shingles(args.max_shingles)
+        .shingle(filter.shingle)
+        .min_shingles(filter.min_shingles)
+        .max_shingles(filter.max_shingles)
         .mem_budget(parse_size(&args.mem_budget).context("invalid --mem-budget")?)
         .max_bucket(args.max_bucket)
         .max_article_pairs(args.max_article_pairs)

@@ -72,7 +72,7 @@ pub fn run(args: &Args, global: &Global) -> anyhow::Result<()> {
         reader.namespaces(None);
     }
     if let Some(n) = global.threads {
-        reader.threads(n.max(1));
+        reader.threads(n);
     }
     let mut cleaner = CleanerBuilder::new();
     cleaner.keep_lists(!args.no_lists);

@@ -86,7 +86,7 @@ impl Progress for Log<'_> {
 
 /// Runs `textreuse sentences`.
 pub fn run(args: &Args, global: &Global) -> anyhow::Result<()> {
-    let filter = args.filter.filter();
+    let filter = args.filter.filter()?;
     let mut out = util::stdout();
     let (mut total, mut kept) = (0u64, 0u64);
     let files = if args.files.is_empty() {

@@ -101,7 +101,7 @@ impl Progress for Log<'_> {
 
 /// Runs `textreuse simhash`.
 pub fn run(args: &Args, global: &Global) -> anyhow::Result<()> {
-    let filter = args.filter.filter();
+    let filter = args.filter.filter()?;
     // Check the search parameters before reading anything.
     enum Search {
         Table(TableSearch),
