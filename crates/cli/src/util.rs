@@ -150,6 +150,33 @@ impl SignerArgs {
     }
 }
 
+/// The input flags of every command that reads documents: the field names of JSON Lines records.
+#[derive(Debug, clap::Args)]
+pub struct InputArgs {
+    /// JSON Lines: the field holding the document id (a non-negative integer).
+    #[arg(long, default_value = "id", value_name = "NAME")]
+    pub id_field: String,
+    /// JSON Lines: the field holding the text (a string, or an array of paragraphs).
+    #[arg(long, default_value = "text", value_name = "NAME")]
+    pub text_field: String,
+    /// JSON Lines: the field holding the title (optional in the records).
+    #[arg(long, default_value = "title", value_name = "NAME")]
+    pub title_field: String,
+}
+
+impl InputArgs {
+    /// The inputs `files`, read with these field names and `threads` decompression threads.
+    pub fn inputs(&self, files: &[std::path::PathBuf], threads: usize) -> textreuse_dedup::Inputs {
+        textreuse_dedup::Inputs::new(files)
+            .threads(threads)
+            .fields(textreuse_dedup::JsonFields {
+                id: self.id_field.clone(),
+                text: self.text_field.clone(),
+                title: self.title_field.clone(),
+            })
+    }
+}
+
 /// The sentence-filter flags of every command that reads sentences (`dedup`, `sentences`,
 /// `simhash`), with the library's defaults; `--max-shingles 0` means no upper bound everywhere.
 #[derive(Debug, clap::Args)]

@@ -3,6 +3,7 @@ mod check;
 mod common;
 mod dedup;
 mod flags;
+mod inputs;
 mod sentences;
 mod simhash;
 mod tune;

@@ -1,16 +1,24 @@
-//! Documents from plain-text files and JSON Lines.
+//! Documents from JSON Lines and plain-text files, compressed or not, and how an input is
+//! recognized.
 //!
-//! * A file whose name ends in `.jsonl` holds one JSON object per line: `{"id": <u64>, "title":
-//!   <string, optional>, "text": <string>}`, or instead of `text` the `paragraphs` array written
-//!   by `textreuse extract` (objects with a `text` field, or plain strings), whose texts are joined
-//!   with blank lines so that no sentence crosses a paragraph. Blank lines are skipped.
-//! * Any other file is one document: its id is given by the caller (the CLI uses the file's
-//!   1-based position in the argument list), its title the file name without its extension, its
-//!   text the whole file (UTF-8; a leading byte-order mark is dropped).
+//! An input's compression is recognized by its first bytes (gzip, zstd, bzip2, or none), then
+//! its format by its name without the compression suffix: `.jsonl`, `.ndjson` and `.json` are
+//! JSON Lines, `.xml` a Wikipedia dump, `.txt` plain text; any other name (stdin included) is
+//! recognized by its content: a first non-blank byte `{` means JSON Lines, `<mediawiki` or
+//! `<?xml` a dump, anything else plain text ([`Format::detect`]).
+//!
+//! * JSON Lines: one JSON object per line, `{"id": <u64>, "title": <string, optional>, "text":
+//!   <string>}` (the field names can be changed, [`JsonFields`]), or instead of the text the
+//!   `paragraphs` array written by `textreuse extract` (objects with a `text` field, or plain
+//!   strings), whose texts are joined with blank lines so that no sentence crosses a paragraph.
+//!   Blank lines are skipped.
+//! * Plain text: the whole input is one document: its id is given by the caller (the CLI uses
+//!   the file's 1-based position among the input files), its title the file name without its
+//!   extensions, its text the whole file (UTF-8; a leading byte-order mark is dropped).
 //!
 //! Errors ([`InputError`]) name the file, and the line for JSON Lines.
 use std::fs::File;
-use std::io::{BufRead, BufReader};
+use std::io::{self, BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
@@ -113,6 +121,195 @@ impl InputError {
     }
 }
 
+/// How an input is compressed, recognized by its first bytes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Compression {
+    /// Not compressed.
+    None,
+    /// gzip (`1f 8b`), also several concatenated members.
+    Gzip,
+    /// Zstandard (`28 b5 2f fd`), also several frames.
+    Zstd,
+    /// bzip2 (`BZh`), also several streams (multistream dumps).
+    Bzip2,
+}
+
+/// Compression suffixes of file names, removed before the format suffix is read.
+const COMPRESSION_SUFFIXES: [&str; 5] = [".gz", ".gzip", ".zst", ".zstd", ".bz2"];
+
+impl Compression {
+    /// Whether a file name ends in a compression suffix (`.gz`, `.gzip`, `.zst`, `.zstd`,
+    /// `.bz2`).
+    fn from_suffix(name: &str) -> bool {
+        let name = name.to_ascii_lowercase();
+        COMPRESSION_SUFFIXES.iter().any(|s| name.ends_with(s))
+    }
+
+    /// The compression of data starting with `head` (at least 4 bytes when the input has them).
+    pub fn detect(head: &[u8]) -> Compression {
+        match head {
+            [0x1f, 0x8b, ..] => Compression::Gzip,
+            [0x28, 0xb5, 0x2f, 0xfd, ..] => Compression::Zstd,
+            [b'B', b'Z', b'h', ..] => Compression::Bzip2,
+            _ => Compression::None,
+        }
+    }
+}
+
+/// What an input holds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Format {
+    /// A Wikipedia XML dump.
+    Dump,
+    /// JSON Lines, one document per line.
+    JsonLines,
+    /// Plain text, one document.
+    Text,
+}
+
+impl Format {
+    /// The format a file name declares, ignoring compression suffixes (`.gz`, `.zst`, `.bz2`):
+    /// `.jsonl`, `.ndjson`, `.json` -> JSON Lines, `.xml` -> dump, `.txt` -> text; `None` for any
+    /// other name.
+    pub fn from_name(path: &Path) -> Option<Format> {
+        let name = path.file_name()?.to_string_lossy().to_ascii_lowercase();
+        let mut name = name.as_str();
+        for suffix in COMPRESSION_SUFFIXES {
+            if let Some(stem) = name.strip_suffix(suffix) {
+                name = stem;
+                break;
+            }
+        }
+        let ext = name.rsplit_once('.')?.1;
+        match ext {
+            "jsonl" | "ndjson" | "json" => Some(Format::JsonLines),
+            "xml" => Some(Format::Dump),
+            "txt" => Some(Format::Text),
+            _ => None,
+        }
+    }
+
+    /// The format of (decompressed) content starting with `head`: the first non-blank byte after
+    /// an optional byte-order mark is `{` for JSON Lines; `<mediawiki` or `<?xml` start a dump;
+    /// anything else (an empty input included) is text.
+    pub fn detect(head: &[u8]) -> Format {
+        let head = head.strip_prefix(b"\xef\xbb\xbf").unwrap_or(head);
+        let start = head
+            .iter()
+            .position(|b| !b.is_ascii_whitespace())
+            .unwrap_or(head.len());
+        let head = &head[start..];
+        if head.starts_with(b"{") {
+            Format::JsonLines
+        } else if head.starts_with(b"<mediawiki") || head.starts_with(b"<?xml") {
+            Format::Dump
+        } else {
+            Format::Text
+        }
+    }
+}
+
+/// Bytes looked at to recognize a format.
+const SNIFF: usize = 64;
+
+/// Reads the first `n` bytes of `reader` (fewer only at the end of the input: a pipe may deliver
+/// them in several reads) and returns them with a reader that yields the whole input again.
+fn head<R: Read + Send + 'static>(
+    mut reader: R,
+    n: usize,
+) -> io::Result<(Vec<u8>, impl Read + Send + 'static)> {
+    let mut head = vec![0u8; n];
+    let mut got = 0;
+    while got < n {
+        match reader.read(&mut head[got..]) {
+            Ok(0) => break,
+            Ok(k) => got += k,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    head.truncate(got);
+    let whole = io::Cursor::new(head.clone()).chain(reader);
+    Ok((head, whole))
+}
+
+/// An input opened for reading: decompressed, with its format recognized.
+pub struct Opened {
+    /// The decompressed bytes.
+    pub reader: Box<dyn BufRead + Send>,
+    /// How the input was compressed.
+    pub compression: Compression,
+    /// What it holds (by name, else by content).
+    pub format: Format,
+}
+
+impl std::fmt::Debug for Opened {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Opened")
+            .field("compression", &self.compression)
+            .field("format", &self.format)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Decompresses `raw` (a file or stdin) after recognizing its compression by its first bytes,
+/// and recognizes its format by `name` or, failing that, by its first decompressed bytes.
+pub fn open_reader(raw: Box<dyn Read + Send>, name: Option<&Path>) -> io::Result<Opened> {
+    let (magic, raw) = head(raw, 4)?;
+    let compression = Compression::detect(&magic);
+    let raw = BufReader::with_capacity(1 << 16, raw);
+    let declared = name.and_then(Format::from_name);
+    if let (Compression::None, Some(format)) = (compression, declared) {
+        // The common case (a `.jsonl` or `.txt` file): one buffer, no decoder.
+        return Ok(Opened {
+            reader: Box::new(raw),
+            compression,
+            format,
+        });
+    }
+    let decoded: Box<dyn Read + Send> = match compression {
+        Compression::None => Box::new(raw),
+        Compression::Gzip => Box::new(flate2::bufread::MultiGzDecoder::new(raw)),
+        Compression::Zstd => Box::new(zstd::stream::read::Decoder::with_buffer(raw)?),
+        Compression::Bzip2 => Box::new(bzip2::bufread::MultiBzDecoder::new(raw)),
+    };
+    let (format, decoded): (Format, Box<dyn Read + Send>) = match name.and_then(Format::from_name) {
+        Some(format) => (format, decoded),
+        None => {
+            let (start, whole) = head(decoded, SNIFF)?;
+            (Format::detect(&start), Box::new(whole))
+        }
+    };
+    Ok(Opened {
+        reader: Box::new(BufReader::with_capacity(1 << 16, decoded)),
+        compression,
+        format,
+    })
+}
+
+/// Field names of JSON Lines records (default `id`, `text`, `title`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct JsonFields {
+    /// The document id: a non-negative integer.
+    pub id: String,
+    /// The text: a string, or an array of paragraphs (strings or objects with `text`).
+    pub text: String,
+    /// The title: a string; optional.
+    pub title: String,
+}
+
+impl Default for JsonFields {
+    fn default() -> Self {
+        JsonFields {
+            id: "id".into(),
+            text: "text".into(),
+            title: "title".into(),
+        }
+    }
+}
+
 #[derive(Deserialize)]
 struct JsonDocument {
     id: u64,
@@ -131,30 +328,32 @@ enum JsonParagraph {
     Object { text: String },
 }
 
-/// Whether `path` is read as JSON Lines (its name ends in `.jsonl`).
-pub fn is_json_lines(path: &Path) -> bool {
-    path.extension()
-        .is_some_and(|e| e.eq_ignore_ascii_case("jsonl"))
+fn join_paragraphs(paragraphs: Vec<JsonParagraph>) -> String {
+    let mut text = String::new();
+    for p in paragraphs {
+        let t = match p {
+            JsonParagraph::Text(t) | JsonParagraph::Object { text: t } => t,
+        };
+        if !text.is_empty() {
+            text.push_str("\n\n");
+        }
+        text.push_str(&t);
+    }
+    text
 }
 
-/// Parses one JSON Lines record into a document; the error is the one-line cause.
+/// Whether `path` is read as JSON Lines by its name ([`Format::from_name`]).
+pub fn is_json_lines(path: &Path) -> bool {
+    Format::from_name(path) == Some(Format::JsonLines)
+}
+
+/// Parses one JSON Lines record into a document with the default field names; the error is the
+/// one-line cause.
 pub fn parse_json_document(line: &str) -> Result<Document, String> {
     let doc: JsonDocument = serde_json::from_str(line).map_err(|e| e.to_string())?;
     let text = match (doc.text, doc.paragraphs) {
         (Some(text), _) => text,
-        (None, Some(paragraphs)) => {
-            let mut text = String::new();
-            for p in paragraphs {
-                let t = match p {
-                    JsonParagraph::Text(t) | JsonParagraph::Object { text: t } => t,
-                };
-                if !text.is_empty() {
-                    text.push_str("\n\n");
-                }
-                text.push_str(&t);
-            }
-            text
-        }
+        (None, Some(paragraphs)) => join_paragraphs(paragraphs),
         (None, None) => return Err("the object has neither \"text\" nor \"paragraphs\"".into()),
     };
     Ok(Document {
@@ -164,33 +363,77 @@ pub fn parse_json_document(line: &str) -> Result<Document, String> {
     })
 }
 
-/// The documents of a JSON Lines file, in order (made by [`JsonLines::open`]).
+/// Parses one JSON Lines record with the given field names.
+pub fn parse_json_document_with(line: &str, fields: &JsonFields) -> Result<Document, String> {
+    if *fields == JsonFields::default() {
+        return parse_json_document(line);
+    }
+    let mut object: serde_json::Map<String, serde_json::Value> =
+        serde_json::from_str(line).map_err(|e| e.to_string())?;
+    let id = match object.get(&fields.id) {
+        Some(serde_json::Value::Number(n)) => n.as_u64(),
+        _ => None,
+    }
+    .ok_or_else(|| format!("\"{}\" is missing or not a non-negative integer", fields.id))?;
+    let title = match object.remove(&fields.title) {
+        Some(serde_json::Value::String(t)) => t,
+        _ => String::new(),
+    };
+    let text = match object.remove(&fields.text) {
+        Some(serde_json::Value::String(t)) => t,
+        Some(array @ serde_json::Value::Array(_)) => join_paragraphs(
+            serde_json::from_value(array).map_err(|e| format!("\"{}\": {e}", fields.text))?,
+        ),
+        _ => return Err(format!("\"{}\" is missing or not a string", fields.text)),
+    };
+    Ok(Document { id, title, text })
+}
+
+/// The documents of a JSON Lines input, in order (made by [`JsonLines::open`] or
+/// [`JsonLines::new`]).
 ///
-/// The iterator yields `Err` for an unreadable or malformed line (the error names the file and
+/// The iterator yields `Err` for an unreadable or malformed line (the error names the input and
 /// line) and then ends.
-#[derive(Debug)]
 pub struct JsonLines {
     path: PathBuf,
-    reader: BufReader<File>,
+    reader: Box<dyn BufRead + Send>,
+    fields: JsonFields,
     line_no: u64,
     buf: String,
     failed: bool,
 }
 
+impl std::fmt::Debug for JsonLines {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("JsonLines")
+            .field("path", &self.path)
+            .field("line_no", &self.line_no)
+            .finish_non_exhaustive()
+    }
+}
+
 impl JsonLines {
-    /// Opens `path`.
+    /// Opens the file `path` (compressed or not) with the default field names.
     pub fn open(path: &Path) -> Result<JsonLines, InputError> {
-        let file = File::open(path).map_err(|source| InputError::Io {
+        let io_error = |source| InputError::Io {
             path: path.to_path_buf(),
             source,
-        })?;
-        Ok(JsonLines {
+        };
+        let file = File::open(path).map_err(io_error)?;
+        let opened = open_reader(Box::new(file), Some(path)).map_err(io_error)?;
+        Ok(JsonLines::new(path, opened.reader, JsonFields::default()))
+    }
+
+    /// The records of `reader` (decompressed), named `path` in errors.
+    pub fn new(path: &Path, reader: Box<dyn BufRead + Send>, fields: JsonFields) -> JsonLines {
+        JsonLines {
             path: path.to_path_buf(),
-            reader: BufReader::with_capacity(1 << 16, file),
+            reader,
+            fields,
             line_no: 0,
             buf: String::new(),
             failed: false,
-        })
+        }
     }
 }
 
@@ -220,11 +463,15 @@ impl Iterator for JsonLines {
             if line.is_empty() {
                 continue;
             }
-            let doc = parse_json_document(line).map_err(|cause| InputError::Line {
-                path: self.path.clone(),
-                line: self.line_no,
-                message: format!("not a document object {{\"id\",\"title\",\"text\"}}: {cause}"),
-            });
+            let doc =
+                parse_json_document_with(line, &self.fields).map_err(|cause| InputError::Line {
+                    path: self.path.clone(),
+                    line: self.line_no,
+                    message: format!(
+                        "not a document object {{\"{}\",\"{}\",\"{}\"}}: {cause}",
+                        self.fields.id, self.fields.title, self.fields.text
+                    ),
+                });
             self.failed = doc.is_err();
             return Some(doc);
         }
@@ -233,12 +480,20 @@ impl Iterator for JsonLines {
 
 impl std::iter::FusedIterator for JsonLines {}
 
-/// Reads a plain-text file as one document with the given id.
-pub fn read_plain(path: &Path, id: u64) -> Result<Document, InputError> {
-    let bytes = std::fs::read(path).map_err(|source| InputError::Io {
-        path: path.to_path_buf(),
-        source,
-    })?;
+/// Reads a whole input as one plain-text document with the given id, titled with `path`'s file
+/// name without its extensions (`notes.txt.gz` -> `notes`).
+pub fn read_plain_from(
+    path: &Path,
+    mut reader: impl Read,
+    id: u64,
+) -> Result<Document, InputError> {
+    let mut bytes = Vec::new();
+    reader
+        .read_to_end(&mut bytes)
+        .map_err(|source| InputError::Io {
+            path: path.to_path_buf(),
+            source,
+        })?;
     let mut text = String::from_utf8(bytes).map_err(|e| InputError::NotUtf8 {
         path: path.to_path_buf(),
         offset: e.utf8_error().valid_up_to() as u64,
@@ -246,11 +501,28 @@ pub fn read_plain(path: &Path, id: u64) -> Result<Document, InputError> {
     if text.starts_with('\u{feff}') {
         text.drain(..'\u{feff}'.len_utf8());
     }
-    let title = path
-        .file_stem()
+    let mut title = path
+        .file_name()
         .map(|s| s.to_string_lossy().into_owned())
         .unwrap_or_default();
+    if Compression::from_suffix(&title) {
+        title.truncate(title.rfind('.').unwrap_or(title.len()));
+    }
+    if let Some(dot) = title.rfind('.').filter(|&d| d > 0) {
+        title.truncate(dot);
+    }
     Ok(Document { id, title, text })
+}
+
+/// Reads a plain-text file (compressed or not) as one document with the given id.
+pub fn read_plain(path: &Path, id: u64) -> Result<Document, InputError> {
+    let io_error = |source| InputError::Io {
+        path: path.to_path_buf(),
+        source,
+    };
+    let file = File::open(path).map_err(io_error)?;
+    let opened = open_reader(Box::new(file), Some(path)).map_err(io_error)?;
+    read_plain_from(path, opened.reader, id)
 }
 
 #[cfg(test)]

@@ -34,8 +34,9 @@
 //! * [`Dedup`], built by [`DedupBuilder`]: the engine (stages 1-8, documented on [`Dedup`]).
 //!   [`Dedup::run`] takes sources, a [`Sink`] and a [`Progress`]; [`Dedup::run_documents`]
 //!   takes documents; [`Dedup::run_to_dir`] writes `textreuse dedup`'s three files.
-//! * Inputs: [`Inputs`] reads files in order (dumps through `textreuse-wikidump`, `.jsonl`,
-//!   plain text) as a stream of [`Source`]s; [`Document`] is one document.
+//! * Inputs: [`Inputs`] reads files, directories and stdin in order (dumps through
+//!   `textreuse-wikidump`, JSON Lines with [`JsonFields`], plain text; gzip, zstd or bzip2
+//!   compressed; recognized by content) as a stream of [`Source`]s; [`Document`] is one document.
 //! * Results: [`Sink`] receives each [`Cluster`] (its [`Member`]s and [`ClusterType`]), the
 //!   top [`ArticlePairRow`]s and the [`Stats`]. [`Collect`] and `Vec<Cluster>` keep them in
 //!   memory; [`OutputDir`] writes `clusters.jsonl`, `article-pairs.tsv` and `stats.json`.
@@ -87,7 +88,7 @@ mod text_store;
 pub use classify::ClusterType;
 pub use cluster::{Cluster, Member, within_edit_distance};
 pub use error::Error;
-pub use input::{Document, InputError};
+pub use input::{Document, InputError, JsonFields};
 pub use progress::{NoProgress, Progress, Stage};
 pub use run::{DEFAULT_MAX_ARTICLE_PAIRS, DEFAULT_MAX_HAMMING, Dedup, DedupBuilder, Method};
 pub use sink::{ArticlePairRow, Collect, OutputDir, OutputError, Sink};

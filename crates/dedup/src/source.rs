@@ -1,6 +1,7 @@
-//! Every input the pipeline reads, as one stream of [`Source`]s: Wikipedia dumps (`.xml`,
-//! `.xml.bz2`, `.bz2`) through `textreuse-wikidump`, plain text and JSON Lines through
-//! [`crate::input`], or documents a program already holds ([`Source::from`] a [`Document`]).
+//! Every input the pipeline reads, as one stream of [`Source`]s: Wikipedia dumps through
+//! `textreuse-wikidump`, JSON Lines and plain text through [`crate::input`] (each compressed or
+//! not, recognized by content), files, directories or standard input ([`Inputs`]), or documents
+//! a program already holds ([`Source::from`] a [`Document`]).
 //!
 //! Dump pages arrive as raw wikitext ([`Source::Wiki`]) so that the expensive cleaning runs in
 //! parallel in stage 1 ([`Source::into_document`]); a cleaned article becomes one document
@@ -21,20 +22,13 @@
 //! }
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
+use std::collections::VecDeque;
+use std::fs::File;
 use std::path::{Path, PathBuf};
 
 use textreuse_wikidump::{Cleaner, DumpReader};
 
-use crate::input::{self, Document, InputError, JsonLines};
-
-/// Whether `path` is read as a Wikipedia XML dump (`.xml`, `.xml.bz2`, `.bz2`).
-pub fn is_dump(path: &Path) -> bool {
-    let name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().to_ascii_lowercase())
-        .unwrap_or_default();
-    name.ends_with(".xml") || name.ends_with(".xml.bz2") || name.ends_with(".bz2")
-}
+use crate::input::{self, Compression, Document, Format, InputError, JsonFields, JsonLines};
 
 /// One input document before cleaning.
 #[derive(Debug)]
@@ -82,17 +76,23 @@ impl Source {
     }
 }
 
-/// The sources of a list of files, in order: an iterator of `Result<Source, InputError>`.
+/// The sources of a list of inputs, in order: an iterator of `Result<Source, InputError>`.
 ///
-/// Dumps are read page by page (on [`Inputs::threads`] decompression threads), `.jsonl` files
-/// line by line, and any other file is one plain-text document whose id is its 1-based position
-/// in the list. After an error that is not [recoverable](InputError::is_recoverable) the
+/// Each input is a file, a directory (its files, walked recursively in sorted path order,
+/// names starting with `.` skipped) or `-` for standard input. Compression (gzip, zstd,
+/// bzip2) and format (dump, JSON Lines, plain text) are recognized as [`crate::input`]
+/// describes. Dumps are read page by page (a bzip2 or plain dump file on [`Inputs::threads`]
+/// decompression threads), JSON Lines line by line with the [`JsonFields`] of
+/// [`Inputs::fields`], and plain text as one document whose id is its 1-based position among
+/// the input files. After an error that is not [recoverable](InputError::is_recoverable) the
 /// iterator ends.
 #[derive(Debug)]
 pub struct Inputs {
-    paths: Vec<PathBuf>,
-    next: usize,
+    pending: VecDeque<PathBuf>,
+    /// Input files opened so far (the id of a plain-text document).
+    files: u64,
     threads: usize,
+    fields: JsonFields,
     current: Current,
     failed: bool,
 }
@@ -104,16 +104,20 @@ enum Current {
     Lines(JsonLines),
 }
 
+/// The name standard input goes by in errors.
+const STDIN: &str = "<stdin>";
+
 impl Inputs {
-    /// The files `paths`, read in order with one decompression thread per dump.
+    /// The inputs `paths`, read in order with one decompression thread per dump.
     pub fn new<P: AsRef<Path>>(paths: impl IntoIterator<Item = P>) -> Inputs {
         Inputs {
-            paths: paths
+            pending: paths
                 .into_iter()
                 .map(|p| p.as_ref().to_path_buf())
                 .collect(),
-            next: 0,
+            files: 0,
             threads: 1,
+            fields: JsonFields::default(),
             current: Current::None,
             failed: false,
         }
@@ -125,10 +129,113 @@ impl Inputs {
         self
     }
 
+    /// The field names of JSON Lines records (default `id`, `text`, `title`).
+    pub fn fields(mut self, fields: JsonFields) -> Inputs {
+        self.fields = fields;
+        self
+    }
+
     fn fail(&mut self, e: InputError) -> Option<Result<Source, InputError>> {
         self.failed = true;
         Some(Err(e))
     }
+
+    /// Opens the next input file (or stdin) and returns its plain-text document, or sets up
+    /// `current` for a dump or JSON Lines.
+    fn open(&mut self, path: PathBuf) -> Result<Option<Source>, InputError> {
+        let stdin = path.as_os_str() == "-";
+        let shown = if stdin {
+            PathBuf::from(STDIN)
+        } else {
+            path.clone()
+        };
+        let io_error = |source| InputError::Io {
+            path: shown.clone(),
+            source,
+        };
+        let raw: Box<dyn std::io::Read + Send> = if stdin {
+            Box::new(std::io::stdin())
+        } else {
+            Box::new(File::open(&path).map_err(io_error)?)
+        };
+        self.files += 1;
+        let name = (!stdin).then_some(path.as_path());
+        let opened = input::open_reader(raw, name).map_err(io_error)?;
+        match opened.format {
+            Format::Dump => {
+                let mut builder = textreuse_wikidump::ReaderBuilder::new();
+                builder.threads(self.threads);
+                let direct =
+                    !stdin && matches!(opened.compression, Compression::None | Compression::Bzip2);
+                // A dump file the reader can open itself is decoded in parallel (multistream);
+                // stdin and gzip or zstd dumps stream through one decoder.
+                let reader = if direct {
+                    drop(opened);
+                    builder.open(&path)
+                } else {
+                    builder.from_reader(opened.reader)
+                }
+                .map_err(|source| InputError::Dump {
+                    path: shown.clone(),
+                    source,
+                })?;
+                self.current = Current::Dump(shown, reader);
+                Ok(None)
+            }
+            Format::JsonLines => {
+                self.current =
+                    Current::Lines(JsonLines::new(&shown, opened.reader, self.fields.clone()));
+                Ok(None)
+            }
+            Format::Text => {
+                let title_from = if stdin {
+                    Path::new("stdin")
+                } else {
+                    path.as_path()
+                };
+                let doc =
+                    input::read_plain_from(title_from, opened.reader, self.files).map_err(|e| {
+                        match e {
+                            InputError::NotUtf8 { offset, .. } => InputError::NotUtf8 {
+                                path: shown.clone(),
+                                offset,
+                            },
+                            other => other,
+                        }
+                    })?;
+                Ok(Some(Source::Text(doc)))
+            }
+        }
+    }
+}
+
+/// The files under `dir`, recursively, in sorted path order; names starting with `.` skipped.
+fn walk(dir: &Path) -> Result<Vec<PathBuf>, InputError> {
+    let mut files = Vec::new();
+    let mut dirs = vec![dir.to_path_buf()];
+    while let Some(d) = dirs.pop() {
+        let entries = std::fs::read_dir(&d).map_err(|source| InputError::Io {
+            path: d.clone(),
+            source,
+        })?;
+        for entry in entries {
+            let entry = entry.map_err(|source| InputError::Io {
+                path: d.clone(),
+                source,
+            })?;
+            if entry.file_name().to_string_lossy().starts_with('.') {
+                continue;
+            }
+            let path = entry.path();
+            if path.is_dir() {
+                dirs.push(path);
+            } else {
+                files.push(path);
+            }
+        }
+    }
+    files.sort();
+    Ok(files)
 }
 
 impl Iterator for Inputs {
@@ -162,27 +269,22 @@ impl Iterator for Inputs {
                     None => self.current = Current::None,
                 },
                 Current::None => {
-                    let path = self.paths.get(self.next)?.clone();
-                    self.next += 1;
-                    if is_dump(&path) {
-                        match textreuse_wikidump::ReaderBuilder::new()
-                            .threads(self.threads)
-                            .open(&path)
-                        {
-                            Ok(reader) => self.current = Current::Dump(path, reader),
-                            Err(source) => return self.fail(InputError::Dump { path, source }),
-                        }
-                    } else if input::is_json_lines(&path) {
-                        match JsonLines::open(&path) {
-                            Ok(lines) => self.current = Current::Lines(lines),
+                    let path = self.pending.pop_front()?;
+                    if path.as_os_str() != "-" && path.is_dir() {
+                        match walk(&path) {
+                            Ok(files) => {
+                                for f in files.into_iter().rev() {
+                                    self.pending.push_front(f);
+                                }
+                            }
                             Err(e) => return self.fail(e),
                         }
-                    } else {
-                        // A plain-text document's id is its position in the whole list.
-                        return match input::read_plain(&path, self.next as u64) {
-                            Ok(doc) => Some(Ok(Source::Text(doc))),
-                            Err(e) => self.fail(e),
-                        };
+                        continue;
+                    }
+                    match self.open(path) {
+                        Ok(Some(source)) => return Some(Ok(source)),
+                        Ok(None) => {}
+                        Err(e) => return self.fail(e),
                     }
                 }
             }
@@ -219,5 +321,127 @@ mod tests {
         assert!(!err.is_recoverable());
         assert_eq!(err.path(), missing);
         assert!(it.next().is_none());
+    }
+
+    fn gzip(bytes: &[u8]) -> Vec<u8> {
+        use std::io::Write;
+        let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+        e.write_all(bytes).unwrap();
+        e.finish().unwrap()
+    }
+
+    fn bzip2(bytes: &[u8]) -> Vec<u8> {
+        use std::io::Write;
+        let mut e = bzip2::write::BzEncoder::new(Vec::new(), bzip2::Compression::fast());
+        e.write_all(bytes).unwrap();
+        e.finish().unwrap()
+    }
+
+    fn texts(inputs: Inputs) -> Vec<(u64, String, String)> {
+        inputs
+            .map(|s| match s.unwrap() {
+                Source::Text(d) => (d.id, d.title, d.text),
+                Source::Wiki { id, title, .. } => (id, title, String::new()),
+            })
+            .collect()
+    }
+
+    /// Every format and compression, recognized by content where the name says nothing, in a
+    /// directory tree walked in sorted order.
+    #[test]
+    fn formats_and_compressions_in_a_directory() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = |name: &str| dir.path().join(name);
+        let line = |id: u64, text: &str| {
+            format!("{{\"id\": {id}, \"title\": \"T{id}\", \"text\": \"{text}\"}}\n")
+        };
+        std::fs::write(p("a.jsonl.gz"), gzip(line(10, "gzip").as_bytes())).unwrap();
+        std::fs::write(p("b.ndjson"), line(11, "ndjson")).unwrap();
+        std::fs::write(
+            p("c.json.zst"),
+            zstd::encode_all(line(12, "zstd").as_bytes(), 1).unwrap(),
+        )
+        .unwrap();
+        std::fs::write(p("d.jsonl.bz2"), bzip2(line(13, "bzip2").as_bytes())).unwrap();
+        // No extension: JSON Lines recognized by its first byte, under gzip.
+        std::fs::write(
+            p("e"),
+            gzip(format!("\n{}", line(14, "sniffed")).as_bytes()),
+        )
+        .unwrap();
+        // `.txt` is text even when it starts like JSON.
+        std::fs::write(p("g.txt"), "{{Infobox}} plain").unwrap();
+        std::fs::create_dir(p("sub")).unwrap();
+        std::fs::write(p("sub/f.txt.gz"), gzip(b"compressed plain text")).unwrap();
+        std::fs::write(p("sub/.hidden"), "skipped").unwrap();
+        let got = texts(Inputs::new([dir.path()]));
+        let want = [
+            (10, "T10", "gzip"),
+            (11, "T11", "ndjson"),
+            (12, "T12", "zstd"),
+            (13, "T13", "bzip2"),
+            (14, "T14", "sniffed"),
+            (6, "g", "{{Infobox}} plain"),
+            (7, "f", "compressed plain text"),
+        ];
+        let got: Vec<(u64, &str, &str)> = got
+            .iter()
+            .map(|(i, t, x)| (*i, t.as_str(), x.as_str()))
+            .collect();
+        assert_eq!(got, want);
+    }
+
+    #[test]
+    fn field_names_and_their_errors() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("hf.jsonl");
+        std::fs::write(
+            &path,
+            "{\"doc_id\": 5, \"content\": \"Some text.\", \"name\": \"N\"}\n\
+             {\"doc_id\": 6, \"content\": [\"One.\", {\"text\": \"Two.\"}]}\n\
+             {\"doc_id\": \"abc\", \"content\": \"x\"}\n",
+        )
+        .unwrap();
+        let fields = JsonFields {
+            id: "doc_id".into(),
+            text: "content".into(),
+            title: "name".into(),
+        };
+        let mut it = Inputs::new([&path]).fields(fields);
+        let mut next = || match it.next() {
+            Some(Ok(Source::Text(d))) => Ok((d.id, d.title, d.text)),
+            Some(Err(e)) => Err(e.to_string()),
+            other => panic!("{other:?}"),
+        };
+        assert_eq!(next(), Ok((5, "N".into(), "Some text.".into())));
+        assert_eq!(next(), Ok((6, String::new(), "One.\n\nTwo.".into())));
+        let err = next().unwrap_err();
+        assert!(
+            err.contains("hf.jsonl:3") && err.contains("doc_id"),
+            "{err}"
+        );
+    }
+
+    /// A dump is recognized by its content: the bundled sample recompressed with gzip, without
+    /// a telling name, yields the same pages as the bzip2 file read directly.
+    #[test]
+    fn a_gzip_dump_without_extension_is_a_dump() {
+        let sample = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../../data/enwiki-sample-206.xml.bz2"
+        );
+        let mut xml = Vec::new();
+        std::io::Read::read_to_end(
+            &mut bzip2::read::MultiBzDecoder::new(File::open(sample).unwrap()),
+            &mut xml,
+        )
+        .unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        let gz = dir.path().join("download");
+        std::fs::write(&gz, gzip(&xml)).unwrap();
+        let direct = texts(Inputs::new([sample]).threads(2));
+        let recompressed = texts(Inputs::new([&gz]));
+        assert!(direct.len() > 50, "{}", direct.len());
+        assert_eq!(direct, recompressed);
     }
 }

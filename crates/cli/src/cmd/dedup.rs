@@ -8,22 +8,26 @@ use std::path::PathBuf;
 use anyhow::Context;
 use textreuse_dedup::shuffle::DEFAULT_MAX_BUCKET;
 use textreuse_dedup::{
-    DEFAULT_MAX_ARTICLE_PAIRS, DEFAULT_MAX_HAMMING, Dedup, Inputs, Method, Progress, Stage,
+    DEFAULT_MAX_ARTICLE_PAIRS, DEFAULT_MAX_HAMMING, Dedup, Method, Progress, Stage,
 };
 
 use crate::size::parse_size;
-use crate::util::{FilterArgs, Global, SignerArgs};
+use crate::util::{FilterArgs, Global, InputArgs, SignerArgs};
 
 /// Arguments of `textreuse dedup`.
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// Inputs: Wikipedia dumps (.xml, .xml.bz2), .jsonl ({"id","title","text"} per line) or text
-    /// files (one document each). Default: the two bundled sample dumps.
+    /// Inputs: files, directories (walked recursively) or - for stdin: Wikipedia dumps, JSON Lines
+    /// (one {"id","title","text"} object per line; see --id-field) or plain text (one document
+    /// each, id = position among the input files), each plain or compressed with gzip, zstd or
+    /// bzip2; recognized by content. Default: the bundled sample dumps.
     #[arg(value_name = "FILE")]
     files: Vec<PathBuf>,
     /// Output directory for clusters.jsonl, stats.json and article-pairs.tsv.
     #[arg(long, default_value = "textreuse-out", value_name = "DIR")]
     out: PathBuf,
+    #[command(flatten)]
+    input: InputArgs,
     #[command(flatten)]
     filter: FilterArgs,
     #[command(flatten)]
@@ -85,7 +89,7 @@ pub fn run(args: &Args, global: &Global) -> anyhow::Result<()> {
     // The builder checks every option (and names it) before anything is read.
     let dedup = builder.build()?;
     let files = global.inputs_or_samples(&args.files);
-    let inputs = Inputs::new(&files).threads(rayon::current_num_threads());
+    let inputs = args.input.inputs(&files, rayon::current_num_threads());
     let bars = Bars {
         global,
         draw: !global.quiet && std::io::stderr().is_terminal(),

@@ -25,22 +25,25 @@ use std::path::PathBuf;
 
 use anyhow::Context;
 use serde::Serialize;
+use textreuse_dedup::Progress;
 use textreuse_dedup::features::KeptSentences;
 use textreuse_dedup::pipeline::DocumentPipeline;
-use textreuse_dedup::{Inputs, Progress};
 use textreuse_minhash::TextSigner;
 
-use crate::util::{self, FilterArgs, Global, SignerArgs};
+use crate::util::{self, FilterArgs, Global, InputArgs, SignerArgs};
 
 /// Arguments of `textreuse sentences`.
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// Input files: Wikipedia dumps (`.xml`, `.xml.bz2`), `.jsonl` (one `{"id","title","text"}`
-    /// object per line, or the `paragraphs` form written by `textreuse extract`), anything else
-    /// is one plain-text document whose id is its position in this list (from 1) and whose title
-    /// is its file name without extension. Default: the bundled sample dumps.
+    /// Inputs: files, directories (walked recursively) or - for stdin: Wikipedia dumps, JSON Lines
+    /// (one {"id","title","text"} object per line, or the `paragraphs` form written by
+    /// `textreuse extract`; see --id-field) or plain text (one document each, id = position among
+    /// the input files, title = file name), each plain or compressed with gzip, zstd or bzip2;
+    /// recognized by content. Default: the bundled sample dumps.
     #[arg(value_name = "FILE")]
     pub files: Vec<PathBuf>,
+    #[command(flatten)]
+    pub input: InputArgs,
     /// Also write the counts of the run (`{"documents","sentences","kept","input_problems"}`,
     /// before the filter; documents without sentences included) to this JSON file: the Spark
     /// backend's `--input-stats` reads it so its stats.json matches `textreuse dedup`'s.
@@ -98,7 +101,7 @@ pub fn run(args: &Args, global: &Global) -> anyhow::Result<()> {
     // are formatted in parallel and written in input order.
     let signer = args.band_keys.then(|| args.signer.build()).transpose()?;
     let counts = DocumentPipeline::new().run(
-        Inputs::new(&files).threads(rayon::current_num_threads()),
+        args.input.inputs(&files, rayon::current_num_threads()),
         &Log(global),
         || signer.as_ref().map(|s| TextSigner::new(s).shingle_chars(filter.shingle)),
         |text_signer, seq, doc| -> anyhow::Result<(u64, u64, Vec<u8>)> {

@@ -21,19 +21,24 @@ use anyhow::Context;
 use serde::Serialize;
 use textreuse_dedup::features::{KeptSentences, sentence_simhash};
 use textreuse_dedup::pipeline::DocumentPipeline;
-use textreuse_dedup::{Error, Inputs, Progress};
+use textreuse_dedup::{Error, Progress};
 use textreuse_shingle::Shingler;
 use textreuse_simhash::{SimHasher, TableSearch, WindowSearch};
 
-use crate::util::{self, FilterArgs, Global};
+use crate::util::{self, FilterArgs, Global, InputArgs};
 
 /// Arguments of `textreuse simhash`.
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// Inputs: Wikipedia dumps (.xml, .xml.bz2), .jsonl ({"id","title","text"} per line) or text
-    /// files (one document each, id = position in this list). Default: the bundled sample dumps.
+    /// Inputs: files, directories (walked recursively) or - for stdin: Wikipedia dumps, JSON Lines
+    /// (one {"id","title","text"} object per line, or the `paragraphs` form written by
+    /// `textreuse extract`; see --id-field) or plain text (one document each, id = position among
+    /// the input files, title = file name), each plain or compressed with gzip, zstd or bzip2;
+    /// recognized by content. Default: the bundled sample dumps.
     #[arg(value_name = "FILE")]
     pub files: Vec<PathBuf>,
+    #[command(flatten)]
+    pub input: InputArgs,
     #[command(flatten)]
     pub filter: FilterArgs,
     /// Write the pairs of sentences within --max-hamming bits instead of the fingerprints.
@@ -129,7 +134,7 @@ pub fn run(args: &Args, global: &Global) -> anyhow::Result<()> {
     // With --pairs every kept sentence is held (16 bytes + 8 of fingerprint) until the search.
     let mut kept: Vec<Kept> = Vec::new();
     let counts = DocumentPipeline::new().run(
-        Inputs::new(&files).threads(rayon::current_num_threads()),
+        args.input.inputs(&files, rayon::current_num_threads()),
         &Log(global),
         || Shingler::with_len(filter.shingle),
         |shingler, seq, doc| {
