@@ -586,18 +586,25 @@ impl Dedup {
         };
         stats.buckets = shuffle_stats.buckets;
         stats.buckets_capped = shuffle_stats.buckets_capped;
+        stats.bucket_ids_left_out = shuffle_stats.bucket_ids_left_out;
         stats.candidate_pairs = shuffle_stats.candidate_pairs;
         stats.pairs_after_edit_filter = shuffle_stats.candidate_pairs;
         stats.bytes_spilled = shuffle_stats.bytes_spilled;
         stats.seconds.shuffle_and_clusters = started.elapsed().as_secs_f64();
         progress.log(&format!(
-            "stages 3-5: {} buckets ({} capped), {} candidate pairs, {} bytes spilled in {:.1}s",
+            "stages 3-5: {} buckets, {} candidate pairs, {} bytes spilled in {:.1}s",
             stats.buckets,
-            stats.buckets_capped,
             stats.candidate_pairs,
             stats.bytes_spilled,
             stats.seconds.shuffle_and_clusters
         ));
+        if stats.buckets_capped > 0 {
+            progress.log(&format!(
+                "warning: {} buckets had more than max_bucket sentences: {} sentences in them \
+                 were not checked by the edit-distance filter (raise --max-bucket to check them)",
+                stats.buckets_capped, stats.bucket_ids_left_out
+            ));
+        }
         Ok(out)
     }
 

@@ -33,8 +33,12 @@ pub struct Stats {
     pub band_key_records: u64,
     /// Distinct band keys.
     pub buckets: u64,
-    /// Buckets larger than the cap.
+    /// Buckets larger than `max_bucket` with the edit filter on (all pairs are formed only
+    /// then); they contributed the pairs of their first `max_bucket` sentences.
     pub buckets_capped: u64,
+    /// Sentences those buckets left out of the edit-distance check (0 without the filter: star
+    /// pairs are never capped).
+    pub bucket_ids_left_out: u64,
     /// Distinct candidate pairs.
     pub candidate_pairs: u64,
     /// Candidate pairs kept by the edit-distance filter (equal to `candidate_pairs` without it).

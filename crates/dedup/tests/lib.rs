@@ -315,3 +315,44 @@ fn builder_rejects_bad_options() {
     assert!(err(Dedup::builder().max_bucket(1)).contains("bucket"));
     assert!(Dedup::builder().max_edit(0.25).build().is_ok());
 }
+
+/// 250 exact copies of one sentence make one cluster of 250, whatever `max_bucket` is; with the
+/// edit filter (all pairs) the cap leaves sentences out of the check, and says how many.
+#[test]
+fn no_member_is_lost_to_the_bucket_cap() {
+    let sentence =
+        "The old mill on the river was built in 1820 and still grinds grain for the village.";
+    let docs: Vec<Document> = (0..250)
+        .map(|i| Document::new(i, format!("Copy {i}"), sentence))
+        .collect();
+    let dedup = Dedup::builder()
+        .min_shingles(10)
+        .max_bucket(100)
+        .build()
+        .unwrap();
+    let mut clusters: Vec<Cluster> = Vec::new();
+    let stats = dedup
+        .run_documents(docs.clone(), &mut clusters, &NoProgress)
+        .unwrap();
+    assert_eq!(clusters.len(), 1);
+    assert_eq!(clusters[0].len(), 250);
+    assert_eq!((stats.buckets_capped, stats.bucket_ids_left_out), (0, 0));
+
+    let checked = Dedup::builder()
+        .min_shingles(10)
+        .max_bucket(100)
+        .max_edit(0.1)
+        .build()
+        .unwrap();
+    let mut clusters: Vec<Cluster> = Vec::new();
+    let stats = checked
+        .run_documents(docs, &mut clusters, &NoProgress)
+        .unwrap();
+    // Every band holds the same 250 sentences: 10 buckets, each checking its first 100.
+    assert_eq!(
+        (stats.buckets_capped, stats.bucket_ids_left_out),
+        (10, 1500)
+    );
+    assert_eq!(clusters.len(), 1);
+    assert_eq!(clusters[0].len(), 100);
+}

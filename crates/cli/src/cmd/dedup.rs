@@ -35,7 +35,9 @@ pub struct Args {
     /// Memory budget of the shuffle (e.g. 64MB, 4GB); beyond it sorted runs spill to disk.
     #[arg(long, default_value = "2GB", value_name = "SIZE")]
     mem_budget: String,
-    /// A bucket larger than this contributes only its first N members (by id).
+    /// With --max-edit (which checks every pair that shares a band): a bucket larger than this
+    /// checks only the pairs of its first N members (by id); the others are counted in
+    /// stats.json and named in a warning. Without --max-edit buckets are never capped.
     #[arg(long, default_value_t = DEFAULT_MAX_BUCKET, value_name = "N")]
     max_bucket: usize,
     /// Keep only pairs whose normalized edit distance is at most this (e.g. 0.25), re-clustering.

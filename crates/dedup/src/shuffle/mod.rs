@@ -40,8 +40,8 @@
 //!   from its own slices of the runs (128 KiB read buffer per run and range).
 //! * [`Shuffle`] composes the stages: [`Shuffle::push`] feeds band-key records to one sorter;
 //!   [`Shuffle::finish`] merges them into buckets, turns each bucket into pairs
-//!   ([`PairMode`]), caps buckets larger than `max_bucket` to their first `max_bucket` ids, and
-//!   feeds the pairs to a second sorter, which de-duplicates them (a pair shared by several bands
+//!   ([`PairMode`]; in [`PairMode::All`] buckets larger than `max_bucket` are capped to their
+//!   first `max_bucket` ids, and the ids left out are counted), and feeds the pairs to a second sorter, which de-duplicates them (a pair shared by several bands
 //!   is reported once). The result, [`PairStream`], yields the distinct candidate pairs `(a, b)`,
 //!   `a < b`, in ascending order; [`PairStream::into_clusters`] unions them into clusters.
 //!
@@ -52,8 +52,10 @@
 //! stars are exactly the components of the complete graphs on the buckets, and it is linear in
 //! the bucket size. [`PairMode::All`] emits all `k (k + 1) / 2` pairs; it is needed only when a
 //! caller wants the exact list of sentence pairs that share a band (for instance to check each
-//! pair's edit distance individually); with the bucket cap the cost per bucket stays at most
-//! `max_bucket^2 / 2` pairs.
+//! pair's edit distance individually); the bucket cap keeps the cost per bucket at most
+//! `max_bucket^2 / 2` pairs, and [`ShuffleStats::bucket_ids_left_out`] counts the ids it left
+//! out, so nothing is lost silently. Stars need no cap: every member of a bucket, however large,
+//! is clustered.
 //!
 //! # Determinism
 //!
@@ -170,8 +172,11 @@ pub struct ShuffleStats {
     pub records: u64,
     /// Distinct keys (buckets), singletons included.
     pub buckets: u64,
-    /// Buckets larger than the cap, which contributed only their first `max_bucket` ids.
+    /// Buckets larger than the cap in [`PairMode::All`], which contributed only the pairs of their
+    /// first `max_bucket` ids (stars are never capped).
     pub buckets_capped: u64,
+    /// Ids those buckets left out (beyond their first `max_bucket`).
+    pub bucket_ids_left_out: u64,
     /// Pairs emitted by the buckets before de-duplication.
     pub pairs_emitted: u64,
     /// Distinct candidate pairs (complete once the [`PairStream`] is exhausted).
@@ -234,8 +239,9 @@ impl ShuffleBuilder {
         self
     }
 
-    /// A bucket with more ids contributes only its `n` smallest (at least 2; `usize::MAX` for no
-    /// cap).
+    /// In [`PairMode::All`], a bucket with more ids contributes only the pairs of its `n`
+    /// smallest (at least 2; `usize::MAX` for no cap); the ids left out are counted. Star pairs
+    /// are never capped.
     pub fn max_bucket(&mut self, n: usize) -> &mut Self {
         self.max_bucket = n;
         self

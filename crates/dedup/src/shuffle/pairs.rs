@@ -1,4 +1,4 @@
-//! The pair stage: buckets of the merged band-key records -> star (or all) pairs, capped,
+//! The pair stage: buckets of the merged band-key records -> star (or capped all) pairs,
 //! de-duplicated by a second sorter -> the candidate-pair stream and clusters.
 use super::sort::{Merger, Run, Source, open_run};
 use super::*;
@@ -110,8 +110,9 @@ impl Shuffle {
                     merged = 0;
                 }
                 stats.buckets += 1;
-                let capped = bucket_pairs(&mut ids, &options, |a, b| pairs.push(a, b))?;
-                stats.buckets_capped += u64::from(capped);
+                let left_out = bucket_pairs(&mut ids, &options, |a, b| pairs.push(a, b))?;
+                stats.buckets_capped += u64::from(left_out > 0);
+                stats.bucket_ids_left_out += left_out;
             }
             progress(merged);
         }
@@ -168,6 +169,7 @@ struct PartitionPairs {
     pairs: Vec<(u64, u64)>,
     buckets: u64,
     capped: u64,
+    left_out: u64,
     records: u64,
 }
 
@@ -177,11 +179,12 @@ impl PartitionPairs {
         self.records += ids.len() as u64;
         self.buckets += 1;
         let pairs = &mut self.pairs;
-        let capped = bucket_pairs(ids, options, |a, b| {
+        let Ok(left_out) = bucket_pairs(ids, options, |a, b| {
             pairs.push((a, b));
             Ok::<(), std::convert::Infallible>(())
         });
-        self.capped += u64::from(matches!(capped, Ok(true)));
+        self.capped += u64::from(left_out > 0);
+        self.left_out += left_out;
     }
 }
 
@@ -196,6 +199,7 @@ fn add_wave(
     for d in done {
         stats.buckets += d.buckets;
         stats.buckets_capped += d.capped;
+        stats.bucket_ids_left_out += d.left_out;
         pairs.push_slice(&d.pairs)?;
         records += d.records;
     }
@@ -215,15 +219,19 @@ fn partition_pairs(part: &[(u64, u64)], options: &ShuffleBuilder) -> PartitionPa
     out
 }
 
-/// Emits the pairs of one bucket (its ids ascending and distinct): caps it to `max_bucket` ids,
-/// then a star or all pairs. Returns whether the bucket was capped.
+/// Emits the pairs of one bucket (its ids ascending and distinct): a star over all of them, or
+/// all pairs of its first `max_bucket` ids. Returns how many ids the cap left out (0 for a star,
+/// which needs no cap: it is linear in the bucket).
 fn bucket_pairs<E>(
     ids: &mut Vec<u64>,
     options: &ShuffleBuilder,
     mut emit: impl FnMut(u64, u64) -> Result<(), E>,
-) -> Result<bool, E> {
-    let capped = ids.len() > options.max_bucket;
-    ids.truncate(options.max_bucket);
+) -> Result<u64, E> {
+    let mut left_out = 0;
+    if options.pair_mode == PairMode::All && ids.len() > options.max_bucket {
+        left_out = (ids.len() - options.max_bucket) as u64;
+        ids.truncate(options.max_bucket);
+    }
     match options.pair_mode {
         PairMode::Star => {
             if let Some((&first, rest)) = ids.split_first() {
@@ -240,7 +248,7 @@ fn bucket_pairs<E>(
             }
         }
     }
-    Ok(capped)
+    Ok(left_out)
 }
 
 impl Source {

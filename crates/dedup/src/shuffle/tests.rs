@@ -72,10 +72,17 @@ fn naive(records: &[(u64, u64)], max_bucket: usize, mode: PairMode) -> Output {
     };
     let mut pairs = BTreeSet::new();
     for ids in buckets.values() {
-        if ids.len() > max_bucket {
+        // Only all-pairs buckets are capped; the ids left out are counted.
+        let cap = if mode == PairMode::All {
+            max_bucket
+        } else {
+            usize::MAX
+        };
+        if ids.len() > cap {
             stats.buckets_capped += 1;
+            stats.bucket_ids_left_out += (ids.len() - cap) as u64;
         }
-        let ids: Vec<u64> = ids.iter().copied().take(max_bucket).collect();
+        let ids: Vec<u64> = ids.iter().copied().take(cap).collect();
         for i in 0..ids.len() {
             for j in i + 1..ids.len() {
                 if mode == PairMode::All || i == 0 {
@@ -150,12 +157,14 @@ proptest! {
         prop_assert_eq!(tiny.budget_independent(), expected);
     }
 
+    /// Stars (never capped) cluster exactly like uncapped all-pairs buckets, whatever the cap.
     #[test]
     fn star_and_all_pairs_give_the_same_clusters(records in records(), max_bucket in 2usize..12) {
         let star = run(&records, 4096, max_bucket, PairMode::Star);
-        let all = run(&records, 4096, max_bucket, PairMode::All);
+        let all = run(&records, 4096, usize::MAX, PairMode::All);
         prop_assert_eq!(star.clusters, all.clusters);
         prop_assert!(star.stats.candidate_pairs <= all.stats.candidate_pairs);
+        prop_assert_eq!((star.stats.buckets_capped, star.stats.bucket_ids_left_out), (0, 0));
     }
 
     #[test]
@@ -221,30 +230,46 @@ fn groups_come_in_key_order_with_sorted_ids() {
 
 #[test]
 fn cap_keeps_the_smallest_ids_and_is_counted() {
-    // Key 7: ten ids (capped to the first three); key 8: two ids; key 9: a singleton.
+    // Key 7: ten ids; key 8: two ids; key 9: a singleton.
     let mut records: Vec<(u64, u64)> = (0..10).rev().map(|i| (7, 100 + i)).collect();
     records.extend([(8, 500), (8, 109), (9, 1)]);
+    // Stars are not capped: all ten ids of key 7 are clustered, with 109 and 500.
     let out = run(&records, 1 << 20, 3, PairMode::Star);
-    assert_eq!(out.pairs, vec![(100, 101), (100, 102), (109, 500)]);
+    let star_pairs: Vec<(u64, u64)> = (101..110).map(|b| (100, b)).chain([(109, 500)]).collect();
+    assert_eq!(out.pairs, star_pairs);
     assert_eq!(out.stats.buckets, 3);
-    assert_eq!(out.stats.buckets_capped, 1);
     assert_eq!(
-        out.clusters,
-        vec![(100, vec![100, 101, 102]), (109, vec![109, 500])]
+        (out.stats.buckets_capped, out.stats.bucket_ids_left_out),
+        (0, 0)
     );
+    let mut members: Vec<u64> = (100..110).collect();
+    members.push(500);
+    assert_eq!(out.clusters, vec![(100, members)]);
+    // All pairs: key 7 is capped to its first three ids, and the seven left out are counted.
     let all = run(&records, 1 << 20, 3, PairMode::All);
     assert_eq!(
         all.pairs,
         vec![(100, 101), (100, 102), (101, 102), (109, 500)]
     );
-    assert_eq!(all.stats.buckets_capped, 1);
-    // A bucket of exactly the cap is not capped.
     assert_eq!(
-        run(&records, 1 << 20, 10, PairMode::Star)
-            .stats
-            .buckets_capped,
-        0
+        (all.stats.buckets_capped, all.stats.bucket_ids_left_out),
+        (1, 7)
     );
+    // A bucket of exactly the cap is not capped.
+    let exact = run(&records, 1 << 20, 10, PairMode::All).stats;
+    assert_eq!((exact.buckets_capped, exact.bucket_ids_left_out), (0, 0));
+}
+
+/// 250 exact copies of one sentence (the same key in every band) make one cluster of 250, not
+/// of the cap.
+#[test]
+fn a_huge_bucket_is_clustered_whole() {
+    let records: Vec<(u64, u64)> = (0..10u64)
+        .flat_map(|band| (0..250u64).map(move |id| (band, id)))
+        .collect();
+    let out = run(&records, 1 << 20, 100, PairMode::Star);
+    assert_eq!(out.clusters.len(), 1);
+    assert_eq!(out.clusters[0].1.len(), 250);
 }
 
 #[test]

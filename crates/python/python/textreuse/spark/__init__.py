@@ -14,9 +14,9 @@ Stages (see :func:`run_dedup`):
 
 1. filter the sentences by shingle count (as the CLI does);
 2. ``mapInArrow`` band keys (:func:`textreuse.kernels.band_key_records`);
-3. ``groupBy(key)``: buckets, sorted and de-duplicated ids, capped to the first
-   ``max_bucket`` ids;
-4. star pairs (all pairs with ``max_edit``), ``distinct``;
+3. ``groupBy(key)``: buckets, sorted and de-duplicated ids;
+4. star pairs (never capped), or with ``max_edit`` all pairs of each bucket's first
+   ``max_bucket`` ids (the ids left out counted in ``bucket_ids_left_out``), ``distinct``;
 5. connected components: union-find on the driver when the pairs fit
    (``driver_pairs_limit``), otherwise large-star/small-star rounds in DataFrames;
 6. join back to text; 7. ``mapInArrow`` edit-distance filter (optional, re-clustering);

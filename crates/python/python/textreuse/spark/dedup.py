@@ -225,23 +225,28 @@ def run_dedup(
         f"in {seconds['sentences_and_signatures']:.1f}s"
     )
 
-    # Stages 3-4: buckets of sorted distinct ids, capped; star (or all) pairs; distinct.
+    # Stages 3-4: buckets of sorted distinct ids; star pairs (never capped), or all pairs of the
+    # first max_bucket ids with the edit filter (the ids left out counted); distinct.
     started = time.monotonic()
-    buckets = (
-        records.groupBy("key")
-        .agg(F.array_sort(F.collect_set("id")).alias("ids"))
-        .select(F.size("ids").alias("n"), F.slice("ids", 1, params.max_bucket).alias("ids"))
-        .persist()
-    )
+    all_pairs = params.max_edit is not None
+    cap = params.max_bucket if all_pairs else None
+    buckets = records.groupBy("key").agg(F.array_sort(F.collect_set("id")).alias("ids"))
+    buckets = buckets.select(
+        F.size("ids").alias("n"),
+        (F.slice("ids", 1, cap) if cap is not None else F.col("ids")).alias("ids"),
+    ).persist()
+    over = F.col("n") > cap if cap is not None else F.lit(False)
     bucket_counts = buckets.agg(
         F.count(F.lit(1)).alias("buckets"),
-        F.sum(F.when(F.col("n") > params.max_bucket, 1).otherwise(0)).alias("capped"),
+        F.sum(F.when(over, 1).otherwise(0)).alias("capped"),
+        F.sum(F.when(over, F.col("n") - F.lit(cap or 0)).otherwise(0)).alias("left_out"),
     ).first()
     stats["buckets"] = bucket_counts["buckets"]
     stats["buckets_capped"] = bucket_counts["capped"] or 0
-    if params.max_edit is None:
+    stats["bucket_ids_left_out"] = bucket_counts["left_out"] or 0
+    if not all_pairs:
         pairs = buckets.where(F.col("n") > 1).select(
-            F.col("ids")[0].alias("a"), F.explode(F.slice("ids", 2, params.max_bucket)).alias("b")
+            F.col("ids")[0].alias("a"), F.explode(F.expr("slice(ids, 2, size(ids))")).alias("b")
         )
     else:
         pairs = (
@@ -285,7 +290,8 @@ def run_dedup(
     pairs.unpersist()
     seconds["shuffle_and_clusters"] += time.monotonic() - started
     log(
-        f"stages 3-5: {stats['buckets']} buckets ({stats['buckets_capped']} capped), "
+        f"stages 3-5: {stats['buckets']} buckets ({stats['buckets_capped']} capped, "
+        f"{stats['bucket_ids_left_out']} ids left out), "
         f"{stats['candidate_pairs']} candidate pairs in {seconds['shuffle_and_clusters']:.1f}s"
     )
 
