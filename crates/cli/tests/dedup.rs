@@ -67,16 +67,7 @@ fn the_library_in_memory_equals_the_command_line() {
         lines == file,
         "clusters.jsonl differs from the library's clusters"
     );
-    let rows: Vec<String> = results
-        .article_pairs
-        .iter()
-        .map(|r| {
-            format!(
-                "{}\t{}\t{}\t{}\t{}",
-                r.shared_clusters, r.doc_a, r.title_a, r.doc_b, r.title_b
-            )
-        })
-        .collect();
+    let rows: Vec<String> = results.article_pairs.iter().map(|r| r.to_tsv()).collect();
     let tsv = std::fs::read_to_string(dir.path().join("article-pairs.tsv")).unwrap();
     assert_eq!(rows, tsv.lines().skip(1).collect::<Vec<_>>());
     let written: serde_json::Value =

@@ -26,6 +26,21 @@ pub struct ArticlePairRow {
     pub title_b: String,
 }
 
+impl ArticlePairRow {
+    /// Its line of `article-pairs.tsv` (without the newline): `shared_clusters, doc_a, title_a,
+    /// doc_b, title_b`, tab-separated, with tabs and line breaks in titles turned into spaces.
+    pub fn to_tsv(&self) -> String {
+        format!(
+            "{}\t{}\t{}\t{}\t{}",
+            self.shared_clusters,
+            self.doc_a,
+            tsv(&self.title_a),
+            self.doc_b,
+            tsv(&self.title_b)
+        )
+    }
+}
+
 /// Receives the results of a run, in this order: every cluster by ascending cluster id
 /// ([`Sink::cluster`]), then the top article pairs ([`Sink::article_pairs`]), then the counts
 /// ([`Sink::finish`]). All calls come from the thread that called the run.
@@ -294,15 +309,7 @@ impl Sink for OutputDir {
         self.write_file("article-pairs.tsv", |w| {
             writeln!(w, "shared_clusters\tdoc_a\ttitle_a\tdoc_b\ttitle_b")?;
             for r in &rows {
-                writeln!(
-                    w,
-                    "{}\t{}\t{}\t{}\t{}",
-                    r.shared_clusters,
-                    r.doc_a,
-                    tsv(&r.title_a),
-                    r.doc_b,
-                    tsv(&r.title_b)
-                )?;
+                writeln!(w, "{}", r.to_tsv())?;
             }
             Ok(())
         })

@@ -281,16 +281,7 @@ fn collected_results_equal_the_files() {
         lines,
         std::fs::read_to_string(dir.path().join("clusters.jsonl")).unwrap()
     );
-    let tsv: Vec<String> = collected
-        .article_pairs
-        .iter()
-        .map(|r| {
-            format!(
-                "{}\t{}\t{}\t{}\t{}",
-                r.shared_clusters, r.doc_a, r.title_a, r.doc_b, r.title_b
-            )
-        })
-        .collect();
+    let tsv: Vec<String> = collected.article_pairs.iter().map(|r| r.to_tsv()).collect();
     let file = std::fs::read_to_string(dir.path().join("article-pairs.tsv")).unwrap();
     assert_eq!(tsv, file.lines().skip(1).collect::<Vec<_>>());
     assert_eq!(collected.stats.as_ref().unwrap().clusters, stats.clusters);
