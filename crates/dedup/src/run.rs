@@ -454,8 +454,8 @@ impl Dedup {
             |seq, doc: SignedDoc| {
                 sentences += doc.sentences;
                 kept += doc.kept.len() as u64;
-                for (idx, text) in &doc.kept {
-                    out.texts.push(seq << 32 | *idx as u64, text)?;
+                for (idx, span) in &doc.kept {
+                    out.texts.push(seq << 32 | *idx as u64, &doc.text[span.clone()])?;
                 }
                 if simhash {
                     out.fingerprints.extend_from_slice(&doc.records);
@@ -495,13 +495,8 @@ impl Dedup {
         signer: &mut TextSigner<'_>,
         simhasher: &SimHasher,
     ) -> SignedDoc {
-        let mut out = SignedDoc {
-            id: doc.id,
-            title: doc.title,
-            sentences: 0,
-            kept: Vec::new(),
-            records: Vec::new(),
-        };
+        let mut kept = Vec::new();
+        let mut records = Vec::new();
         let mut sentences = KeptSentences::new(&doc.text, seq, &self.filter);
         for s in sentences.by_ref() {
             if self.search.is_some() {
@@ -509,17 +504,24 @@ impl Dedup {
                 let Some(fp) = sentence_simhash(s.text, shingler, simhasher) else {
                     continue; // shorter than one shingle after normalization
                 };
-                out.records.push((fp, s.id));
+                records.push((fp, s.id));
             } else {
                 let Some(keys) = signer.band_keys(s.text) else {
                     continue;
                 };
-                out.records.extend(keys.iter().map(|&k| (k, s.id)));
+                records.extend(keys.iter().map(|&k| (k, s.id)));
             }
-            out.kept.push((s.idx, s.text.to_owned()));
+            kept.push((s.idx, s.span));
         }
-        out.sentences = sentences.sentences_seen();
-        out
+        SignedDoc {
+            id: doc.id,
+            title: doc.title,
+            sentences: sentences.sentences_seen(),
+            // The document text moves along; the kept sentences are spans into it.
+            text: doc.text,
+            kept,
+            records,
+        }
     }
 
     /// Stages 3-5: records -> buckets -> candidate pairs -> clusters (or, with the edit filter,
@@ -768,7 +770,10 @@ struct SignedDoc {
     id: u64,
     title: String,
     sentences: u64,
-    kept: Vec<(u32, String)>,
+    /// The document text, which the kept spans point into.
+    text: String,
+    /// Kept sentences: index in the document and byte span in `text`.
+    kept: Vec<(u32, std::ops::Range<usize>)>,
     /// MinHash: `(band key, id)`; SimHash: `(fingerprint, id)`.
     records: Vec<(u64, u64)>,
 }
