@@ -289,6 +289,16 @@ pub fn open_reader(raw: Box<dyn Read + Send>, name: Option<&Path>) -> io::Result
     })
 }
 
+/// Opens the file `path`: [`open_reader`] over it, its name giving the format if it can.
+pub fn open_file(path: &Path) -> Result<Opened, InputError> {
+    let io_error = |source| InputError::Io {
+        path: path.to_path_buf(),
+        source,
+    };
+    let file = File::open(path).map_err(io_error)?;
+    open_reader(Box::new(file), Some(path)).map_err(io_error)
+}
+
 /// Field names of JSON Lines records (default `id`, `text`, `title`).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct JsonFields {
@@ -340,11 +350,6 @@ fn join_paragraphs(paragraphs: Vec<JsonParagraph>) -> String {
         text.push_str(&t);
     }
     text
-}
-
-/// Whether `path` is read as JSON Lines by its name ([`Format::from_name`]).
-pub fn is_json_lines(path: &Path) -> bool {
-    Format::from_name(path) == Some(Format::JsonLines)
 }
 
 /// Parses one JSON Lines record into a document with the default field names; the error is the
@@ -415,12 +420,7 @@ impl std::fmt::Debug for JsonLines {
 impl JsonLines {
     /// Opens the file `path` (compressed or not) with the default field names.
     pub fn open(path: &Path) -> Result<JsonLines, InputError> {
-        let io_error = |source| InputError::Io {
-            path: path.to_path_buf(),
-            source,
-        };
-        let file = File::open(path).map_err(io_error)?;
-        let opened = open_reader(Box::new(file), Some(path)).map_err(io_error)?;
+        let opened = open_file(path)?;
         Ok(JsonLines::new(path, opened.reader, JsonFields::default()))
     }
 
@@ -516,13 +516,7 @@ pub fn read_plain_from(
 
 /// Reads a plain-text file (compressed or not) as one document with the given id.
 pub fn read_plain(path: &Path, id: u64) -> Result<Document, InputError> {
-    let io_error = |source| InputError::Io {
-        path: path.to_path_buf(),
-        source,
-    };
-    let file = File::open(path).map_err(io_error)?;
-    let opened = open_reader(Box::new(file), Some(path)).map_err(io_error)?;
-    read_plain_from(path, opened.reader, id)
+    read_plain_from(path, open_file(path)?.reader, id)
 }
 
 #[cfg(test)]

@@ -455,7 +455,8 @@ impl Dedup {
                 sentences += doc.sentences;
                 kept += doc.kept.len() as u64;
                 for (idx, span) in &doc.kept {
-                    out.texts.push(seq << 32 | *idx as u64, &doc.text[span.clone()])?;
+                    out.texts
+                        .push(seq << 32 | *idx as u64, &doc.text[span.clone()])?;
                 }
                 if simhash {
                     out.fingerprints.extend_from_slice(&doc.records);

@@ -23,7 +23,6 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 use std::collections::VecDeque;
-use std::fs::File;
 use std::path::{Path, PathBuf};
 
 use textreuse_wikidump::{Cleaner, DumpReader};
@@ -149,18 +148,17 @@ impl Inputs {
         } else {
             path.clone()
         };
-        let io_error = |source| InputError::Io {
-            path: shown.clone(),
-            source,
-        };
-        let raw: Box<dyn std::io::Read + Send> = if stdin {
-            Box::new(std::io::stdin())
+        let opened = if stdin {
+            input::open_reader(Box::new(std::io::stdin()), None).map_err(|source| {
+                InputError::Io {
+                    path: shown.clone(),
+                    source,
+                }
+            })?
         } else {
-            Box::new(File::open(&path).map_err(io_error)?)
+            input::open_file(&path)?
         };
         self.files += 1;
-        let name = (!stdin).then_some(path.as_path());
-        let opened = input::open_reader(raw, name).map_err(io_error)?;
         match opened.format {
             Format::Dump => {
                 let mut builder = textreuse_wikidump::ReaderBuilder::new();
@@ -188,21 +186,10 @@ impl Inputs {
                 Ok(None)
             }
             Format::Text => {
-                let title_from = if stdin {
-                    Path::new("stdin")
-                } else {
-                    path.as_path()
-                };
-                let doc =
-                    input::read_plain_from(title_from, opened.reader, self.files).map_err(|e| {
-                        match e {
-                            InputError::NotUtf8 { offset, .. } => InputError::NotUtf8 {
-                                path: shown.clone(),
-                                offset,
-                            },
-                            other => other,
-                        }
-                    })?;
+                let mut doc = input::read_plain_from(&shown, opened.reader, self.files)?;
+                if stdin {
+                    doc.title = "stdin".into();
+                }
                 Ok(Some(Source::Text(doc)))
             }
         }
@@ -296,6 +283,8 @@ impl std::iter::FusedIterator for Inputs {}
 
 #[cfg(test)]
 mod tests {
+    use std::fs::File;
+
     use super::*;
 
     #[test]
