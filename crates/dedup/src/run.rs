@@ -208,7 +208,7 @@ impl DedupBuilder {
             shuffle.tmp_dir(dir);
         }
         // Checks the budget and the cap now, not after reading the input.
-        shuffle.build()?;
+        shuffle.check()?;
         let search = match self.method {
             Method::MinHash => None,
             Method::SimHash { max_hamming } => Some(TableSearch::new(max_hamming)?),

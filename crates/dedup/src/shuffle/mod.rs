@@ -253,6 +253,22 @@ impl ShuffleBuilder {
         self
     }
 
+    /// Checks the options: the budget is at least [`MIN_MEM_BUDGET`] and the cap at least 2.
+    pub fn check(&self) -> Result<(), ShuffleError> {
+        if self.mem_budget < MIN_MEM_BUDGET {
+            return Err(ShuffleError::BudgetTooSmall {
+                budget: self.mem_budget,
+                min: MIN_MEM_BUDGET,
+            });
+        }
+        if self.max_bucket < 2 {
+            return Err(ShuffleError::InvalidMaxBucket {
+                max_bucket: self.max_bucket,
+            });
+        }
+        Ok(())
+    }
+
     /// A record sorter with this budget and spill directory.
     pub fn build_sorter(&self) -> Result<RecordSorter, ShuffleError> {
         if self.mem_budget < MIN_MEM_BUDGET {
@@ -270,11 +286,7 @@ impl ShuffleBuilder {
 
     /// The shuffle (stages 3-5).
     pub fn build(&self) -> Result<Shuffle, ShuffleError> {
-        if self.max_bucket < 2 {
-            return Err(ShuffleError::InvalidMaxBucket {
-                max_bucket: self.max_bucket,
-            });
-        }
+        self.check()?;
         Ok(Shuffle {
             records: self.build_sorter()?,
             max_id: 0,
