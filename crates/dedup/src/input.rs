@@ -220,17 +220,8 @@ fn head<R: Read + Send + 'static>(
     mut reader: R,
     n: usize,
 ) -> io::Result<(Vec<u8>, impl Read + Send + 'static)> {
-    let mut head = vec![0u8; n];
-    let mut got = 0;
-    while got < n {
-        match reader.read(&mut head[got..]) {
-            Ok(0) => break,
-            Ok(k) => got += k,
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-            Err(e) => return Err(e),
-        }
-    }
-    head.truncate(got);
+    let mut head = Vec::with_capacity(n);
+    (&mut reader).take(n as u64).read_to_end(&mut head)?;
     let whole = io::Cursor::new(head.clone()).chain(reader);
     Ok((head, whole))
 }
