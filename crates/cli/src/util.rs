@@ -2,7 +2,7 @@
 use std::io::{self, Write};
 use std::process::ExitCode;
 
-use textreuse_dedup::features::{DEFAULT_MAX_SHINGLES, DEFAULT_MIN_SHINGLES, SentenceFilter};
+use textreuse_dedup::features::{SentenceFilter, Unit};
 use textreuse_minhash::{DEFAULT_BANDS, DEFAULT_BITS, DEFAULT_HASHES, DEFAULT_ROWS, DEFAULT_SEED};
 use textreuse_shingle::DEFAULT_SHINGLE_CHARS;
 
@@ -57,6 +57,8 @@ impl Global {
 /// The bundled sample dumps (see `data/README.md`), used when no input is given.
 pub fn bundled_samples() -> Vec<std::path::PathBuf> {
     let data = std::path::Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../../data"));
+    // Canonical, so that the `source` of every cluster member is a plain path.
+    let data = data.canonicalize().unwrap_or_else(|_| data.to_path_buf());
     ["enwiki-part-201.xml.bz2", "enwiki-sample-206.xml.bz2"]
         .iter()
         .map(|f| data.join(f))
@@ -78,11 +80,42 @@ pub fn stdout() -> io::BufWriter<io::Stdout> {
     io::BufWriter::with_capacity(1 << 16, io::stdout())
 }
 
-/// Turns a subcommand's result into the process exit code, printing a one-line cause on error.
-/// A closed stdout (`textreuse ... | head`) is not an error.
+/// The end of a run that finished but skipped bad inputs: every subcommand that reads inputs
+/// returns it (after writing all its results) when anything was skipped, and the process exits
+/// with status [`EXIT_SKIPPED`].
+#[derive(Debug, thiserror::Error)]
+#[error(
+    "{problems} input problem(s) reported above were skipped; the results cover everything else"
+)]
+pub struct SkippedInputs {
+    /// Bad files, bad records and damaged parts of dumps.
+    pub problems: u64,
+}
+
+/// The exit status of a run that finished but skipped bad inputs (1 is a run stopped by an
+/// error, 2 a usage error).
+pub const EXIT_SKIPPED: u8 = 3;
+
+/// `Ok` when nothing was skipped, else the [`SkippedInputs`] error.
+pub fn skipped(problems: u64) -> anyhow::Result<()> {
+    if problems == 0 {
+        Ok(())
+    } else {
+        Err(SkippedInputs { problems }.into())
+    }
+}
+
+/// Turns a subcommand's result into the process exit code, printing a one-line cause on error:
+/// 0 on success, 1 when an error stopped the run, [`EXIT_SKIPPED`] when it finished but skipped
+/// bad inputs. A closed stdout (`textreuse ... | head`) is not an error.
 pub fn exit(result: anyhow::Result<()>) -> ExitCode {
     match result {
         Ok(()) => ExitCode::SUCCESS,
+        Err(err) if err.downcast_ref::<SkippedInputs>().is_some() => {
+            let _ = io::stdout().flush();
+            eprintln!("textreuse: {err}");
+            ExitCode::from(EXIT_SKIPPED)
+        }
         Err(err) => {
             let broken_pipe = err.chain().any(|e| {
                 e.downcast_ref::<io::Error>()
@@ -108,12 +141,12 @@ pub struct SignerArgs {
     /// Output bits of each hash function.
     #[arg(long, default_value_t = DEFAULT_BITS)]
     pub bits: u32,
-    /// Rows K per band.
-    #[arg(long, short = 'k', default_value_t = DEFAULT_ROWS)]
-    pub rows: usize,
-    /// Bands M.
-    #[arg(long, short = 'm', default_value_t = DEFAULT_BANDS)]
-    pub bands: usize,
+    /// Rows K per band [default: 10, or tuned for dedup's --threshold].
+    #[arg(long, short = 'k')]
+    pub rows: Option<usize>,
+    /// Bands M [default: 10, or tuned for dedup's --threshold].
+    #[arg(long, short = 'm')]
+    pub bands: Option<usize>,
     /// Seed of the hash functions and band subsets.
     #[arg(long, default_value_t = DEFAULT_SEED)]
     pub seed: u64,
@@ -132,6 +165,17 @@ pub enum Scheme {
 }
 
 impl SignerArgs {
+    /// Whether the flags set anything a threshold would otherwise pick (rows, bands, hashes,
+    /// bits, seed or scheme other than the defaults).
+    pub fn explicit(&self) -> bool {
+        self.rows.is_some()
+            || self.bands.is_some()
+            || self.hashes != DEFAULT_HASHES
+            || self.bits != DEFAULT_BITS
+            || self.seed != DEFAULT_SEED
+            || self.scheme != Scheme::Drawn
+    }
+
     /// The signer these flags describe.
     pub fn build(&self) -> anyhow::Result<textreuse_minhash::Signer> {
         use anyhow::Context;
@@ -139,8 +183,8 @@ impl SignerArgs {
         let mut builder = SignerBuilder::new();
         builder
             .bits(self.bits)
-            .rows(self.rows)
-            .bands(self.bands)
+            .rows(self.rows.unwrap_or(DEFAULT_ROWS))
+            .bands(self.bands.unwrap_or(DEFAULT_BANDS))
             .seed(self.seed);
         match self.scheme {
             Scheme::Drawn => builder.scheme(BandScheme::Drawn).hashes(self.hashes),
@@ -153,13 +197,15 @@ impl SignerArgs {
 /// The input flags of every command that reads documents: the field names of JSON Lines records.
 #[derive(Debug, clap::Args)]
 pub struct InputArgs {
-    /// JSON Lines: the field holding the document id (a non-negative integer).
+    /// JSON Lines and Parquet: the field holding the document id (an integer or a string, kept
+    /// as written).
     #[arg(long, default_value = "id", value_name = "NAME")]
     pub id_field: String,
-    /// JSON Lines: the field holding the text (a string, or an array of paragraphs).
+    /// JSON Lines and Parquet: the field holding the text (JSON Lines: a string, or an array of
+    /// paragraphs).
     #[arg(long, default_value = "text", value_name = "NAME")]
     pub text_field: String,
-    /// JSON Lines: the field holding the title (optional in the records).
+    /// JSON Lines and Parquet: the field holding the title (optional).
     #[arg(long, default_value = "title", value_name = "NAME")]
     pub title_field: String,
 }
@@ -177,55 +223,73 @@ impl InputArgs {
     }
 }
 
-/// The sentence-filter flags of every command that reads sentences (`dedup`, `sentences`,
-/// `simhash`), with the library's defaults; `--max-shingles 0` means no upper bound everywhere.
+/// The unit-filter flags of every command that reads sentences (`dedup`, `sentences`,
+/// `simhash`), with the library's defaults per unit; `--max-shingles 0` means no upper bound
+/// everywhere.
 #[derive(Debug, clap::Args)]
 pub struct FilterArgs {
-    /// Keep sentences with at least this many shingles (0 keeps the short ones too).
-    #[arg(long, default_value_t = DEFAULT_MIN_SHINGLES, value_name = "N")]
-    pub min_shingles: usize,
-    /// Keep sentences with at most this many shingles (0: no upper bound).
-    #[arg(long, default_value_t = DEFAULT_MAX_SHINGLES, value_name = "N")]
-    pub max_shingles: usize,
+    /// Keep units with at least this many shingles (0 keeps the short ones too) [default: 75 for
+    /// sentences, 20 for paragraphs and documents].
+    #[arg(long, value_name = "N")]
+    pub min_shingles: Option<usize>,
+    /// Keep units with at most this many shingles (0: no upper bound) [default: 600 for
+    /// sentences, no bound for paragraphs and documents].
+    #[arg(long, value_name = "N")]
+    pub max_shingles: Option<usize>,
     /// Shingle length in characters.
     #[arg(long, default_value_t = DEFAULT_SHINGLE_CHARS as u16, value_name = "CHARS", value_parser = clap::value_parser!(u16).range(1..))]
     pub shingle: u16,
 }
 
 impl FilterArgs {
-    /// The filter these flags describe (`--max-shingles 0` becomes `usize::MAX`); an error when
-    /// `--min-shingles` is above `--max-shingles`, which would keep nothing.
+    /// The sentence filter these flags describe.
     pub fn filter(&self) -> anyhow::Result<SentenceFilter> {
+        self.filter_for(Unit::Sentence)
+    }
+
+    /// The filter of `unit` these flags describe: the unit's defaults
+    /// ([`Unit::default_filter`]) where a flag is not given, `--max-shingles 0` as
+    /// `usize::MAX`; an error when `--min-shingles` is above `--max-shingles`, which would keep
+    /// nothing.
+    pub fn filter_for(&self, unit: Unit) -> anyhow::Result<SentenceFilter> {
+        let defaults = unit.default_filter();
         let filter = SentenceFilter {
             shingle: self.shingle as usize,
-            min_shingles: self.min_shingles,
-            max_shingles: if self.max_shingles == 0 {
-                usize::MAX
-            } else {
-                self.max_shingles
+            min_shingles: self.min_shingles.unwrap_or(defaults.min_shingles),
+            max_shingles: match self.max_shingles {
+                Some(0) => usize::MAX,
+                Some(n) => n,
+                None => defaults.max_shingles,
             },
         };
         anyhow::ensure!(
             filter.min_shingles <= filter.max_shingles,
-            "--min-shingles {} is above --max-shingles {}: no sentence would be kept",
-            self.min_shingles,
-            self.max_shingles
+            "--min-shingles {} is above --max-shingles {}: nothing would be kept",
+            filter.min_shingles,
+            filter.max_shingles
         );
         Ok(filter)
     }
 
-    /// The filter for log lines: `75..=600 shingles of 12 chars` (`inf` for no upper bound).
+    /// The sentence filter for log lines: `75..=600 shingles of 12 chars` (`inf` for no upper
+    /// bound).
     pub fn describe(&self) -> String {
-        let max = if self.max_shingles == 0 {
-            "inf".to_string()
-        } else {
-            self.max_shingles.to_string()
-        };
-        format!(
-            "{}..={max} shingles of {} chars",
-            self.min_shingles, self.shingle
-        )
+        self.filter()
+            .map_or_else(|e| e.to_string(), |f| describe(&f))
     }
+}
+
+/// A filter for log lines: `75..=600 shingles of 12 chars` (`inf` for no upper bound).
+pub fn describe(filter: &SentenceFilter) -> String {
+    let max = if filter.max_shingles == usize::MAX {
+        "inf".to_string()
+    } else {
+        filter.max_shingles.to_string()
+    };
+    format!(
+        "{}..={max} shingles of {} chars",
+        filter.min_shingles, filter.shingle
+    )
 }
 
 #[cfg(test)]

@@ -27,6 +27,14 @@ pub fn ok(args: &[&str]) -> String {
     String::from_utf8(out.stdout).expect("UTF-8 output")
 }
 
+/// Runs a command that must end with exit status `code`; returns its stdout and stderr.
+pub fn status(args: &[&str], code: i32) -> (String, String) {
+    let out = textreuse(args);
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert_eq!(out.status.code(), Some(code), "{args:?}: {stderr}");
+    (String::from_utf8(out.stdout).expect("UTF-8 output"), stderr)
+}
+
 /// One JSON value per line.
 pub fn json_lines(s: &str) -> Vec<Value> {
     s.lines()

@@ -71,7 +71,9 @@ impl ClusterType {
 /// One member as the classifier sees it.
 #[derive(Clone, Copy, Debug)]
 pub struct Member<'a> {
-    /// The document id (members with equal ids or titles are "the same subject").
+    /// A key of the member's document: equal for members of the same document (members with
+    /// equal keys or titles are "the same subject"). [`Cluster::new`](crate::Cluster::new)
+    /// numbers the distinct document ids of a cluster.
     pub doc: u64,
     /// The article title.
     pub title: &'a str,

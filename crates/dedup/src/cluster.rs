@@ -3,23 +3,106 @@
 use serde::Serialize;
 
 use crate::classify::{self, ClusterType};
+use crate::input::{DocId, Origin};
+use textreuse_minhash::TextSigner;
 
-/// One sentence of a [`Cluster`].
-#[derive(Clone, Debug, PartialEq, Eq)]
+/// Which member of a cluster is kept when the others are dropped as duplicates
+/// (`duplicates.jsonl`, `--write-deduplicated`); ties go to the first seen.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Keep {
+    /// The first seen: the earliest in input order (input position, then unit index).
+    #[default]
+    First,
+    /// The earliest timestamp (dump revisions); members without one come after those with one.
+    Earliest,
+    /// The longest text (in characters).
+    Longest,
+}
+
+impl Keep {
+    /// Its name (`first`, `earliest`, `longest`), as in `stats.json` and on the command line.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Keep::First => "first",
+            Keep::Earliest => "earliest",
+            Keep::Longest => "longest",
+        }
+    }
+
+    /// The index in `members` of the member this rule keeps.
+    pub fn pick(self, members: &[Member]) -> usize {
+        let first = |m: &Member| (m.seq(), m.idx());
+        let best = match self {
+            Keep::First => members.iter().enumerate().min_by_key(|(_, m)| first(m)),
+            Keep::Earliest => members.iter().enumerate().min_by_key(|(_, m)| {
+                (
+                    m.origin.timestamp.is_none(),
+                    m.origin.timestamp.clone(),
+                    first(m),
+                )
+            }),
+            Keep::Longest => members
+                .iter()
+                .enumerate()
+                .min_by_key(|(_, m)| (std::cmp::Reverse(m.end - m.start), first(m))),
+        };
+        best.map_or(0, |(i, _)| i)
+    }
+}
+
+/// One unit (sentence, paragraph or document) of a [`Cluster`], with where it came from.
+#[derive(Clone, Debug, PartialEq)]
 pub struct Member {
-    /// The sentence id, `seq << 32 | idx` ([`sentence_id`](crate::features::sentence_id)):
-    /// `seq` is the document's position in the input, `idx` the sentence's index in it.
+    /// The unit id, `seq << 32 | idx` ([`sentence_id`](crate::features::sentence_id)): `seq`
+    /// is the document's position in the input, `idx` the unit's index in it.
     pub id: u64,
-    /// The document id (page id, or the id of a JSON Lines record).
-    pub doc: u64,
+    /// The document id, as the input wrote it.
+    pub doc: DocId,
     /// The document title.
     pub title: String,
-    /// The sentence text, as written.
+    /// The unit's text, as written.
     pub text: String,
+    /// The input, record, revision and timestamp of the document.
+    pub origin: Origin,
+    /// The unit's start in the document text, in characters (Unicode scalar values, so
+    /// Python's `text[start:end]` is the unit).
+    pub start: u64,
+    /// The unit's end (exclusive), in characters.
+    pub end: u64,
+    /// The estimated Jaccard similarity to the cluster's representative: the fraction of equal
+    /// minhashes of the two signatures (1 for the representative). `None` until the engine
+    /// fills it in.
+    pub similarity: Option<f64>,
+    /// The exact Jaccard similarity of the shingle sets to the representative's, when the run
+    /// verifies ([`DedupBuilder::verify`](crate::DedupBuilder::verify)).
+    pub jaccard: Option<f64>,
 }
 
 impl Member {
-    /// The sentence's index among all sentences of its document (the low 32 bits of the id).
+    /// A member with no origin, offsets or similarities (for tests and programs that build
+    /// clusters by hand).
+    pub fn new(
+        id: u64,
+        doc: impl Into<DocId>,
+        title: impl Into<String>,
+        text: impl Into<String>,
+    ) -> Member {
+        let text = text.into();
+        Member {
+            id,
+            doc: doc.into(),
+            title: title.into(),
+            end: text.chars().count() as u64,
+            text,
+            origin: Origin::default(),
+            start: 0,
+            similarity: None,
+            jaccard: None,
+        }
+    }
+
+    /// The unit's index among all units of its document (the low 32 bits of the id).
     pub fn idx(&self) -> u32 {
         self.id as u32
     }
@@ -30,30 +113,31 @@ impl Member {
     }
 }
 
-/// A cluster of near-duplicate sentences: what a [`Sink`](crate::Sink) receives.
+/// A cluster of near-duplicate units: what a [`Sink`](crate::Sink) receives.
 ///
 /// ```
 /// use textreuse_dedup::{Cluster, ClusterType, Member};
 ///
-/// let member = |id: u64, doc: u64| Member {
-///     id,
-///     doc,
-///     title: format!("Page {doc}"),
-///     text: "The same sentence.".to_string(),
-/// };
+/// let member = |id: u64, doc: u64| Member::new(id, doc, format!("Page {doc}"), "The same sentence.");
 /// let cluster = Cluster::new(0, vec![member(1 << 32, 9), member(0, 7)]);
 /// assert_eq!(cluster.kind, ClusterType::Identical);
 /// assert_eq!(cluster.members[0].doc, 7); // sorted by document
-/// assert!(cluster.to_json().starts_with(r#"{"cluster":0,"size":2,"type":"identical","members":[{"doc":7,"#));
+/// assert!(cluster.to_json().starts_with(r#"{"cluster":0,"size":2,"type":"identical","representative":0,"members":[{"doc":7,"#));
 /// ```
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct Cluster {
-    /// The cluster id: its smallest member's sentence id.
+    /// The cluster id: its smallest member's unit id.
     pub id: u64,
     /// What kind of reuse it is ([`classify::classify`]).
     pub kind: ClusterType,
     /// Its members, sorted by `(doc, idx, id)`.
     pub members: Vec<Member>,
+    /// The index in `members` of the one kept when the others are dropped as duplicates
+    /// ([`Keep`](crate::Keep); 0 until the engine picks it).
+    pub representative: usize,
+    /// With verification ([`DedupBuilder::verify`](crate::DedupBuilder::verify)): members whose
+    /// exact [`Member::jaccard`] is below this are not duplicates of the representative.
+    pub min_jaccard: Option<f64>,
 }
 
 impl Cluster {
@@ -61,18 +145,36 @@ impl Cluster {
     /// and classifies it. `textreuse dedup` and the Spark backend of the Python package both
     /// build clusters through this function, so their outputs are byte-identical.
     pub fn new(id: u64, mut members: Vec<Member>) -> Cluster {
-        members.sort_by_key(|m| (m.doc, m.idx(), m.id));
+        members.sort_by(|a, b| (&a.doc, a.idx(), a.id).cmp(&(&b.doc, b.idx(), b.id)));
+        // The classifier's document keys: members are sorted by document, so a new key starts
+        // wherever the id changes.
+        let mut keys = Vec::with_capacity(members.len());
+        for (i, m) in members.iter().enumerate() {
+            let key = match keys.last() {
+                Some(&k) if members[i - 1].doc == m.doc => k,
+                Some(&k) => k + 1,
+                None => 0,
+            };
+            keys.push(key);
+        }
         let kind = classify::classify(
             &members
                 .iter()
-                .map(|m| classify::Member {
-                    doc: m.doc,
+                .zip(&keys)
+                .map(|(m, &doc)| classify::Member {
+                    doc,
                     title: &m.title,
                     text: &m.text,
                 })
                 .collect::<Vec<_>>(),
         );
-        Cluster { id, kind, members }
+        Cluster {
+            id,
+            kind,
+            members,
+            representative: 0,
+            min_jaccard: None,
+        }
     }
 
     /// The number of members.
@@ -85,25 +187,98 @@ impl Cluster {
         self.members.is_empty()
     }
 
+    /// The member kept when the others are dropped as duplicates.
+    pub fn representative(&self) -> &Member {
+        &self.members[self.representative]
+    }
+
+    /// Picks the representative by `keep` and sets each member's estimated Jaccard similarity
+    /// to it (the fraction of equal minhashes of `signer`); with `verify = Some(t)` also the
+    /// exact Jaccard similarity of the normalized shingle sets, members below `t` then not
+    /// counting as [duplicates](Cluster::duplicates). The engine and the Spark backend both
+    /// call this, with the run's signer.
+    pub fn score(&mut self, keep: Keep, signer: &mut TextSigner<'_>, verify: Option<f64>) {
+        self.representative = keep.pick(&self.members);
+        let rep = &self.members[self.representative];
+        let rep_mins = signer.minhashes(&rep.text).map(<[u64]>::to_vec);
+        let rep_set = verify.map(|_| shingle_set(signer, &rep.text));
+        for m in &mut self.members {
+            m.similarity = Some(match (&rep_mins, signer.minhashes(&m.text)) {
+                (Some(a), Some(b)) => {
+                    a.iter().zip(b).filter(|(x, y)| x == y).count() as f64 / a.len() as f64
+                }
+                _ => 0.0,
+            });
+            m.jaccard = rep_set
+                .as_ref()
+                .map(|a| jaccard(a, &shingle_set(signer, &m.text)));
+        }
+        self.min_jaccard = verify;
+    }
+
+    /// The members that are duplicates of the representative: every other member, except,
+    /// with verification, those whose exact Jaccard is below [`Cluster::min_jaccard`].
+    pub fn duplicates(&self) -> impl Iterator<Item = &Member> {
+        self.members.iter().enumerate().filter_map(move |(i, m)| {
+            let below = match (self.min_jaccard, m.jaccard) {
+                (Some(min), Some(j)) => j < min,
+                _ => false,
+            };
+            (i != self.representative && !below).then_some(m)
+        })
+    }
+
+    /// Its lines of `duplicates.jsonl`, each ending in a newline, one per
+    /// [duplicate](Cluster::duplicates): `{"doc", "source", "record", "idx", "duplicate_of":
+    /// {"doc", "source", "record", "idx"}, "similarity", "jaccard", "cluster"}` (fields without
+    /// a value left out). Empty when the cluster has no duplicate.
+    pub fn duplicates_json(&self) -> String {
+        let rep = self.representative();
+        let mut out = String::new();
+        for m in self.duplicates() {
+            let line = OutDuplicate {
+                at: OutPlace::of(m),
+                duplicate_of: OutPlace::of(rep),
+                similarity: m.similarity,
+                jaccard: m.jaccard,
+                cluster: self.id,
+            };
+            out.push_str(&serde_json::to_string(&line).expect("duplicates serialize"));
+            out.push('\n');
+        }
+        out
+    }
+
     /// Its line of `clusters.jsonl`, without the newline: `{"cluster", "size", "type",
-    /// "members": [{"doc", "title", "idx", "text"}, ...]}`.
+    /// "representative", "members": [{"doc", "title", "idx", "text", "source", "record",
+    /// "revision", "timestamp", "start", "end", "similarity", "jaccard"}, ...]}`; fields without a
+    /// value (no source, no revision, no similarity) are left out.
     pub fn to_json(&self) -> String {
         let out = OutCluster {
             cluster: self.id,
             size: self.members.len(),
             kind: self.kind.as_str(),
+            representative: self.representative,
             members: self
                 .members
                 .iter()
                 .map(|m| OutMember {
-                    doc: m.doc,
+                    doc: &m.doc,
                     title: &m.title,
                     idx: m.idx(),
                     text: &m.text,
+                    source: m.origin.source.as_deref(),
+                    record: m.origin.record,
+                    revision: m.origin.revision,
+                    timestamp: m.origin.timestamp.as_deref(),
+                    start: m.start,
+                    end: m.end,
+                    similarity: m.similarity,
+                    jaccard: m.jaccard,
                 })
                 .collect(),
         };
-        serde_json::to_string(&out).expect("clusters serialize (strings and integers)")
+        serde_json::to_string(&out).expect("clusters serialize (strings and numbers)")
     }
 }
 
@@ -122,13 +297,27 @@ pub fn within_edit_distance(a: &str, b: &str, max_edit: f64) -> bool {
     1.0 - strsim::normalized_levenshtein(a, b) <= max_edit
 }
 
-/// One clustered sentence in `clusters.jsonl`.
+/// One member in `clusters.jsonl`.
 #[derive(Serialize)]
 struct OutMember<'a> {
-    doc: u64,
+    doc: &'a DocId,
     title: &'a str,
     idx: u32,
     text: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    source: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    record: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    revision: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    timestamp: Option<&'a str>,
+    start: u64,
+    end: u64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    similarity: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    jaccard: Option<f64>,
 }
 
 #[derive(Serialize)]
@@ -137,5 +326,70 @@ struct OutCluster<'a> {
     size: usize,
     #[serde(rename = "type")]
     kind: &'static str,
+    representative: usize,
     members: Vec<OutMember<'a>>,
+}
+
+/// The distinct normalized shingle fingerprints of `text`, sorted.
+fn shingle_set(signer: &mut TextSigner<'_>, text: &str) -> Vec<u64> {
+    let mut set = signer.shingles(text).clone();
+    set.sort_unstable();
+    set.dedup();
+    set
+}
+
+/// The Jaccard similarity of two sorted sets (1 for two empty sets).
+fn jaccard(a: &[u64], b: &[u64]) -> f64 {
+    let (mut i, mut j, mut common) = (0, 0, 0usize);
+    while i < a.len() && j < b.len() {
+        match a[i].cmp(&b[j]) {
+            std::cmp::Ordering::Less => i += 1,
+            std::cmp::Ordering::Greater => j += 1,
+            std::cmp::Ordering::Equal => {
+                common += 1;
+                i += 1;
+                j += 1;
+            }
+        }
+    }
+    let union = a.len() + b.len() - common;
+    if union == 0 {
+        1.0
+    } else {
+        common as f64 / union as f64
+    }
+}
+
+/// Where a unit is, in `duplicates.jsonl`.
+#[derive(Serialize)]
+struct OutPlace<'a> {
+    doc: &'a DocId,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    source: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    record: Option<u64>,
+    idx: u32,
+}
+
+impl<'a> OutPlace<'a> {
+    fn of(m: &'a Member) -> OutPlace<'a> {
+        OutPlace {
+            doc: &m.doc,
+            source: m.origin.source.as_deref(),
+            record: m.origin.record,
+            idx: m.idx(),
+        }
+    }
+}
+
+#[derive(Serialize)]
+struct OutDuplicate<'a> {
+    #[serde(flatten)]
+    at: OutPlace<'a>,
+    duplicate_of: OutPlace<'a>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    similarity: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    jaccard: Option<f64>,
+    cluster: u64,
 }

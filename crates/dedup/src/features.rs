@@ -67,6 +67,51 @@ impl SentenceFilter {
     }
 }
 
+/// The unit dedup compares: sentences (the research's default, for dumps), paragraphs or whole
+/// documents (the common case when cleaning a corpus).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum Unit {
+    /// Sentences ([`textreuse_shingle::sentences`]).
+    #[default]
+    Sentence,
+    /// Paragraphs: the non-blank lines of the text, trimmed (text from dumps and from
+    /// `textreuse extract` has one paragraph per line; so does most web text).
+    Paragraph,
+    /// The whole document text, trimmed.
+    Document,
+}
+
+impl Unit {
+    /// Its name (`sentence`, `paragraph`, `document`), as in `stats.json` and on the command line.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Unit::Sentence => "sentence",
+            Unit::Paragraph => "paragraph",
+            Unit::Document => "document",
+        }
+    }
+
+    /// The default filter of this unit: 12-character shingles; sentences of 75..=600 shingles
+    /// (the research's, which leaves out fragments and run-on lists), paragraphs and documents of
+    /// at least [`DEFAULT_MIN_SHINGLES_LONG_UNITS`] shingles and no upper bound (a long document
+    /// is as much a duplicate as a short one).
+    pub fn default_filter(self) -> SentenceFilter {
+        match self {
+            Unit::Sentence => SentenceFilter::default(),
+            Unit::Paragraph | Unit::Document => SentenceFilter {
+                min_shingles: DEFAULT_MIN_SHINGLES_LONG_UNITS,
+                max_shingles: usize::MAX,
+                ..SentenceFilter::default()
+            },
+        }
+    }
+}
+
+/// The default smallest shingle count of a kept paragraph or document: 20 shingles of 12
+/// characters is a text of 31 characters, enough for a MinHash estimate to mean something.
+pub const DEFAULT_MIN_SHINGLES_LONG_UNITS: usize = 20;
+
 /// The sentence id of sentence `idx` of the document at input position `seq`: `seq << 32 | idx`.
 /// Two versions of one page (same document id, two positions) get different ids.
 #[inline]
@@ -93,19 +138,81 @@ pub struct KeptSentence<'a> {
 /// The sentences of one document that pass a [`SentenceFilter`], with their ids: stage 1 of the
 /// pipeline for one document. [`KeptSentences::sentences_seen`] counts every sentence, kept or
 /// not.
+///
+/// With [`KeptSentences::with_unit`] it yields paragraphs or the whole document instead, with
+/// the same ids, spans and filter ("sentence" then reads "unit").
 #[derive(Debug)]
 pub struct KeptSentences<'a> {
-    sentences: Sentences<'a>,
+    units: Units<'a>,
     seq: u64,
     filter: SentenceFilter,
     seen: u64,
 }
 
+/// The units of a text, before the filter.
+#[derive(Debug)]
+enum Units<'a> {
+    Sentences(Sentences<'a>),
+    /// The text and the byte position of the next line.
+    Lines(&'a str, usize),
+    /// The text, until it was yielded.
+    Whole(Option<&'a str>),
+}
+
+impl<'a> Iterator for Units<'a> {
+    type Item = (Range<usize>, &'a str);
+
+    fn next(&mut self) -> Option<(Range<usize>, &'a str)> {
+        match self {
+            Units::Sentences(s) => s.next().map(|s| (s.span.clone(), s.as_str())),
+            Units::Lines(text, pos) => loop {
+                if *pos >= text.len() {
+                    return None;
+                }
+                let start = *pos;
+                let end = memchr::memchr(b'\n', &text.as_bytes()[start..])
+                    .map_or(text.len(), |i| start + i);
+                *pos = end + 1;
+                if let Some(unit) = trimmed(text, start..end) {
+                    return Some(unit);
+                }
+            },
+            Units::Whole(text) => {
+                let text = text.take()?;
+                trimmed(text, 0..text.len())
+            }
+        }
+    }
+}
+
+/// `text[span]` without its leading and trailing whitespace, with its span; `None` when blank.
+fn trimmed(text: &str, span: Range<usize>) -> Option<(Range<usize>, &str)> {
+    let s = &text[span.clone()];
+    let start = span.start + (s.len() - s.trim_start().len());
+    let end = span.end - (s.len() - s.trim_end().len());
+    (start < end).then(|| (start..end, &text[start..end]))
+}
+
 impl<'a> KeptSentences<'a> {
     /// The kept sentences of `text`, the document at input position `seq`.
     pub fn new(text: &'a str, seq: u64, filter: &SentenceFilter) -> KeptSentences<'a> {
+        KeptSentences::with_unit(text, seq, filter, Unit::Sentence)
+    }
+
+    /// The kept units of `text`: sentences, paragraphs (non-blank lines) or the document.
+    pub fn with_unit(
+        text: &'a str,
+        seq: u64,
+        filter: &SentenceFilter,
+        unit: Unit,
+    ) -> KeptSentences<'a> {
+        let units = match unit {
+            Unit::Sentence => Units::Sentences(textreuse_shingle::sentences(text)),
+            Unit::Paragraph => Units::Lines(text, 0),
+            Unit::Document => Units::Whole(Some(text)),
+        };
         KeptSentences {
-            sentences: textreuse_shingle::sentences(text),
+            units,
             seq,
             filter: *filter,
             seen: 0,
@@ -122,16 +229,15 @@ impl<'a> Iterator for KeptSentences<'a> {
     type Item = KeptSentence<'a>;
 
     fn next(&mut self) -> Option<KeptSentence<'a>> {
-        for sentence in self.sentences.by_ref() {
+        for (span, text) in self.units.by_ref() {
             let idx = self.seen as u32;
             self.seen += 1;
-            let text = sentence.as_str();
             let shingles = char_shingle_count(text, self.filter.shingle);
             if self.filter.keeps_count(shingles) {
                 return Some(KeptSentence {
                     idx,
                     id: sentence_id(self.seq, idx),
-                    span: sentence.span,
+                    span,
                     text,
                     shingles,
                 });
@@ -195,6 +301,37 @@ mod tests {
         assert_eq!(idx, [1, 3]);
         assert_eq!(all[0].id, 2 << 32 | 1);
         assert_eq!(&text[all[1].span.clone()], all[1].text);
+    }
+
+    #[test]
+    fn paragraphs_are_trimmed_non_blank_lines_and_documents_are_whole() {
+        let f = SentenceFilter {
+            shingle: 4,
+            min_shingles: 1,
+            max_shingles: usize::MAX,
+        };
+        let text = "  First para. Two sentences.\n\n\t\nSecond one\r\nokay then\n";
+        let paras: Vec<(u32, &str)> = KeptSentences::with_unit(text, 0, &f, Unit::Paragraph)
+            .map(|p| (p.idx, p.text))
+            .collect();
+        assert_eq!(
+            paras,
+            [
+                (0, "First para. Two sentences."),
+                (1, "Second one"),
+                (2, "okay then")
+            ]
+        );
+        let kept: Vec<KeptSentence<'_>> =
+            KeptSentences::with_unit(text, 3, &f, Unit::Document).collect();
+        assert_eq!(kept.len(), 1);
+        assert_eq!((kept[0].idx, kept[0].id), (0, 3 << 32));
+        assert_eq!(kept[0].text, text.trim());
+        assert_eq!(&text[kept[0].span.clone()], text.trim());
+        assert_eq!(
+            KeptSentences::with_unit(" \n ", 0, &f, Unit::Document).count(),
+            0
+        );
     }
 
     #[test]

@@ -20,40 +20,178 @@
 use std::fs::File;
 use std::io::{self, BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use serde::Deserialize;
 
-/// One input document.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Document {
-    /// The document id (from JSON, or the file's position in the argument list).
-    pub id: u64,
-    /// The title (from JSON, or the file stem).
-    pub title: String,
-    /// The text.
-    pub text: String,
+/// A document id as the input wrote it: an integer (a page id, a JSON number) or a string (a
+/// JSON string, a Parquet string column). Written back the same way, so `"abc"` stays a string
+/// and `12` a number.
+///
+/// Ids order integers first (by value), then strings (by bytes); clusters list their members in
+/// that order.
+///
+/// ```
+/// use textreuse_dedup::input::DocId;
+///
+/// assert_eq!(DocId::from(7u64).to_string(), "7");
+/// assert_eq!(serde_json::to_string(&DocId::from("abc")).unwrap(), r#""abc""#);
+/// assert!(DocId::from(u64::MAX) < DocId::from("0"));
+/// assert_eq!(DocId::from(12u64), 12);
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum DocId {
+    /// An integer id (from -2^63 to 2^64 - 1).
+    Int(i128),
+    /// A string id.
+    Str(Box<str>),
 }
 
-impl Document {
-    /// A document from its parts.
-    pub fn new(id: u64, title: impl Into<String>, text: impl Into<String>) -> Document {
-        Document {
-            id,
-            title: title.into(),
-            text: text.into(),
+impl From<u64> for DocId {
+    fn from(id: u64) -> DocId {
+        DocId::Int(id as i128)
+    }
+}
+
+impl From<i64> for DocId {
+    fn from(id: i64) -> DocId {
+        DocId::Int(id as i128)
+    }
+}
+
+impl From<i32> for DocId {
+    fn from(id: i32) -> DocId {
+        DocId::Int(id as i128)
+    }
+}
+
+impl From<u32> for DocId {
+    fn from(id: u32) -> DocId {
+        DocId::Int(id as i128)
+    }
+}
+
+impl From<usize> for DocId {
+    fn from(id: usize) -> DocId {
+        DocId::Int(id as i128)
+    }
+}
+
+impl From<&str> for DocId {
+    fn from(id: &str) -> DocId {
+        DocId::Str(id.into())
+    }
+}
+
+impl From<String> for DocId {
+    fn from(id: String) -> DocId {
+        DocId::Str(id.into_boxed_str())
+    }
+}
+
+impl PartialEq<u64> for DocId {
+    fn eq(&self, other: &u64) -> bool {
+        *self == DocId::Int(*other as i128)
+    }
+}
+
+impl std::fmt::Display for DocId {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            DocId::Int(i) => write!(f, "{i}"),
+            DocId::Str(s) => f.write_str(s),
         }
     }
 }
 
-/// Why an input could not be read, naming the file (and line).
+impl serde::Serialize for DocId {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        match self {
+            DocId::Int(i) => match u64::try_from(*i) {
+                Ok(u) => serializer.serialize_u64(u),
+                Err(_) => serializer.serialize_i64(*i as i64),
+            },
+            DocId::Str(s) => serializer.serialize_str(s),
+        }
+    }
+}
+
+impl DocId {
+    /// The id of a JSON value: an integer or a string; `None` for anything else (floats,
+    /// objects, null).
+    pub fn from_json(value: &serde_json::Value) -> Option<DocId> {
+        match value {
+            serde_json::Value::Number(n) => n
+                .as_u64()
+                .map(DocId::from)
+                .or_else(|| n.as_i64().map(DocId::from)),
+            serde_json::Value::String(s) => Some(DocId::from(s.as_str())),
+            _ => None,
+        }
+    }
+}
+
+/// Where a document came from: what a cluster member carries so that it can be traced back to
+/// its input. Documents a program builds have no origin (every field `None`).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Origin {
+    /// The input it was read from, as given (a path as written on the command line or found in
+    /// a directory, or `-` for standard input).
+    pub source: Option<Arc<str>>,
+    /// Its record in that input: the 1-based line number in a JSON Lines file, the 1-based row
+    /// in a Parquet file; `None` for dumps and plain text.
+    pub record: Option<u64>,
+    /// Dumps: the revision id of the page's text.
+    pub revision: Option<u64>,
+    /// Dumps: the revision's timestamp as written in the dump (`2016-08-01T12:00:00Z`).
+    pub timestamp: Option<Arc<str>>,
+}
+
+/// One input document.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Document {
+    /// The document id, as the input wrote it (for plain-text files, the file's 1-based position
+    /// among the input files).
+    pub id: DocId,
+    /// The title (from JSON, or the file stem).
+    pub title: String,
+    /// The text.
+    pub text: String,
+    /// Where it came from.
+    pub origin: Origin,
+}
+
+impl Document {
+    /// A document from its parts, with no origin.
+    pub fn new(
+        id: impl Into<DocId>,
+        title: impl Into<String>,
+        text: impl Into<String>,
+    ) -> Document {
+        Document {
+            id: id.into(),
+            title: title.into(),
+            text: text.into(),
+            origin: Origin::default(),
+        }
+    }
+}
+
+/// Why an input, or a record in it, could not be read, naming the file (and line).
 ///
-/// [`InputError::is_recoverable`] tells the two kinds apart: damage inside a dump is reported
-/// and reading goes on (the dump still yields every complete page), and the pipeline counts it
-/// in [`Stats::input_problems`](crate::Stats::input_problems); any other error stops the run.
+/// One policy for every reader: the bad part is reported (the pipeline hands it to
+/// [`Progress::input_problem`](crate::Progress::input_problem) and counts it in
+/// [`Stats::input_problems`](crate::Stats::input_problems)) and skipped, and reading goes on
+/// with the next record or file. What is skipped is what the variant names: a whole file for
+/// [`Io`](InputError::Io), [`NotUtf8`](InputError::NotUtf8), [`Dump`](InputError::Dump) and
+/// [`Format`](InputError::Format); one line for [`Line`](InputError::Line); the damaged part
+/// of a dump for [`Damaged`](InputError::Damaged). `textreuse` exits with status 3 at the end
+/// of a run that skipped anything.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum InputError {
-    /// The file cannot be opened or read. Recover by fixing the path, permissions or device.
+    /// The file cannot be opened or read (the rest of it is skipped). Recover by fixing the
+    /// path, permissions or device, or by fetching a truncated download again.
     #[error("cannot read {}", path.display())]
     Io {
         /// The file.
@@ -62,8 +200,9 @@ pub enum InputError {
         #[source]
         source: std::io::Error,
     },
-    /// A line of a JSON Lines file is not a document object (or cannot be read). Recover by
-    /// fixing or removing that line.
+    /// A line of a JSON Lines file is not a document object, or not UTF-8 (the line is
+    /// skipped). Recover by fixing or removing that line, or by naming the fields
+    /// ([`JsonFields`]).
     #[error("{}:{line}: {message}", path.display())]
     Line {
         /// The file.
@@ -73,16 +212,27 @@ pub enum InputError {
         /// What is wrong with it.
         message: String,
     },
-    /// A plain-text file is not UTF-8. Recover by converting it (`iconv -t UTF-8`).
-    #[error("{}: not UTF-8 (invalid byte at offset {offset})", path.display())]
+    /// A plain-text file is not UTF-8 (binary, or another encoding; the file is skipped).
+    /// Recover by converting it (`iconv -t UTF-8`) or leaving it out.
+    #[error("{}: not UTF-8 text (invalid byte at offset {offset}); skipped", path.display())]
     NotUtf8 {
         /// The file.
         path: PathBuf,
         /// The offset of the first invalid byte.
         offset: u64,
     },
-    /// A dump cannot be opened at all (not bz2 or XML, unreadable). Recover by checking the
-    /// file; a truncated download can be fetched again.
+    /// A file in a structured format (Parquet) cannot be read as documents: a missing column,
+    /// a column of the wrong type, a damaged file (the rest of the file is skipped). Recover by
+    /// naming the columns ([`JsonFields`]) or repairing the file.
+    #[error("{}: {message}", path.display())]
+    Format {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong.
+        message: String,
+    },
+    /// A dump cannot be opened at all (not bz2 or XML, unreadable; the file is skipped).
+    /// Recover by checking the file; a truncated download can be fetched again.
     #[error("{}", path.display())]
     Dump {
         /// The file.
@@ -91,8 +241,8 @@ pub enum InputError {
         #[source]
         source: textreuse_wikidump::Error,
     },
-    /// Damage inside a dump; reading went on with the next intact part. Recoverable: nothing to
-    /// do, but the pages in the damaged part are missing from the results.
+    /// Damage inside a dump; reading went on with the next intact part. Nothing to do, but the
+    /// pages in the damaged part are missing from the results.
     #[error("{}", path.display())]
     Damaged {
         /// The file.
@@ -104,17 +254,13 @@ pub enum InputError {
 }
 
 impl InputError {
-    /// Whether reading went on after this error (damage inside a dump).
-    pub fn is_recoverable(&self) -> bool {
-        matches!(self, InputError::Damaged { .. })
-    }
-
     /// The input file the error is about.
     pub fn path(&self) -> &Path {
         match self {
             InputError::Io { path, .. }
             | InputError::Line { path, .. }
             | InputError::NotUtf8 { path, .. }
+            | InputError::Format { path, .. }
             | InputError::Dump { path, .. }
             | InputError::Damaged { path, .. } => path,
         }
@@ -290,10 +436,10 @@ pub fn open_file(path: &Path) -> Result<Opened, InputError> {
     open_reader(Box::new(file), Some(path)).map_err(io_error)
 }
 
-/// Field names of JSON Lines records (default `id`, `text`, `title`).
+/// Field names of JSON Lines records and Parquet columns (default `id`, `text`, `title`).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct JsonFields {
-    /// The document id: a non-negative integer.
+    /// The document id: an integer or a string, kept as written ([`DocId`]).
     pub id: String,
     /// The text: a string, or an array of paragraphs (strings or objects with `text`).
     pub text: String,
@@ -311,9 +457,28 @@ impl Default for JsonFields {
     }
 }
 
+/// A JSON id: an integer or a string.
+#[derive(Deserialize)]
+#[serde(untagged)]
+enum JsonId {
+    U64(u64),
+    I64(i64),
+    Str(String),
+}
+
+impl From<JsonId> for DocId {
+    fn from(id: JsonId) -> DocId {
+        match id {
+            JsonId::U64(i) => DocId::from(i),
+            JsonId::I64(i) => DocId::from(i),
+            JsonId::Str(s) => DocId::from(s),
+        }
+    }
+}
+
 #[derive(Deserialize)]
 struct JsonDocument {
-    id: u64,
+    id: JsonId,
     #[serde(default)]
     title: String,
     #[serde(default)]
@@ -346,16 +511,25 @@ fn join_paragraphs(paragraphs: Vec<JsonParagraph>) -> String {
 /// Parses one JSON Lines record into a document with the default field names; the error is the
 /// one-line cause.
 pub fn parse_json_document(line: &str) -> Result<Document, String> {
-    let doc: JsonDocument = serde_json::from_str(line).map_err(|e| e.to_string())?;
+    let doc: JsonDocument = serde_json::from_str(line).map_err(|e| {
+        if e.to_string()
+            .contains("did not match any variant of untagged enum JsonId")
+        {
+            "\"id\" is not an integer or a string".to_string()
+        } else {
+            e.to_string()
+        }
+    })?;
     let text = match (doc.text, doc.paragraphs) {
         (Some(text), _) => text,
         (None, Some(paragraphs)) => join_paragraphs(paragraphs),
         (None, None) => return Err("the object has neither \"text\" nor \"paragraphs\"".into()),
     };
     Ok(Document {
-        id: doc.id,
+        id: doc.id.into(),
         title: doc.title,
         text,
+        origin: Origin::default(),
     })
 }
 
@@ -366,11 +540,10 @@ pub fn parse_json_document_with(line: &str, fields: &JsonFields) -> Result<Docum
     }
     let mut object: serde_json::Map<String, serde_json::Value> =
         serde_json::from_str(line).map_err(|e| e.to_string())?;
-    let id = match object.get(&fields.id) {
-        Some(serde_json::Value::Number(n)) => n.as_u64(),
-        _ => None,
-    }
-    .ok_or_else(|| format!("\"{}\" is missing or not a non-negative integer", fields.id))?;
+    let id = object
+        .get(&fields.id)
+        .and_then(DocId::from_json)
+        .ok_or_else(|| format!("\"{}\" is missing or not an integer or a string", fields.id))?;
     let title = match object.remove(&fields.title) {
         Some(serde_json::Value::String(t)) => t,
         _ => String::new(),
@@ -382,20 +555,27 @@ pub fn parse_json_document_with(line: &str, fields: &JsonFields) -> Result<Docum
         ),
         _ => return Err(format!("\"{}\" is missing or not a string", fields.text)),
     };
-    Ok(Document { id, title, text })
+    Ok(Document {
+        id,
+        title,
+        text,
+        origin: Origin::default(),
+    })
 }
 
 /// The documents of a JSON Lines input, in order (made by [`JsonLines::open`] or
-/// [`JsonLines::new`]).
+/// [`JsonLines::new`]), each with its [`Origin`] (the input's name and the line number).
 ///
-/// The iterator yields `Err` for an unreadable or malformed line (the error names the input and
-/// line) and then ends.
+/// A malformed line (not JSON, not a document object, not UTF-8) yields an `Err` naming the
+/// input and line, and reading goes on with the next line; a read error (a damaged compressed
+/// stream) yields an `Err` and ends the iterator.
 pub struct JsonLines {
     path: PathBuf,
+    source: Arc<str>,
     reader: Box<dyn BufRead + Send>,
     fields: JsonFields,
     line_no: u64,
-    buf: String,
+    buf: Vec<u8>,
     failed: bool,
 }
 
@@ -415,15 +595,24 @@ impl JsonLines {
         Ok(JsonLines::new(path, opened.reader, JsonFields::default()))
     }
 
-    /// The records of `reader` (decompressed), named `path` in errors.
+    /// The records of `reader` (decompressed), named `path` in errors and origins.
     pub fn new(path: &Path, reader: Box<dyn BufRead + Send>, fields: JsonFields) -> JsonLines {
         JsonLines {
             path: path.to_path_buf(),
+            source: path.to_string_lossy().into(),
             reader,
             fields,
             line_no: 0,
-            buf: String::new(),
+            buf: Vec::new(),
             failed: false,
+        }
+    }
+
+    fn line_error(&self, message: String) -> InputError {
+        InputError::Line {
+            path: self.path.clone(),
+            line: self.line_no,
+            message,
         }
     }
 }
@@ -438,33 +627,39 @@ impl Iterator for JsonLines {
         loop {
             self.buf.clear();
             self.line_no += 1;
-            match self.reader.read_line(&mut self.buf) {
+            match self.reader.read_until(b'\n', &mut self.buf) {
                 Ok(0) => return None,
                 Ok(_) => {}
                 Err(source) => {
                     self.failed = true;
-                    return Some(Err(InputError::Line {
-                        path: self.path.clone(),
-                        line: self.line_no,
-                        message: format!("cannot read line: {source}"),
-                    }));
+                    return Some(Err(self.line_error(format!(
+                        "cannot read on from here (the rest of the file is skipped): {source}"
+                    ))));
                 }
             }
-            let line = self.buf.trim();
+            let line = match std::str::from_utf8(&self.buf) {
+                Ok(line) => line.trim(),
+                Err(e) => {
+                    return Some(Err(self.line_error(format!(
+                        "not UTF-8 (invalid byte at column {}); line skipped",
+                        e.valid_up_to() + 1
+                    ))));
+                }
+            };
             if line.is_empty() {
                 continue;
             }
-            let doc =
-                parse_json_document_with(line, &self.fields).map_err(|cause| InputError::Line {
-                    path: self.path.clone(),
-                    line: self.line_no,
-                    message: format!(
-                        "not a document object {{\"{}\",\"{}\",\"{}\"}}: {cause}",
-                        self.fields.id, self.fields.title, self.fields.text
-                    ),
-                });
-            self.failed = doc.is_err();
-            return Some(doc);
+            return Some(match parse_json_document_with(line, &self.fields) {
+                Ok(mut doc) => {
+                    doc.origin.source = Some(self.source.clone());
+                    doc.origin.record = Some(self.line_no);
+                    Ok(doc)
+                }
+                Err(cause) => Err(self.line_error(format!(
+                    "not a document object {{\"{}\",\"{}\",\"{}\"}}: {cause}; line skipped",
+                    self.fields.id, self.fields.title, self.fields.text
+                ))),
+            });
         }
     }
 }
@@ -502,7 +697,15 @@ pub fn read_plain_from(
     if let Some(dot) = title.rfind('.').filter(|&d| d > 0) {
         title.truncate(dot);
     }
-    Ok(Document { id, title, text })
+    Ok(Document {
+        id: DocId::from(id),
+        title,
+        text,
+        origin: Origin {
+            source: Some(path.to_string_lossy().into()),
+            ..Origin::default()
+        },
+    })
 }
 
 /// Reads a plain-text file (compressed or not) as one document with the given id.
@@ -517,7 +720,20 @@ mod tests {
     #[test]
     fn json_forms() {
         let d = parse_json_document(r#"{"id": 3, "title": "T", "text": "Hi."}"#).unwrap();
-        assert_eq!((d.id, d.title.as_str(), d.text.as_str()), (3, "T", "Hi."));
+        assert_eq!((d.title.as_str(), d.text.as_str()), ("T", "Hi."));
+        assert_eq!(d.id, 3);
+        let d = parse_json_document(r#"{"id": "doc-7", "text": ""}"#).unwrap();
+        assert_eq!(d.id, DocId::from("doc-7"));
+        let d = parse_json_document(r#"{"id": -2, "text": ""}"#).unwrap();
+        assert_eq!(d.id, DocId::Int(-2));
+        let err = parse_json_document(r#"{"id": 1.5, "text": ""}"#).unwrap_err();
+        assert!(err.contains("not an integer or a string"), "{err}");
+        let fields = JsonFields {
+            id: "key".into(),
+            ..JsonFields::default()
+        };
+        let d = parse_json_document_with(r#"{"key": "k1", "text": "x"}"#, &fields).unwrap();
+        assert_eq!(d.id, DocId::from("k1"));
         let d = parse_json_document(
             r#"{"id": 4, "title": "P", "paragraphs": [{"section": "", "text": "A."}, "B."]}"#,
         )
@@ -542,18 +758,31 @@ mod tests {
             .unwrap()
             .collect::<Result<_, _>>()
             .unwrap();
-        let ids: Vec<u64> = docs.iter().map(|d| d.id).collect();
-        assert_eq!(ids, [9, 10]);
+        let ids: Vec<DocId> = docs.iter().map(|d| d.id.clone()).collect();
+        assert_eq!(ids, [DocId::from(9u64), DocId::from(10u64)]);
+        let lines: Vec<Option<u64>> = docs.iter().map(|d| d.origin.record).collect();
+        assert_eq!(lines, [Some(1), Some(3)]);
         let plain = read_plain(&txt, 2).unwrap();
         assert_eq!(plain.title, "My Doc");
         assert_eq!(plain.text, "Plain text.");
 
         let bad = dir.path().join("bad.jsonl");
-        std::fs::write(&bad, "{\"id\": 1, \"text\": \"ok\"}\n{oops\n").unwrap();
+        std::fs::write(
+            &bad,
+            b"{\"id\": 1, \"text\": \"ok\"}\n{oops\n{\"id\": 2, \"text\": \"caf\xe9\"}\n{\"id\": 3, \"text\": \"ok\"}\n",
+        )
+        .unwrap();
         let mut it = JsonLines::open(&bad).unwrap();
         assert!(it.next().unwrap().is_ok());
         let err = it.next().unwrap().unwrap_err().to_string();
         assert!(err.contains("bad.jsonl:2"), "{err}");
+        let err = it.next().unwrap().unwrap_err().to_string();
+        assert!(
+            err.contains("bad.jsonl:3") && err.contains("not UTF-8"),
+            "{err}"
+        );
+        // Reading goes on after a bad line.
+        assert_eq!(it.next().unwrap().unwrap().id, 3);
         assert!(it.next().is_none());
 
         let err = JsonLines::open(&dir.path().join("missing.jsonl"))

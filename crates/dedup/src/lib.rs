@@ -23,8 +23,8 @@
 //! let stats = dedup.run_documents(docs, &mut clusters, &NoProgress)?;
 //! assert_eq!(stats.documents, 3);
 //! assert_eq!(clusters.len(), 1);
-//! let docs: Vec<u64> = clusters[0].members.iter().map(|m| m.doc).collect();
-//! assert_eq!(docs, [10, 11]);
+//! let docs: Vec<String> = clusters[0].members.iter().map(|m| m.doc.to_string()).collect();
+//! assert_eq!(docs, ["10", "11"]);
 //! println!("{} cluster: {}", clusters[0].kind.as_str(), clusters[0].to_json());
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
@@ -86,9 +86,10 @@ mod stats;
 mod text_store;
 
 pub use classify::ClusterType;
-pub use cluster::{Cluster, Member, within_edit_distance};
+pub use cluster::{Cluster, Keep, Member, within_edit_distance};
 pub use error::Error;
-pub use input::{Document, InputError, JsonFields};
+pub use features::Unit;
+pub use input::{DocId, Document, InputError, JsonFields, Origin};
 pub use progress::{NoProgress, Progress, Stage};
 pub use run::{DEFAULT_MAX_ARTICLE_PAIRS, DEFAULT_MAX_HAMMING, Dedup, DedupBuilder, Method};
 pub use sink::{ArticlePairRow, Collect, OutputDir, OutputError, Sink};

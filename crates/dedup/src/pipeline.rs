@@ -48,7 +48,8 @@ const PIPELINE_DEPTH: usize = 2;
 pub struct ReadCounts {
     /// Documents read (and consumed).
     pub documents: u64,
-    /// Recoverable input problems read past (reported to [`Progress::input_problem`]).
+    /// Input problems (bad files and records) reported to [`Progress::input_problem`] and
+    /// skipped.
     pub input_problems: u64,
 }
 
@@ -82,7 +83,7 @@ impl DocumentPipeline {
     /// rayon pool (`seq` is the document's 0-based position in the input; `scratch` comes from
     /// `init`, one per rayon task) and `consume(seq, result)` receives the results in input
     /// order. `progress` gets [`Stage::ReadDocuments`] and one advance per document, and every
-    /// recoverable input problem; any other input error, or an error of `consume`, stops the
+    /// input problem, which is skipped ([`InputError`]); an error of `consume` stops the
     /// pipeline and is returned.
     pub fn run<I, S, T, N, W, C>(
         &self,
@@ -180,11 +181,11 @@ impl DocumentPipeline {
                         return Ok(counts);
                     }
                 }
-                Err(e) if e.is_recoverable() => {
+                Err(e) => {
+                    // Reported and skipped; reading goes on (`InputError`'s policy).
                     counts.input_problems += 1;
                     progress.input_problem(&e);
                 }
-                Err(e) => return Err(e.into()),
             }
         }
         if !batch.is_empty() {

@@ -42,11 +42,11 @@ pub trait Progress {
         let _ = line;
     }
 
-    /// An input problem that reading went past (damage in a dump). The default logs
-    /// `warning: <problem> (reading goes on)`.
+    /// A bad file or record that was skipped, or damage in a dump that reading went past
+    /// ([`InputError`]). The default logs `skipped: <problem> (reading goes on)`.
     fn input_problem(&self, problem: &InputError) {
         self.log(&format!(
-            "warning: {} (reading goes on)",
+            "skipped: {} (reading goes on)",
             crate::error::chain(problem)
         ));
     }

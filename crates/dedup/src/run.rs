@@ -7,14 +7,14 @@ use std::time::Instant;
 use rayon::prelude::*;
 use textreuse_minhash::{Signer, TextSigner};
 use textreuse_shingle::Shingler;
-use textreuse_simhash::{SimHasher, TableSearch};
+use textreuse_simhash::{ParagraphFingerprinter, SimHasher, TableSearch};
 use textreuse_unionfind::{Clustering, Clusters};
 
 use crate::article_pairs::{MAX_CLUSTER_ARTICLES, top_article_pairs};
 use crate::classify::ClusterType;
-use crate::cluster::{Cluster, Member, within_edit_distance};
-use crate::features::{KeptSentences, SentenceFilter, sentence_simhash};
-use crate::input::InputError;
+use crate::cluster::{Cluster, Keep, Member, within_edit_distance};
+use crate::features::{KeptSentences, SentenceFilter, Unit, sentence_simhash};
+use crate::input::{DocId, InputError, Origin};
 use crate::pipeline::{DEFAULT_BATCH, DocumentPipeline};
 use crate::progress::{Progress, Stage};
 use crate::shuffle::{self, PairMode, ShuffleBuilder, ShuffleStats};
@@ -36,8 +36,11 @@ pub enum Method {
     /// MinHash band keys through the shuffle (the default).
     #[default]
     MinHash,
-    /// 64-bit SimHash fingerprints of the same shingles, all pairs within `max_hamming` bits by
-    /// the exact permuted-table search.
+    /// 64-bit SimHash fingerprints, all pairs within `max_hamming` bits by the exact
+    /// permuted-table search. Sentences are fingerprinted by their shingle set
+    /// ([`sentence_simhash`]); paragraphs and documents by the weighted paragraph fingerprint
+    /// ([`ParagraphFingerprinter`]: their longest sentences weighted by keyword frequency,
+    /// length and position, after Wang, Liu and Jia).
     SimHash {
         /// Largest Hamming distance of a candidate pair (at most 64; default 3).
         max_hamming: u32,
@@ -61,7 +64,13 @@ pub enum Method {
 #[derive(Clone, Debug)]
 pub struct DedupBuilder {
     signer: Option<Signer>,
-    filter: SentenceFilter,
+    unit: Unit,
+    shingle: Option<usize>,
+    min_shingles: Option<usize>,
+    max_shingles: Option<usize>,
+    threshold: Option<f64>,
+    keep: Keep,
+    verify: bool,
     mem_budget: u64,
     max_bucket: usize,
     max_edit: Option<f64>,
@@ -84,7 +93,13 @@ impl DedupBuilder {
     pub fn new() -> DedupBuilder {
         DedupBuilder {
             signer: None,
-            filter: SentenceFilter::default(),
+            unit: Unit::Sentence,
+            shingle: None,
+            min_shingles: None,
+            max_shingles: None,
+            threshold: None,
+            keep: Keep::First,
+            verify: false,
             mem_budget: shuffle::DEFAULT_MEM_BUDGET,
             max_bucket: shuffle::DEFAULT_MAX_BUCKET,
             max_edit: None,
@@ -95,28 +110,63 @@ impl DedupBuilder {
         }
     }
 
-    /// The MinHash signer (default [`Signer::new`]).
+    /// The MinHash signer (default [`Signer::new`], or the one [`DedupBuilder::threshold`]
+    /// picks). An explicit signer wins over a threshold.
     pub fn signer(&mut self, signer: Signer) -> &mut Self {
         self.signer = Some(signer);
         self
     }
 
+    /// What is compared: sentences (default), paragraphs or whole documents. The shingle-count
+    /// bounds default to the unit's ([`Unit::default_filter`]).
+    pub fn unit(&mut self, unit: Unit) -> &mut Self {
+        self.unit = unit;
+        self
+    }
+
     /// Shingle length in characters (default 12; at least 1).
     pub fn shingle(&mut self, chars: usize) -> &mut Self {
-        self.filter.shingle = chars;
+        self.shingle = Some(chars);
         self
     }
 
-    /// Keep sentences with at least this many shingles, counted on the text as written
-    /// (default 75).
+    /// Keep units with at least this many shingles, counted on the text as written (default:
+    /// 75 for sentences, 20 for paragraphs and documents).
     pub fn min_shingles(&mut self, n: usize) -> &mut Self {
-        self.filter.min_shingles = n;
+        self.min_shingles = Some(n);
         self
     }
 
-    /// Keep sentences with at most this many shingles (default 600; `usize::MAX` for no bound).
+    /// Keep units with at most this many shingles (default: 600 for sentences, no bound for
+    /// paragraphs and documents; `usize::MAX` for no bound).
     pub fn max_shingles(&mut self, n: usize) -> &mut Self {
-        self.filter.max_shingles = n;
+        self.max_shingles = Some(n);
+        self
+    }
+
+    /// The Jaccard similarity that counts as a duplicate (0 < t < 1). Without an explicit
+    /// [`DedupBuilder::signer`], the rows K and bands M are picked by the tuner
+    /// ([`textreuse_minhash::tune`]: drawn bands from the default N = 20, equal weight on the
+    /// false positives below and false negatives above `t`); with [`DedupBuilder::verify`],
+    /// pairs whose exact Jaccard is below `t` are not duplicates. Recorded in `stats.json`.
+    pub fn threshold(&mut self, t: f64) -> &mut Self {
+        self.threshold = Some(t);
+        self
+    }
+
+    /// Which member of each cluster is kept, the others being its duplicates (default
+    /// [`Keep::First`]).
+    pub fn keep(&mut self, keep: Keep) -> &mut Self {
+        self.keep = keep;
+        self
+    }
+
+    /// Computes the exact Jaccard similarity (of the normalized shingle sets) of each member to
+    /// its cluster's representative, and drops members below the threshold from the
+    /// duplicates (the threshold of [`DedupBuilder::threshold`], else the signer's S-curve
+    /// midpoint `(1/M)^(1/K)`). Default off.
+    pub fn verify(&mut self, verify: bool) -> &mut Self {
+        self.verify = verify;
         self
     }
 
@@ -176,18 +226,49 @@ impl DedupBuilder {
     /// change.
     pub fn build(&self) -> Result<Dedup, Error> {
         let invalid = |option, message: String| Err(Error::InvalidOption { option, message });
-        if self.filter.shingle == 0 {
+        let mut filter = self.unit.default_filter();
+        filter.shingle = self.shingle.unwrap_or(filter.shingle);
+        filter.min_shingles = self.min_shingles.unwrap_or(filter.min_shingles);
+        filter.max_shingles = self.max_shingles.unwrap_or(filter.max_shingles);
+        if filter.shingle == 0 {
             return invalid("shingle", "must be at least 1 character".into());
         }
-        if self.filter.min_shingles > self.filter.max_shingles {
+        if filter.min_shingles > filter.max_shingles {
             return invalid(
                 "min_shingles",
                 format!(
-                    "{} is above max_shingles {}: no sentence would be kept",
-                    self.filter.min_shingles, self.filter.max_shingles
+                    "{} is above max_shingles {}: nothing would be kept",
+                    filter.min_shingles, filter.max_shingles
                 ),
             );
         }
+        if let Some(t) = self.threshold
+            && !(t > 0.0 && t < 1.0)
+        {
+            return invalid(
+                "threshold",
+                format!("must be between 0 and 1 (exclusive), got {t}"),
+            );
+        }
+        let signer = match (&self.signer, self.threshold) {
+            (Some(signer), _) => signer.clone(),
+            (None, Some(t)) => {
+                let best = textreuse_minhash::tune(t, &textreuse_minhash::TuneOptions::default())
+                    .map_err(|e| Error::InvalidOption {
+                    option: "threshold",
+                    message: format!("no (K, M) for it: {e}"),
+                })?;
+                Signer::builder()
+                    .rows(best.rows)
+                    .bands(best.bands)
+                    .build()
+                    .map_err(|e| Error::InvalidOption {
+                        option: "threshold",
+                        message: format!("the tuned signer is invalid: {e}"),
+                    })?
+            }
+            (None, None) => Signer::new(),
+        };
         if let Some(d) = self.max_edit
             && !(0.0..=1.0).contains(&d)
         {
@@ -213,9 +294,18 @@ impl DedupBuilder {
             Method::MinHash => None,
             Method::SimHash { max_hamming } => Some(TableSearch::new(max_hamming)?),
         };
+        let similarity_threshold = self
+            .threshold
+            .unwrap_or_else(|| (1.0 / signer.bands() as f64).powf(1.0 / signer.rows() as f64));
         Ok(Dedup {
-            signer: self.signer.clone().unwrap_or_default(),
-            filter: self.filter,
+            signer,
+            filter,
+            unit: self.unit,
+            keep: self.keep,
+            verify: self.verify,
+            threshold: self.threshold,
+            similarity_threshold,
+            paragraphs: ParagraphFingerprinter::new(),
             shuffle,
             max_edit: self.max_edit,
             tmp_dir: self.tmp_dir.clone(),
@@ -264,13 +354,21 @@ impl DedupBuilder {
 /// assert_eq!(stats.clusters, 1);
 /// let cluster = &results.clusters[0];
 /// assert_eq!(cluster.members.len(), 2);
-/// assert_eq!((cluster.members[0].doc, cluster.members[1].doc), (1, 2));
+/// assert_eq!((&cluster.members[0].doc, &cluster.members[1].doc), (&1.into(), &2.into()));
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 #[derive(Clone, Debug)]
 pub struct Dedup {
     signer: Signer,
     filter: SentenceFilter,
+    unit: Unit,
+    keep: Keep,
+    verify: bool,
+    /// The threshold given, if any (recorded in `stats.json`).
+    threshold: Option<f64>,
+    /// The threshold `--verify` applies: the given one, else the S-curve midpoint.
+    similarity_threshold: f64,
+    paragraphs: ParagraphFingerprinter,
     shuffle: ShuffleBuilder,
     max_edit: Option<f64>,
     tmp_dir: Option<PathBuf>,
@@ -300,8 +398,15 @@ struct Signed {
     shuffle: shuffle::Shuffle,
     /// SimHash: `(fingerprint, sentence id)`.
     fingerprints: Vec<(u64, u64)>,
-    /// `seq` -> (document id, title).
-    docs: Vec<(u64, String)>,
+    /// `seq` -> the document's id, title and origin.
+    docs: Vec<DocMeta>,
+}
+
+/// What stages 6-8 need of a document: its id, title and origin.
+struct DocMeta {
+    id: DocId,
+    title: String,
+    origin: Origin,
 }
 
 /// The output of stages 3-5 (and 7).
@@ -315,9 +420,9 @@ struct Candidates {
 #[derive(Default)]
 struct ArticleTally {
     /// Document id -> `seq` of its first member in output order (whose title is written).
-    first_seq: HashMap<u64, u32>,
+    first_seq: HashMap<DocId, u32>,
     /// The distinct documents of each cluster that counts, flat, with bounds.
-    pair_docs: Vec<u64>,
+    pair_docs: Vec<DocId>,
     pair_bounds: Vec<usize>,
 }
 
@@ -355,9 +460,19 @@ impl Dedup {
         TextSigner::new(&self.signer).shingle_chars(self.filter.shingle)
     }
 
-    /// The sentence filter of stage 1.
+    /// The unit filter of stage 1.
     pub fn filter(&self) -> &SentenceFilter {
         &self.filter
+    }
+
+    /// The unit compared (sentences, paragraphs or documents).
+    pub fn unit(&self) -> Unit {
+        self.unit
+    }
+
+    /// The representative rule.
+    pub fn keep(&self) -> Keep {
+        self.keep
     }
 
     /// Runs stages 1-8 over `sources` (in input order; see [`Inputs`](crate::Inputs) for
@@ -373,7 +488,16 @@ impl Dedup {
         I: IntoIterator<Item = Result<Source, InputError>>,
         S: Sink + ?Sized,
     {
-        let mut stats = Stats::default();
+        let mut stats = Stats {
+            unit: self.unit.as_str(),
+            hashes: self.signer.hashes(),
+            rows: self.signer.rows(),
+            bands: self.signer.bands(),
+            threshold: self.threshold,
+            verified: self.verify,
+            keep: self.keep.as_str(),
+            ..Stats::default()
+        };
         let signed = self.sentences_and_signatures(sources, progress, &mut stats)?;
         let texts = signed.texts.into_reader()?;
         let candidates =
@@ -454,16 +578,23 @@ impl Dedup {
             |seq, doc: SignedDoc| {
                 sentences += doc.sentences;
                 kept += doc.kept.len() as u64;
-                for (idx, span) in &doc.kept {
-                    out.texts
-                        .push(seq << 32 | *idx as u64, &doc.text[span.clone()])?;
+                for k in &doc.kept {
+                    out.texts.push(
+                        seq << 32 | k.idx as u64,
+                        &doc.text[k.span.clone()],
+                        k.chars.clone(),
+                    )?;
                 }
                 if simhash {
                     out.fingerprints.extend_from_slice(&doc.records);
                 } else {
                     out.shuffle.push_slice(&doc.records)?;
                 }
-                out.docs.push((doc.id, doc.title));
+                out.docs.push(DocMeta {
+                    id: doc.id,
+                    title: doc.title,
+                    origin: doc.origin,
+                });
                 Ok(())
             },
         )?;
@@ -498,12 +629,19 @@ impl Dedup {
     ) -> SignedDoc {
         let mut kept = Vec::new();
         let mut records = Vec::new();
-        let mut sentences = KeptSentences::new(&doc.text, seq, &self.filter);
+        let mut sentences = KeptSentences::with_unit(&doc.text, seq, &self.filter, self.unit);
+        // Character offsets, counted once over the text up to the last kept unit.
+        let (mut byte, mut char) = (0usize, 0u64);
         for s in sentences.by_ref() {
             if self.search.is_some() {
-                let shingler: &mut Shingler = signer.shingler();
-                let Some(fp) = sentence_simhash(s.text, shingler, simhasher) else {
-                    continue; // shorter than one shingle after normalization
+                let fp = if self.unit == Unit::Sentence {
+                    let shingler: &mut Shingler = signer.shingler();
+                    sentence_simhash(s.text, shingler, simhasher)
+                } else {
+                    self.paragraphs.fingerprint_paragraph(s.text)
+                };
+                let Some(fp) = fp else {
+                    continue; // too short to fingerprint
                 };
                 records.push((fp, s.id));
             } else {
@@ -512,11 +650,20 @@ impl Dedup {
                 };
                 records.extend(keys.iter().map(|&k| (k, s.id)));
             }
-            kept.push((s.idx, s.span));
+            char += doc.text[byte..s.span.start].chars().count() as u64;
+            let start = char;
+            char += s.text.chars().count() as u64;
+            byte = s.span.end;
+            kept.push(KeptUnit {
+                idx: s.idx,
+                span: s.span,
+                chars: start..char,
+            });
         }
         SignedDoc {
             id: doc.id,
             title: doc.title,
+            origin: doc.origin,
             sentences: sentences.sentences_seen(),
             // The document text moves along; the kept sentences are spans into it.
             text: doc.text,
@@ -633,7 +780,7 @@ impl Dedup {
         ids.dedup();
         let loaded: HashMap<u64, String> = ids
             .iter()
-            .map(|&id| Ok((id, texts.get(id)?)))
+            .map(|&id| Ok((id, texts.get(id)?.text)))
             .collect::<Result<_, Error>>()?;
         let keep: Vec<bool> = pairs
             .par_iter()
@@ -660,7 +807,7 @@ impl Dedup {
     fn deliver_clusters<S: Sink + ?Sized>(
         &self,
         clusters: &Clusters,
-        docs: &[(u64, String)],
+        docs: &[DocMeta],
         texts: &TextReader,
         sink: &mut S,
         progress: &dyn Progress,
@@ -683,10 +830,13 @@ impl Dedup {
             }
             let chunk: Vec<Cluster> = (start..end)
                 .into_par_iter()
-                .map(|i| {
-                    let cluster = clusters.get(i).expect("index below len");
-                    fetch_cluster(cluster.id(), cluster.members(), docs, texts)
-                })
+                .map_init(
+                    || self.text_signer(),
+                    |signer, i| {
+                        let cluster = clusters.get(i).expect("index below len");
+                        self.fetch_cluster(cluster.id(), cluster.members(), docs, texts, signer)
+                    },
+                )
                 .collect::<Result<_, Error>>()?;
             for cluster in chunk {
                 *types
@@ -694,6 +844,7 @@ impl Dedup {
                     .expect("all types counted") += 1;
                 stats.clusters += 1;
                 stats.clustered_sentences += cluster.len() as u64;
+                stats.duplicates += cluster.duplicates().count() as u64;
                 *stats
                     .cluster_size_histogram
                     .entry(cluster.len())
@@ -703,8 +854,8 @@ impl Dedup {
                 for m in &cluster.members {
                     if tally.pair_docs.len() == before || *tally.pair_docs.last().unwrap() != m.doc
                     {
-                        tally.pair_docs.push(m.doc);
-                        tally.first_seq.entry(m.doc).or_insert(m.seq());
+                        tally.pair_docs.push(m.doc.clone());
+                        tally.first_seq.entry(m.doc.clone()).or_insert(m.seq());
                     }
                 }
                 if tally.pair_docs.len() - before <= MAX_CLUSTER_ARTICLES {
@@ -722,12 +873,50 @@ impl Dedup {
         Ok(tally)
     }
 
+    /// Stages 6 and 8 for one cluster: fetches its members' texts, builds (sorts, classifies)
+    /// it, picks its representative and estimates (and with `verify` computes) each member's
+    /// similarity to it.
+    fn fetch_cluster(
+        &self,
+        id: u64,
+        ids: &[u64],
+        docs: &[DocMeta],
+        texts: &TextReader,
+        signer: &mut TextSigner<'_>,
+    ) -> Result<Cluster, Error> {
+        let members = ids
+            .iter()
+            .map(|&id| {
+                let doc = &docs[(id >> 32) as usize];
+                let unit = texts.get(id)?;
+                Ok(Member {
+                    id,
+                    doc: doc.id.clone(),
+                    title: doc.title.clone(),
+                    text: unit.text,
+                    origin: doc.origin.clone(),
+                    start: unit.chars.start,
+                    end: unit.chars.end,
+                    similarity: None,
+                    jaccard: None,
+                })
+            })
+            .collect::<Result<Vec<Member>, Error>>()?;
+        let mut cluster = Cluster::new(id, members);
+        cluster.score(
+            self.keep,
+            signer,
+            self.verify.then_some(self.similarity_threshold),
+        );
+        Ok(cluster)
+    }
+
     /// Stage 8's ranking: the article pairs that share the most clusters (clusters of more than
     /// [`MAX_CLUSTER_ARTICLES`] articles, giant templates, are not counted).
     fn article_pairs(
         &self,
         tally: ArticleTally,
-        docs: &[(u64, String)],
+        docs: &[DocMeta],
         stats: &mut Stats,
     ) -> Vec<ArticlePairRow> {
         let ArticleTally {
@@ -735,7 +924,7 @@ impl Dedup {
             pair_docs,
             pair_bounds,
         } = tally;
-        let mut articles: Vec<u64> = first_seq.keys().copied().collect();
+        let mut articles: Vec<&DocId> = first_seq.keys().collect();
         articles.sort_unstable();
         stats.distinct_articles = articles.len() as u64;
         // Article indices in document-id order, so ties sort by document ids.
@@ -743,22 +932,22 @@ impl Dedup {
             .par_iter()
             .map(|doc| {
                 let i = articles
-                    .binary_search(doc)
+                    .binary_search(&doc)
                     .expect("every clustered document was recorded");
                 u32::try_from(i).expect("at most 2^32 documents (checked in stage 1)")
             })
             .collect();
         drop(pair_docs);
         let top = top_article_pairs(&lists, &pair_bounds, articles.len(), self.max_article_pairs);
-        let title = |doc: u64| docs[first_seq[&doc] as usize].1.clone();
+        let title = |doc: &DocId| docs[first_seq[doc] as usize].title.clone();
         top.iter()
             .map(|row| {
                 let (a, b) = (articles[row.a as usize], articles[row.b as usize]);
                 ArticlePairRow {
                     shared_clusters: row.shared as u64,
-                    doc_a: a,
+                    doc_a: a.clone(),
                     title_a: title(a),
-                    doc_b: b,
+                    doc_b: b.clone(),
                     title_b: title(b),
                 }
             })
@@ -768,37 +957,23 @@ impl Dedup {
 
 /// The per-document output of stages 1-2.
 struct SignedDoc {
-    id: u64,
+    id: DocId,
     title: String,
+    origin: Origin,
     sentences: u64,
     /// The document text, which the kept spans point into.
     text: String,
-    /// Kept sentences: index in the document and byte span in `text`.
-    kept: Vec<(u32, std::ops::Range<usize>)>,
+    /// Kept units.
+    kept: Vec<KeptUnit>,
     /// MinHash: `(band key, id)`; SimHash: `(fingerprint, id)`.
     records: Vec<(u64, u64)>,
 }
 
-/// Stage 6 and 8 for one cluster: fetches its members' texts and builds (sorts, classifies) it.
-fn fetch_cluster(
-    id: u64,
-    ids: &[u64],
-    docs: &[(u64, String)],
-    texts: &TextReader,
-) -> Result<Cluster, Error> {
-    let members = ids
-        .iter()
-        .map(|&id| {
-            let (doc, title) = &docs[(id >> 32) as usize];
-            Ok(Member {
-                id,
-                doc: *doc,
-                title: title.clone(),
-                text: texts.get(id)?,
-            })
-        })
-        .collect::<Result<Vec<Member>, Error>>()?;
-    Ok(Cluster::new(id, members))
+/// A kept unit of a document: its index, byte span and character span.
+struct KeptUnit {
+    idx: u32,
+    span: std::ops::Range<usize>,
+    chars: std::ops::Range<u64>,
 }
 
 fn sink_error<E: std::error::Error + Send + Sync + 'static>(e: E) -> Error {

@@ -10,6 +10,7 @@ use rayon::prelude::*;
 
 use crate::Stats;
 use crate::cluster::Cluster;
+use crate::input::DocId;
 
 /// A pair of articles and the number of clusters they share (a row of `article-pairs.tsv`).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -17,11 +18,11 @@ pub struct ArticlePairRow {
     /// Clusters with a member in both articles.
     pub shared_clusters: u64,
     /// The first article's document id (the smaller).
-    pub doc_a: u64,
+    pub doc_a: DocId,
     /// Its title (of its first member in output order).
     pub title_a: String,
     /// The second article's document id.
-    pub doc_b: u64,
+    pub doc_b: DocId,
     /// Its title.
     pub title_b: String,
 }
@@ -151,9 +152,11 @@ impl OutputError {
     }
 }
 
-/// Writes the three files of `textreuse dedup` into a directory (created if needed):
+/// Writes the four files of `textreuse dedup` into a directory (created if needed):
 ///
 /// * `clusters.jsonl`: one [`Cluster::to_json`] line per cluster, by cluster id;
+/// * `duplicates.jsonl`: the [`Cluster::duplicates_json`] lines of every cluster, in the same
+///   order: each unit to drop, with the one it duplicates;
 /// * `article-pairs.tsv`: `shared_clusters, doc_a, title_a, doc_b, title_b`, with a header;
 /// * `stats.json`: the [`Stats`], pretty-printed.
 ///
@@ -163,6 +166,7 @@ impl OutputError {
 pub struct OutputDir {
     dir: PathBuf,
     clusters: Option<Pending>,
+    duplicates: Option<Pending>,
     clusters_done: bool,
     /// Clusters received but not yet formatted: they are formatted in parallel, a batch of
     /// about [`FORMAT_BATCH_MEMBERS`] members at a time, and written in order.
@@ -186,6 +190,7 @@ impl OutputDir {
         OutputDir {
             dir: dir.into(),
             clusters: None,
+            duplicates: None,
             clusters_done: false,
             batch: Vec::new(),
             batch_members: 0,
@@ -254,24 +259,27 @@ impl OutputDir {
         }
         if self.clusters.is_none() {
             self.clusters = Some(self.start()?);
+            self.duplicates = Some(self.start()?);
         }
         // The clusters are consumed (and their strings freed) on the workers too.
-        let lines: Vec<String> = std::mem::take(&mut self.batch)
+        let lines: Vec<(String, String)> = std::mem::take(&mut self.batch)
             .into_par_iter()
-            .map(|c| c.to_json())
+            .map(|c| (c.to_json(), c.duplicates_json()))
             .collect();
         self.batch_members = 0;
-        let pending = self.clusters.as_mut().expect("opened above");
+        let clusters = self.clusters.as_mut().expect("opened above");
+        let duplicates = self.duplicates.as_mut().expect("opened above");
         let mut write = || -> std::io::Result<()> {
-            for line in &lines {
-                pending.writer.write_all(line.as_bytes())?;
-                pending.writer.write_all(b"\n")?;
+            for (cluster, dups) in &lines {
+                clusters.writer.write_all(cluster.as_bytes())?;
+                clusters.writer.write_all(b"\n")?;
+                duplicates.writer.write_all(dups.as_bytes())?;
             }
             Ok(())
         };
         write().map_err(|source| OutputError {
-            what: "cannot write",
-            path: self.dir.join("clusters.jsonl"),
+            what: "cannot write clusters.jsonl and duplicates.jsonl in",
+            path: self.dir.clone(),
             source,
         })
     }
@@ -287,6 +295,11 @@ impl OutputDir {
             None => self.start()?,
         };
         self.commit(pending, "clusters.jsonl")?;
+        let pending = match self.duplicates.take() {
+            Some(p) => p,
+            None => self.start()?,
+        };
+        self.commit(pending, "duplicates.jsonl")?;
         self.clusters_done = true;
         Ok(())
     }

@@ -16,18 +16,20 @@
 //!     match source {
 //!         Ok(Source::Wiki { title, .. }) => println!("page {title}"),
 //!         Ok(Source::Text(doc)) => println!("document {}", doc.id),
-//!         Err(e) if e.is_recoverable() => eprintln!("warning: {e}"),
-//!         Err(e) => return Err(e.into()),
+//!         // A bad file or record is reported and skipped; reading goes on.
+//!         Err(e) => eprintln!("skipped: {e}"),
 //!     }
 //! }
-//! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 use std::collections::VecDeque;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use textreuse_wikidump::{Cleaner, DumpReader};
 
-use crate::input::{self, Compression, Document, Format, InputError, JsonFields, JsonLines};
+use crate::input::{
+    self, Compression, DocId, Document, Format, InputError, JsonFields, JsonLines, Origin,
+};
 
 /// One input document before cleaning.
 #[derive(Debug)]
@@ -42,6 +44,8 @@ pub enum Source {
         title: String,
         /// The raw wikitext.
         wikitext: String,
+        /// The dump it came from, the revision id and timestamp.
+        origin: Origin,
     },
 }
 
@@ -60,6 +64,7 @@ impl Source {
                 id,
                 title,
                 wikitext,
+                origin,
             } => {
                 let article = cleaner.clean(&wikitext);
                 let mut text = String::with_capacity(wikitext.len() / 2);
@@ -69,7 +74,12 @@ impl Source {
                     }
                     text.push_str(&p.text);
                 }
-                Document { id, title, text }
+                Document {
+                    id: DocId::from(id),
+                    title,
+                    text,
+                    origin,
+                }
             }
         }
     }
@@ -83,8 +93,8 @@ impl Source {
 /// describes. Dumps are read page by page (a bzip2 or plain dump file on [`Inputs::threads`]
 /// decompression threads), JSON Lines line by line with the [`JsonFields`] of
 /// [`Inputs::fields`], and plain text as one document whose id is its 1-based position among
-/// the input files. After an error that is not [recoverable](InputError::is_recoverable) the
-/// iterator ends.
+/// the input files. A file or record that cannot be read is yielded as an `Err` (naming it) and
+/// skipped; the iterator goes on with the next record or file ([`InputError`]).
 #[derive(Debug)]
 pub struct Inputs {
     pending: VecDeque<PathBuf>,
@@ -93,13 +103,12 @@ pub struct Inputs {
     threads: usize,
     fields: JsonFields,
     current: Current,
-    failed: bool,
 }
 
 #[derive(Debug)]
 enum Current {
     None,
-    Dump(PathBuf, DumpReader),
+    Dump(PathBuf, Arc<str>, DumpReader),
     Lines(JsonLines),
 }
 
@@ -118,7 +127,6 @@ impl Inputs {
             threads: 1,
             fields: JsonFields::default(),
             current: Current::None,
-            failed: false,
         }
     }
 
@@ -132,11 +140,6 @@ impl Inputs {
     pub fn fields(mut self, fields: JsonFields) -> Inputs {
         self.fields = fields;
         self
-    }
-
-    fn fail(&mut self, e: InputError) -> Option<Result<Source, InputError>> {
-        self.failed = true;
-        Some(Err(e))
     }
 
     /// Opens the next input file (or stdin) and returns its plain-text document, or sets up
@@ -177,7 +180,8 @@ impl Inputs {
                     path: shown.clone(),
                     source,
                 })?;
-                self.current = Current::Dump(shown, reader);
+                let source = shown.to_string_lossy().into();
+                self.current = Current::Dump(shown, source, reader);
                 Ok(None)
             }
             Format::JsonLines => {
@@ -229,17 +233,20 @@ impl Iterator for Inputs {
     type Item = Result<Source, InputError>;
 
     fn next(&mut self) -> Option<Self::Item> {
-        if self.failed {
-            return None;
-        }
         loop {
             match &mut self.current {
-                Current::Dump(path, reader) => match reader.next() {
+                Current::Dump(path, source, reader) => match reader.next() {
                     Some(Ok(page)) => {
                         return Some(Ok(Source::Wiki {
                             id: page.id,
                             title: page.title,
                             wikitext: page.text,
+                            origin: Origin {
+                                source: Some(source.clone()),
+                                record: None,
+                                revision: page.revision_id,
+                                timestamp: page.timestamp.map(Arc::from),
+                            },
                         }));
                     }
                     Some(Err(source)) => {
@@ -251,8 +258,7 @@ impl Iterator for Inputs {
                     None => self.current = Current::None,
                 },
                 Current::Lines(lines) => match lines.next() {
-                    Some(Ok(doc)) => return Some(Ok(Source::Text(doc))),
-                    Some(Err(e)) => return self.fail(e),
+                    Some(doc) => return Some(doc.map(Source::Text)),
                     None => self.current = Current::None,
                 },
                 Current::None => {
@@ -264,14 +270,16 @@ impl Iterator for Inputs {
                                     self.pending.push_front(f);
                                 }
                             }
-                            Err(e) => return self.fail(e),
+                            // The directory is skipped.
+                            Err(e) => return Some(Err(e)),
                         }
                         continue;
                     }
                     match self.open(path) {
                         Ok(Some(source)) => return Some(Ok(source)),
                         Ok(None) => {}
-                        Err(e) => return self.fail(e),
+                        // The file is skipped.
+                        Err(e) => return Some(Err(e)),
                     }
                 }
             }
@@ -288,7 +296,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn plain_ids_are_positions_and_errors_end_the_stream() {
+    fn plain_ids_are_positions_and_bad_files_are_skipped() {
         let dir = tempfile::tempdir().unwrap();
         let a = dir.path().join("a.txt");
         let b = dir.path().join("b.jsonl");
@@ -296,19 +304,25 @@ mod tests {
         std::fs::write(&a, "A.").unwrap();
         std::fs::write(&b, "{\"id\": 40, \"text\": \"B.\"}\n").unwrap();
         std::fs::write(&c, "C.").unwrap();
-        let ids: Vec<u64> = Inputs::new([&a, &b, &c])
+        let ids: Vec<String> = Inputs::new([&a, &b, &c])
             .map(|s| match s.unwrap() {
-                Source::Text(d) => d.id,
-                Source::Wiki { id, .. } => id,
+                Source::Text(d) => d.id.to_string(),
+                Source::Wiki { id, .. } => id.to_string(),
             })
             .collect();
-        assert_eq!(ids, [1, 40, 3]);
+        assert_eq!(ids, ["1", "40", "3"]);
 
+        // A missing file and a binary file are reported and skipped; the others are read.
         let missing = dir.path().join("missing.txt");
-        let mut it = Inputs::new([&missing, &a]);
+        let binary = dir.path().join("image.png");
+        std::fs::write(&binary, b"\x89PNG\r\n\x1a\n\x00\x00\xff\xfe").unwrap();
+        let mut it = Inputs::new([&missing, &a, &binary, &c]);
         let err = it.next().unwrap().unwrap_err();
-        assert!(!err.is_recoverable());
         assert_eq!(err.path(), missing);
+        assert!(matches!(it.next(), Some(Ok(Source::Text(d))) if d.text == "A."));
+        let err = it.next().unwrap().unwrap_err();
+        assert!(matches!(err, InputError::NotUtf8 { .. }), "{err}");
+        assert!(matches!(it.next(), Some(Ok(Source::Text(d))) if d.text == "C."));
         assert!(it.next().is_none());
     }
 
@@ -326,11 +340,11 @@ mod tests {
         e.finish().unwrap()
     }
 
-    fn texts(inputs: Inputs) -> Vec<(u64, String, String)> {
+    fn texts(inputs: Inputs) -> Vec<(String, String, String)> {
         inputs
             .map(|s| match s.unwrap() {
-                Source::Text(d) => (d.id, d.title, d.text),
-                Source::Wiki { id, title, .. } => (id, title, String::new()),
+                Source::Text(d) => (d.id.to_string(), d.title, d.text),
+                Source::Wiki { id, title, .. } => (id.to_string(), title, String::new()),
             })
             .collect()
     }
@@ -365,17 +379,17 @@ mod tests {
         std::fs::write(p("sub/.hidden"), "skipped").unwrap();
         let got = texts(Inputs::new([dir.path()]));
         let want = [
-            (10, "T10", "gzip"),
-            (11, "T11", "ndjson"),
-            (12, "T12", "zstd"),
-            (13, "T13", "bzip2"),
-            (14, "T14", "sniffed"),
-            (6, "g", "{{Infobox}} plain"),
-            (7, "f", "compressed plain text"),
+            ("10", "T10", "gzip"),
+            ("11", "T11", "ndjson"),
+            ("12", "T12", "zstd"),
+            ("13", "T13", "bzip2"),
+            ("14", "T14", "sniffed"),
+            ("6", "g", "{{Infobox}} plain"),
+            ("7", "f", "compressed plain text"),
         ];
-        let got: Vec<(u64, &str, &str)> = got
+        let got: Vec<(&str, &str, &str)> = got
             .iter()
-            .map(|(i, t, x)| (*i, t.as_str(), x.as_str()))
+            .map(|(i, t, x)| (i.as_str(), t.as_str(), x.as_str()))
             .collect();
         assert_eq!(got, want);
     }
@@ -388,7 +402,8 @@ mod tests {
             &path,
             "{\"doc_id\": 5, \"content\": \"Some text.\", \"name\": \"N\"}\n\
              {\"doc_id\": 6, \"content\": [\"One.\", {\"text\": \"Two.\"}]}\n\
-             {\"doc_id\": \"abc\", \"content\": \"x\"}\n",
+             {\"doc_id\": 1.5, \"content\": \"x\"}\n\
+             {\"doc_id\": \"abc\", \"content\": \"y\"}\n",
         )
         .unwrap();
         let fields = JsonFields {
@@ -398,17 +413,22 @@ mod tests {
         };
         let mut it = Inputs::new([&path]).fields(fields);
         let mut next = || match it.next() {
-            Some(Ok(Source::Text(d))) => Ok((d.id, d.title, d.text)),
+            Some(Ok(Source::Text(d))) => Ok((d.id.to_string(), d.title, d.text)),
             Some(Err(e)) => Err(e.to_string()),
             other => panic!("{other:?}"),
         };
-        assert_eq!(next(), Ok((5, "N".into(), "Some text.".into())));
-        assert_eq!(next(), Ok((6, String::new(), "One.\n\nTwo.".into())));
+        assert_eq!(next(), Ok(("5".into(), "N".into(), "Some text.".into())));
+        assert_eq!(
+            next(),
+            Ok(("6".into(), String::new(), "One.\n\nTwo.".into()))
+        );
         let err = next().unwrap_err();
         assert!(
             err.contains("hf.jsonl:3") && err.contains("doc_id"),
             "{err}"
         );
+        // String ids are kept verbatim, and reading went on after the bad line.
+        assert_eq!(next(), Ok(("abc".into(), String::new(), "y".into())));
     }
 
     /// A dump is recognized by its content: the bundled sample recompressed with gzip, without

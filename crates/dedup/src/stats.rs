@@ -21,13 +21,30 @@ pub struct StageTimes {
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
 #[non_exhaustive]
 pub struct Stats {
+    /// The unit compared: `sentence`, `paragraph` or `document`.
+    pub unit: &'static str,
+    /// The MinHash parameters: N, K, M (picked by the tuner when a threshold was given and
+    /// no signer).
+    pub hashes: usize,
+    /// Rows K per band.
+    pub rows: usize,
+    /// Bands M.
+    pub bands: usize,
+    /// The Jaccard threshold given, if any.
+    pub threshold: Option<f64>,
+    /// Whether members' exact Jaccard similarity was computed (and duplicates below the
+    /// threshold dropped).
+    pub verified: bool,
+    /// The representative rule: `first`, `earliest` or `longest`.
+    pub keep: &'static str,
     /// Input documents.
     pub documents: u64,
-    /// Sentences in them.
+    /// Units (sentences, paragraphs or documents) in them. The names `sentences`,
+    /// `sentences_kept` and `clustered_sentences` are kept for every unit.
     pub sentences: u64,
-    /// Sentences within the shingle-count filter.
+    /// Units within the shingle-count filter.
     pub sentences_kept: u64,
-    /// Problems reported by the inputs (damaged dumps); reading went on.
+    /// Bad files and records reported and skipped, and damaged parts of dumps read past.
     pub input_problems: u64,
     /// Band-key records (SimHash: fingerprints).
     pub band_key_records: u64,
@@ -47,8 +64,11 @@ pub struct Stats {
     pub bytes_spilled: u64,
     /// Clusters (two or more members).
     pub clusters: u64,
-    /// Sentences in clusters.
+    /// Units in clusters.
     pub clustered_sentences: u64,
+    /// Units listed in `duplicates.jsonl`: every member but the representative (with
+    /// verification, those at or above the threshold).
+    pub duplicates: u64,
     /// Distinct articles (document ids) with a clustered sentence.
     pub distinct_articles: u64,
     /// Cluster size -> number of clusters.

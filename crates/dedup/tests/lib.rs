@@ -86,11 +86,7 @@ fn clustering_recall_follows_the_s_curve() {
     let docs: Vec<Document> = texts
         .iter()
         .enumerate()
-        .map(|(i, t)| Document {
-            id: i as u64 + 1,
-            title: format!("doc {}", i + 1),
-            text: t.clone(),
-        })
+        .map(|(i, t)| Document::new(i as u64 + 1, format!("doc {}", i + 1), t.clone()))
         .collect();
     let stats = dedup
         .run_documents(docs, &mut OutputDir::new(out.path()), &NoProgress)
@@ -173,11 +169,7 @@ fn template_corpus() -> Vec<Document> {
                     format!("{}.", words.join(" "))
                 })
                 .collect();
-            Document {
-                id: 1000 + d as u64,
-                title: format!("Page {d}"),
-                text: sentences.join("\n\n"),
-            }
+            Document::new(1000 + d as u64, format!("Page {d}"), sentences.join("\n\n"))
         })
         .collect()
 }

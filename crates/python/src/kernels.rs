@@ -301,19 +301,16 @@ pub(crate) fn cluster_lines<'py>(
             }
             members.clear();
             while i < len && cluster_col.required(i, "cluster")? == c {
-                members.push(Member {
-                    id: id_col.required(i, "id")? as u64,
-                    doc: doc_col.required(i, "doc")? as u64,
-                    title: title_col.get(i)?.unwrap_or_default().to_owned(),
-                    text: text_col
-                        .get(i)?
-                        .ok_or_else(|| {
-                            ColumnError(format!(
-                                "text: row {i} is null (this column must not have nulls)"
-                            ))
-                        })?
-                        .to_owned(),
-                });
+                members.push(Member::new(
+                    id_col.required(i, "id")? as u64,
+                    doc_col.required(i, "doc")? as u64,
+                    title_col.get(i)?.unwrap_or_default(),
+                    text_col.get(i)?.ok_or_else(|| {
+                        ColumnError(format!(
+                            "text: row {i} is null (this column must not have nulls)"
+                        ))
+                    })?,
+                ));
                 i += 1;
             }
             let cluster = Cluster::new(c as u64, std::mem::take(&mut members));

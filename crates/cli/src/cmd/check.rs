@@ -62,7 +62,7 @@ struct Case<'a> {
 /// Runs the subcommand.
 pub fn run(args: &Args, global: &Global) -> anyhow::Result<()> {
     let start = Instant::now();
-    let corpus = read_corpus(&args.corpus, global)?;
+    let (corpus, problems) = read_corpus(&args.corpus, global)?;
     let mut index = CorpusIndex::builder()
         .ngram(args.ngram)
         .rows(args.rows)
@@ -147,12 +147,12 @@ pub fn run(args: &Args, global: &Global) -> anyhow::Result<()> {
         "checked {n} documents in {secs:.2} s ({:.1} ms per document)",
         1000.0 * secs / n.max(1) as f64
     ));
-    Ok(())
+    util::skipped(problems)
 }
 
 /// The corpus's documents: a directory's `*.txt` files in sorted order, or any input that
-/// [`Inputs`] reads.
-fn read_corpus(path: &Path, global: &Global) -> anyhow::Result<Vec<Document>> {
+/// [`Inputs`] reads; and the number of bad files and records skipped.
+fn read_corpus(path: &Path, global: &Global) -> anyhow::Result<(Vec<Document>, u64)> {
     let paths = if path.is_dir() {
         let mut files = Vec::new();
         for entry in fs::read_dir(path).with_context(|| format!("reading {}", path.display()))? {
@@ -170,15 +170,18 @@ fn read_corpus(path: &Path, global: &Global) -> anyhow::Result<Vec<Document>> {
         vec![path.to_path_buf()]
     };
     let cleaner = textreuse_wikidump::Cleaner::new();
-    let mut docs = Vec::new();
+    let (mut docs, mut problems) = (Vec::new(), 0);
     for source in Inputs::new(&paths).threads(global.threads.unwrap_or(1)) {
         match source {
             Ok(source) => docs.push(Source::into_document(source, &cleaner)),
-            Err(e) if e.is_recoverable() => global.log(format_args!("{:#}", anyhow::Error::new(e))),
-            Err(e) => return Err(e.into()),
+            // Reported and skipped, like every subcommand's inputs.
+            Err(e) => {
+                problems += 1;
+                global.log(format_args!("skipped: {:#}", anyhow::Error::new(e)));
+            }
         }
     }
-    Ok(docs)
+    Ok((docs, problems))
 }
 
 /// The first `n` characters of `s`, with "…" when cut.

@@ -1,6 +1,6 @@
-//! `textreuse dedup`: clusters of near-duplicate sentences (the main job). The engine is
-//! `textreuse_dedup::Dedup`; this module turns flags into its builder, draws progress bars and
-//! writes the three files through `textreuse_dedup::OutputDir`.
+//! `textreuse dedup`: clusters of near-duplicate sentences, paragraphs or documents (the main
+//! job). The engine is `textreuse_dedup::Dedup`; this module turns flags into its builder, draws
+//! progress bars and writes the files through `textreuse_dedup::OutputDir`.
 use std::cell::RefCell;
 use std::io::IsTerminal;
 use std::path::PathBuf;
@@ -8,11 +8,11 @@ use std::path::PathBuf;
 use anyhow::Context;
 use textreuse_dedup::shuffle::DEFAULT_MAX_BUCKET;
 use textreuse_dedup::{
-    DEFAULT_MAX_ARTICLE_PAIRS, DEFAULT_MAX_HAMMING, Dedup, Method, Progress, Stage,
+    DEFAULT_MAX_ARTICLE_PAIRS, DEFAULT_MAX_HAMMING, Dedup, Keep, Method, Progress, Stage, Unit,
 };
 
 use crate::size::parse_size;
-use crate::util::{FilterArgs, Global, InputArgs, SignerArgs};
+use crate::util::{self, FilterArgs, Global, InputArgs, SignerArgs};
 
 /// Arguments of `textreuse dedup`.
 #[derive(Debug, clap::Args)]
@@ -23,9 +23,25 @@ pub struct Args {
     /// bzip2; recognized by content. Default: the bundled sample dumps.
     #[arg(value_name = "FILE")]
     files: Vec<PathBuf>,
-    /// Output directory for clusters.jsonl, stats.json and article-pairs.tsv.
+    /// Output directory for clusters.jsonl, duplicates.jsonl, stats.json and article-pairs.tsv.
     #[arg(long, default_value = "textreuse-out", value_name = "DIR")]
     out: PathBuf,
+    /// What is compared: sentences (the research's default, for dumps), paragraphs (non-blank
+    /// lines) or whole documents (corpus cleaning).
+    #[arg(long, value_enum, default_value_t = UnitArg::Sentence)]
+    unit: UnitArg,
+    /// The Jaccard similarity that makes a duplicate: picks K and M with the tuner (explicit
+    /// -k/-m win) and, with --verify, drops pairs below it. Recorded in stats.json.
+    #[arg(long, value_name = "T")]
+    threshold: Option<f64>,
+    /// Which member of a cluster is kept (the others are listed in duplicates.jsonl): the first
+    /// seen in input order, the earliest revision timestamp, or the longest text.
+    #[arg(long, value_enum, default_value_t = KeepArg::First)]
+    keep: KeepArg,
+    /// Compute each member's exact Jaccard similarity to the kept one, and leave members below
+    /// the threshold (--threshold, else (1/M)^(1/K)) out of duplicates.jsonl.
+    #[arg(long)]
+    verify: bool,
     #[command(flatten)]
     input: InputArgs,
     #[command(flatten)]
@@ -59,6 +75,20 @@ pub struct Args {
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+enum UnitArg {
+    Sentence,
+    Paragraph,
+    Document,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+enum KeepArg {
+    First,
+    Earliest,
+    Longest,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 enum MethodArg {
     Minhash,
     Simhash,
@@ -66,10 +96,27 @@ enum MethodArg {
 
 /// Runs `textreuse dedup`.
 pub fn run(args: &Args, global: &Global) -> anyhow::Result<()> {
-    let filter = args.filter.filter()?;
+    let unit = match args.unit {
+        UnitArg::Sentence => Unit::Sentence,
+        UnitArg::Paragraph => Unit::Paragraph,
+        UnitArg::Document => Unit::Document,
+    };
+    let filter = args.filter.filter_for(unit)?;
     let mut builder = Dedup::builder();
+    if args.threshold.is_none() || args.signer.explicit() {
+        builder.signer(args.signer.build()?);
+    }
+    if let Some(t) = args.threshold {
+        builder.threshold(t);
+    }
     builder
-        .signer(args.signer.build()?)
+        .unit(unit)
+        .keep(match args.keep {
+            KeepArg::First => Keep::First,
+            KeepArg::Earliest => Keep::Earliest,
+            KeepArg::Longest => Keep::Longest,
+        })
+        .verify(args.verify)
         .shingle(filter.shingle)
         .min_shingles(filter.min_shingles)
         .max_shingles(filter.max_shingles)
@@ -99,13 +146,17 @@ pub fn run(args: &Args, global: &Global) -> anyhow::Result<()> {
     };
     let stats = dedup.run_to_dir(inputs, &args.out, &bars)?;
     global.log(format_args!(
-        "{} clusters of {} sentences from {} articles written to {}",
+        "{} clusters of {} {}s from {} documents ({} duplicates, K = {}, M = {}) written to {}",
         stats.clusters,
         stats.clustered_sentences,
+        stats.unit,
         stats.distinct_articles,
+        stats.duplicates,
+        stats.rows,
+        stats.bands,
         args.out.display()
     ));
-    Ok(())
+    util::skipped(stats.input_problems)
 }
 
 /// Progress bars on stderr, one stage at a time, when it is a terminal and `--quiet` is off;

@@ -67,7 +67,9 @@ pub struct Args {
 #[derive(Serialize)]
 struct OutSentence<'a> {
     id: u64,
-    doc: u64,
+    doc: &'a textreuse_dedup::DocId,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    source: Option<&'a str>,
     title: &'a str,
     idx: usize,
     start: usize,
@@ -116,7 +118,8 @@ pub fn run(args: &Args, global: &Global) -> anyhow::Result<()> {
                 });
                 let rec = OutSentence {
                     id: s.id,
-                    doc: doc.id,
+                    doc: &doc.id,
+                    source: doc.origin.source.as_deref(),
                     title: &doc.title,
                     idx: s.idx as usize,
                     start: s.span.start,
@@ -161,5 +164,5 @@ pub fn run(args: &Args, global: &Global) -> anyhow::Result<()> {
         "{docs} documents, {total} sentences, {kept} kept ({}), {problems} input problems",
         args.filter.describe()
     ));
-    Ok(())
+    util::skipped(problems)
 }

@@ -19,9 +19,11 @@ use std::path::PathBuf;
 
 use anyhow::Context;
 use serde::Serialize;
+use std::sync::Arc;
 use textreuse_dedup::features::{KeptSentences, sentence_simhash};
 use textreuse_dedup::pipeline::DocumentPipeline;
-use textreuse_dedup::{Error, Progress};
+
+use textreuse_dedup::{DocId, Error, Progress};
 use textreuse_shingle::Shingler;
 use textreuse_simhash::{SimHasher, TableSearch, WindowSearch};
 
@@ -73,26 +75,30 @@ pub enum SearchMethod {
 }
 
 #[derive(Serialize)]
-struct OutFingerprint {
-    doc: u64,
+struct OutFingerprint<'a> {
+    doc: &'a DocId,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    source: Option<&'a str>,
     idx: u32,
     fingerprint: String,
 }
 
 #[derive(Serialize)]
-struct OutId {
-    doc: u64,
+struct OutId<'a> {
+    doc: &'a DocId,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    source: Option<&'a str>,
     idx: u32,
 }
 
 #[derive(Serialize)]
-struct OutPair {
-    a: OutId,
-    b: OutId,
+struct OutPair<'a> {
+    a: OutId<'a>,
+    b: OutId<'a>,
     hamming: u8,
 }
 
-/// One kept sentence: document id, sentence index, fingerprint.
+/// One kept sentence: document input position, sentence index, fingerprint.
 type Kept = (u64, u32, u64);
 
 /// Logs input problems (reading goes on) through `--quiet`-aware logging.
@@ -133,6 +139,8 @@ pub fn run(args: &Args, global: &Global) -> anyhow::Result<()> {
     let (mut total, mut kept_count) = (0u64, 0u64);
     // With --pairs every kept sentence is held (16 bytes + 8 of fingerprint) until the search.
     let mut kept: Vec<Kept> = Vec::new();
+    // With --pairs: each document's id and source, by input position.
+    let mut doc_names: Vec<(DocId, Option<Arc<str>>)> = Vec::new();
     let counts = DocumentPipeline::new().run(
         args.input.inputs(&files, rayon::current_num_threads()),
         &Log(global),
@@ -142,22 +150,30 @@ pub fn run(args: &Args, global: &Global) -> anyhow::Result<()> {
             let mut sentences = KeptSentences::new(&doc.text, seq, &filter);
             for s in sentences.by_ref() {
                 if let Some(fp) = sentence_simhash(s.text, shingler, &hasher) {
-                    doc_kept.push((doc.id, s.idx, fp));
+                    doc_kept.push((seq, s.idx, fp));
                 }
             }
-            (sentences.sentences_seen(), doc_kept)
+            (
+                sentences.sentences_seen(),
+                doc_kept,
+                doc.id,
+                doc.origin.source,
+            )
         },
-        |_, (seen, doc_kept): (u64, Vec<Kept>)| {
+        |_, (seen, doc_kept, id, source): (u64, Vec<Kept>, DocId, Option<Arc<str>>)| {
             total += seen;
             kept_count += doc_kept.len() as u64;
             if args.pairs {
                 kept.extend_from_slice(&doc_kept);
+                // Pairs name their documents by id and source.
+                doc_names.push((id, source));
                 return Ok(());
             }
             let write = |out: &mut dyn Write| -> std::io::Result<()> {
-                for &(doc, idx, fp) in &doc_kept {
+                for &(_, idx, fp) in &doc_kept {
                     let rec = OutFingerprint {
-                        doc,
+                        doc: &id,
+                        source: source.as_deref(),
                         idx,
                         fingerprint: format!("{fp:016x}"),
                     };
@@ -189,9 +205,17 @@ pub fn run(args: &Args, global: &Global) -> anyhow::Result<()> {
         .context("SimHash search failed")?;
         for p in &found {
             let (a, b) = (&kept[p.a as usize], &kept[p.b as usize]);
+            let id = |k: &Kept| {
+                let (doc, source) = &doc_names[k.0 as usize];
+                OutId {
+                    doc,
+                    source: source.as_deref(),
+                    idx: k.1,
+                }
+            };
             let rec = OutPair {
-                a: OutId { doc: a.0, idx: a.1 },
-                b: OutId { doc: b.0, idx: b.1 },
+                a: id(a),
+                b: id(b),
                 hamming: p.distance,
             };
             serde_json::to_writer(&mut out, &rec)?;
@@ -208,5 +232,5 @@ pub fn run(args: &Args, global: &Global) -> anyhow::Result<()> {
         ));
     }
     out.flush()?;
-    Ok(())
+    util::skipped(problems)
 }
