@@ -2,6 +2,7 @@
 mod check;
 mod common;
 mod dedup;
+mod documents;
 mod flags;
 mod inputs;
 mod sentences;

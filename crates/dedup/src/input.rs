@@ -136,7 +136,7 @@ impl DocId {
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Origin {
     /// The input it was read from, as given (a path as written on the command line or found in
-    /// a directory, or `-` for standard input).
+    /// a directory, or `<stdin>` for standard input).
     pub source: Option<Arc<str>>,
     /// Its record in that input: the 1-based line number in a JSON Lines file, the 1-based row
     /// in a Parquet file; `None` for dumps and plain text.

@@ -98,6 +98,40 @@ impl<S: Sink + ?Sized> Sink for &mut S {
     }
 }
 
+/// Two sinks that receive the same results, in order: `Tee(OutputDir::new(dir), DropList::default())`
+/// writes the outputs and collects the duplicates. Either sink's error stops the run.
+#[derive(Debug, Default)]
+pub struct Tee<A, B>(pub A, pub B);
+
+/// The error of a [`Tee`]: which sink failed, and why.
+#[derive(Debug, thiserror::Error)]
+pub enum TeeError<A, B> {
+    /// The first sink failed.
+    #[error(transparent)]
+    First(A),
+    /// The second sink failed.
+    #[error(transparent)]
+    Second(B),
+}
+
+impl<A: Sink, B: Sink> Sink for Tee<A, B> {
+    type Error = TeeError<A::Error, B::Error>;
+    fn cluster(&mut self, cluster: Cluster) -> Result<(), Self::Error> {
+        self.1.cluster(cluster.clone()).map_err(TeeError::Second)?;
+        self.0.cluster(cluster).map_err(TeeError::First)
+    }
+    fn article_pairs(&mut self, rows: Vec<ArticlePairRow>) -> Result<(), Self::Error> {
+        self.1
+            .article_pairs(rows.clone())
+            .map_err(TeeError::Second)?;
+        self.0.article_pairs(rows).map_err(TeeError::First)
+    }
+    fn finish(&mut self, stats: &Stats) -> Result<(), Self::Error> {
+        self.0.finish(stats).map_err(TeeError::First)?;
+        self.1.finish(stats).map_err(TeeError::Second)
+    }
+}
+
 /// Clusters into a `Vec` (the article pairs and counts are dropped; see [`Collect`]).
 impl Sink for Vec<Cluster> {
     type Error = Infallible;

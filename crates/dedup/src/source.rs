@@ -201,7 +201,7 @@ impl Inputs {
 }
 
 /// The files under `dir`, recursively, in sorted path order; names starting with `.` skipped.
-fn walk(dir: &Path) -> Result<Vec<PathBuf>, InputError> {
+pub(crate) fn walk(dir: &Path) -> Result<Vec<PathBuf>, InputError> {
     let mut files = Vec::new();
     let mut dirs = vec![dir.to_path_buf()];
     while let Some(d) = dirs.pop() {

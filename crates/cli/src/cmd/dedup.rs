@@ -6,9 +6,11 @@ use std::io::IsTerminal;
 use std::path::PathBuf;
 
 use anyhow::Context;
+use textreuse_dedup::rewrite::{DropList, write_deduplicated};
 use textreuse_dedup::shuffle::DEFAULT_MAX_BUCKET;
 use textreuse_dedup::{
-    DEFAULT_MAX_ARTICLE_PAIRS, DEFAULT_MAX_HAMMING, Dedup, Keep, Method, Progress, Stage, Unit,
+    DEFAULT_MAX_ARTICLE_PAIRS, DEFAULT_MAX_HAMMING, Dedup, Keep, Method, OutputDir, Progress,
+    Stage, Tee, Unit,
 };
 
 use crate::size::parse_size;
@@ -38,6 +40,11 @@ pub struct Args {
     /// seen in input order, the earliest revision timestamp, or the longest text.
     #[arg(long, value_enum, default_value_t = KeepArg::First)]
     keep: KeepArg,
+    /// With --unit document: also write a copy of every input under DIR without the duplicate
+    /// records, in the input's format and compression (JSON Lines, plain text, Parquet);
+    /// DIR/<input path> for each input (root and .. left out).
+    #[arg(long, value_name = "DIR")]
+    write_deduplicated: Option<PathBuf>,
     /// Compute each member's exact Jaccard similarity to the kept one, and leave members below
     /// the threshold (--threshold, else (1/M)^(1/K)) out of duplicates.jsonl.
     #[arg(long)]
@@ -137,6 +144,17 @@ pub fn run(args: &Args, global: &Global) -> anyhow::Result<()> {
     }
     // The builder checks every option (and names it) before anything is read.
     let dedup = builder.build()?;
+    if args.write_deduplicated.is_some() {
+        anyhow::ensure!(
+            unit == Unit::Document,
+            "--write-deduplicated needs --unit document (sentence and paragraph duplicates are \
+             listed in duplicates.jsonl)"
+        );
+        anyhow::ensure!(
+            !args.files.is_empty() && args.files.iter().all(|f| f.as_os_str() != "-"),
+            "--write-deduplicated needs input files: standard input cannot be read twice"
+        );
+    }
     let files = global.inputs_or_samples(&args.files);
     let inputs = args.input.inputs(&files, rayon::current_num_threads());
     let bars = Bars {
@@ -144,7 +162,26 @@ pub fn run(args: &Args, global: &Global) -> anyhow::Result<()> {
         draw: !global.quiet && std::io::stderr().is_terminal(),
         bar: RefCell::new(None),
     };
-    let stats = dedup.run_to_dir(inputs, &args.out, &bars)?;
+    let mut sink = Tee(OutputDir::new(&args.out), DropList::default());
+    let stats = dedup.run(inputs, &mut sink, &bars)?;
+    let mut problems = stats.input_problems;
+    if let Some(dir) = &args.write_deduplicated {
+        let done = write_deduplicated(&files, &sink.1, dir)?;
+        for p in &done.problems {
+            global.log(format_args!(
+                "skipped: {:#}",
+                anyhow::Error::msg(p.to_string())
+            ));
+        }
+        problems += done.problems.len() as u64;
+        global.log(format_args!(
+            "{} files written to {} ({} records kept, {} duplicates left out)",
+            done.files,
+            dir.display(),
+            done.records_kept,
+            done.records_dropped
+        ));
+    }
     global.log(format_args!(
         "{} clusters of {} {}s from {} documents ({} duplicates, K = {}, M = {}) written to {}",
         stats.clusters,
@@ -156,7 +193,7 @@ pub fn run(args: &Args, global: &Global) -> anyhow::Result<()> {
         stats.bands,
         args.out.display()
     ));
-    util::skipped(stats.input_problems)
+    util::skipped(problems)
 }
 
 /// Progress bars on stderr, one stage at a time, when it is a terminal and `--quiet` is off;

@@ -1,0 +1,207 @@
+//! Document-level dedup end to end (`--unit document`): planted near-duplicate documents are
+//! found as often as the S-curve of the parameters says, `duplicates.jsonl` names them with
+//! their ids as written, and `--write-deduplicated` writes exactly the input minus them.
+use std::collections::{HashMap, HashSet};
+
+use serde_json::Value;
+use textreuse::minhash::{Signer, TextSigner};
+
+use super::common;
+
+/// splitmix64: a small deterministic generator for the corpus.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n as u64) as usize
+    }
+
+    fn word(&mut self) -> String {
+        let len = 3 + self.below(6);
+        (0..len)
+            .map(|_| (b'a' + self.below(26) as u8) as char)
+            .collect()
+    }
+}
+
+/// The exact Jaccard similarity of two texts' normalized shingle sets, as the engine sees them.
+fn jaccard(signer: &mut TextSigner<'_>, a: &str, b: &str) -> f64 {
+    let mut set = |t: &str| -> HashSet<u64> { signer.shingles(t).iter().copied().collect() };
+    let (a, b) = (set(a), set(b));
+    a.intersection(&b).count() as f64 / a.union(&b).count() as f64
+}
+
+/// `pairs` base documents, each followed by one copy with a random share (0-10 %) of its words
+/// replaced: ids `b<i>` and `c<i>`, and the exact Jaccard similarity of each pair.
+fn corpus(pairs: usize) -> (String, Vec<f64>) {
+    let signer = Signer::new();
+    let mut ts = TextSigner::new(&signer);
+    let mut rng = Rng(20261123);
+    let (mut jsonl, mut similarity) = (String::new(), Vec::new());
+    for i in 0..pairs {
+        let words: Vec<String> = (0..120).map(|_| rng.word()).collect();
+        let mut copy = words.clone();
+        let changes = rng.below(13); // up to 10 % of 120 words
+        for _ in 0..changes {
+            let at = rng.below(copy.len());
+            copy[at] = rng.word();
+        }
+        let (a, b) = (words.join(" ") + ".", copy.join(" ") + ".");
+        similarity.push(jaccard(&mut ts, &a, &b));
+        for (id, text) in [(format!("b{i}"), a), (format!("c{i}"), b)] {
+            jsonl.push_str(&serde_json::json!({"id": id, "text": text}).to_string());
+            jsonl.push('\n');
+        }
+    }
+    (jsonl, similarity)
+}
+
+#[test]
+fn recall_follows_the_s_curve_and_the_copy_is_the_input_minus_the_duplicates() {
+    let long = std::env::var_os("TEXTREUSE_LONG_TESTS").is_some();
+    let pairs = if long { 4000 } else { 600 };
+    let (jsonl, similarity) = corpus(pairs);
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("docs.jsonl");
+    std::fs::write(&input, &jsonl).unwrap();
+    let (out, copy) = (dir.path().join("out"), dir.path().join("copy"));
+    common::ok(&[
+        "--quiet",
+        "dedup",
+        "--unit",
+        "document",
+        input.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+        "--write-deduplicated",
+        copy.to_str().unwrap(),
+    ]);
+
+    // Which copies were found: `c<i>` listed as a duplicate of `b<i>` (the first seen).
+    let duplicates =
+        common::json_lines(&std::fs::read_to_string(out.join("duplicates.jsonl")).unwrap());
+    let mut found = HashSet::new();
+    for d in &duplicates {
+        let (id, of) = (
+            d["doc"].as_str().unwrap(),
+            d["duplicate_of"]["doc"].as_str().unwrap(),
+        );
+        assert_eq!(id.strip_prefix('c'), of.strip_prefix('b'), "{d}");
+        assert_eq!(d["source"], Value::from(input.to_str().unwrap()));
+        let similarity = d["similarity"].as_f64().unwrap();
+        assert!((0.0..=1.0).contains(&similarity), "{d}");
+        found.insert(id.to_string());
+    }
+
+    // Recall per similarity bin against the exact S-curve of the default signer (drawn bands,
+    // N = 20, K = 10, M = 10): within four standard deviations of the mean match probability.
+    let signer = Signer::new();
+    let mut bins = 0;
+    for bin in [0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9] {
+        let members: Vec<usize> = (0..pairs)
+            .filter(|&i| similarity[i] >= bin && similarity[i] < bin + 0.1)
+            .collect();
+        if members.len() < 20 {
+            continue;
+        }
+        bins += 1;
+        let n = members.len() as f64;
+        let expected: f64 = members
+            .iter()
+            .map(|&i| signer.exact_match_probability(similarity[i]))
+            .sum::<f64>()
+            / n;
+        let observed = members
+            .iter()
+            .filter(|&&i| found.contains(&format!("c{i}")))
+            .count() as f64
+            / n;
+        let sigma = (expected * (1.0 - expected) / n).sqrt();
+        assert!(
+            (observed - expected).abs() <= 4.0 * sigma + 0.01,
+            "bin {bin}: recall {observed:.3} of {n} pairs, the S-curve says {expected:.3}"
+        );
+    }
+    assert!(bins >= 4, "only {bins} bins had 20 pairs");
+
+    // The copy is the input without exactly the lines duplicates.jsonl names.
+    let dropped: HashSet<u64> = duplicates
+        .iter()
+        .map(|d| d["record"].as_u64().unwrap())
+        .collect();
+    let expected: String = jsonl
+        .lines()
+        .enumerate()
+        .filter(|(i, _)| !dropped.contains(&(*i as u64 + 1)))
+        .map(|(_, l)| format!("{l}\n"))
+        .collect();
+    let written =
+        std::fs::read_to_string(textreuse::dedup::rewrite::copy_path(&copy, &input)).unwrap();
+    assert_eq!(written, expected);
+    let stats: HashMap<String, Value> =
+        serde_json::from_str(&std::fs::read_to_string(out.join("stats.json")).unwrap()).unwrap();
+    assert_eq!(stats["unit"], "document");
+    assert_eq!(stats["duplicates"].as_u64(), Some(dropped.len() as u64));
+}
+
+/// `--threshold` picks K and M with the tuner and records them; explicit -k/-m win.
+#[test]
+fn threshold_picks_rows_and_bands() {
+    let (jsonl, _) = corpus(20);
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("docs.jsonl");
+    std::fs::write(&input, &jsonl).unwrap();
+    let run = |extra: &[&str]| -> Value {
+        let out = dir.path().join("out");
+        let args = [
+            &[
+                "--quiet",
+                "dedup",
+                "--unit",
+                "document",
+                input.to_str().unwrap(),
+            ][..],
+            extra,
+            &["--out", out.to_str().unwrap()],
+        ]
+        .concat();
+        common::ok(&args);
+        serde_json::from_str(&std::fs::read_to_string(out.join("stats.json")).unwrap()).unwrap()
+    };
+    let tuned = run(&["--threshold", "0.5"]);
+    let best = textreuse::minhash::tune(0.5, &textreuse::minhash::TuneOptions::default()).unwrap();
+    assert_eq!(tuned["threshold"], 0.5);
+    assert_eq!(
+        (tuned["rows"].as_u64(), tuned["bands"].as_u64()),
+        (Some(best.rows as u64), Some(best.bands as u64))
+    );
+    assert_ne!(
+        (best.rows, best.bands),
+        (10, 10),
+        "0.5 should not tune to the defaults"
+    );
+    let explicit = run(&["--threshold", "0.5", "-k", "4", "-m", "6"]);
+    assert_eq!(
+        (explicit["rows"].as_u64(), explicit["bands"].as_u64()),
+        (Some(4), Some(6))
+    );
+    // --verify drops members below the threshold from the duplicates, and reports the exact
+    // Jaccard of each.
+    let verified = run(&["--threshold", "0.9", "--verify"]);
+    assert_eq!(verified["verified"], true);
+    let out = dir.path().join("out");
+    for d in common::json_lines(&std::fs::read_to_string(out.join("duplicates.jsonl")).unwrap()) {
+        assert!(d["jaccard"].as_f64().unwrap() >= 0.9, "{d}");
+    }
+    let out = common::textreuse(&["dedup", "--threshold", "1.5", input.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("threshold"));
+}
