@@ -87,3 +87,75 @@ fn field_names_compressed_file_in_a_directory() {
         .collect();
     assert_eq!(docs, [1, 2]);
 }
+
+/// One policy everywhere: a binary file, an unreadable line and a line with a bad id are
+/// reported with their place and skipped, the rest is read, and the run ends with status 3.
+#[test]
+fn bad_files_and_records_are_skipped_and_the_run_exits_3() {
+    let dir = tempfile::tempdir().unwrap();
+    let sentence =
+        "The old mill on the river was built in 1820 and still grinds grain for the bakery.";
+    std::fs::write(
+        dir.path().join("a.jsonl"),
+        format!(
+            "{{\"id\": \"doc-a\", \"text\": \"{sentence}\"}}\n{{oops\n{{\"id\": 1.5, \"text\": \"x\"}}\n"
+        ),
+    )
+    .unwrap();
+    std::fs::write(
+        dir.path().join("b.bin"),
+        b"\x89PNG\r\n\x1a\n\x00\xff\xfe\xfd",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.path().join("c.jsonl"),
+        format!("{{\"id\": \"doc-c\", \"text\": \"{sentence}\"}}\n"),
+    )
+    .unwrap();
+    let input = dir.path().to_str().unwrap();
+    let out_dir = tempfile::tempdir().unwrap();
+    let out = out_dir.path().to_str().unwrap();
+
+    let (_, stderr) = common::status(&["dedup", input, "--min-shingles", "40", "--out", out], 3);
+    for place in ["a.jsonl:2", "a.jsonl:3", "b.bin", "3 input problem(s)"] {
+        assert!(stderr.contains(place), "{place}: {stderr}");
+    }
+    let clusters = common::json_lines(
+        &std::fs::read_to_string(out_dir.path().join("clusters.jsonl")).unwrap(),
+    );
+    assert_eq!(clusters.len(), 1);
+    // String ids are kept verbatim; each member names its file and line.
+    let members = clusters[0]["members"].as_array().unwrap();
+    assert_eq!(
+        (members[0]["doc"].as_str(), members[1]["doc"].as_str()),
+        (Some("doc-a"), Some("doc-c"))
+    );
+    assert!(members[0]["source"].as_str().unwrap().ends_with("a.jsonl"));
+    assert_eq!(members[1]["record"], 1);
+    let stats: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out_dir.path().join("stats.json")).unwrap())
+            .unwrap();
+    assert_eq!(stats["input_problems"], 3);
+
+    // The same policy in the other subcommands, and with --quiet only the last line is printed.
+    let (stdout, stderr) =
+        common::status(&["--quiet", "sentences", input, "--min-shingles", "40"], 3);
+    assert_eq!(common::json_lines(&stdout).len(), 2);
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    assert!(stderr.contains("3 input problem(s)"), "{stderr}");
+    let (stdout, _) = common::status(&["--quiet", "simhash", input, "--min-shingles", "40"], 3);
+    let ids: Vec<String> = common::json_lines(&stdout)
+        .iter()
+        .map(|r| r["doc"].to_string())
+        .collect();
+    assert_eq!(ids, ["\"doc-a\"", "\"doc-c\""]);
+}
+
+/// The damaged bundled dump: `--quiet` no longer hides the damage from the exit status.
+#[test]
+fn damage_in_a_dump_sets_the_exit_status_even_when_quiet() {
+    let damaged = common::workspace("data/enwiki-part-201.xml.bz2");
+    let (stdout, stderr) = common::status(&["--quiet", "sentences", &damaged], 3);
+    assert!(common::json_lines(&stdout).len() > 1000);
+    assert!(stderr.contains("6 input problem(s)"), "{stderr}");
+}
