@@ -33,13 +33,17 @@
 //!
 //! * [`Dedup`], built by [`DedupBuilder`]: the engine (stages 1-8, documented on [`Dedup`]).
 //!   [`Dedup::run`] takes sources, a [`Sink`] and a [`Progress`]; [`Dedup::run_documents`]
-//!   takes documents; [`Dedup::run_to_dir`] writes `textreuse dedup`'s three files.
+//!   takes documents; [`Dedup::run_to_dir`] writes `textreuse dedup`'s four files.
 //! * Inputs: [`Inputs`] reads files, directories and stdin in order (dumps through
 //!   `textreuse-wikidump`, JSON Lines with [`JsonFields`], plain text; gzip, zstd or bzip2
 //!   compressed; recognized by content) as a stream of [`Source`]s; [`Document`] is one document.
 //! * Results: [`Sink`] receives each [`Cluster`] (its [`Member`]s and [`ClusterType`]), the
 //!   top [`ArticlePairRow`]s and the [`Stats`]. [`Collect`] and `Vec<Cluster>` keep them in
-//!   memory; [`OutputDir`] writes `clusters.jsonl`, `article-pairs.tsv` and `stats.json`.
+//!   memory; [`OutputDir`] writes `clusters.jsonl`, `duplicates.jsonl`, `article-pairs.tsv` and
+//!   `stats.json`; [`rewrite`] copies the inputs without their duplicates.
+//! * Units and provenance: [`Unit`] (sentence, paragraph, document); each [`Member`] has its
+//!   [`DocId`] as written, its [`Origin`] (input, line, dump revision and timestamp), character
+//!   offsets, and its similarity to the representative its cluster keeps ([`Keep`]).
 //! * The stages as building blocks, for other drivers (the CLI's `sentences` and `simhash`, the
 //!   Python package's Spark backend, the benches): [`features`] (the sentence filter, kept
 //!   sentences with their ids, SimHash of a sentence), [`pipeline`] (the parallel, ordered

@@ -316,24 +316,29 @@ impl DedupBuilder {
     }
 }
 
-/// The dedup engine: clusters of near-duplicate sentences.
+/// The dedup engine: clusters of near-duplicate sentences (or paragraphs, or documents:
+/// [`DedupBuilder::unit`]; "sentence" below reads "unit" then).
 ///
 /// Stage by stage:
 ///
 /// 1. documents -> sentences ([`KeptSentences`]), kept when their character shingle count (on
-///    the sentence as written) is within `min_shingles..=max_shingles`;
+///    the sentence as written) is within `min_shingles..=max_shingles`; their character offsets
+///    in the document are counted on the way;
 /// 2. sentences -> `(band key, sentence id)` records ([`TextSigner`]: normalized, shingled,
 ///    signed, one key per band). Stages 1-2 run on the [`DocumentPipeline`];
 /// 3. the shuffle groups records by key under the memory budget, spilling sorted runs;
 /// 4. buckets -> distinct candidate pairs, large buckets capped to their first `max_bucket` ids;
 /// 5. pairs -> clusters (union-find, cluster id = smallest member id);
-/// 6. clusters -> sentence text: kept sentences are written to a temporary file during stage 1
-///    and read back by offset, so memory holds 12 bytes per kept sentence and 8 per document,
-///    not the text;
+/// 6. clusters -> sentence text: kept sentences (and their character offsets) are written to a
+///    temporary file during stage 1 and read back by offset, so memory holds 12 bytes per kept
+///    sentence and each document's id, title and origin, not the text;
 /// 7. optional ([`DedupBuilder::max_edit`]): keep only candidate pairs whose normalized
 ///    Levenshtein distance is at most `max_edit` (buckets then emit all their pairs instead of
 ///    a star, so every pair that shares a band is checked), and re-cluster;
-/// 8. classify each cluster ([`classify`](crate::classify)), rank the article pairs.
+/// 8. classify each cluster ([`classify`](crate::classify)), pick its representative
+///    ([`DedupBuilder::keep`]) and score each member against it ([`Cluster::score`]: the
+///    estimated Jaccard similarity, and with [`DedupBuilder::verify`] the exact one), rank the
+///    article pairs.
 ///
 /// Stages 6 and 8 run in parallel over chunks of clusters, delivered in cluster-id order, so the
 /// results are the same for any thread count and memory budget. Sentence ids are
@@ -535,8 +540,8 @@ impl Dedup {
         )
     }
 
-    /// [`Dedup::run`] writing `clusters.jsonl`, `article-pairs.tsv` and `stats.json` into `dir`
-    /// ([`OutputDir`]).
+    /// [`Dedup::run`] writing `clusters.jsonl`, `duplicates.jsonl`, `article-pairs.tsv` and
+    /// `stats.json` into `dir` ([`OutputDir`]).
     pub fn run_to_dir<I>(
         &self,
         sources: I,
