@@ -208,18 +208,35 @@ pub struct InputArgs {
     /// JSON Lines and Parquet: the field holding the title (optional).
     #[arg(long, default_value = "title", value_name = "NAME")]
     pub title_field: String,
+    /// Read only the files of input directories whose path (relative to the directory) matches
+    /// this glob (`*.jsonl.gz`, `**/part-*`); repeat for several. Files named directly are
+    /// always read.
+    #[arg(long, value_name = "GLOB")]
+    pub include: Vec<String>,
 }
 
 impl InputArgs {
-    /// The inputs `files`, read with these field names and `threads` decompression threads.
-    pub fn inputs(&self, files: &[std::path::PathBuf], threads: usize) -> textreuse_dedup::Inputs {
-        textreuse_dedup::Inputs::new(files)
+    /// The `--include` patterns; an error names a bad one.
+    pub fn include(&self) -> anyhow::Result<textreuse_dedup::source::Include> {
+        use anyhow::Context;
+        textreuse_dedup::source::Include::new(&self.include).context("invalid --include")
+    }
+
+    /// The inputs `files`, read with these field names, include patterns and `threads`
+    /// decompression threads.
+    pub fn inputs(
+        &self,
+        files: &[std::path::PathBuf],
+        threads: usize,
+    ) -> anyhow::Result<textreuse_dedup::Inputs> {
+        Ok(textreuse_dedup::Inputs::new(files)
             .threads(threads)
+            .include(self.include()?)
             .fields(textreuse_dedup::JsonFields {
                 id: self.id_field.clone(),
                 text: self.text_field.clone(),
                 title: self.title_field.clone(),
-            })
+            }))
     }
 }
 

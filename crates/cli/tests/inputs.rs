@@ -159,3 +159,36 @@ fn damage_in_a_dump_sets_the_exit_status_even_when_quiet() {
     assert!(common::json_lines(&stdout).len() > 1000);
     assert!(stderr.contains("6 input problem(s)"), "{stderr}");
 }
+
+/// `--include` selects the files of a directory walk; files named directly are always read.
+#[test]
+fn include_patterns_select_files_of_a_directory() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir(dir.path().join("shard")).unwrap();
+    std::fs::write(
+        dir.path().join("shard/a.jsonl"),
+        "{\"id\": 1, \"text\": \"From the shard.\"}\n",
+    )
+    .unwrap();
+    std::fs::write(dir.path().join("README.md"), "Notes that are not data.").unwrap();
+    let input = dir.path().to_str().unwrap();
+    let args = [
+        "--quiet",
+        "sentences",
+        input,
+        "--min-shingles",
+        "0",
+        "--include",
+        "**/*.jsonl",
+    ];
+    let texts: Vec<String> = common::json_lines(&common::ok(&args))
+        .iter()
+        .map(|r| r["text"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(texts, ["From the shard."]);
+    let readme = dir.path().join("README.md");
+    let named = common::ok(&[&args[..], &[readme.to_str().unwrap()]].concat());
+    assert_eq!(common::json_lines(&named).len(), 2);
+    let (_, stderr) = common::status(&["sentences", input, "--include", "a[b"], 1);
+    assert!(stderr.contains("--include"), "{stderr}");
+}

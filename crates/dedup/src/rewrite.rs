@@ -15,6 +15,7 @@
 //!
 //! ```
 //! use textreuse_dedup::rewrite::{DropList, write_deduplicated};
+//! use textreuse_dedup::source::Include;
 //! use textreuse_dedup::{Dedup, Inputs, NoProgress, Unit};
 //!
 //! let dir = tempfile::tempdir()?;
@@ -27,7 +28,7 @@
 //! let mut drop = DropList::default();
 //! dedup.run(Inputs::new([&input]), &mut drop, &NoProgress)?;
 //! let out = dir.path().join("clean");
-//! let written = write_deduplicated([&input], &drop, &out)?;
+//! let written = write_deduplicated([&input], &Include::default(), &drop, &out)?;
 //! assert_eq!((written.records_kept, written.records_dropped), (2, 1));
 //! let copy = std::fs::read_to_string(out.join(input.strip_prefix("/")?))?;
 //! assert!(copy.contains("\"id\": 1") && !copy.contains("\"id\": 2"));
@@ -42,6 +43,7 @@ use std::path::{Component, Path, PathBuf};
 use crate::cluster::Cluster;
 use crate::input::{self, Compression, Format, InputError};
 use crate::sink::Sink;
+use crate::source::Include;
 
 /// The duplicate records of a run, by input (a [`Sink`]). Units without a source (documents a
 /// program built) are not listed.
@@ -139,11 +141,12 @@ pub fn copy_path(out: &Path, input: &Path) -> PathBuf {
 }
 
 /// Writes a copy of each input (files, directories walked as [`Inputs`](crate::Inputs) walks
-/// them) under `out` ([`copy_path`]) without the records in `drop`. An input that cannot be
+/// them, with the same `include` patterns) under `out` ([`copy_path`]) without the records in `drop`. An input that cannot be
 /// copied (unreadable, a dump, standard input) is reported in [`Rewritten::problems`] and
 /// skipped; an output that cannot be written stops with an error.
 pub fn write_deduplicated<P: AsRef<Path>>(
     inputs: impl IntoIterator<Item = P>,
+    include: &Include,
     drop: &DropList,
     out: &Path,
 ) -> Result<Rewritten, RewriteError> {
@@ -160,7 +163,7 @@ pub fn write_deduplicated<P: AsRef<Path>>(
             continue;
         }
         let files = if input.is_dir() {
-            match crate::source::walk(input) {
+            match crate::source::walk(input, include) {
                 Ok(files) => files,
                 Err(e) => {
                     done.problems.push(e);
@@ -390,7 +393,7 @@ mod tests {
         assert_eq!(stats.clusters, 2);
         assert_eq!(drop.len(), 10);
         let out = dir.path().join("out");
-        let done = write_deduplicated(&inputs, &drop, &out).unwrap();
+        let done = write_deduplicated(&inputs, &Include::default(), &drop, &out).unwrap();
         // Kept: two documents and the three malformed lines.
         assert_eq!(
             (done.files, done.records_kept, done.records_dropped),
@@ -425,7 +428,13 @@ mod tests {
             env!("CARGO_MANIFEST_DIR"),
             "/../../data/enwiki-sample-206.xml.bz2"
         );
-        let done = write_deduplicated([sample, "-"], &DropList::default(), dir.path()).unwrap();
+        let done = write_deduplicated(
+            [sample, "-"],
+            &Include::default(),
+            &DropList::default(),
+            dir.path(),
+        )
+        .unwrap();
         assert_eq!(done.files, 0);
         let messages: Vec<String> = done.problems.iter().map(|e| e.to_string()).collect();
         assert!(messages[0].contains("Wikipedia dump"), "{messages:?}");

@@ -102,7 +102,50 @@ pub struct Inputs {
     files: u64,
     threads: usize,
     fields: JsonFields,
+    include: Include,
     current: Current,
+}
+
+/// Which files found in input directories are read: glob patterns (`*.jsonl.gz`,
+/// `**/part-*`, `{a,b}/*.txt`) matched against each file's path relative to the directory; a
+/// file matching any of them is read. No pattern reads every file. Files named directly are
+/// always read.
+///
+/// ```
+/// use std::path::Path;
+/// use textreuse_dedup::source::Include;
+///
+/// let include = Include::new(["*.jsonl", "*.jsonl.gz"])?;
+/// assert!(include.matches(Path::new("shard-1/part-0.jsonl.gz")));
+/// assert!(!include.matches(Path::new("README.md")));
+/// assert!(Include::default().matches(Path::new("anything")));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Clone, Debug, Default)]
+pub struct Include {
+    set: Option<globset::GlobSet>,
+}
+
+impl Include {
+    /// The patterns; an error names a pattern that is not a valid glob.
+    pub fn new<S: AsRef<str>>(
+        patterns: impl IntoIterator<Item = S>,
+    ) -> Result<Include, globset::Error> {
+        let mut builder = globset::GlobSetBuilder::new();
+        let mut any = false;
+        for p in patterns {
+            builder.add(globset::Glob::new(p.as_ref())?);
+            any = true;
+        }
+        Ok(Include {
+            set: if any { Some(builder.build()?) } else { None },
+        })
+    }
+
+    /// Whether a file at `relative` (to its input directory) is read.
+    pub fn matches(&self, relative: &Path) -> bool {
+        self.set.as_ref().is_none_or(|set| set.is_match(relative))
+    }
 }
 
 #[derive(Debug)]
@@ -126,8 +169,15 @@ impl Inputs {
             files: 0,
             threads: 1,
             fields: JsonFields::default(),
+            include: Include::default(),
             current: Current::None,
         }
+    }
+
+    /// Which files of input directories are read (default: all of them).
+    pub fn include(mut self, include: Include) -> Inputs {
+        self.include = include;
+        self
     }
 
     /// Decompression threads per dump (multistream dumps are decoded in parallel); default 1.
@@ -200,8 +250,9 @@ impl Inputs {
     }
 }
 
-/// The files under `dir`, recursively, in sorted path order; names starting with `.` skipped.
-pub(crate) fn walk(dir: &Path) -> Result<Vec<PathBuf>, InputError> {
+/// The files under `dir` that `include` matches, recursively, in sorted path order; names
+/// starting with `.` skipped.
+pub(crate) fn walk(dir: &Path, include: &Include) -> Result<Vec<PathBuf>, InputError> {
     let mut files = Vec::new();
     let mut dirs = vec![dir.to_path_buf()];
     while let Some(d) = dirs.pop() {
@@ -220,7 +271,7 @@ pub(crate) fn walk(dir: &Path) -> Result<Vec<PathBuf>, InputError> {
             let path = entry.path();
             if path.is_dir() {
                 dirs.push(path);
-            } else {
+            } else if include.matches(path.strip_prefix(dir).unwrap_or(&path)) {
                 files.push(path);
             }
         }
@@ -264,7 +315,7 @@ impl Iterator for Inputs {
                 Current::None => {
                     let path = self.pending.pop_front()?;
                     if path.as_os_str() != "-" && path.is_dir() {
-                        match walk(&path) {
+                        match walk(&path, &self.include) {
                             Ok(files) => {
                                 for f in files.into_iter().rev() {
                                     self.pending.push_front(f);
@@ -377,6 +428,13 @@ mod tests {
         std::fs::create_dir(p("sub")).unwrap();
         std::fs::write(p("sub/f.txt.gz"), gzip(b"compressed plain text")).unwrap();
         std::fs::write(p("sub/.hidden"), "skipped").unwrap();
+        // Include patterns select files of the walk by their relative path.
+        let only = Include::new(["sub/*", "*.ndjson"]).unwrap();
+        let titles: Vec<String> = texts(Inputs::new([dir.path()]).include(only))
+            .into_iter()
+            .map(|t| t.1)
+            .collect();
+        assert_eq!(titles, ["T11", "f"]);
         let got = texts(Inputs::new([dir.path()]));
         let want = [
             ("10", "T10", "gzip"),

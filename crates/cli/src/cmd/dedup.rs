@@ -156,7 +156,7 @@ pub fn run(args: &Args, global: &Global) -> anyhow::Result<()> {
         );
     }
     let files = global.inputs_or_samples(&args.files);
-    let inputs = args.input.inputs(&files, rayon::current_num_threads());
+    let inputs = args.input.inputs(&files, rayon::current_num_threads())?;
     let bars = Bars {
         global,
         draw: !global.quiet && std::io::stderr().is_terminal(),
@@ -166,7 +166,7 @@ pub fn run(args: &Args, global: &Global) -> anyhow::Result<()> {
     let stats = dedup.run(inputs, &mut sink, &bars)?;
     let mut problems = stats.input_problems;
     if let Some(dir) = &args.write_deduplicated {
-        let done = write_deduplicated(&files, &sink.1, dir)?;
+        let done = write_deduplicated(&files, &args.input.include()?, &sink.1, dir)?;
         for p in &done.problems {
             global.log(format_args!(
                 "skipped: {:#}",

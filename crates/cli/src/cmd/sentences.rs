@@ -103,7 +103,7 @@ pub fn run(args: &Args, global: &Global) -> anyhow::Result<()> {
     // are formatted in parallel and written in input order.
     let signer = args.band_keys.then(|| args.signer.build()).transpose()?;
     let counts = DocumentPipeline::new().run(
-        args.input.inputs(&files, rayon::current_num_threads()),
+        args.input.inputs(&files, rayon::current_num_threads())?,
         &Log(global),
         || signer.as_ref().map(|s| TextSigner::new(s).shingle_chars(filter.shingle)),
         |text_signer, seq, doc| -> anyhow::Result<(u64, u64, Vec<u8>)> {

@@ -142,7 +142,7 @@ pub fn run(args: &Args, global: &Global) -> anyhow::Result<()> {
     // With --pairs: each document's id and source, by input position.
     let mut doc_names: Vec<(DocId, Option<Arc<str>>)> = Vec::new();
     let counts = DocumentPipeline::new().run(
-        args.input.inputs(&files, rayon::current_num_threads()),
+        args.input.inputs(&files, rayon::current_num_threads())?,
         &Log(global),
         || Shingler::with_len(filter.shingle),
         |shingler, seq, doc| {
