@@ -140,6 +140,30 @@ def test_parquet_records_give_the_same_outputs(spark, tmp_path):
     assert_same_outputs(tmp_path / "cli", tmp_path / "spark")
 
 
+def test_sentence_frame_keeps_ids_as_written(spark):
+    from pyspark.errors import PySparkException
+
+    from textreuse.spark.dedup import sentence_frame
+
+    def ids(rows, doc_columns):
+        schema = f"id long, {doc_columns}, title string, shingles long, text string, start long, end long"
+        df = sentence_frame(spark.createDataFrame(rows, schema))
+        return [(r["doc_int"], r["doc_str"]) for r in df.orderBy("id").collect()]
+
+    rest = ("t", 80, "x", 0, 1)
+    # An integer column: integer ids.
+    assert ids([(1, 12, *rest)], "doc long") == [(12, None)]
+    # A string column without doc_is_string: string ids, digits or not.
+    assert ids([(1, "12", *rest), (2, "a-1", *rest)], "doc string") == [(None, "12"), (None, "a-1")]
+    # With doc_is_string (as Spark reads `textreuse sentences` output), it decides.
+    flagged = "doc string, doc_is_string boolean"
+    assert ids([(1, "12", None, *rest), (2, "12", True, *rest)], flagged) == [(12, None), (None, "12")]
+    with pytest.raises(PySparkException, match="doc a-1 is not a 64-bit integer"):
+        ids([(1, "a-1", None, *rest)], flagged)
+    with pytest.raises(ValueError, match="no column end, start"):
+        sentence_frame(spark.createDataFrame([(1, 12, "t", 80, "x")], "id long, doc long, title string, shingles long, text string"))
+
+
 def test_large_star_small_star_equals_union_find(spark):
     from textreuse.spark.components import in_dataframes, on_driver
 
