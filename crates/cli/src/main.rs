@@ -27,6 +27,11 @@ enum Command {
     #[command(hide = true)]
     ShuffleBench(cmd::shuffle_bench::Args),
     /// Split documents (plain text, JSON Lines) into sentences, one JSON object per sentence.
+    ///
+    /// Each object: the sentence id dedup gives it (`id`), the document id as written (`doc`),
+    /// where the document came from (`source`, `record`, `revision`, `timestamp`), `title`,
+    /// `idx`, character offsets `start`/`end` into the document text, `shingles` and `text`:
+    /// what the Spark backend needs to write the same clusters as `textreuse dedup`.
     Sentences(cmd::sentences::Args),
     /// 64-bit SimHash fingerprints of sentences, or the pairs within --max-hamming bits.
     Simhash(cmd::simhash::Args),

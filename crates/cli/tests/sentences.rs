@@ -46,7 +46,9 @@ fn jsonl_and_plain_text() {
                 plain_text.to_string()
             }
         };
-        assert_eq!(&text[start..end], r["text"].as_str().unwrap());
+        // Character offsets (the fixture is ASCII; see `provenance_string_ids_and_char_offsets`).
+        let unit: String = text.chars().skip(start).take(end - start).collect();
+        assert_eq!(unit, r["text"].as_str().unwrap());
         let chars = r["text"].as_str().unwrap().chars().count();
         assert_eq!(
             r["shingles"].as_u64().unwrap() as usize,
@@ -92,6 +94,78 @@ fn jsonl_and_plain_text() {
     let tiny: Vec<&Value> = kept.iter().filter(|r| r["doc"] == 7).collect();
     assert_eq!(tiny.len(), 1);
     assert_eq!(tiny[0]["idx"], 1);
+}
+
+/// `doc` as written (with `doc_is_string` for string ids), `source` and `record` of a JSON Lines
+/// input, character offsets; and the same values as the members of `dedup`'s clusters.
+#[test]
+fn provenance_string_ids_and_char_offsets() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("ids.jsonl");
+    let shared = "Die Brücke über den Fluß wurde im Jahr 1820 gebaut und trägt noch heute die Straße nach Zürich.";
+    let lines = [
+        serde_json::json!({"id": "a-1", "title": "Brücke", "text": format!("Ça va? Très bien. {shared}")}),
+        serde_json::json!({"id": 12, "title": "Zahl", "text": format!("Ein anderer Satz über Gärten. {shared}")}),
+        serde_json::json!({"id": "12", "title": "Text", "text": format!("{shared} Noch ein Satz.")}),
+    ];
+    let text: Vec<String> = lines.iter().map(|l| l.to_string()).collect();
+    // A blank line: records count lines, blank ones included.
+    std::fs::write(&path, format!("{}\n\n{}\n{}\n", text[0], text[1], text[2])).unwrap();
+    let input = path.to_str().unwrap();
+    let (records, _) = run(&["--min-shingles", "0", input]);
+    assert_eq!(records.len(), 3 + 2 + 2);
+    for r in &records {
+        let line = match (&r["doc"], r.get("doc_is_string")) {
+            (Value::String(s), Some(&Value::Bool(true))) if s == "a-1" => 0,
+            (Value::Number(n), None) if n.as_u64() == Some(12) => 1,
+            (Value::String(s), Some(&Value::Bool(true))) if s == "12" => 2,
+            other => panic!("unexpected doc {other:?}"),
+        };
+        assert_eq!(r["source"], input);
+        assert_eq!(r["record"], [1, 3, 4][line]);
+        assert!(r.get("revision").is_none() && r.get("timestamp").is_none());
+        let doc_text = lines[line]["text"].as_str().unwrap();
+        let (start, end) = (
+            r["start"].as_u64().unwrap() as usize,
+            r["end"].as_u64().unwrap() as usize,
+        );
+        let unit: String = doc_text.chars().skip(start).take(end - start).collect();
+        assert_eq!(unit, r["text"].as_str().unwrap());
+    }
+    let first = |doc: &Value, idx: u64| {
+        records
+            .iter()
+            .find(|r| &r["doc"] == doc && r["idx"] == idx)
+            .unwrap()
+            .clone()
+    };
+    // After "Ça va? Très bien. " (18 characters, 21 bytes).
+    assert_eq!(first(&Value::from("a-1"), 2)["start"], 18);
+
+    // `dedup` gives the shared sentence's members the same fields.
+    let out = dir.path().join("out");
+    common::ok(&[
+        "dedup",
+        "--quiet",
+        "--min-shingles",
+        "0",
+        "--out",
+        out.to_str().unwrap(),
+        input,
+    ]);
+    let clusters =
+        common::json_lines(&std::fs::read_to_string(out.join("clusters.jsonl")).unwrap());
+    assert_eq!(clusters.len(), 1);
+    let members = clusters[0]["members"].as_array().unwrap();
+    assert_eq!(members.len(), 3);
+    for m in members {
+        let r = first(&m["doc"], m["idx"].as_u64().unwrap());
+        for field in [
+            "doc", "title", "idx", "text", "source", "record", "start", "end",
+        ] {
+            assert_eq!(m[field], r[field], "{field}");
+        }
+    }
 }
 
 #[test]

@@ -7,12 +7,14 @@
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
-use textreuse_dedup::{Cluster, Member, within_edit_distance};
+use std::sync::Arc;
+
+use textreuse_dedup::{Cluster, DocId, Keep, Member, Origin, within_edit_distance};
 use textreuse_minhash::TextSigner;
 use textreuse_shingle::char_shingle_count;
 use textreuse_unionfind::Clustering;
 
-use crate::arrow::{Bitmap, ColumnError, HeldArray, PushNe, StringBuilder};
+use crate::arrow::{Bitmap, ColumnError, HeldArray, I64Column, PushNe, StrColumn, StringBuilder};
 use crate::signer::{PySigner, shingle_len};
 
 /// Row numbers are `uint32`.
@@ -235,27 +237,190 @@ pub(crate) fn connected_components<'py>(
     Ok((bytes(py, &nodes), bytes(py, &clusters)))
 }
 
-/// The output buffers of `cluster_lines`.
-type ClusterLineBuffers = (Vec<u8>, (Vec<u8>, Vec<u8>), Vec<u8>, (Vec<u8>, Vec<u8>));
+/// A string column as `kernels.py` passes it: its parts and whether it is a `large_string`.
+type StrArg<'py> = (Bound<'py, PyAny>, bool);
 
-/// cluster_lines(cluster, id, doc, title, title_large, text, text_large)
-///     -> (cluster, type_offsets, type_data, size, line_offsets, line_data)
+/// The representative rule named `keep` (as `textreuse dedup --keep`).
+fn parse_keep(keep: &str) -> PyResult<Keep> {
+    match keep {
+        "first" => Ok(Keep::First),
+        "earliest" => Ok(Keep::Earliest),
+        "longest" => Ok(Keep::Longest),
+        other => Err(PyValueError::new_err(format!(
+            "keep must be \"first\", \"earliest\" or \"longest\", got {other:?}"
+        ))),
+    }
+}
+
+/// The smallest exact Jaccard of a duplicate with verification: `threshold`, else the signer's
+/// S-curve midpoint `(1/M)^(1/K)`, the same expression as `DedupBuilder::build`.
+fn min_jaccard(
+    signer: &textreuse_minhash::Signer,
+    verify: bool,
+    threshold: Option<f64>,
+) -> PyResult<Option<f64>> {
+    if let Some(t) = threshold
+        && !(t > 0.0 && t < 1.0)
+    {
+        return Err(PyValueError::new_err(format!(
+            "threshold must be between 0 and 1 (exclusive), got {t}"
+        )));
+    }
+    Ok(verify.then(|| {
+        threshold.unwrap_or_else(|| (1.0 / signer.bands() as f64).powf(1.0 / signer.rows() as f64))
+    }))
+}
+
+/// An optional int64 column of non-negative values (`record`, `revision`, `start`, `end`).
+fn non_negative(
+    col: Option<&I64Column<'_>>,
+    i: usize,
+    what: &str,
+) -> Result<Option<u64>, ColumnError> {
+    match col.and_then(|c| c.get(i)) {
+        None => Ok(None),
+        Some(v) => u64::try_from(v)
+            .map(Some)
+            .map_err(|_| ColumnError(format!("{what}: row {i} is negative ({v})"))),
+    }
+}
+
+/// A view of an optional int64 column.
+fn int_view<'a>(
+    held: &'a Option<HeldArray>,
+    what: &str,
+) -> Result<Option<I64Column<'a>>, ColumnError> {
+    held.as_ref().map(|h| h.int64(what)).transpose()
+}
+
+/// A view of an optional string column.
+fn str_view<'a>(
+    held: &'a Option<(HeldArray, bool)>,
+    what: &str,
+) -> Result<Option<StrColumn<'a>>, ColumnError> {
+    held.as_ref()
+        .map(|(h, large)| h.strings(*large, what))
+        .transpose()
+}
+
+/// Row `i` of an optional string column (`None` for a null or no column).
+fn opt_str<'a>(col: &Option<StrColumn<'a>>, i: usize) -> Result<Option<&'a str>, ColumnError> {
+    Ok(col.as_ref().map(|c| c.get(i)).transpose()?.flatten())
+}
+
+/// The member columns of `cluster_lines` (`None`: the column was not given).
+struct MemberColumns<'a> {
+    id: I64Column<'a>,
+    doc_int: Option<I64Column<'a>>,
+    doc_str: Option<StrColumn<'a>>,
+    title: StrColumn<'a>,
+    text: StrColumn<'a>,
+    source: Option<StrColumn<'a>>,
+    record: Option<I64Column<'a>>,
+    revision: Option<I64Column<'a>>,
+    timestamp: Option<StrColumn<'a>>,
+    start: Option<I64Column<'a>>,
+    end: Option<I64Column<'a>>,
+}
+
+impl MemberColumns<'_> {
+    /// Row `i` as a cluster member, as the engine's stage 6 builds it (not yet scored).
+    fn member(&self, i: usize) -> Result<Member, ColumnError> {
+        let doc = match (
+            opt_str(&self.doc_str, i)?,
+            self.doc_int.as_ref().and_then(|c| c.get(i)),
+        ) {
+            (Some(s), _) => DocId::from(s),
+            (None, Some(n)) => DocId::from(n),
+            (None, None) => {
+                return Err(ColumnError(format!(
+                    "doc: row {i} has no document id (doc_int and doc_str are null)"
+                )));
+            }
+        };
+        let text = self.text.get(i)?.ok_or_else(|| {
+            ColumnError(format!(
+                "text: row {i} is null (this column must not have nulls)"
+            ))
+        })?;
+        let offset = |col: &I64Column<'_>, what: &str| {
+            non_negative(Some(col), i, what)?.ok_or_else(|| {
+                ColumnError(format!(
+                    "{what}: row {i} is null (this column must not have nulls)"
+                ))
+            })
+        };
+        let (start, end) = match (&self.start, &self.end) {
+            (Some(s), Some(e)) => (offset(s, "start")?, offset(e, "end")?),
+            _ => (0, text.chars().count() as u64),
+        };
+        Ok(Member {
+            id: self.id.required(i, "id")? as u64,
+            doc,
+            title: self.title.get(i)?.unwrap_or_default().to_string(),
+            text: text.to_string(),
+            origin: Origin {
+                source: opt_str(&self.source, i)?.map(Arc::from),
+                record: non_negative(self.record.as_ref(), i, "record")?,
+                revision: non_negative(self.revision.as_ref(), i, "revision")?,
+                timestamp: opt_str(&self.timestamp, i)?.map(Arc::from),
+            },
+            start,
+            end,
+            similarity: None,
+            jaccard: None,
+        })
+    }
+}
+
+/// The output buffers of `cluster_lines`: cluster ids, types, sizes, lines, duplicates.
+struct ClusterLineBuffers {
+    clusters: Vec<u8>,
+    types: StringBuilder,
+    sizes: Vec<u8>,
+    lines: StringBuilder,
+    duplicates: StringBuilder,
+}
+
+/// cluster_lines(signer, shingle, keep, verify, threshold, cluster, id, doc_int, doc_str, title,
+///     text, source=None, record=None, revision=None, timestamp=None, start=None, end=None)
+///     -> (cluster, type_offsets, type_data, size, line_offsets, line_data,
+///         duplicate_offsets, duplicate_data)
 ///
-/// One `clusters.jsonl` line per cluster, formatted by `textreuse dedup`'s own `cluster_line`.
-/// Rows are grouped by cluster (each cluster's rows contiguous and complete, any order inside);
-/// clusters come out in input order. ids and docs are int64 holding the u64 bits.
+/// One `clusters.jsonl` line and the `duplicates.jsonl` lines of each cluster, built as
+/// `textreuse dedup` builds them: `Cluster::new` (sort, classify), `Cluster::score` with the
+/// run's signer, shingle length, `keep` rule and verification, then `to_json` and
+/// `duplicates_json`. Rows are grouped by cluster (each cluster's rows contiguous and complete,
+/// any order inside); clusters come out in input order. `cluster` and `id` are int64 holding the
+/// u64 bits. A row's document id is `doc_str` where that is not null, else `doc_int`. String
+/// columns are `(parts, large)`; `doc_int`, `doc_str` and the provenance columns may be `None`
+/// (no value); without `start`/`end` a member spans its whole text.
 #[pyfunction]
+#[pyo3(signature = (
+    signer, shingle, keep, verify, threshold, cluster, id, doc_int, doc_str, title, text,
+    source=None, record=None, revision=None, timestamp=None, start=None, end=None
+))]
 #[allow(clippy::too_many_arguments)]
 #[allow(clippy::type_complexity)]
 pub(crate) fn cluster_lines<'py>(
     py: Python<'py>,
+    signer: &Bound<'py, PySigner>,
+    shingle: i64,
+    keep: &str,
+    verify: bool,
+    threshold: Option<f64>,
     cluster: &Bound<'py, PyAny>,
     id: &Bound<'py, PyAny>,
-    doc: &Bound<'py, PyAny>,
-    title: &Bound<'py, PyAny>,
-    title_large: bool,
-    text: &Bound<'py, PyAny>,
-    text_large: bool,
+    doc_int: Option<&Bound<'py, PyAny>>,
+    doc_str: Option<StrArg<'py>>,
+    title: StrArg<'py>,
+    text: StrArg<'py>,
+    source: Option<StrArg<'py>>,
+    record: Option<&Bound<'py, PyAny>>,
+    revision: Option<&Bound<'py, PyAny>>,
+    timestamp: Option<StrArg<'py>>,
+    start: Option<&Bound<'py, PyAny>>,
+    end: Option<&Bound<'py, PyAny>>,
 ) -> PyResult<(
     Bound<'py, PyBytes>,
     Bound<'py, PyBytes>,
@@ -263,31 +428,92 @@ pub(crate) fn cluster_lines<'py>(
     Bound<'py, PyBytes>,
     Bound<'py, PyBytes>,
     Bound<'py, PyBytes>,
+    Bound<'py, PyBytes>,
+    Bound<'py, PyBytes>,
 )> {
-    let held = [
-        HeldArray::extract(cluster, "cluster")?,
-        HeldArray::extract(id, "id")?,
-        HeldArray::extract(doc, "doc")?,
-        HeldArray::extract(title, "title")?,
-        HeldArray::extract(text, "text")?,
-    ];
-    let len = held[0].len();
-    if let Some(h) = held.iter().find(|h| h.len() != len) {
-        return Err(PyValueError::new_err(format!(
-            "the columns have different lengths ({len} and {})",
-            h.len()
-        )));
+    let shingle = shingle_len(shingle)?;
+    let keep = parse_keep(keep)?;
+    let signer = &signer.get().inner;
+    let min_jaccard = min_jaccard(signer, verify, threshold)?;
+    if doc_int.is_none() && doc_str.is_none() {
+        return Err(PyValueError::new_err(
+            "no document ids: give doc_int, doc_str or both",
+        ));
     }
-    let cluster_col = held[0].int64("cluster")?;
-    let id_col = held[1].int64("id")?;
-    let doc_col = held[2].int64("doc")?;
-    let title_col = held[3].strings(title_large, "title")?;
-    let text_col = held[4].strings(text_large, "text")?;
+    if start.is_some() != end.is_some() {
+        return Err(PyValueError::new_err("give start and end together"));
+    }
+    let held = |obj: Option<&Bound<'py, PyAny>>, what| {
+        obj.map(|o| HeldArray::extract(o, what)).transpose()
+    };
+    let held_str = |arg: &Option<StrArg<'py>>, what| {
+        arg.as_ref()
+            .map(|(o, large)| Ok::<_, PyErr>((HeldArray::extract(o, what)?, *large)))
+            .transpose()
+    };
+    let cluster_held = HeldArray::extract(cluster, "cluster")?;
+    let id_held = HeldArray::extract(id, "id")?;
+    let title_held = (HeldArray::extract(&title.0, "title")?, title.1);
+    let text_held = (HeldArray::extract(&text.0, "text")?, text.1);
+    let doc_int_held = held(doc_int, "doc_int")?;
+    let doc_str_held = held_str(&doc_str, "doc_str")?;
+    let source_held = held_str(&source, "source")?;
+    let timestamp_held = held_str(&timestamp, "timestamp")?;
+    let record_held = held(record, "record")?;
+    let revision_held = held(revision, "revision")?;
+    let start_held = held(start, "start")?;
+    let end_held = held(end, "end")?;
+    let len = cluster_held.len();
+    let lens = [&id_held, &title_held.0, &text_held.0]
+        .into_iter()
+        .chain(
+            [
+                &doc_int_held,
+                &record_held,
+                &revision_held,
+                &start_held,
+                &end_held,
+            ]
+            .into_iter()
+            .flatten(),
+        )
+        .chain(
+            [&doc_str_held, &source_held, &timestamp_held]
+                .into_iter()
+                .flatten()
+                .map(|(h, _)| h),
+        )
+        .map(HeldArray::len);
+    for other in lens {
+        if other != len {
+            return Err(PyValueError::new_err(format!(
+                "the columns have different lengths ({len} and {other})"
+            )));
+        }
+    }
+    let cluster_col = cluster_held.int64("cluster")?;
+    let cols = MemberColumns {
+        id: id_held.int64("id")?,
+        doc_int: int_view(&doc_int_held, "doc_int")?,
+        doc_str: str_view(&doc_str_held, "doc_str")?,
+        title: title_held.0.strings(title_held.1, "title")?,
+        text: text_held.0.strings(text_held.1, "text")?,
+        source: str_view(&source_held, "source")?,
+        record: int_view(&record_held, "record")?,
+        revision: int_view(&revision_held, "revision")?,
+        timestamp: str_view(&timestamp_held, "timestamp")?,
+        start: int_view(&start_held, "start")?,
+        end: int_view(&end_held, "end")?,
+    };
     let out = py.detach(|| -> Result<ClusterLineBuffers, ColumnError> {
-        let mut clusters = Vec::new();
-        let mut sizes = Vec::new();
-        let mut types = StringBuilder::new();
-        let mut lines = StringBuilder::new();
+        let mut out = ClusterLineBuffers {
+            clusters: Vec::new(),
+            types: StringBuilder::new(),
+            sizes: Vec::new(),
+            lines: StringBuilder::new(),
+            duplicates: StringBuilder::new(),
+        };
+        let mut ts = TextSigner::new(signer).shingle_chars(shingle);
         let mut seen = std::collections::HashSet::new();
         let mut members: Vec<Member> = Vec::new();
         let mut i = 0;
@@ -301,33 +527,30 @@ pub(crate) fn cluster_lines<'py>(
             }
             members.clear();
             while i < len && cluster_col.required(i, "cluster")? == c {
-                members.push(Member::new(
-                    id_col.required(i, "id")? as u64,
-                    doc_col.required(i, "doc")? as u64,
-                    title_col.get(i)?.unwrap_or_default(),
-                    text_col.get(i)?.ok_or_else(|| {
-                        ColumnError(format!(
-                            "text: row {i} is null (this column must not have nulls)"
-                        ))
-                    })?,
-                ));
+                members.push(cols.member(i)?);
                 i += 1;
             }
-            let cluster = Cluster::new(c as u64, std::mem::take(&mut members));
-            clusters.push_ne_u64(c as u64);
-            sizes.push_ne_u64(cluster.len() as u64);
-            types.push(cluster.kind.as_str())?;
-            lines.push(&cluster.to_json())?;
+            let mut cluster = Cluster::new(c as u64, std::mem::take(&mut members));
+            cluster.score(keep, &mut ts, min_jaccard);
+            out.clusters.push_ne_u64(c as u64);
+            out.sizes.push_ne_u64(cluster.len() as u64);
+            out.types.push(cluster.kind.as_str())?;
+            out.lines.push(&cluster.to_json())?;
+            out.duplicates.push(&cluster.duplicates_json())?;
         }
-        Ok((clusters, types.into_buffers(), sizes, lines.into_buffers()))
+        Ok(out)
     })?;
-    let (clusters, (type_offsets, type_data), sizes, (line_offsets, line_data)) = out;
+    let (type_offsets, type_data) = out.types.into_buffers();
+    let (line_offsets, line_data) = out.lines.into_buffers();
+    let (dup_offsets, dup_data) = out.duplicates.into_buffers();
     Ok((
-        bytes(py, &clusters),
+        bytes(py, &out.clusters),
         bytes(py, &type_offsets),
         bytes(py, &type_data),
-        bytes(py, &sizes),
+        bytes(py, &out.sizes),
         bytes(py, &line_offsets),
         bytes(py, &line_data),
+        bytes(py, &dup_offsets),
+        bytes(py, &dup_data),
     ))
 }

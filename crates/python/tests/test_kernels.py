@@ -10,6 +10,7 @@ from pathlib import Path
 import pyarrow as pa
 import pytest
 
+from spark_support import SKIPPED_INPUTS
 from textreuse import Signer, _native, kernels
 
 MASK = 2**64 - 1
@@ -229,7 +230,7 @@ def test_connected_components_edge_cases():
 def dedup_out(cli, tmp_path_factory) -> Path:
     """`textreuse dedup`'s output directory for the bundled samples."""
     out = tmp_path_factory.mktemp("dedup")
-    cli("dedup", "--out", str(out))
+    cli("dedup", "--out", str(out), status=SKIPPED_INPUTS)
     return out
 
 
@@ -239,32 +240,41 @@ def dedup_clusters(dedup_out) -> list[dict]:
     return [json.loads(line) for line in lines]
 
 
+#: The member fields of `textreuse sentences` records, in the order of a cluster row after
+#: (cluster, id).
+MEMBER_FIELDS = ("doc", "title", "text", "source", "record", "revision", "timestamp", "start", "end")
+
+
 @pytest.fixture(scope="module")
-def cluster_rows(dedup_clusters, sample_sentences) -> list[tuple[int, int, int, str, str]]:
-    """(cluster, id, doc, title, text) of every member of `textreuse dedup`'s clusters."""
-    ids = defaultdict(list)  # (doc, idx, title, text) -> sentence ids, ascending
+def cluster_rows(dedup_clusters, sample_sentences) -> list[tuple]:
+    """(cluster, id, *MEMBER_FIELDS) of every member of `textreuse dedup`'s clusters, from the
+    sentence records."""
+    by_place = {}  # (source, doc, revision, idx) -> the sentence record
     for r in sample_sentences:
-        ids[r["doc"], r["idx"], r["title"], r["text"]].append(r["id"])
+        place = (r["source"], r["doc"], r["revision"], r["idx"])
+        assert place not in by_place, f"two sentences at {place}"
+        by_place[place] = r
     rows = []
     for c in dedup_clusters:
-        taken = defaultdict(int)
         for m in c["members"]:
-            key = (m["doc"], m["idx"], m["title"], m["text"])
-            sid = ids[key][taken[key]]
-            taken[key] += 1
-            rows.append((c["cluster"], sid, m["doc"], m["title"], m["text"]))
+            r = by_place[m["source"], m["doc"], m["revision"], m["idx"]]
+            rows.append((c["cluster"], r["id"], *(r.get(f) for f in MEMBER_FIELDS)))
     return rows
 
 
-def run_cluster_lines(rows, title_type=pa.string()):
-    cols = list(zip(*rows))
+def run_cluster_lines(rows, title_type=pa.string(), **options):
+    cols = dict(zip(("cluster", "id", *MEMBER_FIELDS), zip(*rows)))
+    ints = {"cluster", "id", "doc", "record", "revision", "start", "end"}
+    arrays = {k: pa.array(v, pa.int64() if k in ints else None) for k, v in cols.items()}
+    arrays["title"] = pa.array(cols["title"], title_type)
     return kernels.cluster_lines(
-        pa.array(cols[0], pa.int64()),
-        pa.array(cols[1], pa.int64()),
-        pa.array(cols[2], pa.int64()),
-        pa.array(cols[3], title_type),
-        pa.array(cols[4]),
+        arrays.pop("cluster"), arrays.pop("id"), arrays.pop("doc"), arrays.pop("title"),
+        arrays.pop("text"), **arrays, **options,
     )
+
+
+def as_line(cluster: dict) -> str:
+    return json.dumps(cluster, ensure_ascii=False, separators=(",", ":"))
 
 
 def test_cluster_lines_are_dedups_lines(dedup_clusters, cluster_rows):
@@ -280,33 +290,101 @@ def test_cluster_lines_are_dedups_lines(dedup_clusters, cluster_rows):
         members = groups[c][:]
         rng.shuffle(members)
         shuffled += members
-    cluster, kind, size, line = run_cluster_lines(shuffled, pa.large_string())
+    cluster, kind, size, line, _ = run_cluster_lines(shuffled, pa.large_string())
     assert cluster.to_pylist() == order
     by_id = {c["cluster"]: c for c in dedup_clusters}
-    expected_lines = {c["cluster"]: json.dumps(c, ensure_ascii=False, separators=(",", ":")) for c in dedup_clusters}
     assert line.type == pa.string() and kind.type == pa.string()
     for c, k, n, text in zip(cluster.to_pylist(), kind.to_pylist(), size.to_pylist(), line.to_pylist()):
         assert (k, n) == (by_id[c]["type"], by_id[c]["size"])
-        assert text == expected_lines[c]
+        assert text == as_line(by_id[c])
     assert {k for k in kind.to_pylist()} >= {"identical", "copyedit"}
 
 
-def test_cluster_lines_bytes_equal_the_file(dedup_out, cluster_rows):
-    """Byte for byte, in the file's order (clusters ascending)."""
-    _, _, _, line = run_cluster_lines(cluster_rows)
+def test_cluster_lines_bytes_equal_the_files(dedup_out, cluster_rows):
+    """Byte for byte, in the files' order (clusters ascending); members of both dumps carry
+    their own source, revision and timestamp."""
+    _, _, _, line, duplicates = run_cluster_lines(cluster_rows)
     text = "".join(f"{x}\n" for x in line.to_pylist())
     assert text.encode() == (dedup_out / "clusters.jsonl").read_bytes()
+    assert "".join(duplicates.to_pylist()).encode() == (dedup_out / "duplicates.jsonl").read_bytes()
+    sources = {r[5] for r in cluster_rows}
+    assert len(sources) == 2 and all(r[7] is not None and r[8] is not None for r in cluster_rows)
+
+
+def test_cluster_lines_keep_and_verify_match_the_cli(cli, cluster_rows, tmp_path):
+    """`--keep earliest --verify` (dump timestamps, exact Jaccard), and `--keep longest`: the
+    members are the same, the representatives, similarities and duplicates follow the rule."""
+    for flags, options in [
+        (["--keep", "earliest", "--verify"], dict(keep="earliest", verify=True)),
+        (["--keep", "longest"], dict(keep="longest")),
+    ]:
+        out = tmp_path / flags[1]
+        cli("dedup", *flags, "--out", str(out), status=SKIPPED_INPUTS)
+        _, _, _, line, duplicates = run_cluster_lines(cluster_rows, signer=Signer(), **options)
+        expected = (out / "clusters.jsonl").read_text(encoding="utf-8")
+        assert "".join(f"{x}\n" for x in line.to_pylist()) == expected
+        assert "".join(duplicates.to_pylist()) == (out / "duplicates.jsonl").read_text(encoding="utf-8")
+        if options.get("verify"):
+            assert '"jaccard":' in expected
+    # The rule changes the representatives somewhere.
+    first = [json.loads(x)["representative"] for x in run_cluster_lines(cluster_rows)[3].to_pylist()]
+    longest = [
+        json.loads(x)["representative"]
+        for x in run_cluster_lines(cluster_rows, keep="longest")[3].to_pylist()
+    ]
+    assert first != longest
+
+
+def test_cluster_lines_string_and_mixed_ids():
+    text = "The old mill on the river was built in 1820 and still grinds grain for the bakery."
+    base = dict(title=pa.array(["A", "B", "C"]), text=pa.array([text] * 3))
+    cluster, ids = pa.array([5, 5, 5], pa.int64()), pa.array([5, 1 << 32, 2 << 32], pa.int64())
+    # Strings: "12" stays a string and sorts after every integer, strings by bytes.
+    _, _, _, line, dups = kernels.cluster_lines(
+        cluster, ids, pa.array(["b-2", "12", "a-1"]), base["title"], base["text"]
+    )
+    members = json.loads(line[0].as_py())["members"]
+    assert [m["doc"] for m in members] == ["12", "a-1", "b-2"]
+    # Mixed: integer ids first.
+    _, _, _, line, dups = kernels.cluster_lines(
+        cluster, ids, pa.array([None, 12, None], pa.int64()), base["title"], base["text"],
+        doc_str=pa.array(["b-2", None, "12"]),
+    )
+    cluster_json = json.loads(line[0].as_py())
+    assert [m["doc"] for m in cluster_json["members"]] == [12, "12", "b-2"]
+    # The first seen (smallest id) is kept; the others are its duplicates.
+    assert cluster_json["representative"] == 2
+    assert [json.loads(d)["doc"] for d in dups[0].as_py().splitlines()] == [12, "12"]
+    assert all(m["similarity"] == 1.0 for m in cluster_json["members"])
+    with pytest.raises(ValueError, match="doc: row 1 has no document id"):
+        kernels.cluster_lines(
+            cluster, ids, pa.array([1, None, 3], pa.int64()), base["title"], base["text"]
+        )
+    with pytest.raises(ValueError, match="keep must be"):
+        kernels.cluster_lines(cluster, ids, pa.array([1, 2, 3], pa.int64()), base["title"], base["text"], keep="last")
 
 
 def test_cluster_lines_errors_and_nulls():
     rows = [(0, 0, 1, "A", "Same text here."), (0, 5, 2, None, "Same text here."), (9, 9, 3, "C", "x")]
-    cluster, kind, size, line = run_cluster_lines(rows)
+
+    def run(rows):
+        cols = list(zip(*rows))
+        return kernels.cluster_lines(
+            pa.array(cols[0], pa.int64()), pa.array(cols[1], pa.int64()),
+            pa.array(cols[2], pa.int64()), pa.array(cols[3]), pa.array(cols[4]),
+        )
+
+    cluster, kind, size, line, duplicates = run(rows)
     assert size.to_pylist() == [2, 1]
-    assert json.loads(line[0].as_py())["members"][1]["title"] == ""
+    first = json.loads(line[0].as_py())
+    assert first["members"][1]["title"] == ""
+    # Without offsets a member spans its text.
+    assert (first["members"][0]["start"], first["members"][0]["end"]) == (0, 15)
+    assert duplicates.to_pylist()[1] == ""
     with pytest.raises(ValueError, match="contiguous"):
-        run_cluster_lines([rows[0], rows[2], rows[1]])
+        run([rows[0], rows[2], rows[1]])
     with pytest.raises(ValueError, match="text: row 1 is null"):
-        run_cluster_lines([rows[0], (0, 5, 2, "B", None)])
+        run([rows[0], (0, 5, 2, "B", None)])
     with pytest.raises(ValueError, match="different lengths"):
         kernels.cluster_lines(
             pa.array([1], pa.int64()),
@@ -315,13 +393,19 @@ def test_cluster_lines_errors_and_nulls():
             pa.array(["t"]),
             pa.array(["x"]),
         )
+    with pytest.raises(ValueError, match="record: row 0 is negative"):
+        kernels.cluster_lines(
+            pa.array([1], pa.int64()), pa.array([1], pa.int64()), pa.array([1], pa.int64()),
+            pa.array(["t"]), pa.array(["x"]), record=pa.array([-1], pa.int64()),
+        )
 
 
 # --- the whole pipeline from kernels -----------------------------------------------------------
 
 
-def test_kernels_compose_into_dedup(sample_sentences, dedup_clusters):
-    """Filter, band keys, capped star pairs, components and lines give dedup's clusters.jsonl."""
+def test_kernels_compose_into_dedup(sample_sentences, dedup_out):
+    """Filter, band keys, capped star pairs, components and lines give dedup's clusters.jsonl
+    and duplicates.jsonl."""
     text = pa.array([r["text"] for r in sample_sentences])
     counts = kernels.shingle_counts(text).to_pylist()
     kept = [i for i, n in enumerate(counts) if 75 <= n <= 600]
@@ -341,15 +425,22 @@ def test_kernels_compose_into_dedup(sample_sentences, dedup_clusters):
     )
     by_id = {r["id"]: r for r in sample_sentences}
     members = [by_id[n] for n in node.to_pylist()]
-    _, _, _, line = kernels.cluster_lines(
+    column = {f: [m.get(f) for m in members] for f in MEMBER_FIELDS}
+    _, _, _, line, duplicates = kernels.cluster_lines(
         cluster,
         node,
-        pa.array([m["doc"] for m in members], pa.int64()),
-        pa.array([m["title"] for m in members]),
-        pa.array([m["text"] for m in members]),
+        pa.array(column["doc"], pa.int64()),
+        pa.array(column["title"]),
+        pa.array(column["text"]),
+        source=pa.array(column["source"]),
+        record=pa.array(column["record"], pa.int64()),
+        revision=pa.array(column["revision"], pa.int64()),
+        timestamp=pa.array(column["timestamp"]),
+        start=pa.array(column["start"], pa.int64()),
+        end=pa.array(column["end"], pa.int64()),
     )
-    expected = [json.dumps(c, ensure_ascii=False, separators=(",", ":")) for c in dedup_clusters]
-    assert line.to_pylist() == expected
+    assert "".join(f"{x}\n" for x in line.to_pylist()) == (dedup_out / "clusters.jsonl").read_text(encoding="utf-8")
+    assert "".join(duplicates.to_pylist()) == (dedup_out / "duplicates.jsonl").read_text(encoding="utf-8")
 
 
 # --- malformed input ---------------------------------------------------------------------------
@@ -414,7 +505,7 @@ def test_empty_and_all_null_arrays():
         assert s.sign_batch(array) == [None] * n
     empty = pa.array([], pa.int64())
     out = kernels.cluster_lines(empty, empty, empty, pa.array([], pa.string()), pa.array([], pa.string()))
-    assert [len(x) for x in out] == [0, 0, 0, 0]
+    assert [len(x) for x in out] == [0, 0, 0, 0, 0]
 
 
 def test_threads_share_a_signer(sample_sentences):

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import json
 import random
 
 import pytest
 
-from spark_support import assert_same_outputs, java_available, session
+from spark_support import assert_same_outputs, java_available, run_cli, sentences, session
 
 pytestmark = pytest.mark.skipif(not java_available(), reason="Spark needs Java (java not found)")
 
@@ -25,6 +26,18 @@ def test_same_clusters_as_the_cli(spark, samples, tmp_path):
     assert_same_outputs(d / "cli", tmp_path)
     assert stats["clusters"] > 1000
     assert sum(stats["types"].values()) == stats["clusters"]
+    assert 0 < stats["duplicates"] == stats["clustered_sentences"] - stats["clusters"]
+    # The same page in the 2013 and the 2016 dump: two members with their own provenance.
+    versions = 0
+    for line in (tmp_path / "clusters.jsonl").read_text(encoding="utf-8").splitlines():
+        by_doc = {}
+        for m in json.loads(line)["members"]:
+            by_doc.setdefault(m["doc"], []).append(m)
+        for members in by_doc.values():
+            if len({m["source"] for m in members}) == 2:
+                assert len({(m["revision"], m["timestamp"]) for m in members}) == 2
+                versions += 1
+    assert versions > 100
 
 
 def test_dataframe_components_give_the_same_clusters(spark, samples, tmp_path):
@@ -47,6 +60,108 @@ def test_edit_filter_matches_the_cli(spark, samples, tmp_path):
     )
     assert_same_outputs(d / "cli-edit", tmp_path)
     assert stats["pairs_after_edit_filter"] <= stats["candidate_pairs"]
+
+
+def string_id_corpus(path):
+    """JSON Lines documents with string ids ("a-1" style, and "12", which must stay a string
+    next to the integer id 12), non-ASCII text (character offsets differ from byte offsets) and
+    a blank line (records count lines). Planted: one sentence in four documents (identical), one
+    in three with a word added in one (copyedit), and a template sentence in seven variants
+    (those that cluster have an exact Jaccard below the --verify threshold)."""
+    shared = (
+        "The old watermill on the river Aare was built in 1820 by the Brügger family and "
+        "still grinds grain for the village bakery."
+    )
+    edited = (
+        "Die Brücke über den Fluss wurde im Jahr 1865 aus Sandstein gebaut und trägt bis heute "
+        "die Straße nach Zürich."
+    )
+    longer = edited.replace("aus Sandstein", "aus hellem Sandstein")
+    filler = [
+        f"Sentence number {i} of this corpus says something nobody else says, though it says it "
+        f"in the words of a template ({'é' * i})."
+        for i in range(7)
+    ]
+    docs = [
+        ("a-1", "Mühle", f"Çà et là. {shared} {filler[0]}"),
+        ("a-2", "Mill", f"{filler[1]} {shared}"),
+        ("12", "Zwölf (string)", f"{edited} {filler[2]} {shared}"),
+        (12, "Twelve (number)", f"{filler[3]} {edited}"),
+        ("b-10", "Brücke", f"Ünïcödé first. {longer} {filler[4]}"),
+        (7, "Seven", f"{filler[5]} {filler[6]}"),
+        ("a-1 copy", "Mühle", f"Çà et là. {shared} {filler[0]}"),
+    ]
+    lines = [json.dumps({"id": i, "title": t, "text": x}, ensure_ascii=False) for i, t, x in docs]
+    path.write_text("\n".join(lines[:3]) + "\n\n" + "\n".join(lines[3:]) + "\n", encoding="utf-8")
+
+
+@pytest.mark.parametrize(
+    "flags",
+    [[], ["--keep", "longest", "--verify"]],
+    ids=["default", "longest-verified"],
+)
+def test_string_ids_give_the_same_outputs_as_the_cli(spark, tmp_path, flags):
+    from textreuse.spark import DedupParams, run_dedup
+
+    corpus = tmp_path / "corpus.jsonl"
+    string_id_corpus(corpus)
+    records, counts = sentences(tmp_path, str(corpus))
+    assert any(json.loads(r).get("doc_is_string") for r in records.read_text().splitlines())
+    run_cli("dedup", "-q", *flags, "--out", str(tmp_path / "cli"), str(corpus))
+    params = DedupParams(keep="longest", verify=True) if flags else DedupParams()
+    stats = run_dedup(spark, [str(records)], str(tmp_path / "spark"), params, input_stats=[str(counts)])
+    assert_same_outputs(tmp_path / "cli", tmp_path / "spark")
+    clusters = [json.loads(x) for x in (tmp_path / "spark" / "clusters.jsonl").read_text().splitlines()]
+    docs = [[m["doc"] for m in c["members"]] for c in clusters]
+    # Integer ids first, then strings by bytes; "12" and 12 are two documents.
+    assert ["12", "a-1", "a-1 copy", "a-2"] in docs
+    assert [12, "12", "b-10"] in docs
+    assert stats["distinct_articles"] == 7 and stats["verified"] == bool(flags)
+    duplicates = (tmp_path / "spark" / "duplicates.jsonl").read_text().splitlines()
+    assert len(duplicates) == stats["duplicates"] > 0
+    if flags:
+        # Only the identical sentence's copies are verified duplicates.
+        assert {json.loads(x)["cluster"] for x in duplicates} == {1}
+        assert stats["duplicates"] < stats["clustered_sentences"] - stats["clusters"]
+
+
+def test_parquet_records_give_the_same_outputs(spark, tmp_path):
+    """The records as Parquet (here converted by Spark, which reads the mixed `doc` as a string
+    column beside `doc_is_string`) give the same outputs."""
+    from textreuse.spark import DedupParams, run_dedup
+
+    corpus = tmp_path / "corpus.jsonl"
+    string_id_corpus(corpus)
+    records, counts = sentences(tmp_path, str(corpus))
+    parquet = tmp_path / "sentences.parquet"
+    spark.read.json(str(records)).write.parquet(str(parquet))
+    run_cli("dedup", "-q", "--out", str(tmp_path / "cli"), str(corpus))
+    run_dedup(spark, [str(parquet)], str(tmp_path / "spark"), DedupParams(), input_stats=[str(counts)])
+    assert_same_outputs(tmp_path / "cli", tmp_path / "spark")
+
+
+def test_sentence_frame_keeps_ids_as_written(spark):
+    from pyspark.errors import PySparkException
+
+    from textreuse.spark.dedup import sentence_frame
+
+    def ids(rows, doc_columns):
+        schema = f"id long, {doc_columns}, title string, shingles long, text string, start long, end long"
+        df = sentence_frame(spark.createDataFrame(rows, schema))
+        return [(r["doc_int"], r["doc_str"]) for r in df.orderBy("id").collect()]
+
+    rest = ("t", 80, "x", 0, 1)
+    # An integer column: integer ids.
+    assert ids([(1, 12, *rest)], "doc long") == [(12, None)]
+    # A string column without doc_is_string: string ids, digits or not.
+    assert ids([(1, "12", *rest), (2, "a-1", *rest)], "doc string") == [(None, "12"), (None, "a-1")]
+    # With doc_is_string (as Spark reads `textreuse sentences` output), it decides.
+    flagged = "doc string, doc_is_string boolean"
+    assert ids([(1, "12", None, *rest), (2, "12", True, *rest)], flagged) == [(12, None), (None, "12")]
+    with pytest.raises(PySparkException, match="doc a-1 is not a 64-bit integer"):
+        ids([(1, "a-1", None, *rest)], flagged)
+    with pytest.raises(ValueError, match="no column end, start"):
+        sentence_frame(spark.createDataFrame([(1, 12, "t", 80, "x")], "id long, doc long, title string, shingles long, text string"))
 
 
 def test_large_star_small_star_equals_union_find(spark):

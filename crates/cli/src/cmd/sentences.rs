@@ -1,5 +1,7 @@
 //! `textreuse sentences FILE...`: split documents into sentences and write one JSON object per
-//! sentence, `{"id","doc","title","idx","start","end","shingles","text"}`.
+//! sentence, `{"id","doc","doc_is_string","source","record","revision","timestamp","title","idx",
+//! "start","end","shingles","text"}` (`doc_is_string`, `source`, `record`, `revision` and
+//! `timestamp` only when they have a value).
 //!
 //! Wikipedia dumps (`.xml`, `.xml.bz2`) are read like `textreuse dedup` reads them: each article's
 //! prose paragraphs (list items left out) joined by blank lines, `doc` = page id. With no FILE, the
@@ -9,10 +11,17 @@
 //! sentence id whatever the filter. `id` is the id `textreuse dedup` gives the same sentence when
 //! it reads the same inputs in the same order: `seq << 32 | idx`, where `seq` is the document's
 //! position in the input (from 0), so two versions of one page (same `doc`) get different ids.
-//! The Spark backend of the Python package reads this output and keeps these ids. `start`/`end` are byte offsets into the document text;
-//! `shingles` is the number of `--shingle`-character shingles of the sentence as it stands in the
-//! text (no normalization). Sentences are kept when `--min-shingles <= shingles <=
-//! --max-shingles`; `--max-shingles 0` removes the upper bound.
+//!
+//! The other fields are those of a member in `textreuse dedup`'s `clusters.jsonl`, with the same
+//! values, so the Spark backend of the Python package, which reads this output, writes the same
+//! clusters: `doc` is the document id as the input wrote it (a JSON number or string), and
+//! `"doc_is_string": true` marks a string id (Spark's JSON reader, reading `doc` as a string
+//! column, cannot tell `"12"` from `12`); `source` is the input as given, `record` the 1-based
+//! line of a JSON Lines file, `revision` and `timestamp` those of a dump page; `start`/`end` are
+//! character offsets (Unicode scalar values, so Python's `text[start:end]` is the sentence) into
+//! the document text. `shingles` is the number of `--shingle`-character shingles of the sentence
+//! as it stands in the text (no normalization). Sentences are kept when `--min-shingles <=
+//! shingles <= --max-shingles`; `--max-shingles 0` removes the upper bound.
 //!
 //! `--band-keys` adds `"band_keys": ["<16 hex digits>", ...]`: the sentence's MinHash band keys
 //! exactly as stage 2 of `textreuse dedup` computes them with the same `--shingle` and signer
@@ -25,9 +34,9 @@ use std::path::PathBuf;
 
 use anyhow::Context;
 use serde::Serialize;
-use textreuse_dedup::Progress;
 use textreuse_dedup::features::KeptSentences;
 use textreuse_dedup::pipeline::DocumentPipeline;
+use textreuse_dedup::{DocId, Progress};
 use textreuse_minhash::TextSigner;
 
 use crate::util::{self, FilterArgs, Global, InputArgs, SignerArgs};
@@ -67,13 +76,22 @@ pub struct Args {
 #[derive(Serialize)]
 struct OutSentence<'a> {
     id: u64,
-    doc: &'a textreuse_dedup::DocId,
+    doc: &'a DocId,
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    doc_is_string: bool,
     #[serde(skip_serializing_if = "Option::is_none")]
     source: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    record: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    revision: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    timestamp: Option<&'a str>,
     title: &'a str,
     idx: usize,
-    start: usize,
-    end: usize,
+    /// Character offsets into the document text.
+    start: u64,
+    end: u64,
     shingles: usize,
     text: &'a str,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -110,7 +128,13 @@ pub fn run(args: &Args, global: &Global) -> anyhow::Result<()> {
             let seq = args.first_seq + seq;
             let (mut lines, mut kept_here) = (Vec::new(), 0u64);
             let mut sentences = KeptSentences::new(&doc.text, seq, &filter);
+            // Character offsets, counted once over the text up to the last kept sentence.
+            let (mut byte, mut char) = (0usize, 0u64);
             for s in sentences.by_ref() {
+                char += doc.text[byte..s.span.start].chars().count() as u64;
+                let start = char;
+                char += s.text.chars().count() as u64;
+                byte = s.span.end;
                 let band_keys = text_signer.as_mut().map(|ts| {
                     ts.band_keys(s.text).map_or_else(Vec::new, |keys| {
                         keys.iter().map(|k| format!("{k:016x}")).collect()
@@ -119,11 +143,15 @@ pub fn run(args: &Args, global: &Global) -> anyhow::Result<()> {
                 let rec = OutSentence {
                     id: s.id,
                     doc: &doc.id,
+                    doc_is_string: matches!(doc.id, DocId::Str(_)),
                     source: doc.origin.source.as_deref(),
+                    record: doc.origin.record,
+                    revision: doc.origin.revision,
+                    timestamp: doc.origin.timestamp.as_deref(),
                     title: &doc.title,
                     idx: s.idx as usize,
-                    start: s.span.start,
-                    end: s.span.end,
+                    start,
+                    end: char,
                     shingles: s.shingles,
                     text: s.text,
                     band_keys,

@@ -177,12 +177,23 @@ def signatures(signer: Signer, text: _Parts, large: bool, shingle: int) -> tuple
 def shingle_counts(text: _Parts, large: bool, shingle: int) -> bytes: ...
 def edit_keep(a: _Parts, a_large: bool, b: _Parts, b_large: bool, max_edit: float) -> tuple[bytes, bytes | None]: ...
 def connected_components(a: _Parts, b: _Parts) -> tuple[bytes, bytes]: ...
+# String columns of cluster_lines are (parts, large) pairs; optional columns may be None.
 def cluster_lines(
+    signer: Signer,
+    shingle: int,
+    keep: Literal["first", "earliest", "longest"],
+    verify: bool,
+    threshold: float | None,
     cluster: _Parts,
     id: _Parts,
-    doc: _Parts,
-    title: _Parts,
-    title_large: bool,
-    text: _Parts,
-    text_large: bool,
-) -> tuple[bytes, bytes, bytes, bytes, bytes, bytes]: ...
+    doc_int: _Parts | None,
+    doc_str: tuple[_Parts, bool] | None,
+    title: tuple[_Parts, bool],
+    text: tuple[_Parts, bool],
+    source: tuple[_Parts, bool] | None = None,
+    record: _Parts | None = None,
+    revision: _Parts | None = None,
+    timestamp: tuple[_Parts, bool] | None = None,
+    start: _Parts | None = None,
+    end: _Parts | None = None,
+) -> tuple[bytes, bytes, bytes, bytes, bytes, bytes, bytes, bytes]: ...

@@ -161,38 +161,98 @@ def connected_components(
     return _fixed(pa.int64(), 8, node), _fixed(pa.int64(), 8, cluster)
 
 
+def _doc_parts(doc: pa.Array | pa.ChunkedArray, doc_str: pa.Array | pa.ChunkedArray | None):
+    """The (doc_int, doc_str) arguments of _native.cluster_lines."""
+    doc = _array(doc, "doc")
+    if doc.type in (pa.string(), pa.large_string()):
+        if doc_str is not None:
+            raise TypeError("doc: give doc_str only with an int64 doc column")
+        return None, _string_parts(doc, "doc")
+    return _int64_parts(doc, "doc"), None if doc_str is None else _string_parts(doc_str, "doc_str")
+
+
+def _optional_strings(arr: pa.Array | pa.ChunkedArray | None, name: str):
+    return None if arr is None else _string_parts(arr, name)
+
+
+def _optional_int64(arr: pa.Array | pa.ChunkedArray | None, name: str):
+    return None if arr is None else _int64_parts(arr, name)
+
+
 def cluster_lines(
     cluster: pa.Array | pa.ChunkedArray,
     id: pa.Array | pa.ChunkedArray,  # noqa: A002 - the column's name in the pipeline
     doc: pa.Array | pa.ChunkedArray,
     title: pa.Array | pa.ChunkedArray,
     text: pa.Array | pa.ChunkedArray,
-) -> tuple[pa.Int64Array, pa.StringArray, pa.Int64Array, pa.StringArray]:
-    """Stages 6 and 8: the ``clusters.jsonl`` line of each cluster.
+    *,
+    doc_str: pa.Array | pa.ChunkedArray | None = None,
+    source: pa.Array | pa.ChunkedArray | None = None,
+    record: pa.Array | pa.ChunkedArray | None = None,
+    revision: pa.Array | pa.ChunkedArray | None = None,
+    timestamp: pa.Array | pa.ChunkedArray | None = None,
+    start: pa.Array | pa.ChunkedArray | None = None,
+    end: pa.Array | pa.ChunkedArray | None = None,
+    signer: Signer | None = None,
+    shingle: int = _native.DEFAULTS["shingle"],
+    keep: str = "first",
+    verify: bool = False,
+    threshold: float | None = None,
+) -> tuple[pa.Int64Array, pa.StringArray, pa.Int64Array, pa.StringArray, pa.StringArray]:
+    """Stages 6 and 8: the ``clusters.jsonl`` line and the ``duplicates.jsonl`` lines of each
+    cluster.
 
     The input has one row per clustered sentence: its ``cluster`` id, sentence ``id``
-    (``seq << 32 | idx``), ``doc`` (page id), ``title`` and ``text``. Each cluster's rows must
-    be contiguous and complete (any order inside; e.g. one Spark group). Returns one row per
-    cluster, in input order: ``(cluster, type, size, line)``, where ``line`` is byte for byte the
-    line ``textreuse dedup`` writes for the cluster (members sorted by ``(doc, idx)``, the
-    cluster classified by the same rules) and ``type`` its class (``identical``, ``template``,
-    ``copyedit``, ``factual_drift``, ``reference`` or ``other``). A null title is taken as "";
-    nulls in the other columns raise ValueError.
+    (``seq << 32 | idx``), document id ``doc``, ``title`` and ``text``, and where it came from:
+    ``source`` (the input as given), ``record`` (JSON Lines line), ``revision`` and
+    ``timestamp`` (dump pages), and ``start``/``end``, its character offsets in the document
+    text (all as ``textreuse sentences`` writes them; a column left out, or a null, is a value
+    the member does not have; without ``start``/``end`` a member spans its whole text). ``doc``
+    is an int64 array of integer ids or a string array of string ids; for a mix, ``doc`` is
+    int64 and ``doc_str`` a string array whose non-null rows are the string ids. Each cluster's
+    rows must be contiguous and complete (any order inside; e.g. one Spark group).
+
+    Each cluster is built as ``textreuse dedup`` builds it: members sorted by ``(doc, idx)``,
+    classified by the same rules, the representative picked by ``keep`` (``"first"``,
+    ``"earliest"`` or ``"longest"``, as ``--keep``), each member's estimated Jaccard similarity
+    to it from the minhashes of ``signer`` (default ``Signer()``) over ``shingle``-character
+    shingles, and with ``verify`` (``--verify``) the exact Jaccard, members below ``threshold``
+    (default ``(1/M)^(1/K)`` of the signer) not counting as duplicates. Pass the run's
+    parameters to get its bytes.
+
+    Returns one row per cluster, in input order: ``(cluster, type, size, line, duplicates)``,
+    where ``line`` is byte for byte the line ``textreuse dedup`` writes for the cluster,
+    ``type`` its class (``identical``, ``template``, ``copyedit``, ``factual_drift``,
+    ``reference`` or ``other``) and ``duplicates`` its lines of ``duplicates.jsonl``, each
+    ending in a newline ("" when it has none). A null title is taken as ""; nulls in
+    ``cluster``, ``id`` and ``text``, a row without a document id, and negative
+    ``record``/``revision``/``start``/``end`` raise ValueError.
     """
-    title_parts, title_large = _string_parts(title, "title")
-    text_parts, text_large = _string_parts(text, "text")
-    clusters, type_offsets, type_data, sizes, line_offsets, line_data = _native.cluster_lines(
+    doc_int_parts, doc_str_parts = _doc_parts(doc, doc_str)
+    out = _native.cluster_lines(
+        signer if signer is not None else Signer(),
+        shingle,
+        keep,
+        verify,
+        threshold,
         _int64_parts(cluster, "cluster"),
         _int64_parts(id, "id"),
-        _int64_parts(doc, "doc"),
-        title_parts,
-        title_large,
-        text_parts,
-        text_large,
+        doc_int_parts,
+        doc_str_parts,
+        _string_parts(title, "title"),
+        _string_parts(text, "text"),
+        source=_optional_strings(source, "source"),
+        record=_optional_int64(record, "record"),
+        revision=_optional_int64(revision, "revision"),
+        timestamp=_optional_strings(timestamp, "timestamp"),
+        start=_optional_int64(start, "start"),
+        end=_optional_int64(end, "end"),
     )
+    clusters, type_offsets, type_data, sizes, line_offsets, line_data, dup_offsets, dup_data = out
     return (
         _fixed(pa.int64(), 8, clusters),
         _strings(type_offsets, type_data),
         _fixed(pa.int64(), 8, sizes),
         _strings(line_offsets, line_data),
+        _strings(dup_offsets, dup_data),
     )

@@ -6,9 +6,11 @@ re-execution; the Rust kernels of :mod:`textreuse.kernels` do the per-record wor
 Connect.
 
 Input: sentence records as ``textreuse sentences --min-shingles 0 --max-shingles 0`` writes them
-(JSON Lines, or Parquet with the same columns: ``id``, ``doc``, ``title``, ``shingles``,
-``text``). ``id`` is ``seq << 32 | idx``, the id ``textreuse dedup`` gives the sentence, so both
-produce the same cluster ids.
+(JSON Lines, or Parquet with the same columns; see :data:`~textreuse.spark.dedup.SENTENCE_SCHEMA`
+and :func:`~textreuse.spark.dedup.sentence_frame`). ``id`` is ``seq << 32 | idx``, the id
+``textreuse dedup`` gives the sentence, so both produce the same cluster ids; ``doc`` (with
+``doc_is_string``), ``source``, ``record``, ``revision``, ``timestamp`` and the character
+offsets ``start``/``end`` are what a member of ``clusters.jsonl`` shows.
 
 Stages (see :func:`run_dedup`):
 
@@ -20,9 +22,11 @@ Stages (see :func:`run_dedup`):
 5. connected components: union-find on the driver when the pairs fit
    (``driver_pairs_limit``), otherwise large-star/small-star rounds in DataFrames;
 6. join back to text; 7. ``mapInArrow`` edit-distance filter (optional, re-clustering);
-8. ``mapInArrow`` classification and formatting (:func:`textreuse.kernels.cluster_lines`,
-   the same Rust function ``textreuse dedup`` uses), then the driver writes ``clusters.jsonl``
-   (ordered by cluster id), ``stats.json`` and ``article-pairs.tsv``.
+8. ``mapInArrow`` classification, scoring (representative by ``keep``, similarities with the
+   run's signer, exact Jaccard with ``verify``) and formatting
+   (:func:`textreuse.kernels.cluster_lines`, the same Rust functions ``textreuse dedup`` uses),
+   then the driver writes ``clusters.jsonl`` and ``duplicates.jsonl`` (ordered by cluster id),
+   ``stats.json`` and ``article-pairs.tsv``.
 
 Example::
 

@@ -15,7 +15,7 @@ import json
 import sys
 import time
 
-from textreuse.spark.dedup import DedupParams, run_dedup
+from textreuse.spark.dedup import KEEP_RULES, DedupParams, run_dedup
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -29,8 +29,8 @@ def _parser() -> argparse.ArgumentParser:
         help="near-duplicate sentence clusters",
         description=(
             "Reads sentence records written by `textreuse sentences --min-shingles 0 "
-            "--max-shingles 0` (JSON Lines, or Parquet with columns id, doc, title, shingles, "
-            "text) and writes clusters.jsonl, stats.json and article-pairs.tsv like "
+            "--max-shingles 0` (JSON Lines, or Parquet with the same columns) and writes "
+            "clusters.jsonl, duplicates.jsonl, stats.json and article-pairs.tsv like "
             "`textreuse dedup`."
         ),
     )
@@ -57,6 +57,16 @@ def _parser() -> argparse.ArgumentParser:
     d.add_argument("--max-edit", type=float, default=None, metavar="D")
     d.add_argument(
         "--max-article-pairs", type=int, default=defaults.max_article_pairs, metavar="N"
+    )
+    d.add_argument(
+        "--keep", choices=KEEP_RULES, default=defaults.keep,
+        help="which member of a cluster is kept (the others go to duplicates.jsonl): the first "
+        "seen in input order, the earliest revision timestamp, or the longest text",
+    )
+    d.add_argument(
+        "--verify", action="store_true",
+        help="compute each member's exact Jaccard similarity to the kept one, and leave "
+        "members below (1/M)^(1/K) out of duplicates.jsonl",
     )
     d.add_argument(
         "--driver-pairs-limit", type=int, default=defaults.driver_pairs_limit, metavar="N",
@@ -97,7 +107,7 @@ def main(argv: list[str] | None = None) -> int:
             hashes=args.hashes, bits=args.bits, rows=args.rows, bands=args.bands,
             seed=args.seed, scheme=args.scheme, max_bucket=args.max_bucket,
             max_edit=args.max_edit, max_article_pairs=args.max_article_pairs,
-            driver_pairs_limit=args.driver_pairs_limit,
+            keep=args.keep, verify=args.verify, driver_pairs_limit=args.driver_pairs_limit,
         )
         from textreuse import Signer
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import json
 import os
@@ -10,14 +11,48 @@ import time
 from typing import Iterable, Iterator, Sequence
 
 import pyarrow as pa
-from pyspark.sql import DataFrame, SparkSession
+from pyspark.sql import Column, DataFrame, SparkSession
 from pyspark.sql import functions as F
+from pyspark.sql import types as T
 
 from .. import _native, kernels
 from .components import connected_components
 
-#: Columns read from the sentence records (`textreuse sentences` JSON Lines or Parquet).
-SENTENCE_SCHEMA = "id long, doc long, title string, shingles long, text string"
+#: The sentence records as ``textreuse sentences`` writes them (JSON Lines; Parquet files hold
+#: the same columns). ``doc`` is read as a string: Spark's JSON reader gives the digits of an
+#: integer id and the text of a string id, and ``doc_is_string``, which the extractor writes
+#: (true) only for string ids, tells ``12`` from ``"12"``. ``start``/``end`` are character
+#: offsets. ``source``, ``record``, ``revision`` and ``timestamp`` are null where the document
+#: has none.
+SENTENCE_SCHEMA = T.StructType(
+    [
+        T.StructField("id", T.LongType()),
+        T.StructField("doc", T.StringType()),
+        T.StructField("doc_is_string", T.BooleanType()),
+        T.StructField("source", T.StringType()),
+        T.StructField("record", T.LongType()),
+        T.StructField("revision", T.LongType()),
+        T.StructField("timestamp", T.StringType()),
+        T.StructField("title", T.StringType()),
+        T.StructField("start", T.LongType()),
+        T.StructField("end", T.LongType()),
+        T.StructField("shingles", T.LongType()),
+        T.StructField("text", T.StringType()),
+    ]
+)
+
+#: The columns the pipeline works on (:func:`sentence_frame`): the document id split into
+#: ``doc_int`` (integer ids) and ``doc_str`` (string ids), exactly one of them not null.
+COLUMNS = (
+    "id", "doc_int", "doc_str", "title", "shingles", "text",
+    "source", "record", "revision", "timestamp", "start", "end",
+)
+
+#: The columns of a cluster member (the kernel's input besides ``cluster``).
+_MEMBER_COLUMNS = tuple(c for c in COLUMNS if c != "shingles")
+
+#: The representative rules of ``textreuse dedup --keep``.
+KEEP_RULES = ("first", "earliest", "longest")
 
 #: The cluster types, in the order `textreuse dedup` counts them.
 CLUSTER_TYPES = ("identical", "template", "copyedit", "factual_drift", "reference", "other")
@@ -43,6 +78,13 @@ class DedupParams:
     max_bucket: int = _DEFAULTS["max_bucket"]
     max_edit: float | None = None
     max_article_pairs: int = _DEFAULTS["max_article_pairs"]
+    #: Which member of a cluster is kept, the others listed in ``duplicates.jsonl``:
+    #: ``"first"`` (first seen in input order), ``"earliest"`` (revision timestamp) or
+    #: ``"longest"``, as ``textreuse dedup --keep``.
+    keep: str = "first"
+    #: Compute each member's exact Jaccard similarity to the kept one and leave members below
+    #: ``(1/M)^(1/K)`` out of ``duplicates.jsonl`` (``textreuse dedup --verify``).
+    verify: bool = False
     #: Connected components run on the driver (Rust union-find) when there are at most this
     #: many distinct pairs, otherwise as large-star/small-star rounds in DataFrames.
     driver_pairs_limit: int = 50_000_000
@@ -92,68 +134,134 @@ def _edit_keep(max_edit: float):
     return run
 
 
-def _cluster_lines(batches: Iterable[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+def _cluster_lines(signer_args: dict, shingle: int, keep: str, verify: bool):
     """Formats the clusters of a partition whose rows are sorted by cluster. A cluster may
     straddle two Arrow batches: the rows of the last cluster of a batch wait for the next."""
-    columns = ["cluster", "id", "doc", "title", "text"]
+    columns = ["cluster", *_MEMBER_COLUMNS]
 
     def lines(table: pa.Table) -> pa.RecordBatch:
-        cols = [table.column(c).combine_chunks() for c in columns]
-        cluster, kind, size, line = kernels.cluster_lines(*cols)
+        col = {c: table.column(c).combine_chunks() for c in columns}
+        cluster, kind, size, line, duplicates = kernels.cluster_lines(
+            col["cluster"], col["id"], col["doc_int"], col["title"], col["text"],
+            doc_str=col["doc_str"], source=col["source"], record=col["record"],
+            revision=col["revision"], timestamp=col["timestamp"], start=col["start"],
+            end=col["end"], signer=_signer(signer_args), shingle=shingle, keep=keep,
+            verify=verify,
+        )
         return pa.RecordBatch.from_arrays(
-            [cluster, kind, size, line], names=["cluster", "type", "size", "line"]
+            [cluster, kind, size, line, duplicates],
+            names=["cluster", "type", "size", "line", "duplicates"],
         )
 
-    pending = None
-    for batch in batches:
-        table = pa.Table.from_batches([batch.select(columns)])
-        if pending is not None:
-            table = pa.concat_tables([pending, table])
-        if table.num_rows == 0:
-            continue
-        cluster = table.column("cluster")
-        last = cluster[table.num_rows - 1]
-        # Rows are sorted by cluster, so the last cluster's rows are the tail.
-        tail = table.num_rows
-        while tail > 0 and cluster[tail - 1] == last:
-            tail -= 1
-        pending = table.slice(tail)
-        if tail > 0:
-            yield lines(table.slice(0, tail))
-    if pending is not None and pending.num_rows:
-        yield lines(pending)
+    def run(batches: Iterable[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+        pending = None
+        for batch in batches:
+            table = pa.Table.from_batches([batch.select(columns)])
+            if pending is not None:
+                table = pa.concat_tables([pending, table])
+            if table.num_rows == 0:
+                continue
+            cluster = table.column("cluster")
+            last = cluster[table.num_rows - 1]
+            # Rows are sorted by cluster, so the last cluster's rows are the tail.
+            tail = table.num_rows
+            while tail > 0 and cluster[tail - 1] == last:
+                tail -= 1
+            pending = table.slice(tail)
+            if tail > 0:
+                yield lines(table.slice(0, tail))
+        if pending is not None and pending.num_rows:
+            yield lines(pending)
+
+    return run
+
+
+def sentence_frame(df: DataFrame) -> DataFrame:
+    """The sentence records of ``df`` in the pipeline's columns (:data:`COLUMNS`).
+
+    ``df`` has the columns of :data:`SENTENCE_SCHEMA` (``doc_is_string``, ``source``,
+    ``record``, ``revision`` and ``timestamp`` may be missing), or is already in the pipeline's
+    columns. An integer ``doc`` column holds integer ids. A string ``doc`` column holds string
+    ids, except that with a ``doc_is_string`` column the rows where it is not true hold integer
+    ids written in digits (as Spark reads ``textreuse sentences`` output); Spark needs those to
+    fit a signed 64-bit integer (the job fails otherwise).
+    """
+    cols = set(df.columns)
+    if "doc" not in cols and {"doc_int", "doc_str"} <= cols:
+        return df.select(*COLUMNS)
+    missing = {"id", "doc", "title", "shingles", "text", "start", "end"} - cols
+    if missing:
+        raise ValueError(
+            f"the sentence records have no column {', '.join(sorted(missing))}: write them "
+            "with `textreuse sentences --min-shingles 0 --max-shingles 0`"
+        )
+    doc_type = df.schema["doc"].dataType
+    doc = F.col("doc")
+    if isinstance(doc_type, T.StringType):
+        if "doc_is_string" in cols:
+            is_string = F.coalesce(F.col("doc_is_string"), F.lit(False))
+        else:
+            is_string = F.lit(True)
+        digits = F.expr("try_cast(doc AS BIGINT)")
+        not_an_integer = F.raise_error(
+            F.concat(
+                F.lit("sentence records: doc "), doc,
+                F.lit(" is not a 64-bit integer and doc_is_string is not true"),
+            )
+        )
+        doc_int = F.when(~is_string, F.when(digits.isNull(), not_an_integer).otherwise(digits))
+        doc_str = F.when(is_string, doc)
+    elif isinstance(doc_type, T.IntegralType):
+        doc_int, doc_str = doc.cast("long"), F.lit(None).cast("string")
+    else:
+        raise TypeError(f"the doc column must hold integers or strings, not {doc_type.simpleString()}")
+
+    def column(name: str) -> Column:
+        kind = SENTENCE_SCHEMA[name].dataType
+        return (F.col(name) if name in cols else F.lit(None)).cast(kind).alias(name)
+
+    picked = {"doc_int": doc_int.cast("long").alias("doc_int"), "doc_str": doc_str.alias("doc_str")}
+    return df.select(*[picked[c] if c in picked else column(c) for c in COLUMNS])
 
 
 def read_sentences(spark: SparkSession, paths: Sequence[str]) -> DataFrame:
-    """Sentence records from JSON Lines or Parquet files (by extension)."""
+    """Sentence records from JSON Lines or Parquet files (by extension; a directory is
+    Parquet), in the pipeline's columns (:func:`sentence_frame`)."""
     parquet = [p for p in paths if p.endswith(".parquet") or os.path.isdir(p)]
     jsonl = [p for p in paths if p not in parquet]
     frames = []
     if jsonl:
-        frames.append(spark.read.schema(SENTENCE_SCHEMA).json(jsonl))
+        frames.append(sentence_frame(spark.read.schema(SENTENCE_SCHEMA).json(jsonl)))
     if parquet:
-        frames.append(
-            spark.read.parquet(*parquet).select(
-                *[F.col(c).cast(t) for c, t in (f.split() for f in SENTENCE_SCHEMA.split(", "))]
-            )
-        )
+        frames.append(sentence_frame(spark.read.parquet(*parquet)))
     df = frames[0]
     for other in frames[1:]:
         df = df.unionByName(other)
     return df
 
 
-def _write_atomically(path: str, write) -> None:
-    directory = os.path.dirname(os.path.abspath(path))
-    fd, tmp = tempfile.mkstemp(dir=directory, prefix=".tmp-")
+def _write_atomically(paths: Sequence[str], write) -> None:
+    """Calls ``write`` with one open text file per path, each under a temporary name in its
+    directory, and renames them all into place once ``write`` returned."""
+    tmps: list[str] = []
     try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as f:
-            write(f)
-        os.chmod(tmp, 0o644)
-        os.replace(tmp, path)
+        with contextlib.ExitStack() as stack:
+            files = []
+            for path in paths:
+                directory = os.path.dirname(os.path.abspath(path))
+                fd, tmp = tempfile.mkstemp(dir=directory, prefix=".tmp-")
+                tmps.append(tmp)
+                files.append(
+                    stack.enter_context(os.fdopen(fd, "w", encoding="utf-8", newline="\n"))
+                )
+            write(*files)
+        for tmp, path in zip(tmps, paths):
+            os.chmod(tmp, 0o644)
+            os.replace(tmp, path)
     except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
+        for tmp in tmps:
+            if os.path.exists(tmp):
+                os.unlink(tmp)
         raise
 
 
@@ -169,23 +277,35 @@ def run_dedup(
     log=lambda msg: None,
     input_stats: Sequence[str] = (),
 ) -> dict:
-    """Runs the pipeline over sentence records and writes ``clusters.jsonl``, ``stats.json``
-    and ``article-pairs.tsv`` into ``out_dir``, as ``textreuse dedup`` does. Returns the stats.
+    """Runs the pipeline over sentence records and writes ``clusters.jsonl``,
+    ``duplicates.jsonl``, ``stats.json`` and ``article-pairs.tsv`` into ``out_dir``, as
+    ``textreuse dedup`` does. Returns the stats.
 
     ``inputs`` is a list of paths (JSON Lines or Parquet) or a DataFrame with the columns of
-    :data:`SENTENCE_SCHEMA`. ``input_stats`` are the files ``textreuse sentences --stats FILE``
-    wrote while extracting them: with them, ``documents``, ``sentences`` and ``input_problems``
-    are the extractor's counts (documents without any sentence included), otherwise they are
-    counted from the records (documents with at least one sentence).
+    :data:`SENTENCE_SCHEMA` (see :func:`sentence_frame`). ``input_stats`` are the files
+    ``textreuse sentences --stats FILE`` wrote while extracting them: with them, ``documents``,
+    ``sentences`` and ``input_problems`` are the extractor's counts (documents without any
+    sentence included), otherwise they are counted from the records (documents with at least
+    one sentence).
     """
     if params.max_bucket < 2:
         raise ValueError("max_bucket must be at least 2")
-    sentences = inputs if isinstance(inputs, DataFrame) else read_sentences(spark, list(inputs))
+    if params.keep not in KEEP_RULES:
+        raise ValueError(f"keep must be one of {', '.join(KEEP_RULES)}, got {params.keep!r}")
+    signer = _signer(params.signer_args())
+    if isinstance(inputs, DataFrame):
+        sentences = sentence_frame(inputs)
+    else:
+        sentences = read_sentences(spark, list(inputs))
     seconds = dict(
         sentences_and_signatures=0.0, shuffle_and_clusters=0.0, edit_filter=0.0,
         text_classify_write=0.0,
     )
-    stats: dict = {}
+    # The fields of the CLI's stats.json, in its order.
+    stats: dict = dict(
+        unit="sentence", hashes=signer.hashes, rows=signer.rows, bands=signer.bands,
+        threshold=None, verified=params.verify, keep=params.keep,
+    )
 
     # Stages 1-2.
     started = time.monotonic()
@@ -196,7 +316,7 @@ def run_dedup(
     ).first()
     kept = (
         sentences.where(F.col("shingles").between(params.min_shingles, max_shingles))
-        .select("id", "doc", "title", "text")
+        .select(*_MEMBER_COLUMNS)
         .persist()
     )
     records = kept.select("id", "text").mapInArrow(
@@ -301,24 +421,36 @@ def run_dedup(
     clusters = (
         members.repartition("cluster")
         .sortWithinPartitions("cluster", "id")
-        .mapInArrow(_cluster_lines, "cluster long, type string, size long, line string")
+        .mapInArrow(
+            _cluster_lines(params.signer_args(), params.shingle, params.keep, params.verify),
+            "cluster long, type string, size long, line string, duplicates string",
+        )
         .persist()
     )
     os.makedirs(out_dir, exist_ok=True)
+    duplicates = 0
 
-    def write_clusters(f):
-        for row in clusters.orderBy("cluster").select("line").toLocalIterator():
-            f.write(row["line"])
-            f.write("\n")
+    def write_clusters(clusters_file, duplicates_file):
+        nonlocal duplicates
+        rows = clusters.orderBy("cluster").select("line", "duplicates").toLocalIterator()
+        for row in rows:
+            clusters_file.write(row["line"])
+            clusters_file.write("\n")
+            duplicates_file.write(row["duplicates"])
+            duplicates += row["duplicates"].count("\n")
 
-    _write_atomically(os.path.join(out_dir, "clusters.jsonl"), write_clusters)
+    _write_atomically(
+        [os.path.join(out_dir, "clusters.jsonl"), os.path.join(out_dir, "duplicates.jsonl")],
+        write_clusters,
+    )
 
     summary = clusters.agg(
         F.count(F.lit(1)).alias("clusters"), F.sum("size").alias("clustered")
     ).first()
     stats["clusters"] = summary["clusters"]
     stats["clustered_sentences"] = summary["clustered"] or 0
-    stats["distinct_articles"] = members.select("doc").distinct().count()
+    stats["duplicates"] = duplicates
+    stats["distinct_articles"] = members.select("doc_int", "doc_str").distinct().count()
     histogram = {r["size"]: r["count"] for r in clusters.groupBy("size").count().collect()}
     stats["cluster_size_histogram"] = {str(k): histogram[k] for k in sorted(histogram)}
     types = {t: 0 for t in CLUSTER_TYPES}
@@ -328,7 +460,14 @@ def run_dedup(
 
     # article-pairs.tsv: article pairs ranked by shared clusters (clusters of at most 200
     # articles count), titles as the first member of each article in output order shows them.
-    cluster_docs = members.select("cluster", "doc").distinct()
+    # Documents compare as the CLI's ids do: integers first (by value), then strings (by bytes).
+    keyed = members.withColumn(
+        "doc",
+        F.struct(
+            F.col("doc_str").isNotNull().alias("is_string"), F.col("doc_int"), F.col("doc_str")
+        ),
+    )
+    cluster_docs = keyed.select("cluster", "doc").distinct()
     small = (
         cluster_docs.groupBy("cluster").count().where(F.col("count") <= 200).select("cluster")
     )
@@ -345,7 +484,7 @@ def run_dedup(
     )
     titles = {
         r["doc"]: r["title"]
-        for r in members.groupBy("doc")
+        for r in keyed.groupBy("doc")
         .agg(
             F.min_by(
                 "title", F.struct("cluster", F.col("id").bitwiseAND(0xFFFFFFFF), "id")
@@ -354,13 +493,18 @@ def run_dedup(
         .collect()
     }
 
+    def shown(doc) -> str:
+        return doc["doc_str"] if doc["is_string"] else str(doc["doc_int"])
+
     def write_pairs(f):
         f.write("shared_clusters\tdoc_a\ttitle_a\tdoc_b\ttitle_b\n")
         for r in ranked:
             a, b = r["a"], r["b"]
-            f.write(f"{r['count']}\t{a}\t{_tsv(titles[a])}\t{b}\t{_tsv(titles[b])}\n")
+            f.write(
+                f"{r['count']}\t{shown(a)}\t{_tsv(titles[a])}\t{shown(b)}\t{_tsv(titles[b])}\n"
+            )
 
-    _write_atomically(os.path.join(out_dir, "article-pairs.tsv"), write_pairs)
+    _write_atomically([os.path.join(out_dir, "article-pairs.tsv")], write_pairs)
     members.unpersist()
     clusters.unpersist()
     kept.unpersist()
@@ -372,5 +516,5 @@ def run_dedup(
         json.dump(stats, f, indent=2, ensure_ascii=False)
         f.write("\n")
 
-    _write_atomically(os.path.join(out_dir, "stats.json"), write_stats)
+    _write_atomically([os.path.join(out_dir, "stats.json")], write_stats)
     return stats
