@@ -66,7 +66,9 @@
 //!
 //! # Crate features
 //!
-//! None.
+//! * `parquet` (default): the `parquet` module (documents from a Parquet file, a copy of one
+//!   without some rows), through the `parquet` and `arrow-*` crates (no async runtime). Without
+//!   it the build skips compiling those crates.
 #![deny(missing_docs)]
 #![warn(missing_debug_implementations)]
 
@@ -76,6 +78,8 @@ mod cluster;
 mod error;
 pub mod features;
 pub mod input;
+#[cfg(feature = "parquet")]
+pub mod parquet;
 pub mod pipeline;
 mod progress;
 mod run;
