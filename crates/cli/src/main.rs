@@ -26,7 +26,7 @@ enum Command {
     /// Benchmark tool: synthetic band-key records through the shuffle, pairs and clusters.
     #[command(hide = true)]
     ShuffleBench(cmd::shuffle_bench::Args),
-    /// Split documents (plain text, JSON Lines) into sentences, one JSON object per sentence.
+    /// Split documents (plain text, JSON Lines, Parquet) into sentences, one JSON object per sentence.
     Sentences(cmd::sentences::Args),
     /// 64-bit SimHash fingerprints of sentences, or the pairs within --max-hamming bits.
     Simhash(cmd::simhash::Args),
