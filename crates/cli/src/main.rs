@@ -26,7 +26,7 @@ enum Command {
     /// Benchmark tool: synthetic band-key records through the shuffle, pairs and clusters.
     #[command(hide = true)]
     ShuffleBench(cmd::shuffle_bench::Args),
-    /// Split documents (plain text, JSON Lines) into sentences, one JSON object per sentence.
+    /// Split documents (plain text, JSON Lines, Parquet) into sentences, one JSON object per sentence.
     ///
     /// Each object: the sentence id dedup gives it (`id`), the document id as written (`doc`),
     /// where the document came from (`source`, `record`, `revision`, `timestamp`), `title`,

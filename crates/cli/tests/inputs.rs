@@ -192,3 +192,99 @@ fn include_patterns_select_files_of_a_directory() {
     let (_, stderr) = common::status(&["sentences", input, "--include", "a[b"], 1);
     assert!(stderr.contains("--include"), "{stderr}");
 }
+
+/// Parquet: integer ids in other columns, read by `dedup --unit document`; the two planted
+/// near-duplicate pairs are found and named by their ids as JSON numbers.
+#[test]
+fn parquet_integer_ids_dedup_documents() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out");
+    common::ok(&[
+        "--quiet",
+        "dedup",
+        "--unit",
+        "document",
+        "--id-field",
+        "doc_id",
+        "--text-field",
+        "content",
+        &common::workspace("testdata/parquet/numbers.parquet"),
+        "--out",
+        out.to_str().unwrap(),
+        "--write-deduplicated",
+        dir.path().join("copy").to_str().unwrap(),
+    ]);
+    let duplicates = std::fs::read_to_string(out.join("duplicates.jsonl")).unwrap();
+    let pairs: Vec<(u64, u64, u64)> = common::json_lines(&duplicates)
+        .iter()
+        .map(|d| {
+            (
+                d["doc"].as_u64().unwrap(),
+                d["duplicate_of"]["doc"].as_u64().unwrap(),
+                d["record"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    // (duplicate, kept, the duplicate's 1-based row)
+    assert_eq!(pairs, [(105, 101, 5), (107, 103, 7)]);
+    // The deduplicated copy is Parquet again, without exactly those rows.
+    let copy = textreuse::dedup::rewrite::copy_path(
+        &dir.path().join("copy"),
+        std::path::Path::new(&common::workspace("testdata/parquet/numbers.parquet")),
+    );
+    let fields = textreuse::dedup::JsonFields {
+        id: "doc_id".into(),
+        text: "content".into(),
+        title: "title".into(),
+    };
+    let read = |path: &std::path::Path| -> Vec<String> {
+        textreuse::dedup::parquet::ParquetDocs::open(path, &fields)
+            .unwrap()
+            .map(|d| d.unwrap().id.to_string())
+            .collect()
+    };
+    let mut expected = read(std::path::Path::new(&common::workspace(
+        "testdata/parquet/numbers.parquet",
+    )));
+    expected.retain(|id| id != "105" && id != "107");
+    assert_eq!(read(&copy), expected);
+}
+
+/// Parquet string ids are printed verbatim; the row with a null text is reported and skipped
+/// (exit status 3), the others are read.
+#[test]
+fn parquet_string_ids_and_a_null_row() {
+    let (stdout, stderr) = common::status(
+        &[
+            "sentences",
+            &common::workspace("testdata/parquet/docs.parquet"),
+            "--min-shingles",
+            "0",
+        ],
+        3,
+    );
+    assert!(
+        stderr.contains("docs.parquet:8:") && stderr.contains("\"text\") is null"),
+        "{stderr}"
+    );
+    let mut docs: Vec<String> = common::json_lines(&stdout)
+        .iter()
+        .map(|s| s["doc"].as_str().expect("a string id").to_string())
+        .collect();
+    docs.dedup();
+    assert_eq!(
+        docs,
+        [
+            "mill-a",
+            "lighthouse",
+            "railway",
+            "orchard",
+            "mill-b",
+            "choir",
+            "market",
+            "bridge",
+            "lighthouse-2",
+            "archive"
+        ]
+    );
+}

@@ -3,9 +3,10 @@
 //!
 //! An input's compression is recognized by its first bytes (gzip, zstd, bzip2, or none), then
 //! its format by its name without the compression suffix: `.jsonl`, `.ndjson` and `.json` are
-//! JSON Lines, `.xml` a Wikipedia dump, `.txt` plain text; any other name (stdin included) is
-//! recognized by its content: a first non-blank byte `{` means JSON Lines, `<mediawiki` or
-//! `<?xml` a dump, anything else plain text ([`Format::detect`]).
+//! JSON Lines, `.xml` a Wikipedia dump, `.txt` plain text, `.parquet` and `.pq` Parquet; any
+//! other name (stdin included) is recognized by its content: a start `PAR1` means Parquet, a
+//! first non-blank byte `{` JSON Lines, `<mediawiki` or `<?xml` a dump, anything else plain text
+//! ([`Format::detect`]).
 //!
 //! * JSON Lines: one JSON object per line, `{"id": <u64>, "title": <string, optional>, "text":
 //!   <string>}` (the field names can be changed, [`JsonFields`]), or instead of the text the
@@ -15,8 +16,11 @@
 //! * Plain text: the whole input is one document: its id is given by the caller (the CLI uses
 //!   the file's 1-based position among the input files), its title the file name without its
 //!   extensions, its text the whole file (UTF-8; a leading byte-order mark is dropped).
+//! * Parquet: one document per row, from the columns [`JsonFields`] names; read by
+//!   `crate::parquet::ParquetDocs` (the `parquet` feature), from an uncompressed file only,
+//!   because its footer is read first.
 //!
-//! Errors ([`InputError`]) name the file, and the line for JSON Lines.
+//! Errors ([`InputError`]) name the file, and the line (the row for Parquet).
 use std::fs::File;
 use std::io::{self, BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
@@ -200,14 +204,14 @@ pub enum InputError {
         #[source]
         source: std::io::Error,
     },
-    /// A line of a JSON Lines file is not a document object, or not UTF-8 (the line is
-    /// skipped). Recover by fixing or removing that line, or by naming the fields
-    /// ([`JsonFields`]).
+    /// A line of a JSON Lines file is not a document object, or not UTF-8, or a row of a
+    /// Parquet file has a null id or text (the line or row is skipped). Recover by fixing or
+    /// removing that line or row, or by naming the fields ([`JsonFields`]).
     #[error("{}:{line}: {message}", path.display())]
     Line {
         /// The file.
         path: PathBuf,
-        /// The 1-based line number.
+        /// The 1-based line number (the 1-based row of a Parquet file).
         line: u64,
         /// What is wrong with it.
         message: String,
@@ -222,8 +226,10 @@ pub enum InputError {
         offset: u64,
     },
     /// A file in a structured format (Parquet) cannot be read as documents: a missing column,
-    /// a column of the wrong type, a damaged file (the rest of the file is skipped). Recover by
-    /// naming the columns ([`JsonFields`]) or repairing the file.
+    /// a column of the wrong type, a damaged file, a compressed file or standard input, or a
+    /// build without the `parquet` feature (the rest of the file is skipped). Recover as the
+    /// message says: by naming the columns ([`JsonFields`]), decompressing or repairing the
+    /// file, or building with the feature.
     #[error("{}: {message}", path.display())]
     Format {
         /// The file.
@@ -313,12 +319,14 @@ pub enum Format {
     JsonLines,
     /// Plain text, one document.
     Text,
+    /// Parquet, one document per row (read from an uncompressed file only).
+    Parquet,
 }
 
 impl Format {
     /// The format a file name declares, ignoring compression suffixes (`.gz`, `.zst`, `.bz2`):
-    /// `.jsonl`, `.ndjson`, `.json` -> JSON Lines, `.xml` -> dump, `.txt` -> text; `None` for any
-    /// other name.
+    /// `.jsonl`, `.ndjson`, `.json` -> JSON Lines, `.xml` -> dump, `.txt` -> text, `.parquet`,
+    /// `.pq` -> Parquet; `None` for any other name.
     pub fn from_name(path: &Path) -> Option<Format> {
         let name = path.file_name()?.to_string_lossy().to_ascii_lowercase();
         let mut name = name.as_str();
@@ -333,14 +341,19 @@ impl Format {
             "jsonl" | "ndjson" | "json" => Some(Format::JsonLines),
             "xml" => Some(Format::Dump),
             "txt" => Some(Format::Text),
+            "parquet" | "pq" => Some(Format::Parquet),
             _ => None,
         }
     }
 
-    /// The format of (decompressed) content starting with `head`: the first non-blank byte after
-    /// an optional byte-order mark is `{` for JSON Lines; `<mediawiki` or `<?xml` start a dump;
-    /// anything else (an empty input included) is text.
+    /// The format of (decompressed) content starting with `head`: Parquet's magic `PAR1` starts
+    /// Parquet; else the first non-blank byte after an optional byte-order mark is `{` for JSON
+    /// Lines; `<mediawiki` or `<?xml` start a dump; anything else (an empty input included) is
+    /// text.
     pub fn detect(head: &[u8]) -> Format {
+        if head.starts_with(b"PAR1") {
+            return Format::Parquet;
+        }
         let head = head.strip_prefix(b"\xef\xbb\xbf").unwrap_or(head);
         let start = head
             .iter()
@@ -741,6 +754,23 @@ mod tests {
         assert_eq!(d.text, "A.\n\nB.");
         assert!(parse_json_document(r#"{"id": 5}"#).is_err());
         assert!(parse_json_document(r#"{"title": "no id", "text": ""}"#).is_err());
+    }
+
+    #[test]
+    fn formats_by_name_and_content() {
+        let by_name = |name: &str| Format::from_name(Path::new(name));
+        assert_eq!(by_name("part-0.parquet"), Some(Format::Parquet));
+        assert_eq!(by_name("part-0.PQ.zst"), Some(Format::Parquet));
+        assert_eq!(by_name("docs.ndjson.gz"), Some(Format::JsonLines));
+        assert_eq!(by_name("README"), None);
+        assert_eq!(Format::detect(b"PAR1\x15\x04"), Format::Parquet);
+        // The magic counts only at the very start.
+        assert_eq!(Format::detect(b" PAR1"), Format::Text);
+        assert_eq!(
+            Format::detect(b"\xef\xbb\xbf {\"id\": 1}"),
+            Format::JsonLines
+        );
+        assert_eq!(Format::detect(b"<?xml version"), Format::Dump);
     }
 
     #[test]

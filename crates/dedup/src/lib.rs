@@ -1,12 +1,12 @@
 //! The textreuse dedup engine: clusters of near-duplicate sentences across large corpora, on
 //! one machine, deterministically.
 //!
-//! Documents (Wikipedia dumps, JSON Lines, plain text, or values a program holds) are split into
-//! sentences; each kept sentence is normalized, shingled and signed with MinHash, and its band
-//! keys go through an out-of-core shuffle that groups them under a memory budget; sentences that
-//! share a band key are candidate pairs, union-find joins them into clusters, and each cluster is
-//! classified (identical, template, copyedit, factual drift, reference, other) and delivered to a
-//! [`Sink`] as a value.
+//! Documents (Wikipedia dumps, JSON Lines, Parquet, plain text, or values a program holds) are
+//! split into sentences; each kept sentence is normalized, shingled and signed with MinHash, and
+//! its band keys go through an out-of-core shuffle that groups them under a memory budget;
+//! sentences that share a band key are candidate pairs, union-find joins them into clusters, and
+//! each cluster is classified (identical, template, copyedit, factual drift, reference, other)
+//! and delivered to a [`Sink`] as a value.
 //!
 //! ```
 //! use textreuse_dedup::{Cluster, Dedup, Document, NoProgress};
@@ -35,8 +35,10 @@
 //!   [`Dedup::run`] takes sources, a [`Sink`] and a [`Progress`]; [`Dedup::run_documents`]
 //!   takes documents; [`Dedup::run_to_dir`] writes `textreuse dedup`'s four files.
 //! * Inputs: [`Inputs`] reads files, directories and stdin in order (dumps through
-//!   `textreuse-wikidump`, JSON Lines with [`JsonFields`], plain text; gzip, zstd or bzip2
-//!   compressed; recognized by content) as a stream of [`Source`]s; [`Document`] is one document.
+//!   `textreuse-wikidump`, JSON Lines and Parquet with [`JsonFields`], plain text; gzip, zstd or
+//!   bzip2 compressed, except Parquet; recognized by content) as a stream of [`Source`]s;
+//!   [`Document`] is one document. The `parquet` module also copies a Parquet file without
+//!   some rows (`parquet::write_without_rows`).
 //! * Results: [`Sink`] receives each [`Cluster`] (its [`Member`]s and [`ClusterType`]), the
 //!   top [`ArticlePairRow`]s and the [`Stats`]. [`Collect`] and `Vec<Cluster>` keep them in
 //!   memory; [`OutputDir`] writes `clusters.jsonl`, `duplicates.jsonl`, `article-pairs.tsv` and
@@ -70,7 +72,9 @@
 //!
 //! # Crate features
 //!
-//! None.
+//! * `parquet` (default): Parquet inputs and the `parquet` module, through the `parquet` and
+//!   `arrow-*` crates (no async runtime). Without it a Parquet input is reported as an
+//!   [`InputError::Format`] and skipped, and the build skips compiling those crates.
 #![deny(missing_docs)]
 #![warn(missing_debug_implementations)]
 
@@ -80,6 +84,8 @@ mod cluster;
 mod error;
 pub mod features;
 pub mod input;
+#[cfg(feature = "parquet")]
+pub mod parquet;
 pub mod pipeline;
 mod progress;
 pub mod rewrite;

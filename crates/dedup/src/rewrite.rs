@@ -211,6 +211,10 @@ fn copy_one(
             });
             Ok(())
         }
+        Format::Parquet => {
+            drop_reader(opened.reader);
+            copy_parquet(file, drop, dst, opened.compression, done)
+        }
         Format::Text => {
             let dropped = drop.contains(&0);
             if dropped {
@@ -264,6 +268,73 @@ fn copy_one(
             Ok(())
         }
     }
+}
+
+fn drop_reader(reader: Box<dyn BufRead + Send>) {
+    // The Parquet writer opens the file itself (it reads the footer first).
+    drop(reader);
+}
+
+/// Copies a Parquet file without the rows in `drop`.
+#[cfg(feature = "parquet")]
+fn copy_parquet(
+    file: &Path,
+    drop: &BTreeSet<u64>,
+    dst: &Path,
+    compression: Compression,
+    done: &mut Rewritten,
+) -> Result<(), RewriteError> {
+    use crate::parquet::{WriteError, write_without_rows};
+    if compression != Compression::None {
+        done.problems.push(InputError::Format {
+            path: file.to_path_buf(),
+            message: "compressed Parquet is not read (its footer comes first); decompress it"
+                .into(),
+        });
+        return Ok(());
+    }
+    if let Some(dir) = dst.parent() {
+        std::fs::create_dir_all(dir).map_err(|source| RewriteError {
+            path: dst.to_path_buf(),
+            source,
+        })?;
+    }
+    let rows: Vec<u64> = drop.iter().copied().collect();
+    match write_without_rows(file, dst, &rows) {
+        Ok(kept) => {
+            done.files += 1;
+            done.records_kept += kept;
+            done.records_dropped += rows.len() as u64;
+            Ok(())
+        }
+        Err(WriteError::Write { source, .. }) => Err(RewriteError {
+            path: dst.to_path_buf(),
+            source: std::io::Error::other(source),
+        }),
+        Err(e) => {
+            done.problems.push(InputError::Format {
+                path: file.to_path_buf(),
+                message: e.to_string(),
+            });
+            Ok(())
+        }
+    }
+}
+
+/// Without the `parquet` feature Parquet inputs are reported, not copied.
+#[cfg(not(feature = "parquet"))]
+fn copy_parquet(
+    file: &Path,
+    _drop: &BTreeSet<u64>,
+    _dst: &Path,
+    _compression: Compression,
+    done: &mut Rewritten,
+) -> Result<(), RewriteError> {
+    done.problems.push(InputError::Format {
+        path: file.to_path_buf(),
+        message: "this build has no Parquet support (crate feature `parquet`)".into(),
+    });
+    Ok(())
 }
 
 /// A temporary file beside the destination, renamed into place when complete.

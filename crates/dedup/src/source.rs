@@ -1,7 +1,8 @@
 //! Every input the pipeline reads, as one stream of [`Source`]s: Wikipedia dumps through
 //! `textreuse-wikidump`, JSON Lines and plain text through [`crate::input`] (each compressed or
-//! not, recognized by content), files, directories or standard input ([`Inputs`]), or documents
-//! a program already holds ([`Source::from`] a [`Document`]).
+//! not, recognized by content), Parquet files through `crate::parquet` (the `parquet` feature),
+//! files, directories or standard input ([`Inputs`]), or documents a program already holds
+//! ([`Source::from`] a [`Document`]).
 //!
 //! Dump pages arrive as raw wikitext ([`Source::Wiki`]) so that the expensive cleaning runs in
 //! parallel in stage 1 ([`Source::into_document`]); a cleaned article becomes one document
@@ -89,12 +90,15 @@ impl Source {
 ///
 /// Each input is a file, a directory (its files, walked recursively in sorted path order,
 /// names starting with `.` skipped) or `-` for standard input. Compression (gzip, zstd,
-/// bzip2) and format (dump, JSON Lines, plain text) are recognized as [`crate::input`]
-/// describes. Dumps are read page by page (a bzip2 or plain dump file on [`Inputs::threads`]
-/// decompression threads), JSON Lines line by line with the [`JsonFields`] of
-/// [`Inputs::fields`], and plain text as one document whose id is its 1-based position among
-/// the input files. A file or record that cannot be read is yielded as an `Err` (naming it) and
-/// skipped; the iterator goes on with the next record or file ([`InputError`]).
+/// bzip2) and format (dump, JSON Lines, plain text, Parquet) are recognized as
+/// [`crate::input`] describes. Dumps are read page by page (a bzip2 or plain dump file on
+/// [`Inputs::threads`] decompression threads), JSON Lines line by line and Parquet row by row
+/// with the [`JsonFields`] of [`Inputs::fields`], and plain text as one document whose id is its
+/// 1-based position among the input files. Parquet is read from uncompressed files only (its
+/// footer is read first): a compressed Parquet file, Parquet on standard input, or any Parquet
+/// input in a build without the `parquet` feature is an [`InputError::Format`]. A file or
+/// record that cannot be read is yielded as an `Err` (naming it) and skipped; the iterator goes
+/// on with the next record or file ([`InputError`]).
 #[derive(Debug)]
 pub struct Inputs {
     pending: VecDeque<PathBuf>,
@@ -153,6 +157,9 @@ enum Current {
     None,
     Dump(PathBuf, Arc<str>, DumpReader),
     Lines(JsonLines),
+    /// Boxed: the Parquet reader is several times larger than the other states.
+    #[cfg(feature = "parquet")]
+    Parquet(Box<crate::parquet::ParquetDocs>),
 }
 
 /// The name standard input goes by in errors.
@@ -186,14 +193,15 @@ impl Inputs {
         self
     }
 
-    /// The field names of JSON Lines records (default `id`, `text`, `title`).
+    /// The field names of JSON Lines records and Parquet columns (default `id`, `text`,
+    /// `title`).
     pub fn fields(mut self, fields: JsonFields) -> Inputs {
         self.fields = fields;
         self
     }
 
     /// Opens the next input file (or stdin) and returns its plain-text document, or sets up
-    /// `current` for a dump or JSON Lines.
+    /// `current` for a dump, JSON Lines or Parquet.
     fn open(&mut self, path: PathBuf) -> Result<Option<Source>, InputError> {
         let stdin = path.as_os_str() == "-";
         let shown = if stdin {
@@ -246,7 +254,44 @@ impl Inputs {
                 }
                 Ok(Some(Source::Text(doc)))
             }
+            Format::Parquet => {
+                let format = |message: &str| InputError::Format {
+                    path: shown.clone(),
+                    message: message.into(),
+                };
+                if stdin {
+                    return Err(format(
+                        "Parquet cannot be read from standard input: its footer is read first; \
+                         save it to a file and give the file's path",
+                    ));
+                }
+                if opened.compression != Compression::None {
+                    return Err(format(
+                        "Parquet must be an uncompressed file: its footer is read first; \
+                         decompress it first (gunzip, zstd -d, bunzip2)",
+                    ));
+                }
+                drop(opened);
+                self.open_parquet(&path)
+            }
         }
+    }
+
+    #[cfg(feature = "parquet")]
+    fn open_parquet(&mut self, path: &Path) -> Result<Option<Source>, InputError> {
+        let docs = crate::parquet::ParquetDocs::open(path, &self.fields)?;
+        self.current = Current::Parquet(Box::new(docs));
+        Ok(None)
+    }
+
+    #[cfg(not(feature = "parquet"))]
+    fn open_parquet(&mut self, path: &Path) -> Result<Option<Source>, InputError> {
+        Err(InputError::Format {
+            path: path.to_path_buf(),
+            message: "a Parquet file, but this build of textreuse-dedup lacks the `parquet` \
+                      feature; build with it, or convert the file to JSON Lines"
+                .into(),
+        })
     }
 }
 
@@ -309,6 +354,11 @@ impl Iterator for Inputs {
                     None => self.current = Current::None,
                 },
                 Current::Lines(lines) => match lines.next() {
+                    Some(doc) => return Some(doc.map(Source::Text)),
+                    None => self.current = Current::None,
+                },
+                #[cfg(feature = "parquet")]
+                Current::Parquet(rows) => match rows.next() {
                     Some(doc) => return Some(doc.map(Source::Text)),
                     None => self.current = Current::None,
                 },
@@ -487,6 +537,75 @@ mod tests {
         );
         // String ids are kept verbatim, and reading went on after the bad line.
         assert_eq!(next(), Ok(("abc".into(), String::new(), "y".into())));
+    }
+
+    /// A Parquet file among JSON Lines files in a directory is read in its sorted place, also
+    /// without its extension (recognized by `PAR1`); a gzip-compressed one is reported and
+    /// skipped.
+    #[cfg(feature = "parquet")]
+    #[test]
+    fn parquet_among_json_lines() {
+        let fixture = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../../testdata/parquet/numbers.parquet"
+        );
+        let parquet = std::fs::read(fixture).unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        let p = |name: &str| dir.path().join(name);
+        std::fs::write(p("a.jsonl"), "{\"doc_id\": 1, \"content\": \"first\"}\n").unwrap();
+        std::fs::write(p("b.parquet"), &parquet).unwrap();
+        std::fs::write(p("c.jsonl"), "{\"doc_id\": 2, \"content\": \"last\"}\n").unwrap();
+        std::fs::write(p("d-no-extension"), &parquet).unwrap();
+        std::fs::write(p("e.parquet.gz"), gzip(&parquet)).unwrap();
+        let fields = JsonFields {
+            id: "doc_id".into(),
+            text: "content".into(),
+            ..JsonFields::default()
+        };
+        let mut ids = Vec::new();
+        let mut errors = Vec::new();
+        for source in Inputs::new([dir.path()]).fields(fields) {
+            match source {
+                Ok(Source::Text(d)) => ids.push(d.id.to_string()),
+                Ok(other) => panic!("{other:?}"),
+                Err(e) => errors.push(e),
+            }
+        }
+        let numbers: Vec<String> = (101..=110).map(|i: u64| i.to_string()).collect();
+        let mut want = vec!["1".to_string()];
+        want.extend(numbers.iter().cloned());
+        want.push("2".into());
+        want.extend(numbers.iter().cloned());
+        assert_eq!(ids, want);
+        assert_eq!(errors.len(), 1, "{errors:?}");
+        let err = &errors[0];
+        assert_eq!(err.path(), p("e.parquet.gz"));
+        assert!(
+            matches!(err, InputError::Format { message, .. }
+                if message.contains("Parquet must be an uncompressed file")),
+            "{err}"
+        );
+    }
+
+    /// Without the feature a Parquet input is reported as such and skipped.
+    #[cfg(not(feature = "parquet"))]
+    #[test]
+    fn parquet_without_the_feature() {
+        let fixture = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../../testdata/parquet/numbers.parquet"
+        );
+        let dir = tempfile::tempdir().unwrap();
+        let text = dir.path().join("z.txt");
+        std::fs::write(&text, "After it.").unwrap();
+        let mut it = Inputs::new([std::path::Path::new(fixture), &text]);
+        let err = it.next().unwrap().unwrap_err();
+        assert!(
+            matches!(&err, InputError::Format { message, .. }
+                if message.contains("lacks the `parquet` feature")),
+            "{err}"
+        );
+        assert!(matches!(it.next(), Some(Ok(Source::Text(d))) if d.text == "After it."));
     }
 
     /// A dump is recognized by its content: the bundled sample recompressed with gzip, without

@@ -20,9 +20,10 @@ use crate::util::{self, FilterArgs, Global, InputArgs, SignerArgs};
 #[derive(Debug, clap::Args)]
 pub struct Args {
     /// Inputs: files, directories (walked recursively) or - for stdin: Wikipedia dumps, JSON Lines
-    /// (one {"id","title","text"} object per line; see --id-field) or plain text (one document
-    /// each, id = position among the input files), each plain or compressed with gzip, zstd or
-    /// bzip2; recognized by content. Default: the bundled sample dumps.
+    /// (one {"id","title","text"} object per line; see --id-field), Parquet (those columns, an
+    /// uncompressed file) or plain text (one document each, id = position among the input
+    /// files), each plain or compressed with gzip, zstd or bzip2; recognized by content.
+    /// Default: the bundled sample dumps.
     #[arg(value_name = "FILE")]
     files: Vec<PathBuf>,
     /// Output directory for clusters.jsonl, duplicates.jsonl, stats.json and article-pairs.tsv.

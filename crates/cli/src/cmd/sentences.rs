@@ -46,9 +46,10 @@ use crate::util::{self, FilterArgs, Global, InputArgs, SignerArgs};
 pub struct Args {
     /// Inputs: files, directories (walked recursively) or - for stdin: Wikipedia dumps, JSON Lines
     /// (one {"id","title","text"} object per line, or the `paragraphs` form written by
-    /// `textreuse extract`; see --id-field) or plain text (one document each, id = position among
-    /// the input files, title = file name), each plain or compressed with gzip, zstd or bzip2;
-    /// recognized by content. Default: the bundled sample dumps.
+    /// `textreuse extract`; see --id-field), Parquet (those columns, an uncompressed file) or
+    /// plain text (one document each, id = position among the input files, title = file name),
+    /// each plain or compressed with gzip, zstd or bzip2; recognized by content. Default: the
+    /// bundled sample dumps.
     #[arg(value_name = "FILE")]
     pub files: Vec<PathBuf>,
     #[command(flatten)]
