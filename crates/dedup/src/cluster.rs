@@ -202,7 +202,15 @@ impl Cluster {
         let rep = &self.members[self.representative];
         let rep_mins = signer.minhashes(&rep.text).map(<[u64]>::to_vec);
         let rep_set = verify.map(|_| shingle_set(signer, &rep.text));
+        let rep_text = rep.text.clone();
         for m in &mut self.members {
+            // A copy of the representative's text (most members of most clusters) is similar
+            // 1 without signing it again.
+            if m.text == rep_text && rep_mins.is_some() {
+                m.similarity = Some(1.0);
+                m.jaccard = rep_set.as_ref().map(|_| 1.0);
+                continue;
+            }
             m.similarity = Some(match (&rep_mins, signer.minhashes(&m.text)) {
                 (Some(a), Some(b)) => {
                     a.iter().zip(b).filter(|(x, y)| x == y).count() as f64 / a.len() as f64
@@ -234,19 +242,22 @@ impl Cluster {
     /// a value left out). Empty when the cluster has no duplicate.
     pub fn duplicates_json(&self) -> String {
         let rep = self.representative();
-        let mut out = String::new();
+        let mut out = Vec::new();
         for m in self.duplicates() {
             let line = OutDuplicate {
-                at: OutPlace::of(m),
+                doc: &m.doc,
+                source: m.origin.source.as_deref(),
+                record: m.origin.record,
+                idx: m.idx(),
                 duplicate_of: OutPlace::of(rep),
                 similarity: m.similarity,
                 jaccard: m.jaccard,
                 cluster: self.id,
             };
-            out.push_str(&serde_json::to_string(&line).expect("duplicates serialize"));
-            out.push('\n');
+            serde_json::to_writer(&mut out, &line).expect("duplicates serialize");
+            out.push(b'\n');
         }
-        out
+        String::from_utf8(out).expect("serde_json writes UTF-8")
     }
 
     /// Its line of `clusters.jsonl`, without the newline: `{"cluster", "size", "type",
@@ -384,8 +395,12 @@ impl<'a> OutPlace<'a> {
 
 #[derive(Serialize)]
 struct OutDuplicate<'a> {
-    #[serde(flatten)]
-    at: OutPlace<'a>,
+    doc: &'a DocId,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    source: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    record: Option<u64>,
+    idx: u32,
     duplicate_of: OutPlace<'a>,
     #[serde(skip_serializing_if = "Option::is_none")]
     similarity: Option<f64>,

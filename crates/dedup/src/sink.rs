@@ -199,8 +199,8 @@ impl OutputError {
 #[derive(Debug)]
 pub struct OutputDir {
     dir: PathBuf,
-    clusters: Option<Pending>,
-    duplicates: Option<Pending>,
+    /// Started with the first batch of clusters.
+    writer: Option<Writer>,
     clusters_done: bool,
     /// Clusters received but not yet formatted: they are formatted in parallel, a batch of
     /// about [`FORMAT_BATCH_MEMBERS`] members at a time, and written in order.
@@ -223,8 +223,7 @@ impl OutputDir {
     pub fn new(dir: impl Into<PathBuf>) -> OutputDir {
         OutputDir {
             dir: dir.into(),
-            clusters: None,
-            duplicates: None,
+            writer: None,
             clusters_done: false,
             batch: Vec::new(),
             batch_members: 0,
@@ -286,14 +285,27 @@ impl OutputDir {
         self.commit(pending, name)
     }
 
-    /// Formats the batch of clusters in parallel and writes it in order.
+    /// Formats the batch of clusters in parallel and hands it to the writer thread (started
+    /// with the first batch), which writes the batches in order while the next ones are made.
     fn write_batch(&mut self) -> Result<(), OutputError> {
         if self.batch.is_empty() {
             return Ok(());
         }
-        if self.clusters.is_none() {
-            self.clusters = Some(self.start()?);
-            self.duplicates = Some(self.start()?);
+        if self.writer.is_none() {
+            let (clusters, duplicates) = (self.start()?, self.start()?);
+            let (tx, rx) = std::sync::mpsc::sync_channel::<Vec<(String, String)>>(WRITE_DEPTH);
+            let handle = std::thread::spawn(move || {
+                let (mut clusters, mut duplicates) = (clusters, duplicates);
+                for lines in rx {
+                    for (cluster, dups) in &lines {
+                        clusters.writer.write_all(cluster.as_bytes())?;
+                        clusters.writer.write_all(b"\n")?;
+                        duplicates.writer.write_all(dups.as_bytes())?;
+                    }
+                }
+                Ok((clusters, duplicates))
+            });
+            self.writer = Some(Writer { tx, handle });
         }
         // The clusters are consumed (and their strings freed) on the workers too.
         let lines: Vec<(String, String)> = std::mem::take(&mut self.batch)
@@ -301,42 +313,55 @@ impl OutputDir {
             .map(|c| (c.to_json(), c.duplicates_json()))
             .collect();
         self.batch_members = 0;
-        let clusters = self.clusters.as_mut().expect("opened above");
-        let duplicates = self.duplicates.as_mut().expect("opened above");
-        let mut write = || -> std::io::Result<()> {
-            for (cluster, dups) in &lines {
-                clusters.writer.write_all(cluster.as_bytes())?;
-                clusters.writer.write_all(b"\n")?;
-                duplicates.writer.write_all(dups.as_bytes())?;
-            }
-            Ok(())
+        let writer = self.writer.as_ref().expect("started above");
+        if writer.tx.send(lines).is_err() {
+            // The writer stopped on an error: joining it tells which.
+            self.join_writer()?;
+        }
+        Ok(())
+    }
+
+    /// Waits for the writer thread and returns its two files, or the error that stopped it.
+    fn join_writer(&mut self) -> Result<Option<(Pending, Pending)>, OutputError> {
+        let Some(Writer { tx, handle }) = self.writer.take() else {
+            return Ok(None);
         };
-        write().map_err(|source| OutputError {
+        drop(tx);
+        let written = handle
+            .join()
+            .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+        written.map(Some).map_err(|source| OutputError {
             what: "cannot write clusters.jsonl and duplicates.jsonl in",
             path: self.dir.clone(),
             source,
         })
     }
 
-    /// Renames `clusters.jsonl` into place (empty if no cluster came).
+    /// Renames `clusters.jsonl` and `duplicates.jsonl` into place (empty if no cluster came).
     fn finish_clusters(&mut self) -> Result<(), OutputError> {
         if self.clusters_done {
             return Ok(());
         }
         self.write_batch()?;
-        let pending = match self.clusters.take() {
-            Some(p) => p,
-            None => self.start()?,
+        let (clusters, duplicates) = match self.join_writer()? {
+            Some(files) => files,
+            None => (self.start()?, self.start()?),
         };
-        self.commit(pending, "clusters.jsonl")?;
-        let pending = match self.duplicates.take() {
-            Some(p) => p,
-            None => self.start()?,
-        };
-        self.commit(pending, "duplicates.jsonl")?;
+        self.commit(clusters, "clusters.jsonl")?;
+        self.commit(duplicates, "duplicates.jsonl")?;
         self.clusters_done = true;
         Ok(())
     }
+}
+
+/// Batches of formatted clusters queued for the writer thread.
+const WRITE_DEPTH: usize = 2;
+
+/// The thread of [`OutputDir`] that writes `clusters.jsonl` and `duplicates.jsonl`.
+#[derive(Debug)]
+struct Writer {
+    tx: std::sync::mpsc::SyncSender<Vec<(String, String)>>,
+    handle: std::thread::JoinHandle<std::io::Result<(Pending, Pending)>>,
 }
 
 impl Sink for OutputDir {
