@@ -59,7 +59,8 @@ impl TextStore {
 
     /// Appends the text of unit `id` and its character span in its document; ids must be
     /// pushed in ascending order (the pipeline does: documents in input order, units by index).
-    /// The span is written before the text (16 bytes), so memory stays at 12 bytes per unit.
+    /// The span is written after the text (16 bytes, so reading it back cuts it off without
+    /// moving the text), and memory stays at 12 bytes per unit.
     pub(crate) fn push(
         &mut self,
         id: u64,
@@ -82,8 +83,8 @@ impl TextStore {
         header[8..].copy_from_slice(&chars.end.to_le_bytes());
         if let Err(e) = self
             .file
-            .write_all(&header)
-            .and_then(|()| self.file.write_all(text.as_bytes()))
+            .write_all(text.as_bytes())
+            .and_then(|()| self.file.write_all(&header))
         {
             return Err(self.error("cannot write the sentence text file", e));
         }
@@ -116,7 +117,7 @@ impl TextStore {
     }
 }
 
-/// Bytes of the character span written before each text.
+/// Bytes of the character span written after each text.
 const SPAN_BYTES: usize = 16;
 
 /// A stored unit: its text and its character span in its document.
@@ -171,12 +172,12 @@ impl TextReader {
                 std::io::Error::new(std::io::ErrorKind::InvalidData, e),
             )
         };
-        if buf.len() < SPAN_BYTES {
-            return Err(changed("a record is shorter than its header".into()));
-        }
-        let start = u64::from_le_bytes(buf[..8].try_into().expect("8 bytes"));
-        let end = u64::from_le_bytes(buf[8..SPAN_BYTES].try_into().expect("8 bytes"));
-        buf.drain(..SPAN_BYTES);
+        let Some(at) = buf.len().checked_sub(SPAN_BYTES) else {
+            return Err(changed("a record is shorter than its span".into()));
+        };
+        let start = u64::from_le_bytes(buf[at..at + 8].try_into().expect("8 bytes"));
+        let end = u64::from_le_bytes(buf[at + 8..].try_into().expect("8 bytes"));
+        buf.truncate(at);
         let text = String::from_utf8(buf).map_err(|e| changed(Box::new(e)))?;
         Ok(StoredUnit {
             text,
