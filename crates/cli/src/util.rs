@@ -165,15 +165,24 @@ pub enum Scheme {
 }
 
 impl SignerArgs {
-    /// Whether the flags set anything a threshold would otherwise pick (rows, bands, hashes,
-    /// bits, seed or scheme other than the defaults).
-    pub fn explicit(&self) -> bool {
-        self.rows.is_some()
-            || self.bands.is_some()
-            || self.hashes != DEFAULT_HASHES
-            || self.bits != DEFAULT_BITS
-            || self.seed != DEFAULT_SEED
-            || self.scheme != Scheme::Drawn
+    /// Whether -k or -m was given (they win over a threshold's choice).
+    pub fn explicit_bands(&self) -> bool {
+        self.rows.is_some() || self.bands.is_some()
+    }
+
+    /// What the tuner works with for a threshold: these flags' scheme, N (the budget), bits
+    /// and seed.
+    pub fn tune_options(&self) -> textreuse_minhash::TuneOptions {
+        textreuse_minhash::TuneOptions {
+            scheme: match self.scheme {
+                Scheme::Drawn => textreuse_minhash::BandScheme::Drawn,
+                Scheme::Disjoint => textreuse_minhash::BandScheme::Disjoint,
+            },
+            hashes: self.hashes,
+            bits: self.bits,
+            seed: self.seed,
+            ..textreuse_minhash::TuneOptions::default()
+        }
     }
 
     /// The signer these flags describe.

@@ -188,6 +188,26 @@ fn threshold_picks_rows_and_bands() {
         (10, 10),
         "0.5 should not tune to the defaults"
     );
+    // For the scheme and budget of the flags: disjoint bands within N = 64.
+    let disjoint = run(&[
+        "--threshold",
+        "0.5",
+        "--scheme",
+        "disjoint",
+        "--hashes",
+        "64",
+    ]);
+    let options = textreuse::minhash::TuneOptions {
+        scheme: textreuse::minhash::BandScheme::Disjoint,
+        hashes: 64,
+        ..textreuse::minhash::TuneOptions::default()
+    };
+    let best = textreuse::minhash::tune(0.5, &options).unwrap();
+    assert_eq!(
+        (disjoint["rows"].as_u64(), disjoint["bands"].as_u64()),
+        (Some(best.rows as u64), Some(best.bands as u64))
+    );
+    assert!(best.rows * best.bands <= 64);
     let explicit = run(&["--threshold", "0.5", "-k", "4", "-m", "6"]);
     assert_eq!(
         (explicit["rows"].as_u64(), explicit["bands"].as_u64()),

@@ -26,7 +26,7 @@
 use std::ops::Range;
 
 use textreuse_shingle::{DEFAULT_SHINGLE_CHARS, Sentences, Shingler, char_shingle_count};
-use textreuse_simhash::SimHasher;
+use textreuse_simhash::{ParagraphFingerprinter, SimHasher};
 
 /// The default smallest shingle count of a kept sentence (the research's 75).
 pub const DEFAULT_MIN_SHINGLES: usize = 75;
@@ -265,6 +265,37 @@ pub fn sentence_simhash(
     shingles.sort_unstable();
     shingles.dedup();
     Some(hasher.fingerprint_unweighted(shingles.iter().copied()))
+}
+
+/// The 64-bit SimHash fingerprint of a unit as `textreuse dedup --method simhash` and
+/// `textreuse simhash` compute it: a sentence by [`sentence_simhash`] (its shingle set), a
+/// paragraph or a document by the weighted paragraph fingerprint of `paragraphs` (the pipeline
+/// uses [`ParagraphFingerprinter::new`]: the unit's longest sentences, weighted by keyword
+/// frequency, length and position, after Wang, Liu and Jia). `None` when the unit is too short
+/// (shorter than one shingle; no sentence of at least the fingerprinter's minimum words).
+///
+/// ```
+/// use textreuse_dedup::features::{Unit, unit_simhash};
+/// use textreuse_shingle::Shingler;
+/// use textreuse_simhash::{ParagraphFingerprinter, SimHasher};
+///
+/// let (mut shingler, hasher, paragraphs) = (Shingler::new(), SimHasher::new(), ParagraphFingerprinter::new());
+/// let text = "The river rises in the northern hills. It flows south through three market towns.";
+/// let mut fp = |unit, text| unit_simhash(unit, text, &mut shingler, &hasher, &paragraphs);
+/// assert_eq!(fp(Unit::Paragraph, text), paragraphs.fingerprint_paragraph(text));
+/// assert_ne!(fp(Unit::Sentence, text), fp(Unit::Paragraph, text));
+/// ```
+pub fn unit_simhash(
+    unit: Unit,
+    text: &str,
+    shingler: &mut Shingler,
+    hasher: &SimHasher,
+    paragraphs: &ParagraphFingerprinter,
+) -> Option<u64> {
+    match unit {
+        Unit::Sentence => sentence_simhash(text, shingler, hasher),
+        Unit::Paragraph | Unit::Document => paragraphs.fingerprint_paragraph(text),
+    }
 }
 
 #[cfg(test)]

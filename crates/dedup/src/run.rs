@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use std::time::Instant;
 
 use rayon::prelude::*;
-use textreuse_minhash::{Signer, TextSigner};
+use textreuse_minhash::{BandScheme, Signer, TextSigner, TuneOptions};
 use textreuse_shingle::Shingler;
 use textreuse_simhash::{ParagraphFingerprinter, SimHasher, TableSearch};
 use textreuse_unionfind::{Clustering, Clusters};
@@ -13,7 +13,7 @@ use textreuse_unionfind::{Clustering, Clusters};
 use crate::article_pairs::{MAX_CLUSTER_ARTICLES, top_article_pairs};
 use crate::classify::ClusterType;
 use crate::cluster::{Cluster, Keep, Member, within_edit_distance};
-use crate::features::{KeptSentences, SentenceFilter, Unit, sentence_simhash};
+use crate::features::{KeptSentences, SentenceFilter, Unit, unit_simhash};
 use crate::input::{DocId, InputError, Origin};
 use crate::pipeline::{DEFAULT_BATCH, DocumentPipeline};
 use crate::progress::{Progress, Stage};
@@ -69,6 +69,7 @@ pub struct DedupBuilder {
     min_shingles: Option<usize>,
     max_shingles: Option<usize>,
     threshold: Option<f64>,
+    tune: TuneOptions,
     keep: Keep,
     verify: bool,
     mem_budget: u64,
@@ -98,6 +99,7 @@ impl DedupBuilder {
             min_shingles: None,
             max_shingles: None,
             threshold: None,
+            tune: TuneOptions::default(),
             keep: Keep::First,
             verify: false,
             mem_budget: shuffle::DEFAULT_MEM_BUDGET,
@@ -146,11 +148,20 @@ impl DedupBuilder {
 
     /// The Jaccard similarity that counts as a duplicate (0 < t < 1). Without an explicit
     /// [`DedupBuilder::signer`], the rows K and bands M are picked by the tuner
-    /// ([`textreuse_minhash::tune`]: drawn bands from the default N = 20, equal weight on the
-    /// false positives below and false negatives above `t`); with [`DedupBuilder::verify`],
-    /// pairs whose exact Jaccard is below `t` are not duplicates. Recorded in `stats.json`.
+    /// ([`textreuse_minhash::tune`] with [`DedupBuilder::tune_options`]: by default drawn bands
+    /// from N = 20 hash functions, equal weight on the false positives below and the false
+    /// negatives above `t`); with [`DedupBuilder::verify`], pairs whose exact Jaccard is below
+    /// `t` are not duplicates. Recorded in `stats.json`.
     pub fn threshold(&mut self, t: f64) -> &mut Self {
         self.threshold = Some(t);
+        self
+    }
+
+    /// The scheme, budget (N), bits, seed and weights the tuner works with when a
+    /// [`DedupBuilder::threshold`] picks K and M (default [`TuneOptions::default`]); the signer
+    /// is built with the same scheme, N, bits and seed.
+    pub fn tune_options(&mut self, options: TuneOptions) -> &mut Self {
+        self.tune = options;
         self
     }
 
@@ -253,19 +264,25 @@ impl DedupBuilder {
         let signer = match (&self.signer, self.threshold) {
             (Some(signer), _) => signer.clone(),
             (None, Some(t)) => {
-                let best = textreuse_minhash::tune(t, &textreuse_minhash::TuneOptions::default())
-                    .map_err(|e| Error::InvalidOption {
-                    option: "threshold",
-                    message: format!("no (K, M) for it: {e}"),
-                })?;
-                Signer::builder()
+                let best =
+                    textreuse_minhash::tune(t, &self.tune).map_err(|e| Error::InvalidOption {
+                        option: "threshold",
+                        message: format!("no (K, M) for it: {e}"),
+                    })?;
+                let mut signer = Signer::builder();
+                signer
                     .rows(best.rows)
                     .bands(best.bands)
-                    .build()
-                    .map_err(|e| Error::InvalidOption {
-                        option: "threshold",
-                        message: format!("the tuned signer is invalid: {e}"),
-                    })?
+                    .bits(self.tune.bits)
+                    .seed(self.tune.seed)
+                    .scheme(self.tune.scheme);
+                if self.tune.scheme == BandScheme::Drawn {
+                    signer.hashes(self.tune.hashes);
+                }
+                signer.build().map_err(|e| Error::InvalidOption {
+                    option: "tune_options",
+                    message: format!("the tuned signer is invalid: {e}"),
+                })?
             }
             (None, None) => Signer::new(),
         };
@@ -454,7 +471,7 @@ impl Dedup {
     ///
     /// ```
     /// use textreuse_dedup::Dedup;
-    /// use textreuse_minhash::{Signer, TextSigner};
+    /// use textreuse_minhash::{BandScheme, Signer, TextSigner, TuneOptions};
     ///
     /// let text = "The old mill on the river was built in 1820 and still grinds grain today.";
     /// let mine = TextSigner::new(&Signer::new()).band_keys(text).map(<[u64]>::to_vec);
@@ -639,12 +656,8 @@ impl Dedup {
         let (mut byte, mut char) = (0usize, 0u64);
         for s in sentences.by_ref() {
             if self.search.is_some() {
-                let fp = if self.unit == Unit::Sentence {
-                    let shingler: &mut Shingler = signer.shingler();
-                    sentence_simhash(s.text, shingler, simhasher)
-                } else {
-                    self.paragraphs.fingerprint_paragraph(s.text)
-                };
+                let shingler: &mut Shingler = signer.shingler();
+                let fp = unit_simhash(self.unit, s.text, shingler, simhasher, &self.paragraphs);
                 let Some(fp) = fp else {
                     continue; // too short to fingerprint
                 };

@@ -20,7 +20,7 @@
 //!
 //! - `Signer` wraps [`textreuse_minhash::Signer`] (`src/signer.rs`).
 //! - Module functions (`src/text.rs`): `sentences`, `char_offsets`, `shingles`,
-//!   `shingle_count`, `jaccard` (exact), `simhash`, `align`, `tune`.
+//!   `shingle_count`, `jaccard` (exact), `simhash`, `paragraph_simhash`, `align`, `tune`.
 //! - Arrow batch kernels (`src/kernels.rs`, wrapped by `textreuse/kernels.py`):
 //!   `band_key_records`, `signatures`, `shingle_counts`, `edit_keep`, `connected_components`,
 //!   `cluster_lines`. They read pyarrow arrays in place through the buffer protocol
@@ -57,7 +57,8 @@ mod _native {
 
     #[pymodule_export]
     use crate::text::{
-        align, char_offsets, jaccard, sentences, shingle_count, shingles, simhash, tune,
+        align, char_offsets, jaccard, paragraph_simhash, sentences, shingle_count, shingles,
+        simhash, tune,
     };
 
     #[pymodule_export]

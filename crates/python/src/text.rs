@@ -10,7 +10,7 @@ use textreuse_shingle::DEFAULT_SHINGLE_CHARS;
 use textreuse_shingle::{
     CharOffsets, Shingler, char_shingle_count, char_shingle_fingerprints, dedup_fingerprints,
 };
-use textreuse_simhash::SimHasher;
+use textreuse_simhash::{ParagraphFingerprinter, SimHasher};
 
 use crate::signer::{parse_scheme, seed_u64, shingle_len};
 
@@ -116,6 +116,18 @@ pub(crate) fn simhash(text: &str, shingle: i64) -> PyResult<Option<u64>> {
         &mut Shingler::with_len(shingle),
         &SimHasher::new(),
     ))
+}
+
+/// paragraph_simhash(text) -> int | None
+///
+/// The weighted paragraph fingerprint of a paragraph or document, as `textreuse dedup --unit
+/// paragraph|document --method simhash` and `textreuse simhash --unit paragraph|document`
+/// compute it (its longest sentences weighted by keyword frequency, length and position, after
+/// Wang, Liu and Jia; 64 bits, default seed), as an unsigned int; None when no sentence is long
+/// enough.
+#[pyfunction]
+pub(crate) fn paragraph_simhash(py: Python<'_>, text: &str) -> Option<u64> {
+    py.detach(|| ParagraphFingerprinter::new().fingerprint_paragraph(text))
 }
 
 /// align(source, suspicious, min_length=150) -> list[dict]

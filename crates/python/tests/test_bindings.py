@@ -260,6 +260,32 @@ def test_simhash_matches_the_cli(cli):
     assert textreuse.simhash(SENTENCE) == textreuse.simhash(SENTENCE.upper())
 
 
+def test_paragraph_simhash_matches_the_cli(cli, tmp_path):
+    # Paragraphs (non-blank lines) and whole documents get the weighted paragraph fingerprint.
+    texts = [
+        "The river rises in the northern hills. It flows south through three market towns.\n"
+        "Fishing was the main trade of the valley for centuries. Mills came much later on.",
+        "Nothing here is long. Short.",
+    ]
+    path = tmp_path / "docs.jsonl"
+    path.write_text("".join(json.dumps({"id": i, "text": t}) + "\n" for i, t in enumerate(texts)))
+    for unit in ("paragraph", "document"):
+        got = cli("simhash", str(path), "--unit", unit, "--min-shingles", "0")
+        units = [
+            (i, k, u.strip())
+            for i, t in enumerate(texts)
+            for k, u in enumerate(t.split("\n") if unit == "paragraph" else [t])
+        ]
+        expected = [
+            (i, k, textreuse.paragraph_simhash(u))
+            for i, k, u in units
+            if textreuse.paragraph_simhash(u) is not None
+        ]
+        assert [(r["doc"], r["idx"], int(r["fingerprint"], 16)) for r in got] == expected
+        assert len(expected) >= 1
+    assert textreuse.paragraph_simhash("Too short.") is None
+
+
 def test_align_finds_the_copied_passage():
     source = (
         "Volcanoes form where magma reaches the surface. Most volcanoes lie along the "
@@ -293,3 +319,44 @@ def test_tune_matches_the_cli(cli):
     with pytest.raises(ValueError, match="strictly between 0 and 1"):
         textreuse.tune(1.0)
 
+
+
+def test_the_cli_reads_parquet_written_by_pyarrow(textreuse_bin, tmp_path):
+    # Parquet as pyarrow writes it (string ids, snappy), read by `textreuse dedup --unit
+    # document`: the same duplicates as the same rows in JSON Lines, named by the same ids,
+    # and the deduplicated copy is Parquet again without them.
+    import subprocess
+
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    rng = random.Random(5)
+    words = ["".join(rng.choice("abcdefghij") for _ in range(6)) for _ in range(400)]
+    rows = []
+    for i in range(40):
+        text = " ".join(rng.choice(words) for _ in range(60))
+        rows.append({"id": f"p-{i}", "text": text})
+        if i % 4 == 0:
+            # Another case and spacing: the same shingles once normalized, so always found.
+            rows.append({"id": f"p-{i}-copy", "text": text.upper().replace(" ", "  ")})
+    pq.write_table(pa.Table.from_pylist(rows), tmp_path / "rows.parquet", compression="snappy")
+    (tmp_path / "rows.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+
+    def duplicates(name: str) -> list[tuple]:
+        out = tmp_path / f"out-{name}"
+        copy = tmp_path / f"copy-{name}"
+        done = subprocess.run(
+            [textreuse_bin, "--quiet", "dedup", "--unit", "document", str(tmp_path / name),
+             "--out", str(out), "--write-deduplicated", str(copy)],
+            capture_output=True, text=True,
+        )
+        assert done.returncode == 0, done.stderr
+        lines = [json.loads(l) for l in (out / "duplicates.jsonl").read_text().splitlines()]
+        return [(d["doc"], d["record"], d["duplicate_of"]["doc"]) for d in lines]
+
+    from_parquet = duplicates("rows.parquet")
+    assert from_parquet == duplicates("rows.jsonl")
+    assert {d for d, _, _ in from_parquet} == {f"p-{i}-copy" for i in range(0, 40, 4)}
+    copy = pq.read_table(tmp_path / "copy-rows.parquet" / str(tmp_path / "rows.parquet").lstrip("/"))
+    assert copy.column("id").to_pylist() == [r["id"] for r in rows if not r["id"].endswith("copy")]
+    assert copy.schema == pq.read_table(tmp_path / "rows.parquet").schema

@@ -33,8 +33,9 @@ pub struct Args {
     /// lines) or whole documents (corpus cleaning).
     #[arg(long, value_enum, default_value_t = UnitArg::Sentence)]
     unit: UnitArg,
-    /// The Jaccard similarity that makes a duplicate: picks K and M with the tuner (explicit
-    /// -k/-m win) and, with --verify, drops pairs below it. Recorded in stats.json.
+    /// The Jaccard similarity that makes a duplicate: picks K and M with the tuner for the
+    /// --scheme and --hashes budget (explicit -k/-m win) and, with --verify, drops pairs below
+    /// it. Recorded in stats.json.
     #[arg(long, value_name = "T")]
     threshold: Option<f64>,
     /// Which member of a cluster is kept (the others are listed in duplicates.jsonl): the first
@@ -111,11 +112,19 @@ pub fn run(args: &Args, global: &Global) -> anyhow::Result<()> {
     };
     let filter = args.filter.filter_for(unit)?;
     let mut builder = Dedup::builder();
-    if args.threshold.is_none() || args.signer.explicit() {
-        builder.signer(args.signer.build()?);
-    }
-    if let Some(t) = args.threshold {
-        builder.threshold(t);
+    match args.threshold {
+        // The tuner picks K and M for the scheme and budget (--scheme, --hashes) of the flags.
+        Some(t) if !args.signer.explicit_bands() => {
+            builder
+                .threshold(t)
+                .tune_options(args.signer.tune_options());
+        }
+        Some(t) => {
+            builder.threshold(t).signer(args.signer.build()?);
+        }
+        None => {
+            builder.signer(args.signer.build()?);
+        }
     }
     builder
         .unit(unit)

@@ -1,14 +1,16 @@
-//! `textreuse simhash FILE...`: the 64-bit SimHash fingerprint of every kept sentence, one
-//! `{"doc","idx","fingerprint"}` object per line, or with `--pairs` every pair of sentences
-//! within `--max-hamming` bits, one `{"a":{"doc","idx"},"b":{"doc","idx"},"hamming"}` per line.
+//! `textreuse simhash FILE...`: the 64-bit SimHash fingerprint of every kept sentence (or
+//! paragraph, or document: `--unit`), one `{"doc","source","idx","fingerprint"}` object per line,
+//! or with `--pairs` every pair within `--max-hamming` bits, one
+//! `{"a":{"doc","source","idx"},"b":{...},"hamming"}` per line.
 //!
 //! Inputs and the sentence filter are those of `textreuse sentences` (and `dedup`): dumps,
 //! JSON Lines and plain text, sentences kept when their shingle count on the text as written is
 //! within `--min-shingles..=--max-shingles`. The fingerprint is the one `textreuse dedup
 //! --method simhash` uses ([`textreuse_dedup::features::sentence_simhash`]): the
 //! sentence is normalized (lowercase, whitespace collapsed), its `--shingle`-character shingles
-//! fingerprinted as a set, and SimHashed with the default seed. `idx` counts every sentence of
-//! the document, kept or not, as in `sentences`.
+//! fingerprinted as a set, and SimHashed with the default seed; paragraphs and documents get the
+//! weighted paragraph fingerprint ([`textreuse_dedup::features::unit_simhash`]). `idx` counts
+//! every unit of the document, kept or not, as in `sentences`.
 //!
 //! Output order is the input order: documents as read, sentences by `idx`; pairs sorted by the
 //! input position of `a`, then of `b` (`a` comes first in the input). Pairs come from the exact
@@ -20,12 +22,12 @@ use std::path::PathBuf;
 use anyhow::Context;
 use serde::Serialize;
 use std::sync::Arc;
-use textreuse_dedup::features::{KeptSentences, sentence_simhash};
+use textreuse_dedup::features::{KeptSentences, Unit, unit_simhash};
 use textreuse_dedup::pipeline::DocumentPipeline;
 
 use textreuse_dedup::{DocId, Error, Progress};
 use textreuse_shingle::Shingler;
-use textreuse_simhash::{SimHasher, TableSearch, WindowSearch};
+use textreuse_simhash::{ParagraphFingerprinter, SimHasher, TableSearch, WindowSearch};
 
 use crate::util::{self, FilterArgs, Global, InputArgs};
 
@@ -44,6 +46,10 @@ pub struct Args {
     pub input: InputArgs,
     #[command(flatten)]
     pub filter: FilterArgs,
+    /// What is fingerprinted: sentences (their shingle set), or paragraphs (non-blank lines) or
+    /// whole documents (the weighted paragraph fingerprint), as `dedup --unit U --method simhash`.
+    #[arg(long, value_enum, default_value_t = UnitArg::Sentence)]
+    pub unit: UnitArg,
     /// Write the pairs of sentences within --max-hamming bits instead of the fingerprints.
     #[arg(long)]
     pub pairs: bool,
@@ -62,6 +68,27 @@ pub struct Args {
     /// With --method window: the seed of the permutations.
     #[arg(long, default_value_t = textreuse_simhash::DEFAULT_SEED)]
     pub seed: u64,
+}
+
+/// The unit of `--unit`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum UnitArg {
+    /// Sentences.
+    Sentence,
+    /// Non-blank lines.
+    Paragraph,
+    /// Whole documents.
+    Document,
+}
+
+impl From<UnitArg> for Unit {
+    fn from(u: UnitArg) -> Unit {
+        match u {
+            UnitArg::Sentence => Unit::Sentence,
+            UnitArg::Paragraph => Unit::Paragraph,
+            UnitArg::Document => Unit::Document,
+        }
+    }
 }
 
 /// How `--pairs` searches.
@@ -113,7 +140,9 @@ impl Progress for Log<'_> {
 
 /// Runs `textreuse simhash`.
 pub fn run(args: &Args, global: &Global) -> anyhow::Result<()> {
-    let filter = args.filter.filter()?;
+    let unit = Unit::from(args.unit);
+    let filter = args.filter.filter_for(unit)?;
+    let paragraphs = ParagraphFingerprinter::new();
     // Check the search parameters before reading anything.
     enum Search {
         Table(TableSearch),
@@ -148,9 +177,9 @@ pub fn run(args: &Args, global: &Global) -> anyhow::Result<()> {
         || Shingler::with_len(filter.shingle),
         |shingler, seq, doc| {
             let mut doc_kept = Vec::new();
-            let mut sentences = KeptSentences::new(&doc.text, seq, &filter);
+            let mut sentences = KeptSentences::with_unit(&doc.text, seq, &filter, unit);
             for s in sentences.by_ref() {
-                if let Some(fp) = sentence_simhash(s.text, shingler, &hasher) {
+                if let Some(fp) = unit_simhash(unit, s.text, shingler, &hasher, &paragraphs) {
                     doc_kept.push((seq, s.idx, fp));
                 }
             }
@@ -189,7 +218,7 @@ pub fn run(args: &Args, global: &Global) -> anyhow::Result<()> {
     let (docs, problems) = (counts.documents, counts.input_problems);
     global.log(format_args!(
         "{docs} documents, {total} sentences, {kept_count} fingerprinted ({}){}",
-        args.filter.describe(),
+        util::describe(&filter),
         if problems > 0 {
             format!(", {problems} input problems")
         } else {

@@ -148,6 +148,14 @@ def simhash(text: str, shingle: int = 12) -> int | None:
     None when the normalized text is shorter than one shingle.
     """
 
+def paragraph_simhash(text: str) -> int | None:
+    """The weighted paragraph fingerprint of a paragraph or document, as ``textreuse dedup
+    --unit paragraph|document --method simhash`` computes it (its longest sentences weighted by
+    keyword frequency, length and position, after Wang, Liu and Jia).
+
+    None when no sentence is long enough.
+    """
+
 def align(source: str, suspicious: str, min_length: int = 150) -> list[Detection]:
     """Passages of ``suspicious`` reused from ``source`` (PAN text alignment, as
     ``textreuse align``); passages shorter than ``min_length`` bytes on a side are dropped."""

@@ -129,6 +129,14 @@ def main(argv: list[str] | None = None) -> int:
         f"{stats['clusters']} clusters of {stats['clustered_sentences']} sentences in "
         f"{time.monotonic() - started:.1f}s; outputs in {args.out}"
     )
+    if stats["input_problems"]:
+        # The exit status of `textreuse` after skipped inputs (the --input-stats counts).
+        print(
+            f"textreuse.spark: {stats['input_problems']} input problem(s) were skipped when the "
+            "sentences were extracted; the results cover everything else",
+            file=sys.stderr,
+        )
+        return 3
     return 0
 
 
