@@ -5,6 +5,7 @@ use serde::Serialize;
 use crate::classify::{self, ClusterType};
 use crate::input::{DocId, Origin};
 use textreuse_minhash::TextSigner;
+use textreuse_shingle::{dedup_fingerprints, sorted_jaccard};
 
 /// Which member of a cluster is kept when the others are dropped as duplicates
 /// (`duplicates.jsonl`, `--write-deduplicated`); ties go to the first seen.
@@ -219,7 +220,7 @@ impl Cluster {
             });
             m.jaccard = rep_set
                 .as_ref()
-                .map(|a| jaccard(a, &shingle_set(signer, &m.text)));
+                .map(|a| sorted_jaccard(a, &shingle_set(signer, &m.text)));
         }
         self.min_jaccard = verify;
     }
@@ -344,31 +345,8 @@ struct OutCluster<'a> {
 /// The distinct normalized shingle fingerprints of `text`, sorted.
 fn shingle_set(signer: &mut TextSigner<'_>, text: &str) -> Vec<u64> {
     let mut set = signer.shingles(text).clone();
-    set.sort_unstable();
-    set.dedup();
+    dedup_fingerprints(&mut set);
     set
-}
-
-/// The Jaccard similarity of two sorted sets (1 for two empty sets).
-fn jaccard(a: &[u64], b: &[u64]) -> f64 {
-    let (mut i, mut j, mut common) = (0, 0, 0usize);
-    while i < a.len() && j < b.len() {
-        match a[i].cmp(&b[j]) {
-            std::cmp::Ordering::Less => i += 1,
-            std::cmp::Ordering::Greater => j += 1,
-            std::cmp::Ordering::Equal => {
-                common += 1;
-                i += 1;
-                j += 1;
-            }
-        }
-    }
-    let union = a.len() + b.len() - common;
-    if union == 0 {
-        1.0
-    } else {
-        common as f64 / union as f64
-    }
 }
 
 /// Where a unit is, in `duplicates.jsonl`.

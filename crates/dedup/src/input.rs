@@ -51,35 +51,17 @@ pub enum DocId {
     Str(Box<str>),
 }
 
-impl From<u64> for DocId {
-    fn from(id: u64) -> DocId {
-        DocId::Int(id as i128)
-    }
+macro_rules! doc_id_from_int {
+    ($($t:ty),*) => {$(
+        impl From<$t> for DocId {
+            fn from(id: $t) -> DocId {
+                DocId::Int(id as i128)
+            }
+        }
+    )*};
 }
 
-impl From<i64> for DocId {
-    fn from(id: i64) -> DocId {
-        DocId::Int(id as i128)
-    }
-}
-
-impl From<i32> for DocId {
-    fn from(id: i32) -> DocId {
-        DocId::Int(id as i128)
-    }
-}
-
-impl From<u32> for DocId {
-    fn from(id: u32) -> DocId {
-        DocId::Int(id as i128)
-    }
-}
-
-impl From<usize> for DocId {
-    fn from(id: usize) -> DocId {
-        DocId::Int(id as i128)
-    }
-}
+doc_id_from_int!(u64, i64, i32, u32, usize);
 
 impl From<&str> for DocId {
     fn from(id: &str) -> DocId {

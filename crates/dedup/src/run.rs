@@ -38,7 +38,8 @@ pub enum Method {
     MinHash,
     /// 64-bit SimHash fingerprints, all pairs within `max_hamming` bits by the exact
     /// permuted-table search. Sentences are fingerprinted by their shingle set
-    /// ([`sentence_simhash`]); paragraphs and documents by the weighted paragraph fingerprint
+    /// ([`sentence_simhash`](crate::features::sentence_simhash)); paragraphs and documents by
+    /// the weighted paragraph fingerprint
     /// ([`ParagraphFingerprinter`]: their longest sentences weighted by keyword frequency,
     /// length and position, after Wang, Liu and Jia).
     SimHash {

@@ -9,6 +9,7 @@ use textreuse_minhash::{DEFAULT_BITS, DEFAULT_HASHES, DEFAULT_SEED};
 use textreuse_shingle::DEFAULT_SHINGLE_CHARS;
 use textreuse_shingle::{
     CharOffsets, Shingler, char_shingle_count, char_shingle_fingerprints, dedup_fingerprints,
+    sorted_jaccard,
 };
 use textreuse_simhash::{ParagraphFingerprinter, SimHasher};
 
@@ -83,22 +84,7 @@ pub(crate) fn jaccard(text_a: &str, text_b: &str, length: i64) -> PyResult<f64> 
     let b = shingler.fingerprints(text_b);
     dedup_fingerprints(&mut a);
     dedup_fingerprints(b);
-    if a.is_empty() || b.is_empty() {
-        return Ok(0.0);
-    }
-    let (mut i, mut j, mut common) = (0, 0, 0usize);
-    while i < a.len() && j < b.len() {
-        match a[i].cmp(&b[j]) {
-            std::cmp::Ordering::Less => i += 1,
-            std::cmp::Ordering::Greater => j += 1,
-            std::cmp::Ordering::Equal => {
-                common += 1;
-                i += 1;
-                j += 1;
-            }
-        }
-    }
-    Ok(common as f64 / (a.len() + b.len() - common) as f64)
+    Ok(sorted_jaccard(&a, b))
 }
 
 /// simhash(text, shingle=12) -> int | None

@@ -336,6 +336,34 @@ pub fn dedup_fingerprints(fingerprints: &mut Vec<u64>) -> usize {
     fingerprints.len()
 }
 
+/// The Jaccard similarity of two sets given as sorted, deduplicated fingerprints (what
+/// [`dedup_fingerprints`] leaves): shared / distinct in either; 0.0 when either is empty.
+///
+/// ```
+/// use textreuse_shingle::sorted_jaccard;
+///
+/// assert_eq!(sorted_jaccard(&[1, 2, 3], &[2, 3, 4]), 0.5);
+/// assert_eq!(sorted_jaccard(&[], &[]), 0.0);
+/// ```
+pub fn sorted_jaccard(a: &[u64], b: &[u64]) -> f64 {
+    if a.is_empty() || b.is_empty() {
+        return 0.0;
+    }
+    let (mut i, mut j, mut common) = (0, 0, 0usize);
+    while i < a.len() && j < b.len() {
+        match a[i].cmp(&b[j]) {
+            std::cmp::Ordering::Less => i += 1,
+            std::cmp::Ordering::Greater => j += 1,
+            std::cmp::Ordering::Equal => {
+                common += 1;
+                i += 1;
+                j += 1;
+            }
+        }
+    }
+    common as f64 / (a.len() + b.len() - common) as f64
+}
+
 /// One character shingle: its byte span in the text and its fingerprint.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Shingle {

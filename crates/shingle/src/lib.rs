@@ -74,7 +74,7 @@ use core::fmt;
 
 pub use chars::{
     CharOffsets, CharShingles, DEFAULT_SHINGLE_LEN, Shingle, char_shingle_count,
-    char_shingle_fingerprints, dedup_fingerprints,
+    char_shingle_fingerprints, dedup_fingerprints, sorted_jaccard,
 };
 pub use chunk::{Chunk, Chunks, LongSentence, Paragraphs, chunks, long_sentences, paragraphs};
 pub use normalize::{Digits, Normalize, Punctuation, normalize};
