@@ -175,8 +175,8 @@ impl DedupBuilder {
 
     /// Computes the exact Jaccard similarity (of the normalized shingle sets) of each member to
     /// its cluster's representative, and drops members below the threshold from the
-    /// duplicates (the threshold of [`DedupBuilder::threshold`], else the signer's S-curve
-    /// midpoint `(1/M)^(1/K)`). Default off.
+    /// duplicates (the threshold of [`DedupBuilder::threshold`], else the signer's
+    /// [`threshold_estimate`](Signer::threshold_estimate) `(1/M)^(1/K)`). Default off.
     pub fn verify(&mut self, verify: bool) -> &mut Self {
         self.verify = verify;
         self
@@ -314,7 +314,7 @@ impl DedupBuilder {
         };
         let similarity_threshold = self
             .threshold
-            .unwrap_or_else(|| (1.0 / signer.bands() as f64).powf(1.0 / signer.rows() as f64));
+            .unwrap_or_else(|| signer.threshold_estimate());
         Ok(Dedup {
             signer,
             filter,

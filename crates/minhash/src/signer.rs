@@ -480,6 +480,18 @@ impl Signer {
     pub fn independent_approximation(&self, s: f64) -> f64 {
         crate::math::independent(s, self.rows, self.bands)
     }
+
+    /// The usual estimate of where the S-curve rises, `(1/M)^(1/K)`: the similarity at which
+    /// the bands' match probability is about one half (dedup's `--verify` uses it when no
+    /// threshold is given).
+    ///
+    /// ```
+    /// let signer = textreuse_minhash::Signer::new(); // K = 10, M = 10
+    /// assert!((signer.threshold_estimate() - 0.794).abs() < 1e-3);
+    /// ```
+    pub fn threshold_estimate(&self) -> f64 {
+        (1.0 / self.bands as f64).powf(1.0 / self.rows as f64)
+    }
 }
 
 /// The `N` minhashes of one set.

@@ -253,7 +253,8 @@ fn parse_keep(keep: &str) -> PyResult<Keep> {
 }
 
 /// The smallest exact Jaccard of a duplicate with verification: `threshold`, else the signer's
-/// S-curve midpoint `(1/M)^(1/K)`, the same expression as `DedupBuilder::build`.
+/// [`threshold_estimate`](textreuse_minhash::Signer::threshold_estimate), as in
+/// `DedupBuilder::build`.
 fn min_jaccard(
     signer: &textreuse_minhash::Signer,
     verify: bool,
@@ -266,9 +267,7 @@ fn min_jaccard(
             "threshold must be between 0 and 1 (exclusive), got {t}"
         )));
     }
-    Ok(verify.then(|| {
-        threshold.unwrap_or_else(|| (1.0 / signer.bands() as f64).powf(1.0 / signer.rows() as f64))
-    }))
+    Ok(verify.then(|| threshold.unwrap_or_else(|| signer.threshold_estimate())))
 }
 
 /// An optional int64 column of non-negative values (`record`, `revision`, `start`, `end`).
