@@ -39,7 +39,7 @@ impl Keep {
             Keep::Earliest => members.iter().enumerate().min_by_key(|(_, m)| {
                 (
                     m.origin.timestamp.is_none(),
-                    m.origin.timestamp.clone(),
+                    m.origin.timestamp.as_deref(),
                     first(m),
                 )
             }),
@@ -203,11 +203,12 @@ impl Cluster {
         let rep = &self.members[self.representative];
         let rep_mins = signer.minhashes(&rep.text).map(<[u64]>::to_vec);
         let rep_set = verify.map(|_| shingle_set(signer, &rep.text));
-        let rep_text = rep.text.clone();
-        for m in &mut self.members {
+        for i in 0..self.members.len() {
             // A copy of the representative's text (most members of most clusters) is similar
             // 1 without signing it again.
-            if m.text == rep_text && rep_mins.is_some() {
+            let copy = self.members[i].text == self.members[self.representative].text;
+            let m = &mut self.members[i];
+            if copy && rep_mins.is_some() {
                 m.similarity = Some(1.0);
                 m.jaccard = rep_set.as_ref().map(|_| 1.0);
                 continue;

@@ -133,6 +133,9 @@ pub struct KeptSentence<'a> {
     pub text: &'a str,
     /// Its shingle count on the text as written.
     pub shingles: usize,
+    /// Its span in the document text in characters (Unicode scalar values), as the outputs
+    /// give it.
+    pub chars: Range<u64>,
 }
 
 /// The sentences of one document that pass a [`SentenceFilter`], with their ids: stage 1 of the
@@ -144,9 +147,13 @@ pub struct KeptSentence<'a> {
 #[derive(Debug)]
 pub struct KeptSentences<'a> {
     units: Units<'a>,
+    text: &'a str,
     seq: u64,
     filter: SentenceFilter,
     seen: u64,
+    /// Where character counting stands: a byte position and its character offset (counted
+    /// once over the text, up to the last kept unit).
+    counted: (usize, u64),
 }
 
 /// The units of a text, before the filter.
@@ -213,9 +220,11 @@ impl<'a> KeptSentences<'a> {
         };
         KeptSentences {
             units,
+            text,
             seq,
             filter: *filter,
             seen: 0,
+            counted: (0, 0),
         }
     }
 
@@ -234,12 +243,17 @@ impl<'a> Iterator for KeptSentences<'a> {
             self.seen += 1;
             let shingles = char_shingle_count(text, self.filter.shingle);
             if self.filter.keeps_count(shingles) {
+                let (byte, char) = self.counted;
+                let start = char + self.text[byte..span.start].chars().count() as u64;
+                let end = start + text.chars().count() as u64;
+                self.counted = (span.end, end);
                 return Some(KeptSentence {
                     idx,
                     id: sentence_id(self.seq, idx),
                     span,
                     text,
                     shingles,
+                    chars: start..end,
                 });
             }
         }
@@ -332,6 +346,25 @@ mod tests {
         assert_eq!(idx, [1, 3]);
         assert_eq!(all[0].id, 2 << 32 | 1);
         assert_eq!(&text[all[1].span.clone()], all[1].text);
+    }
+
+    #[test]
+    fn character_spans_cut_the_unit_out_of_the_text() {
+        let f = SentenceFilter {
+            shingle: 4,
+            min_shingles: 3,
+            max_shingles: 100,
+        };
+        let text = "Çà. Über naïve café, déjà vu. Oui. Ça va très bien, merci.";
+        let chars: Vec<char> = text.chars().collect();
+        let kept: Vec<KeptSentence<'_>> = KeptSentences::new(text, 0, &f).collect();
+        assert_eq!(kept.len(), 2);
+        for s in &kept {
+            let cut: String = chars[s.chars.start as usize..s.chars.end as usize]
+                .iter()
+                .collect();
+            assert_eq!(cut, s.text);
+        }
     }
 
     #[test]

@@ -653,8 +653,6 @@ impl Dedup {
         let mut kept = Vec::new();
         let mut records = Vec::new();
         let mut sentences = KeptSentences::with_unit(&doc.text, seq, &self.filter, self.unit);
-        // Character offsets, counted once over the text up to the last kept unit.
-        let (mut byte, mut char) = (0usize, 0u64);
         for s in sentences.by_ref() {
             if self.search.is_some() {
                 let shingler: &mut Shingler = signer.shingler();
@@ -669,14 +667,10 @@ impl Dedup {
                 };
                 records.extend(keys.iter().map(|&k| (k, s.id)));
             }
-            char += doc.text[byte..s.span.start].chars().count() as u64;
-            let start = char;
-            char += s.text.chars().count() as u64;
-            byte = s.span.end;
             kept.push(KeptUnit {
                 idx: s.idx,
                 span: s.span,
-                chars: start..char,
+                chars: s.chars,
             });
         }
         SignedDoc {

@@ -129,13 +129,7 @@ pub fn run(args: &Args, global: &Global) -> anyhow::Result<()> {
             let seq = args.first_seq + seq;
             let (mut lines, mut kept_here) = (Vec::new(), 0u64);
             let mut sentences = KeptSentences::new(&doc.text, seq, &filter);
-            // Character offsets, counted once over the text up to the last kept sentence.
-            let (mut byte, mut char) = (0usize, 0u64);
             for s in sentences.by_ref() {
-                char += doc.text[byte..s.span.start].chars().count() as u64;
-                let start = char;
-                char += s.text.chars().count() as u64;
-                byte = s.span.end;
                 let band_keys = text_signer.as_mut().map(|ts| {
                     ts.band_keys(s.text).map_or_else(Vec::new, |keys| {
                         keys.iter().map(|k| format!("{k:016x}")).collect()
@@ -151,8 +145,8 @@ pub fn run(args: &Args, global: &Global) -> anyhow::Result<()> {
                     timestamp: doc.origin.timestamp.as_deref(),
                     title: &doc.title,
                     idx: s.idx as usize,
-                    start,
-                    end: char,
+                    start: s.chars.start,
+                    end: s.chars.end,
                     shingles: s.shingles,
                     text: s.text,
                     band_keys,
