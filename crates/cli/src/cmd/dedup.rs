@@ -172,11 +172,17 @@ pub fn run(args: &Args, global: &Global) -> anyhow::Result<()> {
         draw: !global.quiet && std::io::stderr().is_terminal(),
         bar: RefCell::new(None),
     };
-    let mut sink = Tee(OutputDir::new(&args.out), DropList::default());
-    let stats = dedup.run(inputs, &mut sink, &bars)?;
+    // The duplicates are collected (a copy of every cluster) only for a deduplicated copy.
+    let (stats, drop) = match &args.write_deduplicated {
+        Some(_) => {
+            let mut sink = Tee(OutputDir::new(&args.out), DropList::default());
+            (dedup.run(inputs, &mut sink, &bars)?, Some(sink.1))
+        }
+        None => (dedup.run_to_dir(inputs, &args.out, &bars)?, None),
+    };
     let mut problems = stats.input_problems;
-    if let Some(dir) = &args.write_deduplicated {
-        let done = write_deduplicated(&files, &args.input.include()?, &sink.1, dir)?;
+    if let (Some(dir), Some(drop)) = (&args.write_deduplicated, &drop) {
+        let done = write_deduplicated(&files, &args.input.include()?, drop, dir)?;
         for p in &done.problems {
             global.log(format_args!(
                 "skipped: {:#}",
