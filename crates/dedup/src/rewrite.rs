@@ -212,7 +212,8 @@ fn copy_one(
             Ok(())
         }
         Format::Parquet => {
-            drop_reader(opened.reader);
+            // The Parquet writer opens the file itself (it reads the footer first).
+            std::mem::drop(opened.reader);
             copy_parquet(file, drop, dst, opened.compression, done)
         }
         Format::Text => {
@@ -268,11 +269,6 @@ fn copy_one(
             Ok(())
         }
     }
-}
-
-fn drop_reader(reader: Box<dyn BufRead + Send>) {
-    // The Parquet writer opens the file itself (it reads the footer first).
-    drop(reader);
 }
 
 /// Copies a Parquet file without the rows in `drop`.
