@@ -87,13 +87,17 @@ pub const DEFAULT_NGRAM: usize = 2;
 pub const DEFAULT_ROWS: usize = 2;
 /// The default number of band keys per chunk of the index.
 pub const DEFAULT_BANDS: usize = 30;
+/// The default smallest chunk in words: shorter paragraphs are merged into a neighbour.
+pub const DEFAULT_MIN_WORDS: usize = 20;
+/// Chunks longer than this many words are cut into pieces of this many words.
+pub const MAX_CHUNK_WORDS: usize = MAX_WORDS;
 
 impl IndexBuilder {
     /// The defaults: word 2-grams, chunks of at least 20 words, 30 disjoint bands of 2 rows.
     pub fn new() -> IndexBuilder {
         IndexBuilder {
             ngram: DEFAULT_NGRAM,
-            min_words: 20,
+            min_words: DEFAULT_MIN_WORDS,
             rows: DEFAULT_ROWS,
             bands: DEFAULT_BANDS,
             seed: textreuse_minhash::DEFAULT_SEED,
@@ -273,15 +277,9 @@ impl CorpusIndex {
     /// Signs `text` into `scratch.mins` and its band keys into `scratch.bands`; false when it
     /// has no n-gram.
     fn sign(&self, text: &str, scratch: &mut Scratch) -> bool {
-        scratch.keys.clear();
-        scratch.keys.extend(words(text).map(|w| w.key()));
-        if scratch.keys.len() < self.ngram {
+        if !word_shingles(text, self.ngram, &mut scratch.keys, &mut scratch.shingles) {
             return false;
         }
-        scratch.shingles.clear();
-        scratch
-            .shingles
-            .extend(scratch.keys.windows(self.ngram).map(fingerprint_words));
         scratch.mins.resize(self.signer.hashes(), 0);
         if self
             .signer
@@ -349,20 +347,49 @@ impl CorpusIndex {
                 }
             }
         }
-        let mut out: Vec<Candidate> = by_doc.into_values().collect();
-        out.sort_by(|a, b| {
-            b.shared_keys
-                .cmp(&a.shared_keys)
-                .then(b.best_jaccard.total_cmp(&a.best_jaccard))
-                .then(a.doc.cmp(&b.doc))
-        });
-        out.truncate(top);
-        out
+        rank_candidates(by_doc.into_values().collect(), top)
     }
 }
 
-/// The units of `text`: its [`chunks`], each cut into pieces of at most `max_words` words (PAN
-/// documents and other texts without blank lines would otherwise be one huge chunk).
+/// Ranks candidate documents as [`CorpusIndex::candidates`] does: more shared keys first, then
+/// higher best estimated Jaccard, then lower document number; keeps the first `top`. Other
+/// indexes of the same chunks (the persistent `textreuse-index`) rank with it too, so they
+/// retrieve the same candidates.
+pub fn rank_candidates(mut candidates: Vec<Candidate>, top: usize) -> Vec<Candidate> {
+    candidates.sort_by(|a, b| {
+        b.shared_keys
+            .cmp(&a.shared_keys)
+            .then(b.best_jaccard.total_cmp(&a.best_jaccard))
+            .then(a.doc.cmp(&b.doc))
+    });
+    candidates.truncate(top);
+    candidates
+}
+
+/// The word n-gram shingles of a chunk, as the index signs them: the case-insensitive word
+/// keys of `text` ([`words`]), hashed `ngram` at a time ([`fingerprint_words`]) into `out`.
+/// `keys` is scratch space. Returns false (and leaves `out` unspecified) when `text` has fewer
+/// than `ngram` words: such a chunk is not indexed.
+pub fn word_shingles(text: &str, ngram: usize, keys: &mut Vec<u64>, out: &mut Vec<u64>) -> bool {
+    keys.clear();
+    keys.extend(words(text).map(|w| w.key()));
+    if ngram == 0 || keys.len() < ngram {
+        return false;
+    }
+    out.clear();
+    out.extend(keys.windows(ngram).map(fingerprint_words));
+    true
+}
+
+/// The chunks of `text` the index signs, as byte spans: its paragraph [`chunks`] of at least
+/// `min_words` words, each cut into pieces of at most [`MAX_CHUNK_WORDS`] words (PAN documents
+/// and other texts without blank lines would otherwise be one huge chunk). `out` is cleared
+/// first.
+pub fn chunk_spans(text: &str, min_words: usize, out: &mut Vec<Range<usize>>) {
+    units(text, min_words, MAX_WORDS, out)
+}
+
+/// [`chunk_spans`] with the largest piece as a parameter.
 fn units(text: &str, min_words: usize, max_words: usize, out: &mut Vec<Range<usize>>) {
     out.clear();
     for chunk in chunks(text, min_words) {

@@ -43,6 +43,8 @@ enum Command {
     Align(cmd::align::Args),
     /// Plagiarism check: passages of suspicious documents reused from a corpus, ranked.
     Check(cmd::check::Args),
+    /// A persistent LSH index: create it, add inputs, query new ones against it, remove, compact.
+    Index(cmd::index::Args),
 }
 
 fn main() -> ExitCode {
@@ -57,6 +59,7 @@ fn main() -> ExitCode {
         Command::PanEval(args) => cmd::pan_eval::run(&args, &cli.global),
         Command::Align(args) => cmd::align::run(&args, &cli.global),
         Command::Check(args) => cmd::check::run(&args, &cli.global),
+        Command::Index(args) => cmd::index::run(&args, &cli.global),
         Command::ShuffleBench(args) => cmd::shuffle_bench::run(&args, &cli.global),
     };
     util::exit(result)

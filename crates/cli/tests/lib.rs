@@ -4,6 +4,7 @@ mod common;
 mod dedup;
 mod documents;
 mod flags;
+mod index;
 mod inputs;
 mod sentences;
 mod simhash;

@@ -59,16 +59,22 @@ impl DropList {
     /// Adds the duplicates of `cluster`.
     pub fn add(&mut self, cluster: &Cluster) {
         for m in cluster.duplicates() {
-            if let Some(source) = &m.origin.source {
-                let record = m.origin.record.unwrap_or(0);
-                if self
-                    .by_source
-                    .entry(source.to_string())
-                    .or_default()
-                    .insert(record)
-                {
-                    self.units += 1;
-                }
+            self.add_record(&m.origin);
+        }
+    }
+
+    /// Adds the record of a document known to be a duplicate from elsewhere (of a document in a
+    /// persistent index, say); nothing for a document without a source.
+    pub fn add_record(&mut self, origin: &crate::Origin) {
+        if let Some(source) = &origin.source {
+            let record = origin.record.unwrap_or(0);
+            if self
+                .by_source
+                .entry(source.to_string())
+                .or_default()
+                .insert(record)
+            {
+                self.units += 1;
             }
         }
     }

@@ -9,10 +9,11 @@ use std::time::Instant;
 
 use anyhow::{Context, bail};
 use rayon::prelude::*;
-use textreuse_align::index::CorpusIndex;
+use textreuse_align::index::{Candidate, CorpusIndex};
 use textreuse_align::reuse::{ReuseProfile, profile};
 use textreuse_align::{Aligner, Passage};
 use textreuse_dedup::{Document, Inputs, Source};
+use textreuse_index::{Index, IndexUnit};
 
 use crate::util::{self, Global};
 
@@ -24,8 +25,18 @@ pub struct Args {
     pub suspicious: Vec<PathBuf>,
     /// The corpus: a directory (its `*.txt` files, in sorted order), a `.jsonl` file, a text
     /// file or a Wikipedia dump (`.xml`, `.xml.bz2`).
-    #[arg(long, value_name = "PATH")]
-    pub corpus: PathBuf,
+    #[arg(
+        long,
+        value_name = "PATH",
+        required_unless_present = "index",
+        conflicts_with = "index"
+    )]
+    pub corpus: Option<PathBuf>,
+    /// A prebuilt index of the corpus (`textreuse index create DIR --unit chunk`, then
+    /// `index add`) instead of --corpus: nothing is re-read or re-indexed, and the report is the
+    /// same. Its parameters replace --ngram, --rows and --bands.
+    #[arg(long, value_name = "DIR")]
+    pub index: Option<PathBuf>,
     /// Candidate source documents aligned per suspicious document.
     #[arg(long, value_name = "N", default_value_t = 10, value_parser = util::at_least_one)]
     pub top: usize,
@@ -59,24 +70,83 @@ struct Case<'a> {
     profile: ReuseProfile,
 }
 
+/// Where candidates and their documents come from: the corpus indexed in memory, or a
+/// prebuilt index on disk.
+enum Corpus {
+    Memory(CorpusIndex, Vec<Document>),
+    Disk(Index),
+}
+
+impl Corpus {
+    /// The ranked candidates of `text` with their documents.
+    fn candidates(&self, text: &str, top: usize) -> anyhow::Result<Vec<(Candidate, Document)>> {
+        match self {
+            Corpus::Memory(index, docs) => Ok(index
+                .candidates(text, top)
+                .into_iter()
+                .map(|c| {
+                    let doc = docs[c.doc].clone();
+                    (c, doc)
+                })
+                .collect()),
+            Corpus::Disk(index) => {
+                let mut out = Vec::new();
+                for c in index.candidate_documents(text, top)? {
+                    let doc = index
+                        .document(c.doc as u64)?
+                        .context("a candidate document is missing from the index")?;
+                    out.push((c, doc));
+                }
+                Ok(out)
+            }
+        }
+    }
+}
+
 /// Runs the subcommand.
 pub fn run(args: &Args, global: &Global) -> anyhow::Result<()> {
     let start = Instant::now();
-    let (corpus, problems) = read_corpus(&args.corpus, global)?;
-    let mut index = CorpusIndex::builder()
-        .ngram(args.ngram)
-        .rows(args.rows)
-        .bands(args.bands)
-        .build()?;
-    for doc in &corpus {
-        index.add(&doc.text);
-    }
-    global.log(format_args!(
-        "indexed {} documents, {} chunks, in {:.2} s",
-        corpus.len(),
-        index.chunks().len(),
-        start.elapsed().as_secs_f64()
-    ));
+    let (corpus, problems) = match (&args.corpus, &args.index) {
+        (_, Some(dir)) => {
+            let index = Index::open(dir)?;
+            let p = index.params();
+            anyhow::ensure!(
+                p.unit == IndexUnit::Chunk && p.store_text,
+                "{}: an index of {}s{}; check needs one of chunks with texts (textreuse index \
+                 create DIR --unit chunk)",
+                dir.display(),
+                p.unit.as_str(),
+                if p.store_text { "" } else { " without texts" }
+            );
+            let s = index.stats();
+            global.log(format_args!(
+                "opened the index {}: {} documents, {} chunks",
+                dir.display(),
+                s.documents,
+                s.entries
+            ));
+            (Corpus::Disk(index), 0)
+        }
+        (Some(path), None) => {
+            let (docs, problems) = read_corpus(path, global)?;
+            let mut index = CorpusIndex::builder()
+                .ngram(args.ngram)
+                .rows(args.rows)
+                .bands(args.bands)
+                .build()?;
+            for doc in &docs {
+                index.add(&doc.text);
+            }
+            global.log(format_args!(
+                "indexed {} documents, {} chunks, in {:.2} s",
+                docs.len(),
+                index.chunks().len(),
+                start.elapsed().as_secs_f64()
+            ));
+            (Corpus::Memory(index, docs), problems)
+        }
+        (None, None) => unreachable!("clap requires --corpus or --index"),
+    };
     let aligner = Aligner::builder()
         .min_passage_len(args.min_length)
         .build()?;
@@ -86,10 +156,9 @@ pub fn run(args: &Args, global: &Global) -> anyhow::Result<()> {
         let text =
             fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
         let name = path.display().to_string();
-        let candidates = index.candidates(&text, args.top);
+        let candidates = corpus.candidates(&text, args.top)?;
         if args.candidates_only {
-            for (rank, c) in candidates.iter().enumerate() {
-                let doc = &corpus[c.doc];
+            for (rank, (c, doc)) in candidates.iter().enumerate() {
                 let value = serde_json::json!({
                     "suspicious": name,
                     "rank": rank + 1,
@@ -105,8 +174,7 @@ pub fn run(args: &Args, global: &Global) -> anyhow::Result<()> {
         let query: &str = &text;
         let mut cases: Vec<Case<'_>> = candidates
             .par_iter()
-            .flat_map_iter(|c| {
-                let source = &corpus[c.doc];
+            .flat_map_iter(|(_, source)| {
                 aligner
                     .align(&source.text, query)
                     .into_iter()

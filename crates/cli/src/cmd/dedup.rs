@@ -1,20 +1,21 @@
 //! `textreuse dedup`: clusters of near-duplicate sentences, paragraphs or documents (the main
 //! job). The engine is `textreuse_dedup::Dedup`; this module turns flags into its builder, draws
 //! progress bars and writes the files through `textreuse_dedup::OutputDir`.
-use std::cell::RefCell;
-use std::io::IsTerminal;
 use std::path::PathBuf;
 
 use anyhow::Context;
 use textreuse_dedup::rewrite::{DropList, write_deduplicated};
 use textreuse_dedup::shuffle::DEFAULT_MAX_BUCKET;
 use textreuse_dedup::{
-    DEFAULT_MAX_ARTICLE_PAIRS, DEFAULT_MAX_HAMMING, Dedup, Keep, Method, OutputDir, Progress,
-    Stage, Tee, Unit,
+    DEFAULT_MAX_ARTICLE_PAIRS, DEFAULT_MAX_HAMMING, Dedup, Keep, Method, OutputDir, Tee, Unit,
 };
 
+use std::io::Write;
+
+use textreuse_index::{Index, IndexWriter, QueryOptions};
+
 use crate::size::parse_size;
-use crate::util::{self, FilterArgs, Global, InputArgs, SignerArgs};
+use crate::util::{self, Bars, FilterArgs, Global, InputArgs, SignerArgs};
 
 /// Arguments of `textreuse dedup`.
 #[derive(Debug, clap::Args)]
@@ -51,6 +52,15 @@ pub struct Args {
     /// the threshold (--threshold, else (1/M)^(1/K)) out of duplicates.jsonl.
     #[arg(long)]
     verify: bool,
+    /// Also find the inputs' duplicates among everything indexed in DIR (`textreuse index`, of
+    /// the same --unit): OUT/against.jsonl lists each unit with matches there, as `index query`
+    /// prints them (with --verify, matches below the threshold are left out); with
+    /// --write-deduplicated their documents are left out too. Needs input files.
+    #[arg(long, value_name = "DIR")]
+    against: Option<PathBuf>,
+    /// With --against: then add the inputs to that index (not matched against themselves).
+    #[arg(long, requires = "against")]
+    add: bool,
     #[command(flatten)]
     input: InputArgs,
     #[command(flatten)]
@@ -165,15 +175,37 @@ pub fn run(args: &Args, global: &Global) -> anyhow::Result<()> {
             "--write-deduplicated needs input files: standard input cannot be read twice"
         );
     }
+    // The index is opened (and locked, with --add) before the long run, so that a wrong
+    // directory or unit fails at once.
+    let against = match &args.against {
+        Some(dir) => {
+            anyhow::ensure!(
+                !args.files.is_empty() && args.files.iter().all(|f| f.as_os_str() != "-"),
+                "--against needs input files: standard input cannot be read twice"
+            );
+            let index = Index::open(dir)?;
+            anyhow::ensure!(
+                index.params().unit.dedup_unit() == Some(unit),
+                "{}: an index of {}s, and this run compares {}s (use --unit {})",
+                dir.display(),
+                index.params().unit.as_str(),
+                unit.as_str(),
+                index.params().unit.as_str()
+            );
+            let writer = if args.add {
+                Some(IndexWriter::open(dir)?)
+            } else {
+                None
+            };
+            Some((index, writer))
+        }
+        None => None,
+    };
     let files = global.inputs_or_samples(&args.files);
     let inputs = args.input.inputs(&files, rayon::current_num_threads())?;
-    let bars = Bars {
-        global,
-        draw: !global.quiet && std::io::stderr().is_terminal(),
-        bar: RefCell::new(None),
-    };
+    let bars = Bars::new(global);
     // The duplicates are collected (a copy of every cluster) only for a deduplicated copy.
-    let (stats, drop) = match &args.write_deduplicated {
+    let (stats, mut drop) = match &args.write_deduplicated {
         Some(_) => {
             let mut sink = Tee(OutputDir::new(&args.out), DropList::default());
             (dedup.run(inputs, &mut sink, &bars)?, Some(sink.1))
@@ -181,6 +213,50 @@ pub fn run(args: &Args, global: &Global) -> anyhow::Result<()> {
         None => (dedup.run_to_dir(inputs, &args.out, &bars)?, None),
     };
     let mut problems = stats.input_problems;
+    if let Some((index, writer)) = against {
+        let threshold = args
+            .threshold
+            .unwrap_or_else(|| index.signer().threshold_estimate());
+        let options = QueryOptions::new()
+            .verify(args.verify)
+            .min_jaccard(if args.verify { threshold } else { 0.0 });
+        let path = args.out.join("against.jsonl");
+        let mut out = std::io::BufWriter::new(
+            std::fs::File::create(&path).with_context(|| format!("creating {}", path.display()))?,
+        );
+        let mut writer = writer;
+        let inputs = args.input.inputs(&files, rayon::current_num_threads())?;
+        let found = index.query_all(
+            inputs,
+            &options,
+            &Bars::labelled(global, "matching against the index"),
+            writer.as_mut(),
+            |doc, units| -> anyhow::Result<()> {
+                if let Some(drop) = &mut drop
+                    && units.iter().any(|u| !u.matches.is_empty())
+                {
+                    drop.add_record(&doc.origin);
+                }
+                crate::cmd::index::write_units(&mut out, doc, unit.as_str(), units, false, false)
+            },
+        )?;
+        out.flush()?;
+        // The second reading reports the same problems as the first: count them once.
+        problems = problems.max(found.input_problems);
+        global.log(format_args!(
+            "against {}: {} {}s of {} documents have near-duplicates there (listed in {}){}",
+            index.path().display(),
+            found.units_matched,
+            unit.as_str(),
+            found.documents_matched,
+            path.display(),
+            if args.add {
+                "; the inputs were added to it"
+            } else {
+                ""
+            }
+        ));
+    }
     if let (Some(dir), Some(drop)) = (&args.write_deduplicated, &drop) {
         let done = write_deduplicated(&files, &args.input.include()?, drop, dir)?;
         for p in &done.problems {
@@ -210,73 +286,4 @@ pub fn run(args: &Args, global: &Global) -> anyhow::Result<()> {
         args.out.display()
     ));
     util::skipped(problems)
-}
-
-/// Progress bars on stderr, one stage at a time, when it is a terminal and `--quiet` is off;
-/// log lines print above the bar.
-struct Bars<'a> {
-    global: &'a Global,
-    draw: bool,
-    bar: RefCell<Option<indicatif::ProgressBar>>,
-}
-
-impl Bars<'_> {
-    /// Replaces the current bar by a new one (a spinner without a total), if bars are drawn.
-    fn begin(&self, total: Option<u64>, template: &str) {
-        self.finish();
-        if !self.draw {
-            return;
-        }
-        let bar = match total {
-            Some(n) => indicatif::ProgressBar::new(n),
-            None => indicatif::ProgressBar::new_spinner(),
-        };
-        bar.set_style(
-            indicatif::ProgressStyle::with_template(template)
-                .expect("valid template")
-                .progress_chars("=> "),
-        );
-        // Redraw even while a stage reports nothing for a while (the sort before the merge).
-        bar.enable_steady_tick(std::time::Duration::from_millis(200));
-        *self.bar.borrow_mut() = Some(bar);
-    }
-}
-
-impl Progress for Bars<'_> {
-    fn log(&self, line: &str) {
-        match &*self.bar.borrow() {
-            Some(bar) => bar.suspend(|| self.global.log(line)),
-            None => self.global.log(line),
-        }
-    }
-
-    fn start(&self, stage: Stage, total: Option<u64>) {
-        let name = match stage {
-            Stage::ReadDocuments => "stages 1-2:",
-            Stage::MergeRecords => "stage 3: merging",
-            Stage::ClusterPairs => "stages 4-5: clustering",
-            Stage::WriteClusters => "stages 6-8: writing",
-            _ => "working on",
-        };
-        let unit = stage.unit();
-        let template = match total {
-            Some(_) => format!(
-                "{{bar:30}} {name} {{human_pos}}/{{human_len}} {unit} ({{per_sec:0}}, {{eta}} left)"
-            ),
-            None => format!("{{spinner}} {name} {{human_pos}} {unit} ({{per_sec:0}}) {{elapsed}}"),
-        };
-        self.begin(total, &template);
-    }
-
-    fn advance(&self, n: u64) {
-        if let Some(bar) = &*self.bar.borrow() {
-            bar.inc(n);
-        }
-    }
-
-    fn finish(&self) {
-        if let Some(bar) = self.bar.borrow_mut().take() {
-            bar.finish_and_clear();
-        }
-    }
 }

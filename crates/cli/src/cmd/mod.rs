@@ -3,6 +3,7 @@ pub mod align;
 pub mod check;
 pub mod dedup;
 pub mod extract;
+pub mod index;
 pub mod pan_eval;
 pub mod sentences;
 pub mod shuffle_bench;

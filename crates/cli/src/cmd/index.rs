@@ -1,0 +1,435 @@
+//! `textreuse index`: a persistent LSH index (`textreuse_index`) built once and then added to,
+//! queried, pruned and compacted by later runs.
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use anyhow::Context;
+use serde_json::{Map, Value, json};
+use textreuse_dedup::{DocId, Document, Origin};
+use textreuse_index::{Index, IndexUnit, IndexWriter, Match, Params, QueryOptions, UnitMatches};
+
+use crate::size::parse_size;
+use crate::util::{self, Bars, Global, InputArgs};
+
+/// Build, add to, query, prune and compact a persistent MinHash LSH index.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, clap::Subcommand)]
+enum Command {
+    /// Create an empty index in DIR with its unit and MinHash parameters (fixed for its life).
+    Create(CreateArgs),
+    /// Add the documents of INPUT... (whatever `dedup` reads) to the index.
+    Add(AddArgs),
+    /// For each unit of INPUT..., its near-duplicates in the index (JSON lines on stdout).
+    Query(QueryArgs),
+    /// Remove documents by id (their space is reclaimed by `compact`).
+    Remove(RemoveArgs),
+    /// What the index holds and its parameters (JSON).
+    Stats(DirArg),
+    /// Merge all segments into one, leaving out removed documents.
+    Compact(DirArg),
+}
+
+/// The unit of an index (`--unit`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum UnitArg {
+    /// Sentences, as `dedup` cuts them.
+    Sentence,
+    /// Non-blank lines.
+    Paragraph,
+    /// Whole documents.
+    Document,
+    /// The paragraph chunks of `check` (word n-grams): for `check --index`.
+    Chunk,
+}
+
+#[derive(Debug, clap::Args)]
+struct CreateArgs {
+    /// The index directory (created; it must not hold an index yet).
+    dir: PathBuf,
+    /// What an entry is.
+    #[arg(long, value_enum, default_value_t = UnitArg::Sentence)]
+    unit: UnitArg,
+    /// The Jaccard similarity to find: picks K and M with the tuner for the scheme and hashes
+    /// (explicit -k/-m win).
+    #[arg(long, value_name = "T")]
+    threshold: Option<f64>,
+    /// Hash functions N [default: 20; chunks: K*M].
+    #[arg(long, value_name = "N")]
+    hashes: Option<usize>,
+    /// Rows K per band [default: 10; chunks: 2].
+    #[arg(long, short = 'k')]
+    rows: Option<usize>,
+    /// Bands M [default: 10; chunks: 30].
+    #[arg(long, short = 'm')]
+    bands: Option<usize>,
+    /// Bands drawn from N functions, or disjoint (N = K*M) [default: drawn; chunks: disjoint].
+    #[arg(long, value_enum)]
+    scheme: Option<util::Scheme>,
+    /// Seed of the hash functions and bands [default: 1123456].
+    #[arg(long)]
+    seed: Option<u64>,
+    /// Shingle length: characters, or words for chunks [default: 12; chunks: 2].
+    #[arg(long, value_name = "N")]
+    shingle: Option<usize>,
+    /// Smallest unit in shingles [default: 75 for sentences, 20 for paragraphs and documents].
+    #[arg(long, value_name = "N")]
+    min_shingles: Option<usize>,
+    /// Largest unit in shingles, 0 for no bound [default: 600 for sentences, none otherwise].
+    #[arg(long, value_name = "N")]
+    max_shingles: Option<usize>,
+    /// Bytes kept of each minhash for estimates: 1, 2, 4 or 8 [default: 2; chunks: 8].
+    #[arg(long, value_name = "B")]
+    signature_bytes: Option<u8>,
+    /// Do not store document texts (smaller; no --verify, no match texts, no check --index).
+    #[arg(long)]
+    no_text: bool,
+}
+
+#[derive(Debug, clap::Args)]
+struct AddArgs {
+    /// The index directory.
+    dir: PathBuf,
+    /// Inputs: files, directories or - for stdin, as `dedup` reads them.
+    #[arg(value_name = "INPUT", required = true)]
+    files: Vec<PathBuf>,
+    #[command(flatten)]
+    input: InputArgs,
+    /// Memory budget (e.g. 512MB, 4GB): the uncommitted batch is written as a segment and
+    /// committed when it reaches half of it.
+    #[arg(long, default_value = "1GiB", value_name = "SIZE")]
+    mem_budget: String,
+}
+
+#[derive(Debug, clap::Args)]
+pub struct MatchArgs {
+    /// Leave out matches below this Jaccard similarity (estimated, or exact with --verify).
+    #[arg(long, default_value_t = 0.0, value_name = "T")]
+    pub min_jaccard: f64,
+    /// Compute each match's exact Jaccard similarity from the stored texts.
+    #[arg(long)]
+    pub verify: bool,
+    /// At most N matches per unit, best first.
+    #[arg(long, value_name = "N")]
+    pub limit: Option<usize>,
+    /// Include the texts of query units and matches.
+    #[arg(long)]
+    pub text: bool,
+}
+
+impl MatchArgs {
+    pub fn options(&self) -> QueryOptions {
+        QueryOptions::new()
+            .min_jaccard(self.min_jaccard)
+            .verify(self.verify)
+            .limit(self.limit.unwrap_or(usize::MAX))
+            .text(self.text)
+    }
+}
+
+#[derive(Debug, clap::Args)]
+struct QueryArgs {
+    /// The index directory.
+    dir: PathBuf,
+    /// Inputs: files, directories or - for stdin, as `dedup` reads them.
+    #[arg(value_name = "INPUT", required = true)]
+    files: Vec<PathBuf>,
+    #[command(flatten)]
+    input: InputArgs,
+    #[command(flatten)]
+    matches: MatchArgs,
+    /// Also print units without matches.
+    #[arg(long)]
+    all: bool,
+}
+
+#[derive(Debug, clap::Args)]
+struct RemoveArgs {
+    /// The index directory.
+    dir: PathBuf,
+    /// Document ids: integers when they look like one, else strings (see --string-ids).
+    #[arg(value_name = "ID")]
+    ids: Vec<String>,
+    /// Read more ids from FILE, one per line (- for stdin).
+    #[arg(long, value_name = "FILE")]
+    ids_from: Option<PathBuf>,
+    /// Every id is a string, even `123`.
+    #[arg(long)]
+    string_ids: bool,
+}
+
+#[derive(Debug, clap::Args)]
+struct DirArg {
+    /// The index directory.
+    dir: PathBuf,
+}
+
+/// Runs `textreuse index`.
+pub fn run(args: &Args, global: &Global) -> anyhow::Result<()> {
+    match &args.command {
+        Command::Create(a) => create(a, global),
+        Command::Add(a) => add(a, global),
+        Command::Query(a) => query(a, global),
+        Command::Remove(a) => remove(a, global),
+        Command::Stats(a) => stats(&a.dir),
+        Command::Compact(a) => {
+            let mut w = IndexWriter::open(&a.dir)?;
+            let before = w.stats();
+            w.compact()?;
+            let after = w.stats();
+            global.log(format_args!(
+                "{}: {} segments ({} bytes) merged into {} ({} bytes), {} removed documents \
+                 dropped",
+                a.dir.display(),
+                before.segments,
+                before.bytes,
+                after.segments,
+                after.bytes,
+                before.removed_documents
+            ));
+            Ok(())
+        }
+    }
+}
+
+fn create(a: &CreateArgs, global: &Global) -> anyhow::Result<()> {
+    let unit = match a.unit {
+        UnitArg::Sentence => IndexUnit::Sentence,
+        UnitArg::Paragraph => IndexUnit::Paragraph,
+        UnitArg::Document => IndexUnit::Document,
+        UnitArg::Chunk => IndexUnit::Chunk,
+    };
+    let mut p = Params::new(unit);
+    if let Some(s) = a.scheme {
+        p.scheme = match s {
+            util::Scheme::Drawn => "drawn",
+            util::Scheme::Disjoint => "disjoint",
+        }
+        .into();
+    }
+    if let Some(n) = a.hashes {
+        p.hashes = n;
+    }
+    if let Some(s) = a.seed {
+        p.seed = s;
+    }
+    if let Some(n) = a.shingle {
+        p.shingle = n;
+    }
+    if let Some(n) = a.min_shingles {
+        p.min_shingles = n;
+        p.min_words = n;
+    }
+    if let Some(n) = a.max_shingles {
+        p.max_shingles = if n == 0 { usize::MAX } else { n };
+    }
+    if let Some(b) = a.signature_bytes {
+        p.signature_bytes = b;
+    }
+    p.store_text = !a.no_text;
+    if let Some(t) = a.threshold
+        && a.rows.is_none()
+        && a.bands.is_none()
+    {
+        p = p.threshold(t)?;
+    }
+    if let Some(k) = a.rows {
+        p.rows = k;
+    }
+    if let Some(m) = a.bands {
+        p.bands = m;
+    }
+    if p.scheme == "disjoint" && a.hashes.is_none() {
+        p.hashes = p.rows * p.bands;
+    }
+    let w = IndexWriter::create(&a.dir, p)?;
+    let p = w.params();
+    global.log(format_args!(
+        "created an index of {}s in {}: N = {}, K = {}, M = {} ({}), S-curve threshold about \
+         {:.2}",
+        p.unit.as_str(),
+        a.dir.display(),
+        p.hashes,
+        p.rows,
+        p.bands,
+        p.scheme,
+        w.index().signer().threshold_estimate()
+    ));
+    Ok(())
+}
+
+fn add(a: &AddArgs, global: &Global) -> anyhow::Result<()> {
+    let start = std::time::Instant::now();
+    let mut w = IndexWriter::open(&a.dir)?;
+    w.memory_budget(parse_size(&a.mem_budget).context("invalid --mem-budget")?);
+    let inputs = a.input.inputs(&a.files, rayon::current_num_threads())?;
+    let bars = Bars::labelled(global, "indexing");
+    let stats = w.add_all(inputs, &bars)?;
+    let after = w.stats();
+    global.log(format_args!(
+        "added {} documents ({} {}s) in {:.2} s; the index holds {} documents in {} segments \
+         ({} bytes)",
+        stats.documents,
+        stats.units,
+        w.params().unit.as_str(),
+        start.elapsed().as_secs_f64(),
+        after.documents,
+        after.segments,
+        after.bytes
+    ));
+    util::skipped(stats.input_problems)
+}
+
+fn query(a: &QueryArgs, global: &Global) -> anyhow::Result<()> {
+    let start = std::time::Instant::now();
+    let index = Index::open(&a.dir)?;
+    let inputs = a.input.inputs(&a.files, rayon::current_num_threads())?;
+    let bars = Bars::labelled(global, "querying");
+    let mut out = util::stdout();
+    let unit = index.params().unit.as_str();
+    let stats = index.query_all(
+        inputs,
+        &a.matches.options(),
+        &bars,
+        None,
+        |doc, units| -> anyhow::Result<()> {
+            write_units(&mut out, doc, unit, units, a.all, a.matches.text)
+        },
+    )?;
+    out.flush()?;
+    global.log(format_args!(
+        "queried {} documents ({} {unit}s) in {:.2} s: {} {unit}s of {} documents have matches",
+        stats.documents,
+        stats.units,
+        start.elapsed().as_secs_f64(),
+        stats.units_matched,
+        stats.documents_matched
+    ));
+    util::skipped(stats.input_problems)
+}
+
+/// One JSON line per unit of `doc` (with matches, or all with `all`).
+pub fn write_units(
+    out: &mut impl Write,
+    doc: &Document,
+    unit: &str,
+    units: &[UnitMatches],
+    all: bool,
+    text: bool,
+) -> anyhow::Result<()> {
+    for u in units {
+        if u.matches.is_empty() && !all {
+            continue;
+        }
+        let mut line = Map::new();
+        line.insert("doc".into(), json!(doc.id));
+        line.insert("title".into(), json!(doc.title));
+        origin(&mut line, &doc.origin);
+        line.insert("unit".into(), json!(unit));
+        line.insert("start".into(), json!(u.chars.start));
+        line.insert("end".into(), json!(u.chars.end));
+        if text {
+            line.insert("text".into(), json!(&doc.text[u.span.clone()]));
+        }
+        let matches: Vec<Value> = u.matches.iter().map(match_json).collect();
+        line.insert("matches".into(), Value::Array(matches));
+        writeln!(out, "{}", Value::Object(line))?;
+    }
+    Ok(())
+}
+
+fn origin(line: &mut Map<String, Value>, o: &Origin) {
+    if let Some(s) = &o.source {
+        line.insert("source".into(), json!(&**s));
+    }
+    if let Some(r) = o.record {
+        line.insert("record".into(), json!(r));
+    }
+    if let Some(r) = o.revision {
+        line.insert("revision".into(), json!(r));
+    }
+    if let Some(t) = &o.timestamp {
+        line.insert("timestamp".into(), json!(&**t));
+    }
+}
+
+fn match_json(m: &Match) -> Value {
+    let mut v = Map::new();
+    v.insert("id".into(), json!(m.id));
+    v.insert("title".into(), json!(m.title));
+    origin(&mut v, &m.origin);
+    v.insert("start".into(), json!(m.chars.start));
+    v.insert("end".into(), json!(m.chars.end));
+    v.insert("shared_bands".into(), json!(m.shared_bands));
+    v.insert("estimated_jaccard".into(), json!(m.estimated_jaccard));
+    if let Some(j) = m.jaccard {
+        v.insert("jaccard".into(), json!(j));
+    }
+    if let Some(t) = &m.text {
+        v.insert("text".into(), json!(t));
+    }
+    Value::Object(v)
+}
+
+fn parse_id(s: &str, strings: bool) -> DocId {
+    if !strings && let Ok(i) = s.parse::<i128>() {
+        return DocId::Int(i);
+    }
+    DocId::from(s)
+}
+
+fn remove(a: &RemoveArgs, global: &Global) -> anyhow::Result<()> {
+    let mut ids: Vec<String> = a.ids.clone();
+    if let Some(path) = &a.ids_from {
+        let text = if path.as_os_str() == "-" {
+            std::io::read_to_string(std::io::stdin()).context("reading ids from stdin")?
+        } else {
+            std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?
+        };
+        ids.extend(
+            text.lines()
+                .map(str::trim)
+                .filter(|l| !l.is_empty())
+                .map(String::from),
+        );
+    }
+    anyhow::ensure!(
+        !ids.is_empty(),
+        "no ids given (list them, or use --ids-from FILE)"
+    );
+    let mut w = IndexWriter::open(&a.dir)?;
+    let (mut removed, mut missing) = (0, 0);
+    for id in &ids {
+        let n = w.remove(&parse_id(id, a.string_ids))?;
+        if n == 0 {
+            missing += 1;
+            global.log(format_args!("not in the index: {id}"));
+        }
+        removed += n;
+    }
+    w.commit()?;
+    global.log(format_args!(
+        "removed {removed} documents ({missing} of the {} ids were not in the index); \
+         `textreuse index compact` reclaims their space",
+        ids.len()
+    ));
+    Ok(())
+}
+
+fn stats(dir: &Path) -> anyhow::Result<()> {
+    let index = Index::open(dir)?;
+    let value = json!({
+        "index": dir,
+        "stats": index.stats(),
+        "params": index.params(),
+        "threshold_estimate": index.signer().threshold_estimate(),
+    });
+    let mut out = util::stdout();
+    writeln!(out, "{}", serde_json::to_string_pretty(&value)?)?;
+    out.flush()?;
+    Ok(())
+}

@@ -1,0 +1,320 @@
+//! `textreuse index` end to end: the life of an index (create, add, query, remove, compact,
+//! stats), `check --index` against `check --corpus`, `dedup --against`, and `kill -9` during
+//! `index add`.
+use std::fmt::Write as _;
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+use textreuse_dedup::DocId;
+use textreuse_index::Index;
+
+use super::common::{self, json_lines, ok, status, workspace};
+
+/// `n` JSON Lines documents of three sentences each, ids `d<i>`; every tenth repeats a
+/// sentence of the document before it.
+fn jsonl(n: usize, seed: usize) -> String {
+    const WORDS: [&str; 16] = [
+        "river", "mill", "grain", "harbour", "valley", "orchard", "timber", "market", "bridge",
+        "tower", "castle", "meadow", "forest", "stone", "village", "station",
+    ];
+    let mut x = (seed as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+    let mut word = || {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        WORDS[(x % 16) as usize]
+    };
+    let mut out = String::new();
+    let mut prev = String::new();
+    for i in 0..n {
+        let mut sentences: Vec<String> = (0..3)
+            .map(|_| {
+                let mut s: Vec<&str> = (0..18).map(|_| word()).collect();
+                s[0] = "The";
+                format!("{}.", s.join(" "))
+            })
+            .collect();
+        if i % 10 == 9 {
+            sentences[1] = prev.clone();
+        }
+        prev = sentences[0].clone();
+        let text = sentences.join(" ");
+        writeln!(out, r#"{{"id":"d{i}","title":"T{i}","text":"{text}"}}"#).unwrap();
+    }
+    out
+}
+
+fn index_dir(dir: &Path) -> String {
+    dir.join("ix").to_str().unwrap().to_string()
+}
+
+#[test]
+fn create_add_query_remove_compact() {
+    let tmp = tempfile::tempdir().unwrap();
+    let ix = index_dir(tmp.path());
+    let a = tmp.path().join("a.jsonl");
+    let b = tmp.path().join("b.jsonl");
+    let docs = jsonl(40, 1);
+    let lines: Vec<&str> = docs.lines().collect();
+    std::fs::write(&a, lines[..20].join("\n")).unwrap();
+    std::fs::write(&b, lines[20..].join("\n")).unwrap();
+    let (a, b) = (a.to_str().unwrap(), b.to_str().unwrap());
+    ok(&["-q", "index", "create", &ix, "--threshold", "0.8"]);
+    // A second create refuses.
+    let (_, err) = status(&["index", "create", &ix], 1);
+    assert!(err.contains("already exists"), "{err}");
+    ok(&["-q", "index", "add", &ix, a]);
+    ok(&["-q", "index", "add", &ix, b]);
+    let stats: Value = serde_json::from_str(&ok(&["index", "stats", &ix])).unwrap();
+    assert_eq!(stats["stats"]["documents"], 40);
+    assert_eq!(stats["stats"]["entries"], 120);
+    assert_eq!(stats["stats"]["segments"], 2);
+
+    // Querying b finds each of its documents (itself), with provenance, and the repeated
+    // sentences of the earlier documents.
+    let found = json_lines(&ok(&["-q", "index", "query", &ix, b, "--verify"]));
+    let d25: Vec<&Value> = found.iter().filter(|l| l["doc"] == "d25").collect();
+    assert_eq!(d25.len(), 3, "every unit of d25 matches itself");
+    let m = &d25[0]["matches"][0];
+    assert_eq!(
+        (&m["id"], &m["title"], &m["record"]),
+        (&"d25".into(), &"T25".into(), &6.into())
+    );
+    assert!(m["source"].as_str().unwrap().ends_with("b.jsonl"));
+    assert_eq!(m["jaccard"], 1.0);
+    let d29: Vec<&Value> = found.iter().filter(|l| l["doc"] == "d29").collect();
+    let ids: Vec<&Value> = d29[1]["matches"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| &m["id"])
+        .collect();
+    assert_eq!(
+        ids,
+        ["d28", "d29"],
+        "the repeated sentence: equal scores, in index order"
+    );
+
+    // Remove, and the removed document is no longer found; compact reclaims the space.
+    let (_, err) = status(&["index", "remove", &ix, "d28", "nope"], 0);
+    assert!(err.contains("not in the index: nope"), "{err}");
+    let after = json_lines(&ok(&["-q", "index", "query", &ix, b]));
+    assert!(after.iter().all(|l| {
+        l["matches"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|m| m["id"] != "d28")
+    }));
+    let before: Value = serde_json::from_str(&ok(&["index", "stats", &ix])).unwrap();
+    assert_eq!(before["stats"]["removed_documents"], 1);
+    ok(&["-q", "index", "compact", &ix]);
+    let compacted: Value = serde_json::from_str(&ok(&["index", "stats", &ix])).unwrap();
+    assert_eq!(compacted["stats"]["documents"], 39);
+    assert_eq!(compacted["stats"]["segments"], 1);
+    assert!(compacted["stats"]["bytes"].as_u64() < before["stats"]["bytes"].as_u64());
+    assert_eq!(json_lines(&ok(&["-q", "index", "query", &ix, b])), after);
+
+    // Errors say what to do.
+    let (_, err) = status(
+        &[
+            "index",
+            "query",
+            &tmp.path().join("none").to_string_lossy(),
+            a,
+        ],
+        1,
+    );
+    assert!(err.contains("not an index"), "{err}");
+}
+
+#[test]
+fn check_index_gives_the_corpus_report() {
+    let tmp = tempfile::tempdir().unwrap();
+    let ix = index_dir(tmp.path());
+    let src = workspace("testdata/align/src");
+    ok(&["-q", "index", "create", &ix, "--unit", "chunk"]);
+    ok(&["-q", "index", "add", &ix, &src]);
+    let mut susp: Vec<String> = std::fs::read_dir(workspace("testdata/align/susp"))
+        .unwrap()
+        .map(|e| e.unwrap().path().to_string_lossy().into_owned())
+        .collect();
+    susp.sort();
+    let susp: Vec<&str> = susp.iter().map(String::as_str).collect();
+    for extra in [
+        &[][..],
+        &["--candidates-only"][..],
+        &["--text", "--top", "2"][..],
+    ] {
+        let corpus = ok(&[&["-q", "check", "--corpus", &src][..], extra, &susp].concat());
+        let index = ok(&[&["-q", "check", "--index", &ix][..], extra, &susp].concat());
+        assert!(corpus.lines().count() >= 3, "{corpus}");
+        assert_eq!(corpus, index, "{extra:?}");
+    }
+    // A sentence index cannot serve check.
+    let sentences = tmp.path().join("s").to_string_lossy().into_owned();
+    ok(&["-q", "index", "create", &sentences]);
+    let (_, err) = status(&["check", "--index", &sentences, susp[0]], 1);
+    assert!(err.contains("--unit chunk"), "{err}");
+}
+
+#[test]
+fn dedup_against_an_index() {
+    let tmp = tempfile::tempdir().unwrap();
+    let ix = index_dir(tmp.path());
+    let old = tmp.path().join("old.jsonl");
+    let new = tmp.path().join("new.jsonl");
+    let docs = jsonl(30, 2);
+    let mut lines: Vec<String> = docs.lines().map(String::from).collect();
+    std::fs::write(&old, lines[..20].join("\n")).unwrap();
+    // The new batch: ten new documents and a copy of old d3 under a new id.
+    lines.push(lines[3].replace("\"d3\"", "\"copy-of-d3\""));
+    std::fs::write(&new, lines[20..].join("\n")).unwrap();
+    let (old, new) = (old.to_str().unwrap(), new.to_str().unwrap());
+    let out = tmp.path().join("out");
+    let out_s = out.to_str().unwrap();
+    ok(&["-q", "index", "create", &ix, "--unit", "document"]);
+    ok(&["-q", "index", "add", &ix, old]);
+    let dedup = |extra: &[&str]| {
+        ok(&[
+            &[
+                "-q",
+                "dedup",
+                new,
+                "--unit",
+                "document",
+                "--out",
+                out_s,
+                "--against",
+                &ix,
+            ][..],
+            extra,
+        ]
+        .concat())
+    };
+    dedup(&["--add"]);
+    let against = json_lines(&std::fs::read_to_string(out.join("against.jsonl")).unwrap());
+    assert_eq!(against.len(), 1, "{against:?}");
+    assert_eq!(against[0]["doc"], "copy-of-d3");
+    assert_eq!(against[0]["matches"][0]["id"], "d3");
+    // Added: the index now holds the batch, and a second run finds all of it there.
+    let index = Index::open(&ix).unwrap();
+    assert_eq!(index.stats().documents, 31);
+    assert!(index.contains(&DocId::from("d25")).unwrap());
+    drop(index);
+    let dedup_dir = tmp.path().join("dd");
+    ok(&[
+        "-q",
+        "dedup",
+        new,
+        "--unit",
+        "document",
+        "--out",
+        out_s,
+        "--against",
+        &ix,
+        "--write-deduplicated",
+        dedup_dir.to_str().unwrap(),
+    ]);
+    let against = json_lines(&std::fs::read_to_string(out.join("against.jsonl")).unwrap());
+    assert_eq!(against.len(), 11);
+    // Every document of the batch is in the index now: the deduplicated copy is empty.
+    let mut files = vec![dedup_dir.clone()];
+    let mut records = 0;
+    while let Some(p) = files.pop() {
+        if p.is_dir() {
+            files.extend(std::fs::read_dir(&p).unwrap().map(|e| e.unwrap().path()));
+        } else {
+            records += std::fs::read_to_string(&p).unwrap().lines().count();
+        }
+    }
+    assert_eq!(records, 0);
+    // Units must agree.
+    let (_, err) = status(&["dedup", new, "--out", out_s, "--against", &ix], 1);
+    assert!(err.contains("--unit document"), "{err}");
+}
+
+/// `kill -9` at several points of an `index add` that commits many times: afterwards the index
+/// opens, answers, and holds exactly a prefix of the input that was committed: nothing
+/// committed is lost, nothing uncommitted shows.
+#[test]
+fn kill_during_add_leaves_the_last_commit() {
+    let tmp = tempfile::tempdir().unwrap();
+    let input = tmp.path().join("docs.jsonl");
+    let n = 6000;
+    std::fs::write(&input, jsonl(n, 3)).unwrap();
+    let input = input.to_str().unwrap();
+    // How long a whole run takes here, to spread the kills over it.
+    let whole = {
+        let ix = tmp.path().join("whole").to_string_lossy().into_owned();
+        ok(&["-q", "index", "create", &ix]);
+        let start = Instant::now();
+        ok(&["-q", "index", "add", &ix, input, "--mem-budget", "1MB"]);
+        start.elapsed()
+    };
+    let mut committed = Vec::new();
+    for (i, share) in [0.05, 0.2, 0.4, 0.6, 0.8].iter().enumerate() {
+        let ix = tmp
+            .path()
+            .join(format!("k{i}"))
+            .to_string_lossy()
+            .into_owned();
+        ok(&["-q", "index", "create", &ix]);
+        let mut child = Command::new(env!("CARGO_BIN_EXE_textreuse"))
+            .args([
+                "-q",
+                "--threads",
+                "1",
+                "index",
+                "add",
+                &ix,
+                input,
+                "--mem-budget",
+                "1MB",
+            ])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        std::thread::sleep(whole.mul_f64(*share).max(Duration::from_millis(5)));
+        child.kill().unwrap(); // SIGKILL
+        child.wait().unwrap();
+        let index = Index::open(&ix).unwrap();
+        let docs = index.stats().documents;
+        // Exactly the first `docs` documents, in order.
+        for d in [0, docs.saturating_sub(1), docs, n as u64 - 1] {
+            let id = DocId::from(format!("d{d}"));
+            assert_eq!(index.contains(&id).unwrap(), d < docs, "d{d} of {docs}");
+        }
+        if docs > 0 {
+            let last = index.document(docs - 1).unwrap().unwrap();
+            assert_eq!(last.id, DocId::from(format!("d{}", docs - 1)));
+        }
+        drop(index);
+        // The CLI works on it, and a new writer clears what the killed one left behind.
+        let stats: Value = serde_json::from_str(&ok(&["index", "stats", &ix])).unwrap();
+        assert_eq!(stats["stats"]["documents"], docs);
+        ok(&["-q", "index", "compact", &ix]);
+        let leftovers: Vec<String> = std::fs::read_dir(&ix)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .filter(|f| f.ends_with(".tmp"))
+            .collect();
+        assert!(leftovers.is_empty(), "{leftovers:?}");
+        committed.push(docs);
+    }
+    eprintln!("committed at the kills: {committed:?} of {n}");
+    // The kills landed at different points, some after commits.
+    assert!(
+        committed.iter().any(|&d| d > 0 && d < n as u64),
+        "no kill landed between two commits: {committed:?}"
+    );
+    common::ok(&[
+        "-q",
+        "index",
+        "stats",
+        &tmp.path().join("whole").to_string_lossy(),
+    ]);
+}

@@ -1,0 +1,224 @@
+//! The stored form of a document: its id, title, origin and (optionally) text, in a small
+//! binary record; and the stable hash its id is looked up by.
+use std::sync::Arc;
+
+use textreuse_dedup::{DocId, Document, Origin};
+use textreuse_hash::fingerprint;
+
+const ID_STR: u8 = 1;
+const SOURCE: u8 = 2;
+const RECORD: u8 = 4;
+const REVISION: u8 = 8;
+const TIMESTAMP: u8 = 16;
+const TEXT: u8 = 32;
+
+/// The stable 64-bit hash of a document id (fixed by our own hash, the same on every machine):
+/// [`fingerprint`] of a tag byte and the id's bytes.
+pub(crate) fn id_hash(id: &DocId) -> u64 {
+    let mut bytes = Vec::with_capacity(24);
+    match id {
+        DocId::Int(i) => {
+            bytes.push(0);
+            bytes.extend_from_slice(&i.to_le_bytes());
+        }
+        DocId::Str(s) => {
+            bytes.push(1);
+            bytes.extend_from_slice(s.as_bytes());
+        }
+    }
+    fingerprint(&bytes)
+}
+
+fn put_str(out: &mut Vec<u8>, s: &str) {
+    out.extend_from_slice(&(s.len() as u64).to_le_bytes());
+    out.extend_from_slice(s.as_bytes());
+}
+
+/// Appends the record of `doc` to `out` (with its text when `text` is true).
+pub(crate) fn encode(doc: &Document, text: bool, out: &mut Vec<u8>) {
+    let o = &doc.origin;
+    let mut flags = 0;
+    if matches!(doc.id, DocId::Str(_)) {
+        flags |= ID_STR;
+    }
+    for (present, flag) in [
+        (o.source.is_some(), SOURCE),
+        (o.record.is_some(), RECORD),
+        (o.revision.is_some(), REVISION),
+        (o.timestamp.is_some(), TIMESTAMP),
+        (text, TEXT),
+    ] {
+        if present {
+            flags |= flag;
+        }
+    }
+    out.push(flags);
+    match &doc.id {
+        DocId::Str(s) => put_str(out, s),
+        DocId::Int(i) => out.extend_from_slice(&i.to_le_bytes()),
+    }
+    put_str(out, &doc.title);
+    if let Some(s) = &o.source {
+        put_str(out, s);
+    }
+    if let Some(r) = o.record {
+        out.extend_from_slice(&r.to_le_bytes());
+    }
+    if let Some(r) = o.revision {
+        out.extend_from_slice(&r.to_le_bytes());
+    }
+    if let Some(t) = &o.timestamp {
+        put_str(out, t);
+    }
+    if text {
+        put_str(out, &doc.text);
+    }
+}
+
+/// A stored document, borrowed from its segment.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct StoredDoc<'a> {
+    /// Its id, as the input wrote it.
+    pub id: DocId,
+    /// Its title.
+    pub title: &'a str,
+    /// The input it was read from.
+    pub source: Option<&'a str>,
+    /// Its record (line or row) in that input.
+    pub record: Option<u64>,
+    /// Dumps: its revision id.
+    pub revision: Option<u64>,
+    /// Dumps: its timestamp.
+    pub timestamp: Option<&'a str>,
+    /// Its text, when the index stores texts.
+    pub text: Option<&'a str>,
+}
+
+impl StoredDoc<'_> {
+    /// Its [`Origin`].
+    pub fn origin(&self) -> Origin {
+        Origin {
+            source: self.source.map(Arc::from),
+            record: self.record,
+            revision: self.revision,
+            timestamp: self.timestamp.map(Arc::from),
+        }
+    }
+
+    /// An owned [`Document`] (with an empty text when none is stored).
+    pub fn to_document(&self) -> Document {
+        Document {
+            id: self.id.clone(),
+            title: self.title.to_string(),
+            text: self.text.unwrap_or_default().to_string(),
+            origin: self.origin(),
+        }
+    }
+}
+
+struct Reader<'a> {
+    bytes: &'a [u8],
+    pos: usize,
+}
+
+impl<'a> Reader<'a> {
+    fn take(&mut self, n: usize) -> Option<&'a [u8]> {
+        let end = self.pos.checked_add(n)?;
+        let s = self.bytes.get(self.pos..end)?;
+        self.pos = end;
+        Some(s)
+    }
+
+    fn u64(&mut self) -> Option<u64> {
+        Some(u64::from_le_bytes(self.take(8)?.try_into().ok()?))
+    }
+
+    fn str(&mut self) -> Option<&'a str> {
+        let n = usize::try_from(self.u64()?).ok()?;
+        std::str::from_utf8(self.take(n)?).ok()
+    }
+}
+
+/// Decodes a record written by [`encode`]; `None` if it is damaged.
+pub(crate) fn decode(bytes: &[u8]) -> Option<StoredDoc<'_>> {
+    let mut r = Reader { bytes, pos: 0 };
+    let flags = r.take(1)?[0];
+    let id = if flags & ID_STR != 0 {
+        DocId::from(r.str()?)
+    } else {
+        DocId::Int(i128::from_le_bytes(r.take(16)?.try_into().ok()?))
+    };
+    let title = r.str()?;
+    let source = if flags & SOURCE != 0 {
+        Some(r.str()?)
+    } else {
+        None
+    };
+    let record = if flags & RECORD != 0 {
+        Some(r.u64()?)
+    } else {
+        None
+    };
+    let revision = if flags & REVISION != 0 {
+        Some(r.u64()?)
+    } else {
+        None
+    };
+    let timestamp = if flags & TIMESTAMP != 0 {
+        Some(r.str()?)
+    } else {
+        None
+    };
+    let text = if flags & TEXT != 0 {
+        Some(r.str()?)
+    } else {
+        None
+    };
+    Some(StoredDoc {
+        id,
+        title,
+        source,
+        record,
+        revision,
+        timestamp,
+        text,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn records_round_trip() {
+        let mut doc = Document::new("doc-7", "Title", "Some text é.");
+        doc.origin = Origin {
+            source: Some("a.jsonl".into()),
+            record: Some(3),
+            revision: None,
+            timestamp: Some("2016-08-01T12:00:00Z".into()),
+        };
+        for text in [false, true] {
+            let mut out = Vec::new();
+            encode(&doc, text, &mut out);
+            let back = decode(&out).unwrap();
+            assert_eq!(back.id, doc.id);
+            assert_eq!(back.title, "Title");
+            assert_eq!(back.origin(), doc.origin);
+            assert_eq!(back.text, text.then_some("Some text é."));
+            // Every truncation is reported, never a panic.
+            for n in 0..out.len() {
+                assert!(decode(&out[..n]).is_none());
+            }
+        }
+        let mut out = Vec::new();
+        encode(&Document::new(-5i64, "", ""), false, &mut out);
+        assert_eq!(decode(&out).unwrap().id, DocId::Int(-5));
+    }
+
+    #[test]
+    fn id_hashes_tell_kinds_apart() {
+        assert_ne!(id_hash(&DocId::from(7u64)), id_hash(&DocId::from("7")));
+        assert_eq!(id_hash(&DocId::from(7u64)), id_hash(&DocId::from(7i64)));
+    }
+}

@@ -1,0 +1,84 @@
+//! Why an index operation failed.
+use std::io;
+use std::path::PathBuf;
+
+/// Why an index operation failed, and what to do about it.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// Reading or writing a file of the index failed (the index is unchanged: nothing is
+    /// committed before its files are written and synced). Fix the path, permissions or free
+    /// space and retry.
+    #[error("{path}: {source}")]
+    Io {
+        /// The file or directory.
+        path: PathBuf,
+        /// The error.
+        #[source]
+        source: io::Error,
+    },
+    /// The directory holds no index (no `MANIFEST`). Create one with `textreuse index create`
+    /// or [`IndexWriter::create`](crate::IndexWriter::create).
+    #[error("{0}: not an index (no MANIFEST); create one with `textreuse index create`")]
+    NotAnIndex(PathBuf),
+    /// [`IndexWriter::create`](crate::IndexWriter::create) found an index already there. Open
+    /// it, or choose another directory.
+    #[error("{0}: an index already exists here; open it, or remove the directory first")]
+    Exists(PathBuf),
+    /// Another process (or another writer in this one) is writing to the index: one writer at a
+    /// time. Wait for it to finish; the lock is released when it exits, even if it crashes.
+    #[error(
+        "{path}: the index is locked by another writer{holder}; wait for it to finish (the lock \
+         is released when that process exits)"
+    )]
+    Locked {
+        /// The index directory.
+        path: PathBuf,
+        /// Who holds it, as that writer recorded it (`" (pid 123: textreuse index add)"`).
+        holder: String,
+    },
+    /// A file of the index is damaged or of another format version. Restore the index from a
+    /// copy, or rebuild it.
+    #[error("{path}: damaged index file: {what}")]
+    Corrupt {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong.
+        what: String,
+    },
+    /// The parameters are invalid; fix them.
+    #[error("invalid index parameters: {0}")]
+    Params(String),
+    /// A signature of the wrong length: it must have the index's number of hash functions.
+    #[error("a signature of {got} minhashes given to an index of {expected} hash functions")]
+    SignatureLength {
+        /// The index's number of hash functions.
+        expected: usize,
+        /// The signature's length.
+        got: usize,
+    },
+    /// The unit needs stored texts (verification, `check --index`) and the index was created
+    /// without them. Rebuild it with texts stored.
+    #[error("the index stores no texts (created with store_text off); {0} needs them")]
+    NoText(&'static str),
+    /// A segment would hold more than 4 billion entries, documents or band-key records: commit
+    /// more often (a smaller memory budget).
+    #[error("a segment cannot hold more than 2^32 - 1 {0}; commit more often")]
+    TooLarge(&'static str),
+}
+
+impl Error {
+    pub(crate) fn io(path: impl Into<PathBuf>, source: io::Error) -> Error {
+        Error::Io {
+            path: path.into(),
+            source,
+        }
+    }
+
+    pub(crate) fn corrupt(path: impl Into<PathBuf>, what: impl Into<String>) -> Error {
+        Error::Corrupt {
+            path: path.into(),
+            what: what.into(),
+        }
+    }
+}

@@ -1,0 +1,1238 @@
+//! [`Index`] (a committed snapshot, for queries) and [`IndexWriter`] (adds, removes, commits and
+//! compacts, one at a time).
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+use std::fs::{self, File, OpenOptions};
+use std::io::{self, Read, Write};
+use std::ops::Range;
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+use textreuse_align::index::{Candidate, rank_candidates};
+use textreuse_dedup::{DocId, Document, Origin};
+use textreuse_minhash::Signer;
+
+use crate::Error;
+use crate::doc::{self, id_hash};
+use crate::params::{Params, Recipe, SignedUnit};
+use crate::segment::{Batch, Part, Segment, SegmentWriter, Shape, equal_minhashes};
+
+const MANIFEST: &str = "MANIFEST";
+const LOCK: &str = "LOCK";
+const FORMAT: &str = "textreuse-index";
+const VERSION: u32 = 1;
+const DEL_MAGIC: &[u8; 8] = b"TRIXDEL1";
+/// More segments than this after a commit and the writer merges them all
+/// ([`IndexWriter::compact`]): a query looks in every segment.
+pub const MAX_SEGMENTS: usize = 16;
+/// The default memory budget of a writer's uncommitted batch (and of the sort that writes
+/// it): 1 GiB.
+pub const DEFAULT_MEMORY_BUDGET: u64 = 1 << 30;
+
+/// The manifest: the index's parameters and its committed segments. Replaced atomically by
+/// every commit; the only file ever rewritten.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+struct Manifest {
+    format: String,
+    version: u32,
+    params: Params,
+    /// Incremented by every commit.
+    generation: u64,
+    next_segment: u64,
+    segments: Vec<SegmentEntry>,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+struct SegmentEntry {
+    name: String,
+    docs: u64,
+    entries: u64,
+    pairs: u64,
+    bytes: u64,
+    /// The file listing its removed documents, if any.
+    deleted: Option<String>,
+    deleted_docs: u64,
+    deleted_entries: u64,
+}
+
+/// What an index holds ([`Index::stats`]).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+#[non_exhaustive]
+pub struct IndexStats {
+    /// Documents added and not removed.
+    pub documents: u64,
+    /// Their entries (units).
+    pub entries: u64,
+    /// Documents removed but still taking space (until [`IndexWriter::compact`]).
+    pub removed_documents: u64,
+    /// Committed segments.
+    pub segments: usize,
+    /// Bytes of the segment files.
+    pub bytes: u64,
+    /// Band-key records in the segments.
+    pub band_key_records: u64,
+    /// Commits so far.
+    pub generation: u64,
+    /// Documents added to a writer and not committed yet.
+    pub uncommitted_documents: u64,
+}
+
+/// How a query filters and what it returns.
+#[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
+pub struct QueryOptions {
+    /// Matches below this Jaccard similarity (estimated, or exact with `verify`) are left out
+    /// (default 0: every entry that shares a band key).
+    pub min_jaccard: f64,
+    /// Compute each match's exact Jaccard similarity from the stored texts (the index must
+    /// store texts). Default off.
+    pub verify: bool,
+    /// At most this many matches per query unit, best first (default: all).
+    pub limit: usize,
+    /// Return each match's unit text (default off).
+    pub text: bool,
+}
+
+impl QueryOptions {
+    /// The defaults: every candidate, estimated, without texts.
+    pub fn new() -> QueryOptions {
+        QueryOptions::default()
+    }
+
+    /// Leaves out matches below this Jaccard similarity.
+    pub fn min_jaccard(mut self, t: f64) -> QueryOptions {
+        self.min_jaccard = t;
+        self
+    }
+
+    /// Verifies matches against the stored texts.
+    pub fn verify(mut self, yes: bool) -> QueryOptions {
+        self.verify = yes;
+        self
+    }
+
+    /// At most `n` matches per query unit.
+    pub fn limit(mut self, n: usize) -> QueryOptions {
+        self.limit = n;
+        self
+    }
+
+    /// Returns the matched units' texts.
+    pub fn text(mut self, yes: bool) -> QueryOptions {
+        self.text = yes;
+        self
+    }
+}
+
+impl Default for QueryOptions {
+    fn default() -> Self {
+        QueryOptions {
+            min_jaccard: 0.0,
+            verify: false,
+            limit: usize::MAX,
+            text: false,
+        }
+    }
+}
+
+/// An indexed entry that matches a query.
+#[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
+pub struct Match {
+    /// Its document's id, as the input wrote it.
+    pub id: DocId,
+    /// Its document's title.
+    pub title: String,
+    /// Where its document came from.
+    pub origin: Origin,
+    /// Its document's number: the order documents were added in (removed ones keep theirs).
+    pub doc: u64,
+    /// Its entry's number, likewise.
+    pub entry: u64,
+    /// Its unit's span in the document, in characters (`0..0` for a signature inserted
+    /// without text).
+    pub chars: Range<u64>,
+    /// Band keys it shares with the query.
+    pub shared_bands: usize,
+    /// The share of equal minhashes: the estimated Jaccard similarity.
+    pub estimated_jaccard: f64,
+    /// The exact Jaccard similarity of the shingle sets, with [`QueryOptions::verify`].
+    pub jaccard: Option<f64>,
+    /// Its unit's text, with [`QueryOptions::text`] (when texts are stored).
+    pub text: Option<String>,
+}
+
+/// A unit of a query text with its matches.
+#[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
+pub struct UnitMatches {
+    /// Its byte span in the query text.
+    pub span: Range<usize>,
+    /// Its span in characters.
+    pub chars: Range<u64>,
+    /// Its matches, best first.
+    pub matches: Vec<Match>,
+}
+
+/// A committed state of an index, memory-mapped: what queries read. Several processes may
+/// query one index while a writer adds to it; each sees the commit it opened.
+///
+/// ```
+/// use textreuse_dedup::Document;
+/// use textreuse_index::{Index, IndexUnit, IndexWriter, Params, QueryOptions};
+///
+/// let dir = tempfile::tempdir()?;
+/// let mut writer = IndexWriter::create(dir.path(), Params::new(IndexUnit::Document))?;
+/// writer.add(&Document::new("a", "", "The old mill on the river was built in 1820 and still grinds grain."))?;
+/// writer.add(&Document::new("b", "", "Tomatoes grow best in warm weather with plenty of sun."))?;
+/// writer.commit()?;
+/// drop(writer);
+///
+/// let index = Index::open(dir.path())?;
+/// let found = index.query_text("The old mill on the river was built in 1820 and still grinds grain!",
+///     &QueryOptions::default())?;
+/// assert_eq!(found[0].matches[0].id.to_string(), "a");
+/// assert!(found[0].matches[0].estimated_jaccard > 0.8);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Debug)]
+pub struct Index {
+    dir: PathBuf,
+    manifest: Manifest,
+    signer: Signer,
+    segments: Vec<Segment>,
+    /// Document and entry numbers of each segment's first, and the totals.
+    doc_base: Vec<u64>,
+    entry_base: Vec<u64>,
+}
+
+fn read_manifest(dir: &Path) -> Result<Manifest, Error> {
+    let path = dir.join(MANIFEST);
+    let bytes = match fs::read(&path) {
+        Ok(b) => b,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => {
+            return Err(Error::NotAnIndex(dir.to_path_buf()));
+        }
+        Err(e) => return Err(Error::io(path, e)),
+    };
+    let m: Manifest = serde_json::from_slice(&bytes)
+        .map_err(|e| Error::corrupt(&path, format!("not a manifest: {e}")))?;
+    if m.format != FORMAT || m.version != VERSION {
+        return Err(Error::corrupt(
+            &path,
+            format!(
+                "format {} version {}; this build reads {FORMAT} version {VERSION}",
+                m.format, m.version
+            ),
+        ));
+    }
+    Ok(m)
+}
+
+fn read_deleted(path: &Path) -> Result<Vec<u32>, Error> {
+    let bytes = fs::read(path).map_err(|e| Error::io(path, e))?;
+    if bytes.len() < 16 || &bytes[..8] != DEL_MAGIC {
+        return Err(Error::corrupt(path, "not a deletion file"));
+    }
+    let n = u64::from_le_bytes(bytes[8..16].try_into().expect("8 bytes")) as usize;
+    if bytes.len() != 16 + 4 * n {
+        return Err(Error::corrupt(path, "truncated deletion file"));
+    }
+    Ok(bytes[16..]
+        .chunks_exact(4)
+        .map(|c| u32::from_le_bytes(c.try_into().expect("4 bytes")))
+        .collect())
+}
+
+/// Writes `bytes` to `dir/name` atomically: a temporary file, synced, renamed over it, and the
+/// directory synced.
+fn write_atomic(dir: &Path, name: &str, bytes: &[u8]) -> Result<(), Error> {
+    let tmp = dir.join(format!("{name}.tmp"));
+    let path = dir.join(name);
+    let mut f = File::create(&tmp).map_err(|e| Error::io(&tmp, e))?;
+    f.write_all(bytes).map_err(|e| Error::io(&tmp, e))?;
+    f.sync_all().map_err(|e| Error::io(&tmp, e))?;
+    drop(f);
+    fs::rename(&tmp, &path).map_err(|e| Error::io(&path, e))?;
+    sync_dir(dir)
+}
+
+fn sync_dir(dir: &Path) -> Result<(), Error> {
+    File::open(dir)
+        .and_then(|d| d.sync_all())
+        .map_err(|e| Error::io(dir, e))
+}
+
+fn char_range(text: &str, chars: &Range<u64>) -> Option<Range<usize>> {
+    let mut it = text.char_indices().map(|(i, _)| i).chain([text.len()]);
+    let start = it.nth(chars.start as usize)?;
+    let end = if chars.end == chars.start {
+        start
+    } else {
+        it.nth((chars.end - chars.start - 1) as usize)?
+    };
+    Some(start..end)
+}
+
+impl Index {
+    /// Opens the last commit of the index in `dir` for queries.
+    pub fn open(dir: impl AsRef<Path>) -> Result<Index, Error> {
+        let dir = dir.as_ref();
+        // A writer may compact between our reading the manifest and opening its segments,
+        // removing them: read the new manifest and try again.
+        let mut tries = 0;
+        loop {
+            let manifest = read_manifest(dir)?;
+            match Index::load(dir, manifest) {
+                Err(Error::Io { source, .. })
+                    if source.kind() == io::ErrorKind::NotFound && tries < 20 =>
+                {
+                    tries += 1;
+                    std::thread::sleep(std::time::Duration::from_millis(20));
+                }
+                other => return other,
+            }
+        }
+    }
+
+    fn load(dir: &Path, manifest: Manifest) -> Result<Index, Error> {
+        manifest.params.check()?;
+        let signer = manifest.params.signer()?;
+        let mut segments = Vec::with_capacity(manifest.segments.len());
+        let (mut doc_base, mut entry_base) = (vec![0], vec![0]);
+        for s in &manifest.segments {
+            let path = dir.join(format!("{}.seg", s.name));
+            let mut seg = Segment::open(&path)?;
+            if seg.docs != s.docs || seg.entries != s.entries || seg.bands != signer.bands() {
+                return Err(Error::corrupt(&path, "differs from the manifest"));
+            }
+            if let Some(del) = &s.deleted {
+                let path = dir.join(del);
+                for d in read_deleted(&path)? {
+                    if d as u64 >= seg.docs {
+                        return Err(Error::corrupt(&path, "document out of range"));
+                    }
+                    seg.delete(d);
+                }
+            }
+            doc_base.push(doc_base.last().copied().unwrap_or(0) + seg.docs);
+            entry_base.push(entry_base.last().copied().unwrap_or(0) + seg.entries);
+            segments.push(seg);
+        }
+        Ok(Index {
+            dir: dir.to_path_buf(),
+            manifest,
+            signer,
+            segments,
+            doc_base,
+            entry_base,
+        })
+    }
+
+    /// The directory.
+    pub fn path(&self) -> &Path {
+        &self.dir
+    }
+
+    /// The parameters the index was created with.
+    pub fn params(&self) -> &Params {
+        &self.manifest.params
+    }
+
+    /// Its signer.
+    pub fn signer(&self) -> &Signer {
+        &self.signer
+    }
+
+    /// A [`Recipe`] for this index's units (one per thread).
+    pub fn recipe(&self) -> Recipe<'_> {
+        Recipe::new(&self.manifest.params, &self.signer)
+    }
+
+    /// What it holds.
+    pub fn stats(&self) -> IndexStats {
+        let mut s = IndexStats {
+            segments: self.segments.len(),
+            generation: self.manifest.generation,
+            ..IndexStats::default()
+        };
+        for e in &self.manifest.segments {
+            s.documents += e.docs - e.deleted_docs;
+            s.entries += e.entries - e.deleted_entries;
+            s.removed_documents += e.deleted_docs;
+            s.bytes += e.bytes;
+            s.band_key_records += e.pairs;
+        }
+        s
+    }
+
+    fn parts(&self) -> Vec<(&dyn Part, u64, u64)> {
+        self.segments
+            .iter()
+            .enumerate()
+            .map(|(i, s)| (s as &dyn Part, self.doc_base[i], self.entry_base[i]))
+            .collect()
+    }
+
+    /// The units of `text` with their matches among the indexed entries.
+    pub fn query_text(
+        &self,
+        text: &str,
+        options: &QueryOptions,
+    ) -> Result<Vec<UnitMatches>, Error> {
+        query_text(&self.parts(), self, text, options)
+    }
+
+    /// The matches of units signed from `text` with a recipe of this index.
+    pub(crate) fn match_units(
+        &self,
+        text: &str,
+        units: &[SignedUnit],
+        recipe: &mut Recipe<'_>,
+        options: &QueryOptions,
+    ) -> Result<Vec<UnitMatches>, Error> {
+        match_units(&self.parts(), self, text, units, recipe, options)
+    }
+
+    /// The entries matching a signature (the `N` minhashes of an item, as
+    /// [`Signer::sign`] gives them). Verification needs a text: [`QueryOptions::verify`] is
+    /// ignored here.
+    pub fn query_signature(
+        &self,
+        mins: &[u64],
+        options: &QueryOptions,
+    ) -> Result<Vec<Match>, Error> {
+        query_signature(&self.parts(), self, mins, options)
+    }
+
+    /// Whether a document with this id is indexed (and not removed).
+    pub fn contains(&self, id: &DocId) -> Result<bool, Error> {
+        contains(&self.parts(), id)
+    }
+
+    /// The document numbered `doc` (see [`Match::doc`]), `None` if there is none or it was
+    /// removed. Its text is empty when the index stores none.
+    pub fn document(&self, doc: u64) -> Result<Option<Document>, Error> {
+        document(&self.parts(), doc)
+    }
+
+    /// Chunk indexes: the documents whose chunks share band keys with the chunks of `query`,
+    /// ranked and cut to `top` exactly as [`CorpusIndex::candidates`](textreuse_align::index::CorpusIndex::candidates)
+    /// ranks them (so `check --index` finds what `check --corpus` finds). [`Candidate::doc`] is
+    /// the document number ([`Index::document`]); [`Candidate::best_chunk`] an entry number.
+    pub fn candidate_documents(&self, query: &str, top: usize) -> Result<Vec<Candidate>, Error> {
+        candidate_documents(&self.parts(), self, query, top)
+    }
+}
+
+/// Resolves `entry` of `part` into a [`Match`].
+#[allow(clippy::too_many_arguments)]
+fn to_match(
+    part: &dyn Part,
+    doc_base: u64,
+    entry_base: u64,
+    entry: u32,
+    shared: usize,
+    estimate: f64,
+    jaccard: Option<f64>,
+    want_text: bool,
+) -> Result<Match, Error> {
+    let [d, start, end] = part.entry(entry);
+    let stored = part.doc(d)?;
+    let chars = start as u64..end as u64;
+    let text = if want_text {
+        stored
+            .text
+            .and_then(|t| char_range(t, &chars).map(|r| t[r].to_string()))
+    } else {
+        None
+    };
+    Ok(Match {
+        id: stored.id.clone(),
+        title: stored.title.to_string(),
+        origin: stored.origin(),
+        doc: doc_base + d as u64,
+        entry: entry_base + entry as u64,
+        chars,
+        shared_bands: shared,
+        estimated_jaccard: estimate,
+        jaccard,
+        text,
+    })
+}
+
+/// The candidates of one signed unit: `(part, entry, shared bands, equal minhashes)` of every
+/// live entry sharing a band key, in part and entry order.
+fn candidates(
+    parts: &[(&dyn Part, u64, u64)],
+    mins: &[u64],
+    keys: &[u64],
+    width: usize,
+) -> Vec<(usize, u32, usize, usize)> {
+    let mut out = Vec::new();
+    let mut seen = Vec::new();
+    for (p, (part, _, _)) in parts.iter().enumerate() {
+        seen.clear();
+        for &k in keys {
+            part.lookup(k, &mut seen);
+        }
+        seen.sort_unstable();
+        let mut i = 0;
+        while i < seen.len() {
+            let e = seen[i];
+            let mut j = i;
+            while j < seen.len() && seen[j] == e {
+                j += 1;
+            }
+            let shared = j - i;
+            i = j;
+            let [d, _, _] = part.entry(e);
+            if part.deleted(d) {
+                continue;
+            }
+            let equal = equal_minhashes(part.signature(e), mins, width);
+            out.push((p, e, shared, equal));
+        }
+    }
+    out
+}
+
+/// The matches of one signed unit (with its text, for verification).
+fn unit_matches(
+    parts: &[(&dyn Part, u64, u64)],
+    index: &Index,
+    mins: &[u64],
+    keys: &[u64],
+    unit_text: Option<&str>,
+    recipe: &mut Recipe<'_>,
+    options: &QueryOptions,
+) -> Result<Vec<Match>, Error> {
+    let width = index.manifest.params.signature_bytes as usize;
+    let hashes = mins.len() as f64;
+    let verify = options.verify && unit_text.is_some();
+    if verify && !index.manifest.params.store_text {
+        return Err(Error::NoText("verification"));
+    }
+    let query_set = match (verify, unit_text) {
+        (true, Some(t)) => recipe.shingle_set(t),
+        _ => Vec::new(),
+    };
+    let mut out = Vec::new();
+    for (p, e, shared, equal) in candidates(parts, mins, keys, width) {
+        let (part, doc_base, entry_base) = parts[p];
+        let estimate = equal as f64 / hashes;
+        let jaccard = if verify {
+            let [d, start, end] = part.entry(e);
+            let stored = part.doc(d)?;
+            let text = stored.text.unwrap_or_default();
+            let unit = char_range(text, &(start as u64..end as u64)).map_or("", |r| &text[r]);
+            let set = recipe.shingle_set(unit);
+            Some(textreuse_shingle::sorted_jaccard(&query_set, &set))
+        } else {
+            None
+        };
+        if jaccard.unwrap_or(estimate) < options.min_jaccard {
+            continue;
+        }
+        out.push(to_match(
+            part,
+            doc_base,
+            entry_base,
+            e,
+            shared,
+            estimate,
+            jaccard,
+            options.text,
+        )?);
+    }
+    out.sort_by(|a, b| {
+        let score = |m: &Match| m.jaccard.unwrap_or(m.estimated_jaccard);
+        score(b)
+            .total_cmp(&score(a))
+            .then(a.doc.cmp(&b.doc))
+            .then(a.entry.cmp(&b.entry))
+    });
+    out.truncate(options.limit);
+    Ok(out)
+}
+
+fn query_text(
+    parts: &[(&dyn Part, u64, u64)],
+    index: &Index,
+    text: &str,
+    options: &QueryOptions,
+) -> Result<Vec<UnitMatches>, Error> {
+    let mut recipe = index.recipe();
+    let units = recipe.units(text);
+    match_units(parts, index, text, &units, &mut recipe, options)
+}
+
+/// The matches of `units`, signed from `text`.
+fn match_units(
+    parts: &[(&dyn Part, u64, u64)],
+    index: &Index,
+    text: &str,
+    units: &[SignedUnit],
+    recipe: &mut Recipe<'_>,
+    options: &QueryOptions,
+) -> Result<Vec<UnitMatches>, Error> {
+    units
+        .iter()
+        .map(|u| {
+            let matches = unit_matches(
+                parts,
+                index,
+                &u.mins,
+                &u.keys,
+                Some(&text[u.span.clone()]),
+                recipe,
+                options,
+            )?;
+            Ok(UnitMatches {
+                span: u.span.clone(),
+                chars: u.chars.clone(),
+                matches,
+            })
+        })
+        .collect()
+}
+
+fn query_signature(
+    parts: &[(&dyn Part, u64, u64)],
+    index: &Index,
+    mins: &[u64],
+    options: &QueryOptions,
+) -> Result<Vec<Match>, Error> {
+    let signer = &index.signer;
+    if mins.len() != signer.hashes() {
+        return Err(Error::SignatureLength {
+            expected: signer.hashes(),
+            got: mins.len(),
+        });
+    }
+    let mut keys = vec![0; signer.bands()];
+    signer.band_keys_into(mins, &mut keys);
+    let mut recipe = index.recipe();
+    unit_matches(parts, index, mins, &keys, None, &mut recipe, options)
+}
+
+fn contains(parts: &[(&dyn Part, u64, u64)], id: &DocId) -> Result<bool, Error> {
+    Ok(!find_id(parts, id)?.is_empty())
+}
+
+/// The live documents with this id: `(part, doc)`.
+fn find_id(parts: &[(&dyn Part, u64, u64)], id: &DocId) -> Result<Vec<(usize, u32)>, Error> {
+    let h = id_hash(id);
+    let mut found = Vec::new();
+    let mut docs = Vec::new();
+    for (p, (part, _, _)) in parts.iter().enumerate() {
+        docs.clear();
+        part.docs_with_id(h, &mut docs);
+        for &d in &docs {
+            if !part.deleted(d) && part.doc(d)?.id == *id {
+                found.push((p, d));
+            }
+        }
+    }
+    Ok(found)
+}
+
+fn document(parts: &[(&dyn Part, u64, u64)], doc: u64) -> Result<Option<Document>, Error> {
+    for (part, base, _) in parts {
+        let (docs, _) = part.counts();
+        if doc >= *base && doc < base + docs {
+            let d = (doc - base) as u32;
+            if part.deleted(d) {
+                return Ok(None);
+            }
+            return Ok(Some(part.doc(d)?.to_document()));
+        }
+    }
+    Ok(None)
+}
+
+fn candidate_documents(
+    parts: &[(&dyn Part, u64, u64)],
+    index: &Index,
+    query: &str,
+    top: usize,
+) -> Result<Vec<Candidate>, Error> {
+    let width = index.manifest.params.signature_bytes as usize;
+    let mut recipe = index.recipe();
+    let mut by_doc: std::collections::BTreeMap<u64, Candidate> = Default::default();
+    for u in recipe.units(query) {
+        let hashes = u.mins.len() as f64;
+        for (p, e, shared, equal) in candidates(parts, &u.mins, &u.keys, width) {
+            let (part, doc_base, entry_base) = parts[p];
+            let jaccard = equal as f64 / hashes;
+            let doc = doc_base + part.entry(e)[0] as u64;
+            let entry = (entry_base + e as u64) as usize;
+            let c = by_doc.entry(doc).or_insert_with(|| Candidate {
+                doc: doc as usize,
+                shared_keys: 0,
+                best_jaccard: -1.0,
+                best_chunk: entry,
+                best_query_span: u.span.clone(),
+            });
+            c.shared_keys += shared;
+            if jaccard > c.best_jaccard {
+                c.best_jaccard = jaccard;
+                c.best_chunk = entry;
+                c.best_query_span = u.span.clone();
+            }
+        }
+    }
+    Ok(rank_candidates(by_doc.into_values().collect(), top))
+}
+
+/// Adds to, removes from, commits and compacts one index; the only process writing to it
+/// while it lives (a lock on `DIR/LOCK`, released when it is dropped or its process exits).
+///
+/// Added documents are signed and held in memory until [`IndexWriter::commit`], which writes
+/// them as a new segment and then replaces the manifest atomically. A crash (even `kill -9`)
+/// leaves the index at its last commit; files of an unfinished commit are deleted when the
+/// next writer opens it. A commit also happens by itself when the uncommitted batch reaches
+/// half the memory budget ([`IndexWriter::memory_budget`]), and [`IndexWriter::compact`] runs
+/// by itself when more than [`MAX_SEGMENTS`] segments pile up.
+///
+/// Queries on a writer see its uncommitted documents and removals too.
+///
+/// ```
+/// use textreuse_dedup::Document;
+/// use textreuse_index::{IndexUnit, IndexWriter, Params, QueryOptions};
+///
+/// let dir = tempfile::tempdir()?;
+/// let mut w = IndexWriter::create(dir.path(), Params::new(IndexUnit::Document).threshold(0.7)?)?;
+/// let text = "Bees collect nectar and pollen from flowers and carry pollen from plant to plant.";
+/// w.add(&Document::new(1, "Bees", text))?;
+/// assert!(w.contains(&1u64.into())?);
+/// let found = w.query_text(text, &QueryOptions::default())?;
+/// assert_eq!(found[0].matches.len(), 1);
+/// assert_eq!(w.remove(&1u64.into())?, 1);
+/// assert!(w.query_text(text, &QueryOptions::default())?[0].matches.is_empty());
+/// w.commit()?;
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Debug)]
+pub struct IndexWriter {
+    index: Index,
+    _lock: File,
+    batch: Batch,
+    budget: u64,
+    /// Segments whose removals are not committed.
+    dirty: Vec<bool>,
+}
+
+fn lock(dir: &Path) -> Result<File, Error> {
+    let path = dir.join(LOCK);
+    let mut file = OpenOptions::new()
+        .read(true)
+        .write(true)
+        .create(true)
+        .truncate(false)
+        .open(&path)
+        .map_err(|e| Error::io(&path, e))?;
+    match file.try_lock() {
+        Ok(()) => {}
+        Err(fs::TryLockError::WouldBlock) => {
+            let mut holder = String::new();
+            let _ = file.read_to_string(&mut holder);
+            let holder = holder.trim();
+            return Err(Error::Locked {
+                path: dir.to_path_buf(),
+                holder: if holder.is_empty() {
+                    String::new()
+                } else {
+                    format!(" ({holder})")
+                },
+            });
+        }
+        Err(fs::TryLockError::Error(e)) => return Err(Error::io(&path, e)),
+    }
+    let me = format!(
+        "pid {}: {}",
+        std::process::id(),
+        std::env::args().collect::<Vec<_>>().join(" ")
+    );
+    file.set_len(0).map_err(|e| Error::io(&path, e))?;
+    (&file)
+        .write_all(me.as_bytes())
+        .map_err(|e| Error::io(&path, e))?;
+    Ok(file)
+}
+
+impl IndexWriter {
+    /// Creates an index in `dir` (created if missing; it must not hold an index).
+    pub fn create(dir: impl AsRef<Path>, params: Params) -> Result<IndexWriter, Error> {
+        let dir = dir.as_ref();
+        params.check()?;
+        fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
+        let lock = lock(dir)?;
+        if dir.join(MANIFEST).exists() {
+            return Err(Error::Exists(dir.to_path_buf()));
+        }
+        let manifest = Manifest {
+            format: FORMAT.into(),
+            version: VERSION,
+            params,
+            generation: 0,
+            next_segment: 1,
+            segments: Vec::new(),
+        };
+        let bytes = serde_json::to_vec_pretty(&manifest).expect("a manifest serializes");
+        write_atomic(dir, MANIFEST, &bytes)?;
+        IndexWriter::with_lock(dir, lock)
+    }
+
+    /// Opens the index in `dir` for writing; fails with [`Error::Locked`] while another writer
+    /// has it.
+    pub fn open(dir: impl AsRef<Path>) -> Result<IndexWriter, Error> {
+        let dir = dir.as_ref();
+        if !dir.join(MANIFEST).exists() {
+            return Err(Error::NotAnIndex(dir.to_path_buf()));
+        }
+        let lock = lock(dir)?;
+        IndexWriter::with_lock(dir, lock)
+    }
+
+    fn with_lock(dir: &Path, lock: File) -> Result<IndexWriter, Error> {
+        let index = Index::load(dir, read_manifest(dir)?)?;
+        let p = &index.manifest.params;
+        let batch = Batch::new(p.bands, p.signature_bytes as usize);
+        let dirty = vec![false; index.segments.len()];
+        let w = IndexWriter {
+            index,
+            _lock: lock,
+            batch,
+            budget: DEFAULT_MEMORY_BUDGET,
+            dirty,
+        };
+        w.collect_garbage()?;
+        Ok(w)
+    }
+
+    /// Deletes the files no commit refers to: those of an interrupted commit, and those a
+    /// later commit replaced.
+    fn collect_garbage(&self) -> Result<(), Error> {
+        let dir = &self.index.dir;
+        let mut keep: Vec<String> = vec![MANIFEST.into(), LOCK.into()];
+        for s in &self.index.manifest.segments {
+            keep.push(format!("{}.seg", s.name));
+            keep.extend(s.deleted.clone());
+        }
+        for entry in fs::read_dir(dir).map_err(|e| Error::io(dir, e))? {
+            let entry = entry.map_err(|e| Error::io(dir, e))?;
+            let name = entry.file_name().to_string_lossy().into_owned();
+            let ours = name.starts_with("seg-") || name.ends_with(".tmp");
+            if ours && !keep.contains(&name) {
+                fs::remove_file(entry.path()).map_err(|e| Error::io(entry.path(), e))?;
+            }
+        }
+        Ok(())
+    }
+
+    /// The memory budget in bytes (default [`DEFAULT_MEMORY_BUDGET`], at least 1 MiB): the
+    /// uncommitted batch is committed when it reaches half of it, and writing it takes about
+    /// as much again.
+    pub fn memory_budget(&mut self, bytes: u64) -> &mut Self {
+        self.budget = bytes.max(1 << 20);
+        self
+    }
+
+    /// The last commit (without the uncommitted batch).
+    pub fn index(&self) -> &Index {
+        &self.index
+    }
+
+    /// The parameters.
+    pub fn params(&self) -> &Params {
+        &self.index.manifest.params
+    }
+
+    /// What the index holds, counting the uncommitted documents and removals.
+    pub fn stats(&self) -> IndexStats {
+        let mut s = self.index.stats();
+        let live = self.batch.deleted.iter().filter(|d| !**d).count() as u64;
+        s.uncommitted_documents = live;
+        s.documents += live;
+        for (seg, e) in self
+            .index
+            .segments
+            .iter()
+            .zip(&self.index.manifest.segments)
+        {
+            let new = seg.deleted_docs - e.deleted_docs;
+            s.documents -= new;
+            s.removed_documents += new;
+        }
+        s
+    }
+
+    /// Documents added and not removed, committed or not.
+    pub fn len(&self) -> u64 {
+        self.stats().documents
+    }
+
+    /// Whether it holds no document.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The committed segments and the batch, for queries (after [`Batch::index`]).
+    fn parts(&self) -> Vec<(&dyn Part, u64, u64)> {
+        let mut parts = self.index.parts();
+        let doc_base = *self.index.doc_base.last().expect("at least one base");
+        let entry_base = *self.index.entry_base.last().expect("at least one base");
+        parts.push((&self.batch as &dyn Part, doc_base, entry_base));
+        parts
+    }
+
+    /// Signs `doc`'s units and adds them (none when it has no unit the index keeps: it is still
+    /// recorded, so [`IndexWriter::contains`] finds it). Returns the number of units.
+    pub fn add(&mut self, doc: &Document) -> Result<usize, Error> {
+        let units = self.index.recipe().units(&doc.text);
+        self.add_signed(doc, &units)?;
+        Ok(units.len())
+    }
+
+    /// Adds a document whose units were signed elsewhere (in parallel, say) with this index's
+    /// [`Index::recipe`].
+    pub fn add_signed(&mut self, doc: &Document, units: &[SignedUnit]) -> Result<(), Error> {
+        let mut record = Vec::new();
+        doc::encode(doc, self.params().store_text, &mut record);
+        let d = self.batch.push_doc(&record, id_hash(&doc.id));
+        for u in units {
+            if u.mins.len() != self.index.signer.hashes()
+                || u.keys.len() != self.index.signer.bands()
+            {
+                return Err(Error::SignatureLength {
+                    expected: self.index.signer.hashes(),
+                    got: u.mins.len(),
+                });
+            }
+            let start = u32::try_from(u.chars.start)
+                .map_err(|_| Error::TooLarge("characters in a document"))?;
+            let end = u32::try_from(u.chars.end)
+                .map_err(|_| Error::TooLarge("characters in a document"))?;
+            self.batch.push_entry(d, [start, end], &u.mins, &u.keys);
+        }
+        self.maybe_commit()
+    }
+
+    /// Adds one entry given by its signature (`N` minhashes from [`Signer::sign`], the Python
+    /// package or another program using this index's parameters), under document id `id`
+    /// with no text.
+    pub fn insert_signature(&mut self, id: DocId, mins: &[u64]) -> Result<(), Error> {
+        let signer = &self.index.signer;
+        if mins.len() != signer.hashes() {
+            return Err(Error::SignatureLength {
+                expected: signer.hashes(),
+                got: mins.len(),
+            });
+        }
+        let mut keys = vec![0; signer.bands()];
+        signer.band_keys_into(mins, &mut keys);
+        let unit = SignedUnit {
+            span: 0..0,
+            chars: 0..0,
+            mins: mins.to_vec(),
+            keys,
+        };
+        let doc = Document {
+            id,
+            title: String::new(),
+            text: String::new(),
+            origin: Origin::default(),
+        };
+        self.add_signed(&doc, std::slice::from_ref(&unit))
+    }
+
+    fn maybe_commit(&mut self) -> Result<(), Error> {
+        if self.batch.bytes() >= self.budget / 2 {
+            self.commit()?;
+        }
+        Ok(())
+    }
+
+    /// Removes every document with this id; returns how many. The space is reclaimed by
+    /// [`IndexWriter::compact`].
+    pub fn remove(&mut self, id: &DocId) -> Result<u64, Error> {
+        let nsegs = self.index.segments.len();
+        self.batch.index();
+        let found = {
+            let parts = self.parts();
+            find_id(&parts, id)?
+        };
+        for &(p, d) in &found {
+            if p < nsegs {
+                self.index.segments[p].delete(d);
+                self.dirty[p] = true;
+            } else {
+                self.batch.deleted[d as usize] = true;
+            }
+        }
+        Ok(found.len() as u64)
+    }
+
+    /// Whether a document with this id is held (committed or not) and not removed.
+    pub fn contains(&mut self, id: &DocId) -> Result<bool, Error> {
+        self.batch.index();
+        contains(&self.parts(), id)
+    }
+
+    /// [`Index::query_text`], over the committed and the uncommitted entries.
+    pub fn query_text(
+        &mut self,
+        text: &str,
+        options: &QueryOptions,
+    ) -> Result<Vec<UnitMatches>, Error> {
+        self.batch.index();
+        let parts = self.parts();
+        query_text(&parts, &self.index, text, options)
+    }
+
+    /// [`Index::query_signature`], over the committed and the uncommitted entries.
+    pub fn query_signature(
+        &mut self,
+        mins: &[u64],
+        options: &QueryOptions,
+    ) -> Result<Vec<Match>, Error> {
+        self.batch.index();
+        let parts = self.parts();
+        query_signature(&parts, &self.index, mins, options)
+    }
+
+    /// Entries of the documents in `docs` (ascending) of a part.
+    fn entries_of(part: &dyn Part, docs: &[u32]) -> u64 {
+        let (_, entries) = part.counts();
+        // Entries are in document order: count by binary search on each document's range.
+        let first = |d: u32| {
+            let (mut lo, mut hi) = (0u64, entries);
+            while lo < hi {
+                let mid = (lo + hi) / 2;
+                if part.entry(mid as u32)[0] < d {
+                    lo = mid + 1;
+                } else {
+                    hi = mid;
+                }
+            }
+            lo
+        };
+        docs.iter().map(|&d| first(d + 1) - first(d)).sum()
+    }
+
+    /// Makes everything added and removed so far durable: the batch becomes a segment, the
+    /// removals deletion files, and a new manifest names them. On success the index on disk is
+    /// the new commit; on an error it is still the previous one.
+    pub fn commit(&mut self) -> Result<(), Error> {
+        let batch_live = self.batch.deleted.iter().any(|d| !d);
+        if !batch_live && !self.dirty.iter().any(|d| *d) {
+            self.batch = Batch::new(self.batch.bands, self.batch.width);
+            return Ok(());
+        }
+        let dir = self.index.dir.clone();
+        let mut m = self.index.manifest.clone();
+        m.generation += 1;
+        let generation = m.generation;
+        let write_deleted = |name: &str, list: &[u32]| -> Result<String, Error> {
+            let file = format!("{name}.del-{generation:06}");
+            let mut bytes = Vec::with_capacity(16 + 4 * list.len());
+            bytes.extend_from_slice(DEL_MAGIC);
+            bytes.extend_from_slice(&(list.len() as u64).to_le_bytes());
+            for d in list {
+                bytes.extend_from_slice(&d.to_le_bytes());
+            }
+            write_atomic(&dir, &file, &bytes)?;
+            Ok(file)
+        };
+        for (i, seg) in self.index.segments.iter().enumerate() {
+            if self.dirty[i] {
+                let list = seg.deleted_list();
+                let e = &mut m.segments[i];
+                e.deleted_entries = Self::entries_of(seg, &list);
+                e.deleted_docs = list.len() as u64;
+                e.deleted = Some(write_deleted(&e.name, &list)?);
+            }
+        }
+        if batch_live {
+            let name = format!("seg-{:06}", m.next_segment);
+            m.next_segment += 1;
+            let tmp = dir.join(format!("{name}.seg.tmp"));
+            let info = self.batch.write(&tmp, self.index.signer.hashes())?;
+            let path = dir.join(format!("{name}.seg"));
+            fs::rename(&tmp, &path).map_err(|e| Error::io(&path, e))?;
+            let list: Vec<u32> = (0..self.batch.docs() as u32)
+                .filter(|&d| self.batch.deleted[d as usize])
+                .collect();
+            let deleted = if list.is_empty() {
+                None
+            } else {
+                Some(write_deleted(&name, &list)?)
+            };
+            m.segments.push(SegmentEntry {
+                name,
+                docs: info.docs,
+                entries: info.entries,
+                pairs: info.pairs,
+                bytes: info.bytes,
+                deleted,
+                deleted_docs: list.len() as u64,
+                deleted_entries: Self::entries_of(&self.batch, &list),
+            });
+        }
+        sync_dir(&dir)?;
+        self.publish(m)?;
+        if self.index.segments.len() > MAX_SEGMENTS {
+            self.compact()?;
+        }
+        Ok(())
+    }
+
+    /// Writes manifest `m` and switches to it.
+    fn publish(&mut self, m: Manifest) -> Result<(), Error> {
+        let bytes = serde_json::to_vec_pretty(&m).expect("a manifest serializes");
+        write_atomic(&self.index.dir, MANIFEST, &bytes)?;
+        self.index = Index::load(&self.index.dir, m)?;
+        self.batch = Batch::new(self.batch.bands, self.batch.width);
+        self.dirty = vec![false; self.index.segments.len()];
+        self.collect_garbage()
+    }
+
+    /// Commits, then merges every segment into one without the removed documents (their
+    /// space is reclaimed). Document and entry numbers of the remaining documents keep their
+    /// order. Reads the segments once and writes the merged one as it goes: memory stays at
+    /// a few bytes per entry.
+    pub fn compact(&mut self) -> Result<(), Error> {
+        self.commit()?;
+        let segs = &self.index.segments;
+        let any_deleted = segs.iter().any(|s| s.deleted_docs > 0);
+        if segs.len() <= 1 && !any_deleted {
+            return Ok(());
+        }
+        let p = self.index.manifest.params.clone();
+        let (width, hashes, bands) = (
+            p.signature_bytes as usize,
+            self.index.signer.hashes(),
+            p.bands,
+        );
+        // New numbers of the live documents and entries.
+        let (mut docs, mut entries) = (0u64, 0u64);
+        let mut new_doc: Vec<Vec<u32>> = Vec::new();
+        let mut new_entry: Vec<Vec<u32>> = Vec::new();
+        for s in segs {
+            let nd: Vec<u32> = (0..s.docs as u32)
+                .map(|d| {
+                    if Part::deleted(s, d) {
+                        u32::MAX
+                    } else {
+                        docs += 1;
+                        (docs - 1) as u32
+                    }
+                })
+                .collect();
+            let ne: Vec<u32> = (0..s.entries as u32)
+                .map(|e| {
+                    if nd[s.entry(e)[0] as usize] == u32::MAX {
+                        u32::MAX
+                    } else {
+                        entries += 1;
+                        (entries - 1) as u32
+                    }
+                })
+                .collect();
+            new_doc.push(nd);
+            new_entry.push(ne);
+        }
+        let mut m = self.index.manifest.clone();
+        m.generation += 1;
+        m.segments.clear();
+        if docs > 0 {
+            let name = format!("seg-{:06}", m.next_segment);
+            m.next_segment += 1;
+            let dir = &self.index.dir;
+            let tmp = dir.join(format!("{name}.seg.tmp"));
+            let pairs = entries * bands as u64;
+            let bits = crate::segment::dir_bits(pairs);
+            let mut w = SegmentWriter::create(
+                &tmp,
+                Shape {
+                    docs,
+                    entries,
+                    pairs,
+                    bits,
+                    hashes,
+                    width,
+                    bands,
+                },
+            )?;
+            // k-way merge of the sorted pairs, by (key, new entry).
+            let mut iters: Vec<_> = segs.iter().map(|s| s.pairs()).collect();
+            let mut heap = BinaryHeap::new();
+            let next = |i: usize, it: &mut dyn Iterator<Item = (u64, u32)>| {
+                for (k, e) in &mut *it {
+                    let ne = new_entry[i][e as usize];
+                    if ne != u32::MAX {
+                        return Some(Reverse((k, ne, i)));
+                    }
+                }
+                None
+            };
+            for (i, it) in iters.iter_mut().enumerate() {
+                if let Some(x) = next(i, it) {
+                    heap.push(x);
+                }
+            }
+            while let Some(Reverse((k, e, i))) = heap.pop() {
+                w.pair(k, e)?;
+                if let Some(x) = next(i, &mut iters[i]) {
+                    heap.push(x);
+                }
+            }
+            w.end_pairs()?;
+            let sig_len = hashes * width;
+            for (i, s) in segs.iter().enumerate() {
+                let sigs = s.signature_bytes();
+                for e in 0..s.entries as usize {
+                    if new_entry[i][e] != u32::MAX {
+                        w.bytes(&sigs[e * sig_len..(e + 1) * sig_len])?;
+                    }
+                }
+            }
+            for (i, s) in segs.iter().enumerate() {
+                for e in 0..s.entries as u32 {
+                    if new_entry[i][e as usize] != u32::MAX {
+                        let [d, a, b] = s.entry(e);
+                        w.entry([new_doc[i][d as usize], a, b])?;
+                    }
+                }
+            }
+            let mut ids = Vec::with_capacity(docs as usize);
+            for (i, s) in segs.iter().enumerate() {
+                let hashes_by_doc = s.ids_by_doc();
+                for d in 0..s.docs as u32 {
+                    let nd = new_doc[i][d as usize];
+                    if nd != u32::MAX {
+                        w.doc(s.doc_record(d)?)?;
+                        ids.push((hashes_by_doc[d as usize], nd));
+                    }
+                }
+            }
+            ids.sort_unstable();
+            let info = w.finish(&ids)?;
+            let path = dir.join(format!("{name}.seg"));
+            fs::rename(&tmp, &path).map_err(|e| Error::io(&path, e))?;
+            sync_dir(dir)?;
+            m.segments.push(SegmentEntry {
+                name,
+                docs: info.docs,
+                entries: info.entries,
+                pairs: info.pairs,
+                bytes: info.bytes,
+                deleted: None,
+                deleted_docs: 0,
+                deleted_entries: 0,
+            });
+        }
+        self.publish(m)
+    }
+}

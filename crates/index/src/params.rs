@@ -1,0 +1,367 @@
+//! What an index compares and how: its unit, its shingles and its MinHash parameters, fixed when
+//! it is created and kept in its manifest.
+use std::ops::Range;
+
+use serde::{Deserialize, Serialize};
+use textreuse_align::index as chunks;
+use textreuse_dedup::Unit;
+use textreuse_dedup::features::{KeptSentences, SentenceFilter};
+use textreuse_minhash::{BandScheme, Signer, TextSigner, TuneOptions, tune};
+
+use crate::Error;
+
+/// The unit an index holds one entry for.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+#[non_exhaustive]
+pub enum IndexUnit {
+    /// Sentences, as `textreuse dedup` cuts them (the default).
+    #[default]
+    Sentence,
+    /// Paragraphs: the non-blank lines of a text.
+    Paragraph,
+    /// The whole text.
+    Document,
+    /// The paragraph chunks of the plagiarism checker (`textreuse check`), shingled as word
+    /// n-grams ([`textreuse_align::index`]).
+    Chunk,
+}
+
+impl IndexUnit {
+    /// Its name: `sentence`, `paragraph`, `document` or `chunk`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            IndexUnit::Sentence => "sentence",
+            IndexUnit::Paragraph => "paragraph",
+            IndexUnit::Document => "document",
+            IndexUnit::Chunk => "chunk",
+        }
+    }
+
+    /// The unit of that name.
+    pub fn parse(name: &str) -> Option<IndexUnit> {
+        Some(match name {
+            "sentence" => IndexUnit::Sentence,
+            "paragraph" => IndexUnit::Paragraph,
+            "document" => IndexUnit::Document,
+            "chunk" => IndexUnit::Chunk,
+            _ => return None,
+        })
+    }
+
+    /// The dedup unit it equals, `None` for [`IndexUnit::Chunk`].
+    pub fn dedup_unit(self) -> Option<Unit> {
+        match self {
+            IndexUnit::Sentence => Some(Unit::Sentence),
+            IndexUnit::Paragraph => Some(Unit::Paragraph),
+            IndexUnit::Document => Some(Unit::Document),
+            IndexUnit::Chunk => None,
+        }
+    }
+}
+
+impl From<Unit> for IndexUnit {
+    fn from(unit: Unit) -> IndexUnit {
+        match unit {
+            Unit::Paragraph => IndexUnit::Paragraph,
+            Unit::Document => IndexUnit::Document,
+            _ => IndexUnit::Sentence,
+        }
+    }
+}
+
+/// The parameters of an index, fixed at creation ([`crate::IndexWriter::create`]) and stored in
+/// its manifest. Build them with [`Params::new`] (the defaults of a unit) and the setters.
+///
+/// For sentence, paragraph and document units the recipe is `textreuse dedup`'s: the units of
+/// [`KeptSentences::with_unit`] whose shingle count is within `min_shingles..=max_shingles`,
+/// signed by [`TextSigner`] (normalized text, `shingle`-character shingles). For chunks it is
+/// `textreuse check`'s ([`textreuse_align::index`]): chunks of at least `min_words` words,
+/// `shingle`-word n-grams.
+///
+/// ```
+/// use textreuse_index::{IndexUnit, Params};
+///
+/// let p = Params::new(IndexUnit::Document).threshold(0.7)?;
+/// assert_eq!(p.unit, IndexUnit::Document);
+/// assert!(p.signer()?.threshold_estimate() < 0.75);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct Params {
+    /// The unit.
+    pub unit: IndexUnit,
+    /// Shingle length: characters (sentence, paragraph, document) or words (chunk).
+    pub shingle: usize,
+    /// Smallest shingle count of an indexed unit (not for chunks).
+    pub min_shingles: usize,
+    /// Largest shingle count of an indexed unit (not for chunks; `usize::MAX` for no bound).
+    pub max_shingles: usize,
+    /// Chunks: paragraphs are merged until a chunk holds this many words.
+    pub min_words: usize,
+    /// How bands are drawn.
+    pub scheme: String,
+    /// Hash functions `N`.
+    pub hashes: usize,
+    /// Rows `K` per band.
+    pub rows: usize,
+    /// Bands `M`.
+    pub bands: usize,
+    /// Output bits of each hash function.
+    pub bits: u32,
+    /// Seed of the hash functions and bands.
+    pub seed: u64,
+    /// Bytes kept of each minhash for estimating Jaccard similarity: 1, 2, 4 or 8. Two different
+    /// minhashes look equal with probability `2^-(8·bytes)`; 2 bytes (the default) add at most
+    /// 0.00002 to an estimate. `8` keeps them whole (chunk indexes, which `check` ranks by them).
+    pub signature_bytes: u8,
+    /// Whether document texts are stored: needed to verify candidates (exact Jaccard), to show
+    /// matched text, and for `check --index`. Default: stored.
+    pub store_text: bool,
+}
+
+impl Params {
+    /// The defaults of `unit`: for sentences, paragraphs and documents those of
+    /// `textreuse dedup` ([`Unit::default_filter`], the research's `N = 20, K = 10, M = 10`
+    /// drawn bands, seed 1123456); for chunks those of `textreuse check` (word 2-grams, chunks
+    /// of 20 words, 30 disjoint bands of 2 rows, whole minhashes kept).
+    pub fn new(unit: IndexUnit) -> Params {
+        let defaults = Signer::new();
+        let base = Params {
+            unit,
+            shingle: textreuse_shingle::DEFAULT_SHINGLE_CHARS,
+            min_shingles: 0,
+            max_shingles: usize::MAX,
+            min_words: chunks::DEFAULT_MIN_WORDS,
+            scheme: BandScheme::Drawn.to_string(),
+            hashes: defaults.hashes(),
+            rows: defaults.rows(),
+            bands: defaults.bands(),
+            bits: defaults.bits(),
+            seed: defaults.seed(),
+            signature_bytes: DEFAULT_SIGNATURE_BYTES,
+            store_text: true,
+        };
+        match unit.dedup_unit() {
+            Some(u) => {
+                let f = u.default_filter();
+                Params {
+                    shingle: f.shingle,
+                    min_shingles: f.min_shingles,
+                    max_shingles: f.max_shingles,
+                    ..base
+                }
+            }
+            None => Params {
+                shingle: chunks::DEFAULT_NGRAM,
+                scheme: BandScheme::Disjoint.to_string(),
+                rows: chunks::DEFAULT_ROWS,
+                bands: chunks::DEFAULT_BANDS,
+                hashes: chunks::DEFAULT_ROWS * chunks::DEFAULT_BANDS,
+                signature_bytes: 8,
+                ..base
+            },
+        }
+    }
+
+    /// Rows and bands for a similarity threshold, picked by the tuner of
+    /// `textreuse dedup --threshold` ([`textreuse_minhash::tune`]) for this scheme, number of
+    /// hashes (the budget `K·M <= N` of disjoint bands), bits and seed.
+    pub fn threshold(mut self, threshold: f64) -> Result<Params, Error> {
+        let scheme = self.band_scheme()?;
+        let options = TuneOptions {
+            scheme,
+            hashes: self.hashes,
+            bits: self.bits,
+            seed: self.seed,
+            ..TuneOptions::default()
+        };
+        let t = tune(threshold, &options).map_err(|e| Error::Params(e.to_string()))?;
+        self.rows = t.rows;
+        self.bands = t.bands;
+        if scheme == BandScheme::Disjoint {
+            self.hashes = t.rows * t.bands;
+        }
+        Ok(self)
+    }
+
+    /// The band scheme.
+    pub fn band_scheme(&self) -> Result<BandScheme, Error> {
+        match self.scheme.as_str() {
+            "drawn" => Ok(BandScheme::Drawn),
+            "disjoint" => Ok(BandScheme::Disjoint),
+            other => Err(Error::Params(format!(
+                "unknown band scheme {other:?} (use drawn or disjoint)"
+            ))),
+        }
+    }
+
+    /// The signer these parameters describe.
+    pub fn signer(&self) -> Result<Signer, Error> {
+        let mut b = Signer::builder();
+        b.scheme(self.band_scheme()?)
+            .rows(self.rows)
+            .bands(self.bands)
+            .bits(self.bits)
+            .seed(self.seed);
+        if self.band_scheme()? == BandScheme::Drawn {
+            b.hashes(self.hashes);
+        }
+        b.build().map_err(|e| Error::Params(e.to_string()))
+    }
+
+    /// Checks what the signer does not.
+    pub(crate) fn check(&self) -> Result<(), Error> {
+        if ![1, 2, 4, 8].contains(&self.signature_bytes) {
+            return Err(Error::Params(format!(
+                "signature bytes must be 1, 2, 4 or 8, not {}",
+                self.signature_bytes
+            )));
+        }
+        if self.shingle == 0 {
+            return Err(Error::Params(
+                "the shingle length must be at least 1".into(),
+            ));
+        }
+        if self.min_shingles > self.max_shingles {
+            return Err(Error::Params(format!(
+                "min shingles {} is above max shingles {}",
+                self.min_shingles, self.max_shingles
+            )));
+        }
+        let signer = self.signer()?;
+        if signer.hashes() != self.hashes {
+            return Err(Error::Params(format!(
+                "{} hash functions do not fit {} bands of {} rows with {} bands",
+                self.hashes, self.bands, self.rows, self.scheme
+            )));
+        }
+        Ok(())
+    }
+
+    fn filter(&self) -> SentenceFilter {
+        SentenceFilter {
+            shingle: self.shingle,
+            min_shingles: self.min_shingles,
+            max_shingles: self.max_shingles,
+        }
+    }
+}
+
+/// The default [`Params::signature_bytes`] of sentence, paragraph and document indexes.
+pub const DEFAULT_SIGNATURE_BYTES: u8 = 2;
+
+/// One signed unit of a text.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SignedUnit {
+    /// Its byte span in the text.
+    pub span: Range<usize>,
+    /// Its span in characters (what outputs give).
+    pub chars: Range<u64>,
+    /// Its `N` minhashes.
+    pub mins: Vec<u64>,
+    /// Its `M` band keys.
+    pub keys: Vec<u64>,
+}
+
+/// Cuts texts into units and signs them with an index's [`Params`]. One per thread.
+#[derive(Debug)]
+pub struct Recipe<'s> {
+    params: Params,
+    signer: TextSigner<'s>,
+    filter: SentenceFilter,
+    spans: Vec<Range<usize>>,
+    words: Vec<u64>,
+    shingles: Vec<u64>,
+}
+
+impl<'s> Recipe<'s> {
+    /// A recipe for `params`, signing with `signer` (which must be `params.signer()`).
+    pub fn new(params: &Params, signer: &'s Signer) -> Recipe<'s> {
+        let text_signer = TextSigner::new(signer).shingle_chars(params.shingle);
+        Recipe {
+            params: params.clone(),
+            signer: text_signer,
+            filter: params.filter(),
+            spans: Vec::new(),
+            words: Vec::new(),
+            shingles: Vec::new(),
+        }
+    }
+
+    /// The signed units of `text`, in text order.
+    pub fn units(&mut self, text: &str) -> Vec<SignedUnit> {
+        let mut out = Vec::new();
+        let signer = self.signer.signer();
+        match self.params.unit.dedup_unit() {
+            Some(unit) => {
+                for s in KeptSentences::with_unit(text, 0, &self.filter, unit) {
+                    if let Some(mins) = self.signer.minhashes(s.text) {
+                        let mins = mins.to_vec();
+                        let mut keys = vec![0; signer.bands()];
+                        signer.band_keys_into(&mins, &mut keys);
+                        out.push(SignedUnit {
+                            span: s.span,
+                            chars: s.chars,
+                            mins,
+                            keys,
+                        });
+                    }
+                }
+            }
+            None => {
+                chunks::chunk_spans(text, self.params.min_words, &mut self.spans);
+                let mut counted = (0usize, 0u64);
+                for span in &self.spans {
+                    let unit = &text[span.clone()];
+                    if !chunks::word_shingles(
+                        unit,
+                        self.params.shingle,
+                        &mut self.words,
+                        &mut self.shingles,
+                    ) {
+                        continue;
+                    }
+                    let mut mins = vec![0; signer.hashes()];
+                    if signer.sign_into(&self.shingles, &mut mins).is_err() {
+                        continue;
+                    }
+                    let mut keys = vec![0; signer.bands()];
+                    signer.band_keys_into(&mins, &mut keys);
+                    let start = counted.1 + text[counted.0..span.start].chars().count() as u64;
+                    let end = start + unit.chars().count() as u64;
+                    counted = (span.end, end);
+                    out.push(SignedUnit {
+                        span: span.clone(),
+                        chars: start..end,
+                        mins,
+                        keys,
+                    });
+                }
+            }
+        }
+        out
+    }
+
+    /// The sorted, distinct shingles of a unit's text (for exact Jaccard).
+    pub fn shingle_set(&mut self, unit: &str) -> Vec<u64> {
+        let mut set = match self.params.unit.dedup_unit() {
+            Some(_) => self.signer.shingles(unit).clone(),
+            None => {
+                if !chunks::word_shingles(
+                    unit,
+                    self.params.shingle,
+                    &mut self.words,
+                    &mut self.shingles,
+                ) {
+                    return Vec::new();
+                }
+                self.shingles.clone()
+            }
+        };
+        set.sort_unstable();
+        set.dedup();
+        set
+    }
+}

@@ -1,0 +1,153 @@
+//! Whole inputs through an index: every document of a stream of [`Source`]s added, or queried,
+//! signing in parallel and keeping input order, with `dedup`'s skip policy for bad inputs.
+use rayon::prelude::*;
+use textreuse_dedup::{Document, InputError, Progress, Source, Stage};
+use textreuse_wikidump::Cleaner;
+
+use crate::Error;
+use crate::index::{Index, IndexWriter, QueryOptions, UnitMatches};
+use crate::params::SignedUnit;
+
+/// Documents signed (or queried) together: enough to keep every core busy, few enough that
+/// their texts take little memory.
+const CHUNK_DOCS: usize = 4096;
+const CHUNK_BYTES: usize = 32 << 20;
+
+/// What a run over inputs did.
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize)]
+#[non_exhaustive]
+pub struct RunStats {
+    /// Documents read.
+    pub documents: u64,
+    /// Their units signed (added, or queried).
+    pub units: u64,
+    /// Query runs: units with at least one match.
+    pub units_matched: u64,
+    /// Query runs: documents with at least one matched unit.
+    pub documents_matched: u64,
+    /// Bad files, records and damaged dump parts, reported and skipped.
+    pub input_problems: u64,
+}
+
+/// Reads `sources` in chunks of documents, handing each chunk to `f`; problems go to
+/// `progress` and are counted.
+fn chunks<I, E>(
+    sources: I,
+    progress: &dyn Progress,
+    stats: &mut RunStats,
+    mut f: impl FnMut(Vec<Document>, &mut RunStats) -> Result<(), E>,
+) -> Result<(), E>
+where
+    I: IntoIterator<Item = Result<Source, InputError>>,
+{
+    let cleaner = Cleaner::new();
+    let mut chunk = Vec::new();
+    let mut bytes = 0;
+    progress.start(Stage::ReadDocuments, None);
+    for source in sources {
+        match source {
+            Ok(s) => {
+                let doc = s.into_document(&cleaner);
+                bytes += doc.text.len();
+                chunk.push(doc);
+                if chunk.len() >= CHUNK_DOCS || bytes >= CHUNK_BYTES {
+                    progress.advance(chunk.len() as u64);
+                    f(std::mem::take(&mut chunk), stats)?;
+                    bytes = 0;
+                }
+            }
+            Err(e) => {
+                stats.input_problems += 1;
+                progress.input_problem(&e);
+            }
+        }
+    }
+    if !chunk.is_empty() {
+        progress.advance(chunk.len() as u64);
+        f(chunk, stats)?;
+    }
+    progress.finish();
+    Ok(())
+}
+
+impl IndexWriter {
+    /// Adds every document of `sources` (a [`textreuse_dedup::Inputs`], say), signing on all
+    /// threads and adding in input order; bad inputs are reported to `progress` and skipped.
+    /// Commits at the end (and whenever the batch fills half the memory budget).
+    pub fn add_all<I>(&mut self, sources: I, progress: &dyn Progress) -> Result<RunStats, Error>
+    where
+        I: IntoIterator<Item = Result<Source, InputError>>,
+    {
+        let mut stats = RunStats::default();
+        chunks(sources, progress, &mut stats, |docs, stats| {
+            let signed = sign_all(self.index(), &docs);
+            for (doc, units) in docs.iter().zip(&signed) {
+                self.add_signed(doc, units)?;
+                stats.documents += 1;
+                stats.units += units.len() as u64;
+            }
+            Ok::<(), Error>(())
+        })?;
+        self.commit()?;
+        Ok(stats)
+    }
+}
+
+fn sign_all(index: &Index, docs: &[Document]) -> Vec<Vec<SignedUnit>> {
+    docs.par_iter()
+        .map_init(|| index.recipe(), |recipe, d| recipe.units(&d.text))
+        .collect()
+}
+
+impl Index {
+    /// Queries every document of `sources` against this index, on all threads, and hands each
+    /// document with its units' matches to `each`, in input order (units without matches
+    /// included). With `add`, each chunk of documents is then added to that writer (which
+    /// must write to this index; this snapshot does not see what it adds, so a batch is not
+    /// matched against itself). Bad inputs are reported to `progress` and skipped.
+    pub fn query_all<I, E>(
+        &self,
+        sources: I,
+        options: &QueryOptions,
+        progress: &dyn Progress,
+        mut add: Option<&mut IndexWriter>,
+        mut each: impl FnMut(&Document, &[UnitMatches]) -> Result<(), E>,
+    ) -> Result<RunStats, E>
+    where
+        I: IntoIterator<Item = Result<Source, InputError>>,
+        E: From<Error>,
+    {
+        let mut stats = RunStats::default();
+        chunks(sources, progress, &mut stats, |docs, stats| {
+            type Queried = Result<(Vec<SignedUnit>, Vec<UnitMatches>), Error>;
+            let results: Vec<Queried> = docs
+                .par_iter()
+                .map_init(
+                    || self.recipe(),
+                    |recipe, d| {
+                        let units = recipe.units(&d.text);
+                        let matches = self.match_units(&d.text, &units, recipe, options)?;
+                        Ok((units, matches))
+                    },
+                )
+                .collect();
+            for (doc, result) in docs.iter().zip(results) {
+                let (units, matches) = result?;
+                stats.documents += 1;
+                stats.units += units.len() as u64;
+                let matched = matches.iter().filter(|u| !u.matches.is_empty()).count() as u64;
+                stats.units_matched += matched;
+                stats.documents_matched += (matched > 0) as u64;
+                each(doc, &matches)?;
+                if let Some(w) = add.as_deref_mut() {
+                    w.add_signed(doc, &units)?;
+                }
+            }
+            Ok::<(), E>(())
+        })?;
+        if let Some(w) = add {
+            w.commit()?;
+        }
+        Ok(stats)
+    }
+}

@@ -1,0 +1,419 @@
+//! The index's integration tests: persistence, incremental = batch = `dedup`, removal and
+//! compaction, locking, damaged files, and the chunk index against `CorpusIndex`.
+use std::collections::{BTreeMap, BTreeSet};
+use std::fs;
+
+use proptest::prelude::*;
+use textreuse_align::index::CorpusIndex;
+use textreuse_dedup::{Cluster, Dedup, DocId, Document, NoProgress};
+use textreuse_index::{Error, Index, IndexUnit, IndexWriter, Params, QueryOptions};
+
+const WORDS: [&str; 24] = [
+    "river", "mill", "grain", "harbour", "valley", "orchard", "timber", "market", "bridge",
+    "tower", "castle", "meadow", "forest", "stone", "village", "church", "station", "railway",
+    "canal", "quarry", "brewery", "bakery", "school", "garden",
+];
+
+/// A sentence of `n` words drawn by `picks`, long enough for the sentence filter.
+fn sentence(picks: &[usize]) -> String {
+    let words: Vec<&str> = picks.iter().map(|&i| WORDS[i % WORDS.len()]).collect();
+    let mut s = words.join(" ");
+    s[..1].make_ascii_uppercase();
+    s.push('.');
+    s
+}
+
+/// Documents of one to three sentences; some sentences copy an earlier one, some with a word
+/// changed, so that there is something to find.
+fn corpus(seed: &[(Vec<usize>, u8, usize)]) -> Vec<Document> {
+    let mut sentences: Vec<String> = Vec::new();
+    for (picks, kind, from) in seed {
+        let s = match (*kind % 4, sentences.is_empty()) {
+            (0, false) => sentences[from % sentences.len()].clone(),
+            (1, false) => {
+                let mut words: Vec<String> = sentences[from % sentences.len()]
+                    .split(' ')
+                    .map(str::to_string)
+                    .collect();
+                let i = picks[0] % (words.len() - 1);
+                words[i] = WORDS[picks[1] % WORDS.len()].to_string();
+                words.join(" ")
+            }
+            _ => sentence(picks),
+        };
+        sentences.push(s);
+    }
+    sentences
+        .chunks(3)
+        .enumerate()
+        .map(|(i, c)| Document::new(format!("d{i}"), format!("T{i}"), c.join(" ")))
+        .collect()
+}
+
+fn seeds() -> impl Strategy<Value = Vec<(Vec<usize>, u8, usize)>> {
+    prop::collection::vec(
+        (
+            prop::collection::vec(0usize..1000, 18..26),
+            any::<u8>(),
+            any::<usize>(),
+        ),
+        4..30,
+    )
+}
+
+/// A unit: document id and character span.
+type UnitKey = (String, u64, u64);
+
+/// The pairs of units that share a band key, as the index answers them: each unit of each
+/// document queried; self-matches left out.
+fn index_pairs(
+    query: &mut dyn FnMut(&str) -> Vec<textreuse_index::UnitMatches>,
+    docs: &[Document],
+) -> BTreeSet<(UnitKey, UnitKey)> {
+    let mut pairs = BTreeSet::new();
+    for d in docs {
+        for u in query(&d.text) {
+            let a = (d.id.to_string(), u.chars.start, u.chars.end);
+            for m in u.matches {
+                let b = (m.id.to_string(), m.chars.start, m.chars.end);
+                if a != b {
+                    pairs.insert((a.clone().min(b.clone()), a.clone().max(b)));
+                }
+            }
+        }
+    }
+    pairs
+}
+
+/// Connected components of `pairs` as sorted member lists.
+fn components(pairs: &BTreeSet<(UnitKey, UnitKey)>) -> BTreeSet<Vec<UnitKey>> {
+    let mut parent: BTreeMap<UnitKey, UnitKey> = BTreeMap::new();
+    fn find(p: &mut BTreeMap<UnitKey, UnitKey>, x: &UnitKey) -> UnitKey {
+        let up = p.get(x).cloned().unwrap_or_else(|| x.clone());
+        if &up == x {
+            return up;
+        }
+        let root = find(p, &up);
+        p.insert(x.clone(), root.clone());
+        root
+    }
+    for (a, b) in pairs {
+        let (ra, rb) = (find(&mut parent, a), find(&mut parent, b));
+        if ra != rb {
+            let (lo, hi) = (ra.clone().min(rb.clone()), ra.max(rb));
+            parent.insert(hi, lo);
+        }
+    }
+    let mut groups: BTreeMap<UnitKey, Vec<UnitKey>> = BTreeMap::new();
+    let members: BTreeSet<UnitKey> = pairs
+        .iter()
+        .flat_map(|(a, b)| [a.clone(), b.clone()])
+        .collect();
+    for m in members {
+        let r = find(&mut parent, &m);
+        groups.entry(r).or_default().push(m);
+    }
+    groups.into_values().collect()
+}
+
+fn dedup_components(docs: &[Document]) -> BTreeSet<Vec<UnitKey>> {
+    let dedup = Dedup::builder().max_bucket(usize::MAX).build().unwrap();
+    let mut clusters: Vec<Cluster> = Vec::new();
+    dedup
+        .run_documents(docs.to_vec(), &mut clusters, &NoProgress)
+        .unwrap();
+    clusters
+        .iter()
+        .map(|c| {
+            let mut v: Vec<UnitKey> = c
+                .members
+                .iter()
+                .map(|m| (m.doc.to_string(), m.start, m.end))
+                .collect();
+            v.sort();
+            v
+        })
+        .collect()
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 24, ..ProptestConfig::default() })]
+
+    /// Adding A, committing, then adding B (two segments) answers the same pairs as adding
+    /// A + B at once, and their clusters are `dedup`'s over A + B.
+    #[test]
+    fn incremental_equals_batch_equals_dedup(seed in seeds(), cut in 0usize..12) {
+        let docs = corpus(&seed);
+        let cut = cut.min(docs.len());
+        let opts = QueryOptions::default();
+
+        let two = tempfile::tempdir().unwrap();
+        let mut w = IndexWriter::create(two.path(), Params::new(IndexUnit::Sentence)).unwrap();
+        for d in &docs[..cut] { w.add(d).unwrap(); }
+        w.commit().unwrap();
+        for d in &docs[cut..] { w.add(d).unwrap(); }
+        // Queried before the second commit (the batch in memory) and after (two segments).
+        let before = index_pairs(&mut |t| w.query_text(t, &opts).unwrap(), &docs);
+        w.commit().unwrap();
+        drop(w);
+        let incremental = Index::open(two.path()).unwrap();
+        let after = index_pairs(&mut |t| incremental.query_text(t, &opts).unwrap(), &docs);
+
+        let one = tempfile::tempdir().unwrap();
+        let mut w = IndexWriter::create(one.path(), Params::new(IndexUnit::Sentence)).unwrap();
+        for d in &docs { w.add(d).unwrap(); }
+        w.commit().unwrap();
+        drop(w);
+        let batch = Index::open(one.path()).unwrap();
+        let at_once = index_pairs(&mut |t| batch.query_text(t, &opts).unwrap(), &docs);
+
+        prop_assert_eq!(&before, &after);
+        prop_assert_eq!(&after, &at_once);
+        prop_assert_eq!(components(&after), dedup_components(&docs));
+    }
+}
+
+fn docs() -> Vec<Document> {
+    let s = [
+        "The old mill on the river was built in 1820 and still grinds grain for the bakery in town.",
+        "Bees collect nectar and pollen from flowers, and in doing so carry pollen from plant to plant.",
+        "The committee met every second week to review the budget and argued about the new library.",
+        "Chess engines search millions of positions per second and evaluate each with a tuned function.",
+    ];
+    vec![
+        Document::new(1u64, "Mill", format!("{} {}", s[0], s[1])),
+        Document::new(2u64, "Bees", s[1].to_string()),
+        Document::new("three", "Committee", format!("{}\n{}", s[2], s[3])),
+        Document::new(4u64, "Mill again", s[0].replace("town.", "town!")),
+    ]
+}
+
+fn ids(units: &[textreuse_index::UnitMatches]) -> Vec<Vec<String>> {
+    units
+        .iter()
+        .map(|u| u.matches.iter().map(|m| m.id.to_string()).collect())
+        .collect()
+}
+
+#[test]
+fn persists_across_opens_with_provenance() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut w = IndexWriter::create(dir.path(), Params::new(IndexUnit::Sentence)).unwrap();
+    for d in docs() {
+        w.add(&d).unwrap();
+    }
+    w.commit().unwrap();
+    drop(w);
+    let index = Index::open(dir.path()).unwrap();
+    let stats = index.stats();
+    assert_eq!((stats.documents, stats.entries, stats.segments), (4, 6, 1));
+    let options = QueryOptions::new().verify(true).text(true);
+    let found = index.query_text(&docs()[0].text, &options).unwrap();
+    assert_eq!(ids(&found), [vec!["1", "4"], vec!["1", "2"]]);
+    let m = &found[1].matches[1];
+    assert_eq!(m.title, "Bees");
+    assert_eq!(m.chars, 0..docs()[1].text.chars().count() as u64);
+    assert_eq!(m.jaccard, Some(1.0));
+    assert_eq!(m.text.as_deref(), Some(docs()[1].text.as_str()));
+    assert_eq!(m.doc, 1);
+    let near = &found[0].matches[1];
+    assert!(near.jaccard.unwrap() < 1.0 && near.jaccard.unwrap() > 0.8);
+    assert!(index.contains(&DocId::from("three")).unwrap());
+    assert!(!index.contains(&DocId::from(3u64)).unwrap());
+    assert_eq!(index.document(2).unwrap().unwrap().title, "Committee");
+    // A second writer while the first holds the lock: a clear error.
+    let _w = IndexWriter::open(dir.path()).unwrap();
+    match IndexWriter::open(dir.path()) {
+        Err(Error::Locked { holder, .. }) => assert!(holder.contains("pid"), "{holder}"),
+        other => panic!("expected Locked, got {other:?}"),
+    }
+    // create over an existing index refuses.
+    drop(_w);
+    assert!(matches!(
+        IndexWriter::create(dir.path(), Params::new(IndexUnit::Sentence)),
+        Err(Error::Exists(_))
+    ));
+}
+
+#[test]
+fn remove_then_compact_keeps_the_rest_in_order() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut w = IndexWriter::create(dir.path(), Params::new(IndexUnit::Sentence)).unwrap();
+    let d = docs();
+    w.add(&d[0]).unwrap();
+    w.add(&d[1]).unwrap();
+    w.commit().unwrap();
+    w.add(&d[2]).unwrap();
+    w.add(&d[3]).unwrap();
+    w.commit().unwrap();
+    assert_eq!(w.remove(&DocId::from(1u64)).unwrap(), 1);
+    assert_eq!(w.remove(&DocId::from(1u64)).unwrap(), 0, "already removed");
+    let opts = QueryOptions::default();
+    let q = d[0].text.clone();
+    let removed = ids(&w.query_text(&q, &opts).unwrap());
+    assert_eq!(removed, [vec!["4"], vec!["2"]]);
+    w.commit().unwrap();
+    assert_eq!(w.stats().removed_documents, 1);
+    let before: Vec<_> = w.query_text(&q, &opts).unwrap();
+    w.compact().unwrap();
+    let s = w.stats();
+    assert_eq!((s.documents, s.removed_documents, s.segments), (3, 0, 1));
+    let after = w.query_text(&q, &opts).unwrap();
+    assert_eq!(ids(&before), ids(&after));
+    // Document numbers keep their order (2 before 4), renumbered from 0.
+    assert_eq!(after[0].matches[0].doc, 2);
+    assert_eq!(after[1].matches[0].doc, 0);
+    drop(w);
+    // Only the manifest, the lock and the one segment remain.
+    let mut names: Vec<String> = fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    assert_eq!(names, ["LOCK", "MANIFEST", "seg-000003.seg"]);
+}
+
+#[test]
+fn signatures_in_and_out() {
+    let dir = tempfile::tempdir().unwrap();
+    let params = Params::new(IndexUnit::Document);
+    let signer = params.signer().unwrap();
+    let mut w = IndexWriter::create(dir.path(), params).unwrap();
+    let a = signer.sign_text(&docs()[0].text).unwrap();
+    w.insert_signature(DocId::from("a"), a.as_slice()).unwrap();
+    let found = w
+        .query_signature(a.as_slice(), &QueryOptions::default())
+        .unwrap();
+    assert_eq!(found.len(), 1);
+    assert_eq!(found[0].estimated_jaccard, 1.0);
+    assert!(matches!(
+        w.insert_signature(DocId::from("b"), &[1, 2, 3]),
+        Err(Error::SignatureLength { got: 3, .. })
+    ));
+}
+
+#[test]
+fn interrupted_commits_leave_the_last_one() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut w = IndexWriter::create(dir.path(), Params::new(IndexUnit::Sentence)).unwrap();
+    w.add(&docs()[0]).unwrap();
+    w.commit().unwrap();
+    drop(w);
+    // What a crash mid-commit leaves: a half-written segment and manifest.
+    fs::write(dir.path().join("seg-000002.seg.tmp"), b"TRIXSEG1 partial").unwrap();
+    fs::write(dir.path().join("seg-000002.seg"), b"TRIXSEG1 unreferenced").unwrap();
+    fs::write(dir.path().join("MANIFEST.tmp"), b"{\"half").unwrap();
+    let index = Index::open(dir.path()).unwrap();
+    assert_eq!(index.stats().documents, 1);
+    let w = IndexWriter::open(dir.path()).unwrap();
+    assert_eq!(w.stats().documents, 1);
+    assert!(!dir.path().join("seg-000002.seg").exists());
+    assert!(!dir.path().join("MANIFEST.tmp").exists());
+}
+
+#[test]
+fn damaged_files_are_errors_not_panics() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut w = IndexWriter::create(dir.path(), Params::new(IndexUnit::Sentence)).unwrap();
+    for d in docs() {
+        w.add(&d).unwrap();
+    }
+    w.commit().unwrap();
+    drop(w);
+    let seg = dir.path().join("seg-000001.seg");
+    let good = fs::read(&seg).unwrap();
+    for cut in [0, 7, 100, good.len() / 2, good.len() - 1] {
+        fs::write(&seg, &good[..cut]).unwrap();
+        assert!(
+            matches!(Index::open(dir.path()), Err(Error::Corrupt { .. })),
+            "cut {cut}"
+        );
+    }
+    fs::write(&seg, &good).unwrap();
+    fs::write(dir.path().join("MANIFEST"), b"not json").unwrap();
+    assert!(matches!(
+        Index::open(dir.path()),
+        Err(Error::Corrupt { .. })
+    ));
+    let empty = tempfile::tempdir().unwrap();
+    assert!(matches!(
+        Index::open(empty.path()),
+        Err(Error::NotAnIndex(_))
+    ));
+}
+
+#[test]
+fn chunk_index_ranks_as_the_corpus_index() {
+    let pan = textreuse_align_texts();
+    let dir = tempfile::tempdir().unwrap();
+    let mut w = IndexWriter::create(dir.path(), Params::new(IndexUnit::Chunk)).unwrap();
+    let mut corpus = CorpusIndex::new();
+    for (i, t) in pan.iter().enumerate() {
+        w.add(&Document::new(i as u64, "", t.as_str())).unwrap();
+        corpus.add(t);
+        if i == 2 {
+            w.commit().unwrap();
+        }
+    }
+    w.commit().unwrap();
+    let index = Index::open(dir.path()).unwrap();
+    for q in &pan {
+        let query = format!(
+            "Something else entirely, to start with.\n\n{}",
+            &q[q.len() / 3..]
+        );
+        let want = corpus.candidates(&query, 3);
+        let got = index.candidate_documents(&query, 3).unwrap();
+        let key = |c: &textreuse_align::index::Candidate| {
+            (c.doc, c.shared_keys, c.best_jaccard.to_bits())
+        };
+        assert_eq!(
+            got.iter().map(key).collect::<Vec<_>>(),
+            want.iter().map(key).collect::<Vec<_>>()
+        );
+        assert!(!got.is_empty());
+    }
+}
+
+/// A few texts of several paragraphs (the bundled PAN slice is read by the CLI tests).
+fn textreuse_align_texts() -> Vec<String> {
+    let topics = [
+        ["river", "valley", "harbour", "grain", "timber", "mills"],
+        ["bees", "nectar", "pollen", "colony", "winter", "hive"],
+        [
+            "committee",
+            "budget",
+            "library",
+            "council",
+            "market",
+            "hall",
+        ],
+        [
+            "engines",
+            "positions",
+            "evaluate",
+            "openings",
+            "endgame",
+            "tables",
+        ],
+        ["volcano", "magma", "plates", "ring", "fire", "ash"],
+    ];
+    topics
+        .iter()
+        .enumerate()
+        .map(|(t, words)| {
+            (0..4)
+                .map(|p| {
+                    (0..30)
+                        .map(|i| {
+                            let w = words[(i * 7 + p * 3 + t) % words.len()];
+                            format!("{w}{}", (i * 13 + p * 5 + t * 11) % 17)
+                        })
+                        .collect::<Vec<_>>()
+                        .join(" ")
+                })
+                .collect::<Vec<_>>()
+                .join("\n\n")
+        })
+        .collect()
+}
