@@ -26,6 +26,10 @@ vocabulary words; a replaced word changes about 12 + its length shingles, so one
 leaves a Jaccard similarity of about 0.8 and three about 0.5), and otherwise a fresh random
 sentence. Memory is flat (the window of 10,000 recent sentences) at any N, up to 10^8 lines.
 
+With `--per-doc K` the same N sentences are written K to a line, as documents
+`{"id": "d<n>", "text": "<sentence> <sentence> ..."}` (for indexes whose units are sentences
+of larger documents; the 100M-entry measurement of docs/index.md uses K = 10).
+
 The stream is prefix-stable: the first n lines are the same bytes for every N >= n (lines are
 drawn in blocks of 1,024 whatever N is, and a last partial block is cut, not drawn shorter).
 
@@ -155,19 +159,37 @@ def sentences(rng, dup=True):
         yield out
 
 
-def write_corpus(n_lines, out):
+def write_corpus(n_lines, out, per_doc=1):
     rng = random.Random(CORPUS_SEED)
     written = 0
+    pending = []
     for block in sentences(rng):
         take = min(BLOCK, n_lines - written)
         if take <= 0:
             break
-        out.write(
-            "".join(
-                f'{{"id": "s{written + i}", "text": "{block[i]}"}}\n' for i in range(take)
+        if per_doc == 1:
+            out.write(
+                "".join(
+                    f'{{"id": "s{written + i}", "text": "{block[i]}"}}\n' for i in range(take)
+                )
             )
-        )
+        else:
+            pending.extend(block[:take])
+            docs = len(pending) // per_doc
+            first = (written + take - len(pending)) // per_doc
+            out.write(
+                "".join(
+                    f'{{"id": "d{first + d}", "text": "'
+                    + " ".join(pending[d * per_doc : (d + 1) * per_doc])
+                    + '"}\n'
+                    for d in range(docs)
+                )
+            )
+            del pending[: docs * per_doc]
         written += take
+    if pending:
+        first = (written - len(pending)) // per_doc
+        out.write(f'{{"id": "d{first}", "text": "' + " ".join(pending) + '"}\n')
 
 
 def write_queries(n_lines, k, out, truth_path=None):
@@ -222,6 +244,14 @@ def main():
     ap.add_argument("output", nargs="?", help="output file (default stdout)")
     ap.add_argument("--queries", type=int, metavar="K", help="write K query lines instead")
     ap.add_argument("--truth", metavar="PATH", help="with --queries: TSV of near-duplicate targets")
+    ap.add_argument(
+        "--per-doc",
+        type=int,
+        default=1,
+        metavar="K",
+        help="corpus: K consecutive sentences per line, as one document with id d<n> (the same "
+        "N sentences, N/K lines)",
+    )
     args = ap.parse_intermixed_args()
     out = (
         open(args.output, "w", encoding="ascii", buffering=1 << 20)
@@ -232,7 +262,7 @@ def main():
         if args.queries is not None:
             write_queries(args.n, args.queries, out, args.truth)
         else:
-            write_corpus(args.n, out)
+            write_corpus(args.n, out, args.per_doc)
     except BrokenPipeError:
         sys.stderr.close()
     finally:

@@ -318,3 +318,40 @@ fn kill_during_add_leaves_the_last_commit() {
         &tmp.path().join("whole").to_string_lossy(),
     ]);
 }
+
+/// Two writers: the second fails at once with a message naming the first, and readers go on.
+#[test]
+fn a_second_writer_is_refused_while_the_first_works() {
+    let tmp = tempfile::tempdir().unwrap();
+    let ix = index_dir(tmp.path());
+    ok(&["-q", "index", "create", &ix]);
+    // A writer that waits for its input on stdin holds the lock until it is killed.
+    let mut first = Command::new(env!("CARGO_BIN_EXE_textreuse"))
+        .args(["-q", "index", "add", &ix, "-"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let lock = Path::new(&ix).join("LOCK");
+    let start = Instant::now();
+    while !std::fs::read_to_string(&lock).is_ok_and(|s| s.contains("index add")) {
+        assert!(
+            start.elapsed() < Duration::from_secs(20),
+            "the first writer never locked"
+        );
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    let input = tmp.path().join("a.jsonl");
+    std::fs::write(&input, jsonl(3, 4)).unwrap();
+    let (_, err) = status(&["index", "add", &ix, input.to_str().unwrap()], 1);
+    assert!(err.contains("locked by another writer (pid"), "{err}");
+    assert!(err.contains("index add"), "{err}");
+    // Readers are not blocked.
+    let stats: Value = serde_json::from_str(&ok(&["index", "stats", &ix])).unwrap();
+    assert_eq!(stats["stats"]["documents"], 0);
+    first.kill().unwrap();
+    first.wait().unwrap();
+    // Its death released the lock.
+    ok(&["-q", "index", "add", &ix, input.to_str().unwrap()]);
+}

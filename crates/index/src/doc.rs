@@ -29,8 +29,17 @@ pub(crate) fn id_hash(id: &DocId) -> u64 {
     fingerprint(&bytes)
 }
 
+/// LEB128: 7 bits a byte, low first (a record is mostly short strings and small numbers).
+fn put_varint(out: &mut Vec<u8>, mut v: u64) {
+    while v >= 0x80 {
+        out.push(v as u8 | 0x80);
+        v >>= 7;
+    }
+    out.push(v as u8);
+}
+
 fn put_str(out: &mut Vec<u8>, s: &str) {
-    out.extend_from_slice(&(s.len() as u64).to_le_bytes());
+    put_varint(out, s.len() as u64);
     out.extend_from_slice(s.as_bytes());
 }
 
@@ -55,17 +64,22 @@ pub(crate) fn encode(doc: &Document, text: bool, out: &mut Vec<u8>) {
     out.push(flags);
     match &doc.id {
         DocId::Str(s) => put_str(out, s),
-        DocId::Int(i) => out.extend_from_slice(&i.to_le_bytes()),
+        // Zigzag, so that small negative ids stay short too.
+        DocId::Int(i) => {
+            let z = ((*i << 1) ^ (*i >> 127)) as u128;
+            put_varint(out, z as u64);
+            put_varint(out, (z >> 64) as u64);
+        }
     }
     put_str(out, &doc.title);
     if let Some(s) = &o.source {
         put_str(out, s);
     }
     if let Some(r) = o.record {
-        out.extend_from_slice(&r.to_le_bytes());
+        put_varint(out, r);
     }
     if let Some(r) = o.revision {
-        out.extend_from_slice(&r.to_le_bytes());
+        put_varint(out, r);
     }
     if let Some(t) = &o.timestamp {
         put_str(out, t);
@@ -130,7 +144,15 @@ impl<'a> Reader<'a> {
     }
 
     fn u64(&mut self) -> Option<u64> {
-        Some(u64::from_le_bytes(self.take(8)?.try_into().ok()?))
+        let mut v = 0u64;
+        for shift in (0..64).step_by(7) {
+            let b = self.take(1)?[0];
+            v |= ((b & 0x7F) as u64) << shift;
+            if b & 0x80 == 0 {
+                return Some(v);
+            }
+        }
+        None
     }
 
     fn str(&mut self) -> Option<&'a str> {
@@ -146,7 +168,8 @@ pub(crate) fn decode(bytes: &[u8]) -> Option<StoredDoc<'_>> {
     let id = if flags & ID_STR != 0 {
         DocId::from(r.str()?)
     } else {
-        DocId::Int(i128::from_le_bytes(r.take(16)?.try_into().ok()?))
+        let z = r.u64()? as u128 | (r.u64()? as u128) << 64;
+        DocId::Int((z >> 1) as i128 ^ -((z & 1) as i128))
     };
     let title = r.str()?;
     let source = if flags & SOURCE != 0 {
@@ -211,9 +234,11 @@ mod tests {
                 assert!(decode(&out[..n]).is_none());
             }
         }
-        let mut out = Vec::new();
-        encode(&Document::new(-5i64, "", ""), false, &mut out);
-        assert_eq!(decode(&out).unwrap().id, DocId::Int(-5));
+        for id in [-5i128, 0, 1, 127, 128, i64::MIN as i128, u64::MAX as i128] {
+            let mut out = Vec::new();
+            encode(&Document::new(DocId::Int(id), "", ""), false, &mut out);
+            assert_eq!(decode(&out).unwrap().id, DocId::Int(id));
+        }
     }
 
     #[test]

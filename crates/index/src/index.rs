@@ -22,9 +22,11 @@ const LOCK: &str = "LOCK";
 const FORMAT: &str = "textreuse-index";
 const VERSION: u32 = 1;
 const DEL_MAGIC: &[u8; 8] = b"TRIXDEL1";
-/// More segments than this after a commit and the writer merges them all
-/// ([`IndexWriter::compact`]): a query looks in every segment.
+/// More segments than this after a commit and the writer merges some ([`MERGE_RUN`] adjacent
+/// ones, the smallest such run): a query looks in every segment.
 pub const MAX_SEGMENTS: usize = 16;
+/// How many adjacent segments an automatic merge joins.
+pub const MERGE_RUN: usize = 8;
 /// The default memory budget of a writer's uncommitted batch (and of the sort that writes
 /// it): 1 GiB.
 pub const DEFAULT_MEMORY_BUDGET: u64 = 1 << 30;
@@ -145,7 +147,8 @@ pub struct Match {
     pub title: String,
     /// Where its document came from.
     pub origin: Origin,
-    /// Its document's number: the order documents were added in (removed ones keep theirs).
+    /// Its document's number, from 0 in the order documents were added (removed documents keep
+    /// theirs until a merge drops them and closes the gap).
     pub doc: u64,
     /// Its entry's number, likewise.
     pub entry: u64,
@@ -303,7 +306,12 @@ impl Index {
         for s in &manifest.segments {
             let path = dir.join(format!("{}.seg", s.name));
             let mut seg = Segment::open(&path)?;
-            if seg.docs != s.docs || seg.entries != s.entries || seg.bands != signer.bands() {
+            if seg.docs != s.docs
+                || seg.entries != s.entries
+                || seg.bands != signer.bands()
+                || seg.hashes != signer.hashes()
+                || seg.width != manifest.params.signature_bytes as usize
+            {
                 return Err(Error::corrupt(&path, "differs from the manifest"));
             }
             if let Some(del) = &s.deleted {
@@ -693,7 +701,7 @@ fn candidate_documents(
 /// leaves the index at its last commit; files of an unfinished commit are deleted when the
 /// next writer opens it. A commit also happens by itself when the uncommitted batch reaches
 /// half the memory budget ([`IndexWriter::memory_budget`]), and [`IndexWriter::compact`] runs
-/// by itself when more than [`MAX_SEGMENTS`] segments pile up.
+/// by itself when more than [`MAX_SEGMENTS`] segments pile up (merging [`MERGE_RUN`] of them).
 ///
 /// Queries on a writer see its uncommitted documents and removals too.
 ///
@@ -1082,10 +1090,7 @@ impl IndexWriter {
         }
         sync_dir(&dir)?;
         self.publish(m)?;
-        if self.index.segments.len() > MAX_SEGMENTS {
-            self.compact()?;
-        }
-        Ok(())
+        self.merge_some()
     }
 
     /// Writes manifest `m` and switches to it.
@@ -1099,16 +1104,38 @@ impl IndexWriter {
     }
 
     /// Commits, then merges every segment into one without the removed documents (their
-    /// space is reclaimed). Document and entry numbers of the remaining documents keep their
-    /// order. Reads the segments once and writes the merged one as it goes: memory stays at
-    /// a few bytes per entry.
+    /// space is reclaimed). The remaining documents keep their order (their numbers close the
+    /// gaps). Reads the segments once and writes the merged one as it goes: memory stays at a
+    /// few bytes per entry.
     pub fn compact(&mut self) -> Result<(), Error> {
         self.commit()?;
         let segs = &self.index.segments;
-        let any_deleted = segs.iter().any(|s| s.deleted_docs > 0);
-        if segs.len() <= 1 && !any_deleted {
+        if segs.len() <= 1 && segs.iter().all(|s| s.deleted_docs == 0) {
             return Ok(());
         }
+        self.merge(0..segs.len())
+    }
+
+    /// After a commit that left more than [`MAX_SEGMENTS`] segments: merges the run of
+    /// [`MERGE_RUN`] adjacent segments with the fewest entries (adjacent, so that documents
+    /// keep their order; the smallest, so that each entry is rewritten about log(n) times over
+    /// the life of an index, not at every merge).
+    fn merge_some(&mut self) -> Result<(), Error> {
+        while self.index.segments.len() > MAX_SEGMENTS {
+            let sizes: Vec<u64> = self.index.segments.iter().map(|s| s.entries).collect();
+            let run = MERGE_RUN.min(sizes.len());
+            let start = (0..=sizes.len() - run)
+                .min_by_key(|&i| (sizes[i..i + run].iter().sum::<u64>(), Reverse(i)))
+                .expect("at least one run");
+            self.merge(start..start + run)?;
+        }
+        Ok(())
+    }
+
+    /// Merges the committed segments `range` into one, without their removed documents, and
+    /// commits.
+    fn merge(&mut self, range: Range<usize>) -> Result<(), Error> {
+        let segs = &self.index.segments[range.clone()];
         let p = self.index.manifest.params.clone();
         let (width, hashes, bands) = (
             p.signature_bytes as usize,
@@ -1145,7 +1172,7 @@ impl IndexWriter {
         }
         let mut m = self.index.manifest.clone();
         m.generation += 1;
-        m.segments.clear();
+        let mut merged = Vec::new();
         if docs > 0 {
             let name = format!("seg-{:06}", m.next_segment);
             m.next_segment += 1;
@@ -1222,7 +1249,7 @@ impl IndexWriter {
             let path = dir.join(format!("{name}.seg"));
             fs::rename(&tmp, &path).map_err(|e| Error::io(&path, e))?;
             sync_dir(dir)?;
-            m.segments.push(SegmentEntry {
+            merged.push(SegmentEntry {
                 name,
                 docs: info.docs,
                 entries: info.entries,
@@ -1233,6 +1260,7 @@ impl IndexWriter {
                 deleted_entries: 0,
             });
         }
+        m.segments.splice(range, merged);
         self.publish(m)
     }
 }

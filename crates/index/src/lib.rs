@@ -66,8 +66,8 @@ mod segment;
 pub use doc::StoredDoc;
 pub use error::Error;
 pub use index::{
-    DEFAULT_MEMORY_BUDGET, Index, IndexStats, IndexWriter, MAX_SEGMENTS, Match, QueryOptions,
-    UnitMatches,
+    DEFAULT_MEMORY_BUDGET, Index, IndexStats, IndexWriter, MAX_SEGMENTS, MERGE_RUN, Match,
+    QueryOptions, UnitMatches,
 };
 pub use params::{DEFAULT_SIGNATURE_BYTES, IndexUnit, Params, Recipe, SignedUnit};
 pub use run::RunStats;

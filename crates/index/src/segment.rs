@@ -515,8 +515,8 @@ pub(crate) struct Segment {
     pub entries: u64,
     pub pairs: u64,
     bits: u32,
-    hashes: usize,
-    width: usize,
+    pub hashes: usize,
+    pub width: usize,
     pub bands: usize,
     off: [usize; 9],
     /// One bit per document: removed.

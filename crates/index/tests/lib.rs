@@ -417,3 +417,35 @@ fn textreuse_align_texts() -> Vec<String> {
         })
         .collect()
 }
+
+#[test]
+fn many_commits_merge_into_few_segments_and_answer_the_same() {
+    let many = tempfile::tempdir().unwrap();
+    let one = tempfile::tempdir().unwrap();
+    let mut w = IndexWriter::create(many.path(), Params::new(IndexUnit::Sentence)).unwrap();
+    let mut all = IndexWriter::create(one.path(), Params::new(IndexUnit::Sentence)).unwrap();
+    let base = docs();
+    let mut added = Vec::new();
+    for i in 0..40 {
+        let mut d = base[i % base.len()].clone();
+        d.id = DocId::from(format!("doc{i}"));
+        w.add(&d).unwrap();
+        w.commit().unwrap();
+        if i == 20 {
+            w.remove(&DocId::from("doc3")).unwrap();
+        }
+        all.add(&d).unwrap();
+        added.push(d);
+    }
+    all.remove(&DocId::from("doc3")).unwrap();
+    all.commit().unwrap();
+    let s = w.stats();
+    assert!(s.segments <= textreuse_index::MAX_SEGMENTS, "{s:?}");
+    assert_eq!(s.documents, 39);
+    let opts = QueryOptions::new();
+    for d in &added[..4] {
+        let a = w.query_text(&d.text, &opts).unwrap();
+        let b = all.query_text(&d.text, &opts).unwrap();
+        assert_eq!(ids(&a), ids(&b));
+    }
+}

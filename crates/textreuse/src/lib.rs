@@ -31,6 +31,9 @@
 //! * [`dedup`]: the dedup engine: [`Dedup`](dedup::Dedup) runs the whole pipeline (documents
 //!   -> sentences -> band keys -> out-of-core shuffle -> clusters, classified) and delivers
 //!   clusters to a [`Sink`](dedup::Sink) (a `Vec`, or the three output files).
+//! * [`index`]: a persistent, incremental LSH index on disk: build it once, then add, query
+//!   ([`Index`](index::Index)), remove and compact later ([`IndexWriter`](index::IndexWriter)),
+//!   with the dedup units and provenance; crash-safe, one writer at a time.
 //! * [`align`]: passage-level text alignment (PAN style), the PAN evaluator, a MinHash corpus
 //!   index and the content/structure reuse classifier (see `examples/plagiarism_checker.rs`).
 //!
@@ -44,12 +47,19 @@
 #[doc = include_str!("../../../README.md")]
 struct ReadmeDoctests;
 
+// So are the Rust snippets of the index guide.
+#[cfg(doctest)]
+#[doc = include_str!("../../../docs/index.md")]
+struct IndexGuideDoctests;
+
 #[doc(inline)]
 pub use textreuse_align as align;
 #[doc(inline)]
 pub use textreuse_dedup as dedup;
 #[doc(inline)]
 pub use textreuse_hash as hash;
+#[doc(inline)]
+pub use textreuse_index as index;
 #[doc(inline)]
 pub use textreuse_minhash as minhash;
 #[doc(inline)]
