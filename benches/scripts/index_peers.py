@@ -1,13 +1,17 @@
 #!/usr/bin/env python3
 """Builds an in-memory MinHash LSH index of a peer library (datasketch's MinHashLSH or rensa's
 RMinHashLSH) over a JSON Lines corpus, queries it, and prints one JSON object of measurements:
-the peers `textreuse index` is compared with.
+the peers `textreuse index` is compared with. The `textreuse` peer is textreuse's own Python
+index (`textreuse.LSHIndex`) measured the same way.
 
 Setup (a virtualenv outside the repository; versions measured with):
 
     python3 -m venv /work/venv-peers
     /work/venv-peers/bin/pip install datasketch==2.0.0 rensa==0.5.0 numpy==2.4.6
     # (datasketch pulls scipy, 1.17.1 here)
+
+The textreuse peer needs the `textreuse` wheel (crates/python; `crates/python/run-tests.sh`
+installs it into `$CARGO_TARGET_DIR/python-venv`, whose python runs this script as well).
 
 Run (corpus and queries from synth_sentences.py, one peer per process so that peak RSS is the
 peer's own):
@@ -19,6 +23,8 @@ peer's own):
         /tmp/sent1m.jsonl /tmp/q10k.jsonl datasketch --truth /tmp/q10k.tsv
     /work/venv-peers/bin/python benches/scripts/index_peers.py \\
         /tmp/sent1m.jsonl /tmp/q10k.jsonl rensa --truth /tmp/q10k.tsv
+    $CARGO_TARGET_DIR/python-venv/bin/python benches/scripts/index_peers.py \\
+        /tmp/sent1m.jsonl /tmp/q10k.jsonl textreuse --truth /tmp/q10k.tsv
 
 Items are made the way textreuse makes them: the text lowercased, runs of whitespace collapsed
 to one space and trimmed (`" ".join(text.lower().split())`), shingles = the set of all
@@ -40,8 +46,17 @@ Parameters: `--num-perm` (default 128, what users of both libraries use) and `--
   divisors of num_perm: for t = 0.8, n = 128 that is 8 bands of 16 rows (P(candidate) at
   Jaccard 0.8 = 0.20, half point 0.86), which is also what rensa's own benchmark uses at
   threshold 0.8. 16 bands of 8 would give 0.95 at 0.8 and a half point at 0.67.
+* textreuse: `LSHIndex(threshold=t, num_perm=n)`: one document per key (unit "document"), the
+  band rows K and bands M chosen by textreuse's tuner (`textreuse tune`, the exact S-curve of
+  the default "drawn" scheme, whose M bands of K rows are drawn from the n functions; K*M may
+  exceed n). Texts go to the index as they are: it normalizes, shingles (12 characters, hashed
+  by its own 64-bit fingerprint) and signs them itself, so there is no Python shingling.
+  `--no-text` creates it with `store_text=False` (the peers keep no texts; textreuse keeps them
+  by default, for verified queries).
 * `--params B,R` fixes both: datasketch `MinHashLSH(num_perm=n, params=(B, R))` (B*R <= n),
-  rensa `num_bands=B` (needs n == B*R). textreuse's defaults (N = 20 hash functions, M = 10
+  rensa `num_bands=B` (needs n == B*R), textreuse `LSHIndex(scheme="disjoint", bands=B,
+  rows=R)` (classic banding over N = B*R functions, whatever n is: the same S-curve
+  1 - (1 - J^R)^B as the peers). textreuse's defaults (N = 20 hash functions, M = 10
   bands of K = 10 rows drawn from the 20) have the nominal S-curve 1 - (1 - J^10)^10 of 10
   independent bands of 10 rows: `--num-perm 100 --params 10,10` gives both peers that curve
   (with 100 hash evaluations per shingle instead of 20; textreuse's bands share their 20 values,
@@ -52,18 +67,24 @@ What is timed:
   MinHash, insert), with the peer's bulk API: datasketch `MinHash.generator` style (a template
   MinHash `copy()`-ed and `update_batch`-ed per text, as `MinHash.bulk` does) and an
   `insertion_session`; rensa `RMinHash.digest_matrix_from_token_sets` over chunks of 1,000 texts
-  and `RMinHashLSH.insert_matrix`. `--single` inserts one MinHash at a time instead (datasketch
-  `lsh.insert`, rensa `RMinHash(...).update(...)` and `lsh.insert`). Index construction
-  (datasketch's parameter search) is timed separately as construct_seconds. build_prep_seconds
-  is the part of build spent reading JSON, normalizing and shingling in Python (the same code for
-  both peers; build_seconds - build_prep_seconds is the peer's MinHash and insert work).
+  and `RMinHashLSH.insert_matrix`; textreuse `LSHIndex.insert_batch(keys, texts)` over the same
+  chunks (it signs each chunk on all cores: build_cpu_seconds shows it). `--single` inserts one
+  item at a time instead (datasketch `lsh.insert`, rensa `RMinHash(...).update(...)` and
+  `lsh.insert`, textreuse `index.insert(key, text)`). Index construction (datasketch's
+  parameter search) is timed separately as construct_seconds. build_prep_seconds is the part of
+  build spent reading JSON, normalizing and shingling in Python (the same code for both peers;
+  build_seconds - build_prep_seconds is the peer's MinHash and insert work; for textreuse it is
+  reading JSON only).
+* textreuse only: commit_seconds, the `commit()` after the build that writes the index to disk
+  (in a temporary directory; the peers have nothing like it). Queries run after it, on the
+  committed, memory-mapped index.
   build_cpu_seconds > build_seconds would mean the peer used more than one thread.
 * single-query latency: each query text on its own, text -> normalize -> shingles -> MinHash ->
   `query`, timed together; p50 and p99 in ms. The first 100 queries are run once untimed first
   (warm-up).
 * batch query: all query texts at once, text -> candidate lists: datasketch has no batch query,
   so `MinHash.bulk` and a loop of `query`; rensa `RMinHash.from_token_sets` and
-  `RMinHashLSH.query_all`.
+  `RMinHashLSH.query_all`; textreuse `LSHIndex.query_batch(texts)` (signs on all cores).
 * queries_with_candidates: queries with at least one candidate key (from the batch query; the
   single queries must agree). With `--truth` (the TSV of `synth_sentences.py --queries
   --truth`), truth_recall is the fraction of near-duplicate queries whose source line is among
@@ -73,10 +94,11 @@ What is timed:
   interpreter and libraries, about 18 MB for rensa and 60 MB for datasketch with numpy and scipy),
   and also includes the query texts (small).
 
-Persistence: not measured. datasketch's persistent storage (`storage_config`) needs a Redis or
-Cassandra server, which this machine does not have (and pickling an in-memory MinHashLSH is not
-what its documentation offers as persistence); rensa has no persistent LSH storage. Both peers
-are measured in memory only.
+Persistence: not measured for the peers. datasketch's persistent storage (`storage_config`)
+needs a Redis or Cassandra server, which this machine does not have (and pickling an in-memory
+MinHashLSH is not what its documentation offers as persistence); rensa has no persistent LSH
+storage. Both peers are measured in memory only; textreuse's index is on disk by design (its
+uncommitted batch in memory until commit_seconds).
 
 The corpus is streamed (only the index and one chunk of texts are in memory).
 """
@@ -260,7 +282,51 @@ class Rensa:
         return self.lsh.query_all(ms)
 
 
-PEERS = {"datasketch": Datasketch, "rensa": Rensa}
+class Textreuse:
+    name = "textreuse"
+    signs_text = True  # build entries are (key, text): the index normalizes and shingles
+
+    def __init__(self, args):
+        import textreuse
+
+        options = {"store_text": not args.no_text}
+        if args.params:
+            b, r = args.params
+            self.index = textreuse.LSHIndex(scheme="disjoint", bands=b, rows=r, **options)
+        else:
+            self.index = textreuse.LSHIndex(
+                threshold=args.threshold, num_perm=args.num_perm, **options
+            )
+        p = self.index.params
+        self.bands, self.rows, self.num_perm = p["bands"], p["rows"], p["hashes"]
+        self.skipped = 0
+
+    def build(self, entries, single):
+        """entries: iterable of (key, text). Returns the count indexed (texts too short to
+        sign are recorded by the index but not indexed; they count as skipped)."""
+        n = total = 0
+        if single:
+            for key, text in entries:
+                n += self.index.insert(key, text)
+                total += 1
+        else:
+            for chunk in chunks(entries, CHUNK):
+                n += self.index.insert_batch([k for k, _ in chunk], [t for _, t in chunk])
+                total += len(chunk)
+        self.skipped = total - n
+        return n
+
+    def commit(self):
+        self.index.commit()
+
+    def query_one(self, text):
+        return self.index.query(text)
+
+    def query_batch(self, texts):
+        return self.index.query_batch(texts)
+
+
+PEERS = {"datasketch": Datasketch, "rensa": Rensa, "textreuse": Textreuse}
 
 
 def percentile(sorted_values, q):
@@ -284,6 +350,9 @@ def main():
         help="bands and rows instead of the threshold's choice",
     )
     ap.add_argument("--single", action="store_true", help="build with one insert per entry")
+    ap.add_argument(
+        "--no-text", action="store_true", help="textreuse: an index without texts (store_text=False)"
+    )
     ap.add_argument("--truth", metavar="TSV", help="query_id<TAB>corpus_id of near-duplicates")
     ap.add_argument("--max-queries", type=int, help="use only the first K queries")
     args = ap.parse_args()
@@ -316,6 +385,11 @@ def main():
         for line_no, (cid, text) in enumerate(read_jsonl(args.corpus)):
             if cid in wanted_corpus_ids:
                 corpus_line[cid] = line_no
+            if getattr(peer, "signs_text", False):
+                prep += clock() - t
+                yield line_no, text
+                t = clock()
+                continue
             sh = shingles(text)
             if not sh:
                 skipped += 1
@@ -332,6 +406,12 @@ def main():
     build = time.perf_counter() - t0
     build_cpu = cpu_seconds() - cpu0
     rss_after_build = max_rss()
+    skipped += getattr(peer, "skipped", 0)
+    commit = None
+    if hasattr(peer, "commit"):
+        t0 = time.perf_counter()
+        peer.commit()
+        commit = time.perf_counter() - t0
 
     # Single queries.
     for text in queries[:WARMUP]:
@@ -368,6 +448,7 @@ def main():
         "build_cpu_seconds": round(build_cpu, 3),
         "build_prep_seconds": round(prep, 3),
         "build_rate": round(n / build, 1) if build else None,
+        "commit_seconds": round(commit, 3) if commit is not None else None,
         "rss_before_build_bytes": rss_before,
         "peak_rss_after_build_bytes": rss_after_build,
         "peak_rss_bytes": max_rss(),

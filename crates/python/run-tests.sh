@@ -30,6 +30,7 @@ py="$venv/bin/python"
 
 # Install only what the environment lacks (offline runs work once everything is present).
 missing=()
+"$py" -c 'import numpy' 2>/dev/null || missing+=("numpy>=1.24")
 "$py" -c 'import pyarrow' 2>/dev/null || missing+=("pyarrow>=14")
 "$py" -c 'import pytest' 2>/dev/null || missing+=("pytest>=7")
 if command -v maturin >/dev/null 2>&1; then

@@ -86,8 +86,8 @@ def main() -> None:
     for hashes, rows, bands, scheme in ((20, 10, 10, "drawn"), (100, 10, 10, "disjoint")):
         s = Signer(hashes=hashes, rows=rows, bands=bands, scheme=scheme)
         tag = f"N={hashes}"
-        report(f"textreuse Signer.sign_batch(list[str]) -> lists, {tag}", lambda s=s: s.sign_batch(texts))
-        report(f"textreuse Signer.sign_batch(pa.string) -> lists, {tag}", lambda s=s: s.sign_batch(arrow))
+        report(f"textreuse Signer.sign_batch(list[str]) -> numpy rows, {tag}", lambda s=s: s.sign_batch(texts))
+        report(f"textreuse Signer.sign_batch(pa.string) -> numpy rows, {tag}", lambda s=s: s.sign_batch(arrow))
         report(f"textreuse kernels.signatures(pa.string) -> Arrow, {tag}", lambda s=s: kernels.signatures(s, arrow))
         report(
             f"textreuse kernels.band_key_records (sign + {bands} band keys), {tag}",

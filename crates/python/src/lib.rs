@@ -8,6 +8,10 @@
 //! sig = signer.sign("The Old Mill stands beside the river and has done so since 1820.")
 //! keys = signer.band_keys(sig)           # the dedup pipeline's band keys (u64)
 //! sigs = signer.sign_batch(["...", "..."])  # many texts, GIL released
+//!
+//! index = textreuse.LSHIndex(threshold=0.8)  # persistent LSH index (a temporary directory)
+//! index.insert("mill", "The Old Mill stands beside the river and has done so since 1820.")
+//! index.query("The old mill stands beside the river and has done so since 1820!")  # ["mill"]
 //! ```
 //!
 //! # Overview
@@ -18,7 +22,12 @@
 //! `textreuse_dedup::Cluster`, `textreuse_dedup::within_edit_distance`), so a sentence gets the same shingles,
 //! signature, band keys and cluster line in Python, in Spark and in `textreuse dedup`.
 //!
-//! - `Signer` wraps [`textreuse_minhash::Signer`] (`src/signer.rs`).
+//! - `Signer` wraps [`textreuse_minhash::Signer`] (`src/signer.rs`). Signatures go out as numpy
+//!   uint64 arrays and come in as any uint64 buffer or sequence of ints (`src/numpy.rs`, through
+//!   the buffer protocol and `numpy.frombuffer`: no Rust NumPy dependency).
+//! - `LSHIndex` wraps [`textreuse_index::IndexWriter`] (`src/index.rs`) with datasketch's
+//!   `MinHashLSH` vocabulary (`insert`, `query`, `remove`, `in`, `len`), batch methods that sign
+//!   on all cores, and pickling by the bytes of the committed files.
 //! - Module functions (`src/text.rs`): `sentences`, `char_offsets`, `shingles`,
 //!   `shingle_count`, `jaccard` (exact), `simhash`, `paragraph_simhash`, `align`, `tune`.
 //! - Arrow batch kernels (`src/kernels.rs`, wrapped by `textreuse/kernels.py`):
@@ -43,7 +52,9 @@
 #![warn(missing_debug_implementations)]
 
 mod arrow;
+mod index;
 mod kernels;
+mod numpy;
 mod signer;
 mod text;
 
@@ -54,6 +65,9 @@ use pyo3::prelude::*;
 mod _native {
     #[pymodule_export]
     use crate::signer::PySigner;
+
+    #[pymodule_export]
+    use crate::index::PyLSHIndex;
 
     #[pymodule_export]
     use crate::text::{
@@ -72,6 +86,10 @@ mod _native {
     #[pymodule_init]
     fn init(m: &Bound<'_, PyModule>) -> PyResult<()> {
         m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+        m.add(
+            "IndexLockedError",
+            m.py().get_type::<crate::index::IndexLockedError>(),
+        )?;
         // The defaults of `textreuse dedup`, from the libraries that own them, for the Python
         // side (kernels.py, the Spark backend) to read instead of repeating them.
         let defaults = pyo3::types::PyDict::new(m.py());

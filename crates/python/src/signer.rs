@@ -9,6 +9,7 @@ use textreuse_minhash::{
 use textreuse_shingle::DEFAULT_SHINGLE_CHARS;
 
 use crate::arrow::{ColumnError, HeldArray};
+use crate::numpy::{type_name, u64_array, u64_matrix};
 
 /// Checks a shingle length given from Python.
 pub(crate) fn shingle_len(length: i64) -> PyResult<usize> {
@@ -41,24 +42,98 @@ pub(crate) fn seed_u64(seed: i128) -> PyResult<u64> {
 }
 
 /// Rows of a batch: a Python sequence of `str` (or `None`) or an Arrow string column.
-enum Rows<'a> {
+pub(crate) enum Rows<'a> {
     Strs(Vec<Option<&'a str>>),
     Arrow(crate::arrow::StrColumn<'a>),
 }
 
 impl Rows<'_> {
-    fn len(&self) -> usize {
+    pub(crate) fn len(&self) -> usize {
         match self {
             Rows::Strs(v) => v.len(),
             Rows::Arrow(c) => c.len(),
         }
     }
 
-    fn get(&self, i: usize) -> Result<Option<&str>, ColumnError> {
+    pub(crate) fn get(&self, i: usize) -> Result<Option<&str>, ColumnError> {
         match self {
             Rows::Strs(v) => Ok(v[i]),
             Rows::Arrow(c) => c.get(i),
         }
+    }
+}
+
+/// The texts of a batch as Python handed them over: `str` objects (or `None`), or a pyarrow
+/// string array held in place. [`Texts::rows`] reads them without the GIL.
+pub(crate) enum Texts<'py> {
+    Items(Vec<Option<Bound<'py, PyString>>>),
+    Arrow { held: HeldArray, large: bool },
+}
+
+impl<'py> Texts<'py> {
+    /// A list or tuple of str (None allowed), any other iterable of str, or a pyarrow string /
+    /// large_string Array or ChunkedArray. `what` names the argument in errors.
+    pub(crate) fn extract(texts: &Bound<'py, PyAny>, what: &str) -> PyResult<Texts<'py>> {
+        if is_pyarrow(texts)? {
+            return Texts::arrow(texts, what);
+        }
+        if texts.is_instance_of::<PyString>() {
+            return Err(PyTypeError::new_err(format!(
+                "{what}: expected a list of str, not one str"
+            )));
+        }
+        let items: Vec<Bound<'py, PyAny>> = if let Ok(list) = texts.cast::<PyList>() {
+            list.iter().collect()
+        } else if let Ok(tuple) = texts.cast::<PyTuple>() {
+            tuple.iter().collect()
+        } else {
+            texts.try_iter()?.collect::<PyResult<_>>()?
+        };
+        Texts::from_items(items, what)
+    }
+
+    /// A pyarrow string / large_string Array or ChunkedArray, held in place.
+    pub(crate) fn arrow(texts: &Bound<'py, PyAny>, what: &str) -> PyResult<Texts<'py>> {
+        let parts = texts
+            .py()
+            .import("textreuse.kernels")?
+            .call_method1("_string_parts", (texts, what))?;
+        let (parts, large): (Bound<'py, PyAny>, bool) = parts.extract()?;
+        let held = HeldArray::extract(&parts, what)?;
+        Ok(Texts::Arrow { held, large })
+    }
+
+    /// Python objects that must each be a str or None.
+    pub(crate) fn from_items(items: Vec<Bound<'py, PyAny>>, what: &str) -> PyResult<Texts<'py>> {
+        let strs = items
+            .into_iter()
+            .enumerate()
+            .map(|(i, item)| {
+                if item.is_none() {
+                    return Ok(None);
+                }
+                item.cast_into::<PyString>().map(Some).map_err(|e| {
+                    PyTypeError::new_err(format!(
+                        "{what}[{i}] is a {}, not a str",
+                        type_name(&e.into_inner())
+                    ))
+                })
+            })
+            .collect::<PyResult<_>>()?;
+        Ok(Texts::Items(strs))
+    }
+
+    /// The rows, readable without the GIL.
+    pub(crate) fn rows(&self, what: &str) -> PyResult<Rows<'_>> {
+        Ok(match self {
+            Texts::Items(items) => Rows::Strs(
+                items
+                    .iter()
+                    .map(|s| s.as_ref().map(|s| s.to_str()).transpose())
+                    .collect::<PyResult<_>>()?,
+            ),
+            Texts::Arrow { held, large } => Rows::Arrow(held.strings(*large, what)?),
+        })
     }
 }
 
@@ -88,7 +163,7 @@ fn sign_rows(
 type Params = (usize, u32, usize, usize, u64, &'static str);
 
 /// Whether `obj` is a pyarrow object (an Array or ChunkedArray).
-fn is_pyarrow(obj: &Bound<'_, PyAny>) -> PyResult<bool> {
+pub(crate) fn is_pyarrow(obj: &Bound<'_, PyAny>) -> PyResult<bool> {
     let module: String = obj.get_type().getattr("__module__")?.extract()?;
     Ok(module == "pyarrow" || module.starts_with("pyarrow."))
 }
@@ -252,9 +327,9 @@ impl PySigner {
         Ok(self.inner.band(m).to_vec())
     }
 
-    /// sign(text_or_shingles, shingle=12) -> list[int]
+    /// sign(text_or_shingles, shingle=12) -> numpy.ndarray
     ///
-    /// The N minhashes of a text or of a set of shingle fingerprints.
+    /// The N minhashes of a text or of a set of shingle fingerprints, as a numpy uint64 array.
     ///
     /// A str is normalized (lowercased, whitespace collapsed) and cut into `shingle`-character
     /// shingles exactly as `textreuse dedup` does before signing a sentence. Any other iterable
@@ -264,16 +339,16 @@ impl PySigner {
     /// Raises ValueError when there is nothing to sign (an empty set, or a text whose
     /// normalized form is shorter than one shingle): an empty set has no minhash.
     #[pyo3(signature = (text_or_shingles, shingle=DEFAULT_SHINGLE_CHARS as i64))]
-    fn sign(
+    fn sign<'py>(
         &self,
-        py: Python<'_>,
-        text_or_shingles: &Bound<'_, PyAny>,
+        py: Python<'py>,
+        text_or_shingles: &Bound<'py, PyAny>,
         shingle: i64,
-    ) -> PyResult<Vec<u64>> {
+    ) -> PyResult<Bound<'py, PyAny>> {
         let shingle = shingle_len(shingle)?;
         if let Ok(text) = text_or_shingles.cast::<PyString>() {
             let text = text.to_str()?;
-            return py
+            let mins = py
                 .detach(|| {
                     TextSigner::new(&self.inner)
                         .shingle_chars(shingle)
@@ -285,7 +360,8 @@ impl PySigner {
                         "nothing to sign: the normalized text is shorter than one shingle \
                          ({shingle} characters)"
                     ))
-                });
+                })?;
+            return u64_array(py, &mins);
         }
         let shingles = text_or_shingles
             .try_iter()
@@ -299,18 +375,18 @@ impl PySigner {
         self.inner
             .sign_into(&shingles, &mut mins)
             .map_err(|e| PyValueError::new_err(e.to_string()))?;
-        Ok(mins)
+        u64_array(py, &mins)
     }
 
-    /// sign_batch(texts, shingle=12) -> list[list[int] | None]
+    /// sign_batch(texts, shingle=12) -> list[numpy.ndarray | None]
     ///
-    /// Signs many texts with the GIL released: one list of N minhashes per text, in order, or
-    /// None for a text that is None (null) or whose normalized form is shorter than one
-    /// shingle. Each text is treated as by sign(str).
+    /// Signs many texts with the GIL released: one numpy uint64 array of N minhashes per text,
+    /// in order (rows of one 2-D array), or None for a text that is None (null) or whose
+    /// normalized form is shorter than one shingle. Each text is treated as by sign(str).
     ///
     /// `texts` is a list or tuple of str (None allowed), any other iterable of str, or a pyarrow
     /// string / large_string Array or ChunkedArray, which is read in place through its Arrow
-    /// buffers (no per-row Python objects). For a columnar result without Python lists, see
+    /// buffers (no per-row Python objects). For a columnar result, see
     /// textreuse.kernels.signatures().
     #[pyo3(signature = (texts, shingle=DEFAULT_SHINGLE_CHARS as i64))]
     fn sign_batch<'py>(
@@ -320,53 +396,19 @@ impl PySigner {
         shingle: i64,
     ) -> PyResult<Bound<'py, PyList>> {
         let shingle = shingle_len(shingle)?;
-        let (flat, signed) = if is_pyarrow(texts)? {
-            let parts = py
-                .import("textreuse.kernels")?
-                .call_method1("_string_parts", (texts, "texts"))?;
-            let (parts, large): (Bound<'py, PyAny>, bool) = parts.extract()?;
-            let held = HeldArray::extract(&parts, "texts")?;
-            let rows = Rows::Arrow(held.strings(large, "texts")?);
-            py.detach(|| sign_rows(&self.inner, shingle, &rows))?
-        } else {
-            let items: Vec<Bound<'py, PyAny>> = if let Ok(list) = texts.cast::<PyList>() {
-                list.iter().collect()
-            } else if let Ok(tuple) = texts.cast::<PyTuple>() {
-                tuple.iter().collect()
-            } else if texts.is_instance_of::<PyString>() {
-                return Err(PyTypeError::new_err(
-                    "sign_batch() takes a list of str, not one str (use sign())",
-                ));
-            } else {
-                texts.try_iter()?.collect::<PyResult<_>>()?
-            };
-            let strs = items
-                .iter()
-                .enumerate()
-                .map(|(i, item)| {
-                    if item.is_none() {
-                        return Ok(None);
-                    }
-                    let s = item.cast::<PyString>().map_err(|_| {
-                        PyTypeError::new_err(format!(
-                            "texts[{i}] is a {}, not a str",
-                            item.get_type()
-                                .name()
-                                .map(|n| n.to_string())
-                                .unwrap_or_default()
-                        ))
-                    })?;
-                    s.to_str().map(Some)
-                })
-                .collect::<PyResult<Vec<Option<&str>>>>()?;
-            let rows = Rows::Strs(strs);
-            py.detach(|| sign_rows(&self.inner, shingle, &rows))?
-        };
-        let n = self.inner.hashes();
+        if texts.is_instance_of::<PyString>() {
+            return Err(PyTypeError::new_err(
+                "sign_batch() takes a list of str, not one str (use sign())",
+            ));
+        }
+        let texts = Texts::extract(texts, "texts")?;
+        let rows = texts.rows("texts")?;
+        let (flat, signed) = py.detach(|| sign_rows(&self.inner, shingle, &rows))?;
+        let matrix = u64_matrix(py, &flat, self.inner.hashes())?;
         let out = PyList::empty(py);
-        for (mins, ok) in flat.chunks_exact(n).zip(signed) {
+        for (row, ok) in matrix.try_iter()?.zip(signed) {
             if ok {
-                out.append(PyList::new(py, mins)?)?;
+                out.append(row?)?;
             } else {
                 out.append(py.None())?;
             }
@@ -377,10 +419,12 @@ impl PySigner {
     /// band_keys(signature) -> list[int]
     ///
     /// The M band keys of a signature, in band order: unsigned 64-bit ints, equal to the keys
-    /// `textreuse dedup` groups sentences by (kernels.band_key_records returns the same bits as
-    /// int64). Two signatures share band m's key exactly when they agree on all K minhashes of
-    /// band m (up to 64-bit collisions).
-    fn band_keys(&self, signature: Vec<u64>) -> PyResult<Vec<u64>> {
+    /// `textreuse dedup` groups sentences by and to those of kernels.band_key_records (uint64).
+    /// Two signatures share band m's key exactly when they agree on all K minhashes of band m
+    /// (up to 64-bit collisions). The signature is a numpy uint64 array (as sign() returns) or
+    /// a sequence of ints.
+    fn band_keys(&self, signature: &Bound<'_, PyAny>) -> PyResult<Vec<u64>> {
+        let signature = crate::numpy::signature(signature, "the signature")?;
         self.check_signature(&signature, "the signature")?;
         Ok(self.inner.band_keys_of(&signature).collect())
     }
@@ -389,7 +433,9 @@ impl PySigner {
     ///
     /// Estimates the Jaccard similarity of two signed sets: the fraction of the N minhashes that
     /// agree (standard deviation about sqrt(s (1 - s) / N)).
-    fn jaccard(&self, sig_a: Vec<u64>, sig_b: Vec<u64>) -> PyResult<f64> {
+    fn jaccard(&self, sig_a: &Bound<'_, PyAny>, sig_b: &Bound<'_, PyAny>) -> PyResult<f64> {
+        let sig_a = crate::numpy::signature(sig_a, "sig_a")?;
+        let sig_b = crate::numpy::signature(sig_b, "sig_b")?;
         self.check_signature(&sig_a, "sig_a")?;
         self.check_signature(&sig_b, "sig_b")?;
         Ok(Signature::from_mins(sig_a).jaccard(&Signature::from_mins(sig_b)))

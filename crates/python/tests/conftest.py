@@ -19,6 +19,11 @@ ROOT = Path(__file__).resolve().parents[3]
 TESTDATA = ROOT / "testdata"
 
 
+def as_lists(sigs: list) -> list:
+    """Signatures (numpy arrays, or None) as lists of ints, to compare with ==."""
+    return [None if x is None else x.tolist() for x in sigs]
+
+
 def _build_cli() -> str:
     out = subprocess.run(
         ["cargo", "build", "-q", "-p", "textreuse-cli", "--bin", "textreuse", "--message-format", "json"],

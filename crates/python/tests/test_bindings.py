@@ -7,8 +7,9 @@ import pickle
 import random
 import re
 
+import numpy as np
 import pytest
-from conftest import TESTDATA
+from conftest import TESTDATA, as_lists
 
 import textreuse
 from textreuse import Signer
@@ -61,7 +62,7 @@ def test_signer_pickles_compares_and_prints():
     s = Signer(hashes=24, rows=6, bands=12, seed=2**64 - 1, bits=50)
     t = pickle.loads(pickle.dumps(s))
     assert t == s and hash(t) == hash(s) and t is not s
-    assert t.sign(SENTENCE) == s.sign(SENTENCE)
+    assert np.array_equal(t.sign(SENTENCE), s.sign(SENTENCE))
     assert s != Signer() and s != "Signer"
     assert repr(Signer()) == "Signer(hashes=20, bits=60, rows=10, bands=10, seed=1123456, scheme='drawn')"
     assert eval(repr(s), {"Signer": Signer}) == s
@@ -74,16 +75,19 @@ def test_signer_pickles_compares_and_prints():
 def test_sign_text_is_sign_of_its_normalized_shingles():
     s = Signer()
     sig = s.sign(SENTENCE)
-    assert len(sig) == 20 and all(0 <= v < 2**60 for v in sig)
-    assert sig == s.sign(textreuse.shingles(SENTENCE))
+    # Signatures are numpy uint64 arrays (writable, like datasketch's MinHash.hashvalues).
+    assert isinstance(sig, np.ndarray) and sig.dtype == np.uint64 and sig.shape == (20,)
+    assert sig.flags.writeable and all(0 <= v < 2**60 for v in sig.tolist())
+    same = lambda a, b: np.array_equal(a, b)  # noqa: E731
+    assert same(sig, s.sign(textreuse.shingles(SENTENCE)))
     # Normalization: case and whitespace runs do not matter; a set ignores order and repeats.
-    assert s.sign("  " + SENTENCE.upper().replace(" ", " \n\t ")) == sig
-    assert s.sign(reversed(textreuse.shingles(SENTENCE) * 2)) == sig
+    assert same(s.sign("  " + SENTENCE.upper().replace(" ", " \n\t ")), sig)
+    assert same(s.sign(reversed(textreuse.shingles(SENTENCE) * 2)), sig)
     # Negative ints stand for the same 64 bits (fingerprints stored as int64).
     fps = textreuse.shingles(SENTENCE)
-    assert s.sign([f - 2**64 if f >= 2**63 else f for f in fps]) == sig
-    assert s.sign(SENTENCE, shingle=5) != sig
-    assert s.sign(SENTENCE, shingle=5) == s.sign(textreuse.shingles(SENTENCE, 5))
+    assert same(s.sign([f - 2**64 if f >= 2**63 else f for f in fps]), sig)
+    assert not same(s.sign(SENTENCE, shingle=5), sig)
+    assert same(s.sign(SENTENCE, shingle=5), s.sign(textreuse.shingles(SENTENCE, 5)))
 
 
 def test_sign_errors():
@@ -108,14 +112,18 @@ def test_sign_batch_matches_sign():
     words = ["mill", "river", "Smith", "grain", "café", "naïve", "1820", "the", "and", "ünïcödé"]
     texts = [" ".join(rng.choice(words) for _ in range(rng.randrange(0, 30))) for _ in range(300)]
     texts += [None, "", "short"]
-    expected = [None if t is None or len(" ".join(t.lower().split())) < 12 else s.sign(t) for t in texts]
-    assert s.sign_batch(texts) == expected
-    assert s.sign_batch(tuple(texts)) == expected
-    assert s.sign_batch(t for t in texts) == expected
+    expected = as_lists(
+        [None if t is None or len(" ".join(t.lower().split())) < 12 else s.sign(t) for t in texts]
+    )
+    batch = s.sign_batch(texts)
+    assert all(x is None or (x.dtype == np.uint64 and x.shape == (20,)) for x in batch)
+    assert as_lists(batch) == expected
+    assert as_lists(s.sign_batch(tuple(texts))) == expected
+    assert as_lists(s.sign_batch(t for t in texts)) == expected
     assert s.sign_batch([]) == []
-    assert s.sign_batch(texts, shingle=7)[:5] == [
-        None if t is None or len(" ".join(t.lower().split())) < 7 else s.sign(t, shingle=7) for t in texts[:5]
-    ]
+    assert as_lists(s.sign_batch(texts, shingle=7)[:5]) == as_lists(
+        [None if t is None or len(" ".join(t.lower().split())) < 7 else s.sign(t, shingle=7) for t in texts[:5]]
+    )
     with pytest.raises(TypeError, match=r"texts\[1\] is a int, not a str"):
         s.sign_batch(["a", 1])
     with pytest.raises(TypeError, match="use sign"):
@@ -136,10 +144,16 @@ def test_band_keys_and_estimates():
         assert (keys[m] == kb[m]) == agree
     assert s.jaccard(a, a) == 1.0
     assert s.jaccard(a, b) == sum(x == y for x, y in zip(a, b)) / 20
+    # Signatures may also be lists of ints, or non-contiguous uint64 views.
+    assert s.band_keys(a.tolist()) == keys and s.jaccard(a.tolist(), b) == s.jaccard(a, b)
+    assert s.band_keys(np.stack([a, b])[:, :][0]) == keys
+    assert s.band_keys(np.stack([a, a], axis=1)[:, 1]) == keys
     with pytest.raises(ValueError, match="has 19 minhashes, this signer makes 20"):
         s.band_keys(a[:19])
     with pytest.raises(ValueError, match="sig_b has 3 minhashes"):
         s.jaccard(a, [1, 2, 3])
+    with pytest.raises(TypeError, match="not an int in 0..2\\*\\*64"):
+        s.band_keys([-1] * 20)
 
 
 def test_s_curves():

@@ -7,13 +7,13 @@ import random
 from collections import defaultdict, deque
 from pathlib import Path
 
+import numpy as np
 import pyarrow as pa
 import pytest
 
+from conftest import as_lists
 from spark_support import SKIPPED_INPUTS
 from textreuse import Signer, _native, kernels
-
-MASK = 2**64 - 1
 
 
 def expected_records(records: list[dict]) -> tuple[list[int], list[int]]:
@@ -22,8 +22,9 @@ def expected_records(records: list[dict]) -> tuple[list[int], list[int]]:
     return rows, keys
 
 
-def as_u64(keys: pa.Int64Array) -> list[int]:
-    return [k & MASK for k in keys.to_pylist()]
+def as_u64(keys: pa.UInt64Array) -> list[int]:
+    assert keys.type == pa.uint64()
+    return keys.to_pylist()
 
 
 # --- band keys ---------------------------------------------------------------------------------
@@ -35,7 +36,7 @@ def test_band_key_records_match_the_cli(sample_sentences):
     assert any(not r["band_keys"] for r in records), "short sentences emit no keys"
     assert any(not t.isascii() for t in texts)
     rows, keys = kernels.band_key_records(Signer(), pa.array(texts))
-    assert rows.type == pa.uint32() and keys.type == pa.int64()
+    assert rows.type == pa.uint32() and keys.type == pa.uint64()
     exp_rows, exp_keys = expected_records(records)
     assert rows.to_pylist() == exp_rows
     assert as_u64(keys) == exp_keys
@@ -93,17 +94,35 @@ def test_signatures_and_sign_batch_agree(sample_sentences):
     s = Signer()
     sigs = kernels.signatures(s, pa.array(texts))
     assert sigs.type == pa.list_(pa.uint64(), 20)
-    batch = s.sign_batch(texts)
+    batch = as_lists(s.sign_batch(texts))
     assert sigs.to_pylist() == batch
-    assert s.sign_batch(pa.array(texts, pa.large_string())) == batch
-    assert s.sign_batch(pa.chunked_array([pa.array(texts[:5]), pa.array(texts[5:])])) == batch
+    assert as_lists(s.sign_batch(pa.array(texts, pa.large_string()))) == batch
+    assert as_lists(s.sign_batch(pa.chunked_array([pa.array(texts[:5]), pa.array(texts[5:])]))) == batch
     assert batch[-3:] == [None, None, None]
     for text, sig in zip(texts[:50], batch):
-        assert sig == (s.sign(text) if sig is not None else None)
+        assert sig == (s.sign(text).tolist() if sig is not None else None)
     # Band keys of the signatures are the records' keys.
     rows, keys = kernels.band_key_records(s, pa.array(texts))
     expected = [k for sig in batch if sig is not None for k in s.band_keys(sig)]
     assert as_u64(keys) == expected
+
+
+def test_band_keys_are_the_same_unsigned_integers_everywhere(sample_sentences):
+    """kernels.band_key_records gives uint64 keys equal to Signer.band_keys (Arrow, numpy and
+    Python ints compare equal), keys of 2**63 and above included."""
+    s = Signer()
+    texts = [r["text"] for r in sample_sentences[:500]]
+    rows, keys = kernels.band_key_records(s, pa.array(texts))
+    sigs = s.sign_batch(texts)
+    expected = [k for sig in sigs if sig is not None for k in s.band_keys(sig)]
+    assert keys.type == pa.uint64() and keys.to_numpy().dtype == np.uint64
+    assert keys.to_pylist() == expected
+    assert np.array_equal(keys.to_numpy(), np.array(expected, dtype=np.uint64))
+    assert any(k >= 2**63 for k in expected), "the sample has keys with the top bit set"
+    # The Spark boundary: the same bits as int64, and back.
+    as_long = keys.view(pa.int64())
+    assert as_long.type == pa.int64() and any(k < 0 for k in as_long.to_pylist())
+    assert as_long.view(pa.uint64()).to_pylist() == expected
 
 
 def test_shingle_counts_match_the_cli(sample_sentences):
@@ -519,7 +538,7 @@ def test_threads_share_a_signer(sample_sentences):
         parallel = list(pool.map(lambda c: as_u64(kernels.band_key_records(s, c)[1]), chunks))
         lists = list(pool.map(s.sign_batch, chunks))
     assert parallel == serial
-    assert lists == [s.sign_batch(c) for c in chunks]
+    assert [as_lists(x) for x in lists] == [as_lists(s.sign_batch(c)) for c in chunks]
 
 
 def test_docstring_examples():

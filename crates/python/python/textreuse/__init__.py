@@ -1,14 +1,21 @@
 """textreuse: near-duplicate text detection with a Rust core.
 
-MinHash signing and band keys (``Signer``), sentence splitting, character shingles, exact
-Jaccard similarity, SimHash fingerprints and passage alignment, all computed exactly as the
-``textreuse`` command line computes them (same code, same seeds, same bits).
+MinHash signing and band keys (``Signer``), a persistent MinHash LSH index (``LSHIndex``),
+sentence splitting, character shingles, exact Jaccard similarity, SimHash fingerprints and
+passage alignment, all computed exactly as the ``textreuse`` command line computes them (same
+code, same seeds, same bits). Signatures are numpy uint64 arrays; band keys are unsigned 64-bit
+integers everywhere (``Signer.band_keys``, ``kernels.band_key_records``).
 
 >>> import textreuse
 >>> signer = textreuse.Signer()
 >>> sig = signer.sign("The Old Mill stands beside the river and has done so since 1820.")
->>> len(signer.band_keys(sig))
-10
+>>> sig.dtype, len(signer.band_keys(sig))
+(dtype('uint64'), 10)
+>>> index = textreuse.LSHIndex(threshold=0.8)
+>>> index.insert("mill", "The Old Mill stands beside the river and has done so since 1820.")
+1
+>>> index.query("The old mill stands beside the river and has done so since 1820!")
+['mill']
 
 Batch work over pyarrow arrays lives in :mod:`textreuse.kernels` (needs pyarrow), and the
 Apache Spark backend of the dedup pipeline in :mod:`textreuse.spark` (needs pyspark); neither is
@@ -16,6 +23,8 @@ imported by ``import textreuse``.
 """
 
 from ._native import (
+    IndexLockedError,
+    LSHIndex,
     Signer,
     __version__,
     align,
@@ -30,6 +39,8 @@ from ._native import (
 )
 
 __all__ = [
+    "IndexLockedError",
+    "LSHIndex",
     "Signer",
     "__version__",
     "align",

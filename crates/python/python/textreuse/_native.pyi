@@ -5,7 +5,17 @@ the same values on every machine and version, equal to the ``textreuse`` command
 """
 
 from collections.abc import Iterable, Sequence
+from os import PathLike
+from pathlib import Path
 from typing import Any, Literal, TypedDict, final
+
+import numpy as np
+import numpy.typing as npt
+
+#: A signature: N minhashes. Returned as a numpy uint64 array; accepted as any uint64 array or
+#: sequence of ints (and, by LSHIndex, an object with ``hashvalues``, such as datasketch's MinHash).
+Signature = npt.NDArray[np.uint64]
+SignatureLike = npt.NDArray[np.uint64] | Sequence[int]
 
 __version__: str
 #: The defaults of `textreuse dedup` (shingle, min_shingles, max_shingles, hashes, bits, rows,
@@ -55,8 +65,8 @@ class Signer:
         """How bands are formed."""
     def band(self, m: int) -> list[int]:
         """The indices of the K hash functions of band ``m`` (IndexError if ``m >= bands``)."""
-    def sign(self, text_or_shingles: str | Iterable[int], shingle: int = 12) -> list[int]:
-        """The N minhashes of a text or of a set of shingle fingerprints.
+    def sign(self, text_or_shingles: str | Iterable[int], shingle: int = 12) -> Signature:
+        """The N minhashes of a text or of a set of shingle fingerprints (numpy uint64).
 
         A str is normalized (lowercased, whitespace collapsed) and cut into ``shingle``-character
         shingles exactly as ``textreuse dedup`` does before signing a sentence. Any other
@@ -66,22 +76,24 @@ class Signer:
         Raises ValueError when there is nothing to sign (an empty set, or a text whose
         normalized form is shorter than one shingle).
         """
-    def sign_batch(self, texts: Iterable[str | None] | Any, shingle: int = 12) -> list[list[int] | None]:
+    def sign_batch(self, texts: Iterable[str | None] | Any, shingle: int = 12) -> list[Signature | None]:
         """Signs many texts with the GIL released.
 
-        Returns one list of N minhashes per text, in order, or None for a text that is None
-        (null) or whose normalized form is shorter than one shingle. ``texts`` is a list or
+        Returns one numpy uint64 array of N minhashes per text, in order (the rows of one 2-D
+        array), or None for a text that is None (null) or whose normalized form is shorter than
+        one shingle. ``texts`` is a list or
         tuple of str, any other iterable of str, or a pyarrow string / large_string Array or
         ChunkedArray (read in place through its Arrow buffers). For a columnar result without
         Python lists see :func:`textreuse.kernels.signatures`.
         """
-    def band_keys(self, signature: Sequence[int]) -> list[int]:
+    def band_keys(self, signature: SignatureLike) -> list[int]:
         """The M band keys of a signature (unsigned 64-bit ints), in band order.
 
-        These are the keys ``textreuse dedup`` buckets sentences by; two signatures share band
-        m's key exactly when they agree on its K minhashes (up to 64-bit collisions).
+        These are the keys ``textreuse dedup`` buckets sentences by, equal to the uint64 keys of
+        :func:`textreuse.kernels.band_key_records`; two signatures share band m's key exactly
+        when they agree on its K minhashes (up to 64-bit collisions).
         """
-    def jaccard(self, sig_a: Sequence[int], sig_b: Sequence[int]) -> float:
+    def jaccard(self, sig_a: SignatureLike, sig_b: SignatureLike) -> float:
         """Estimated Jaccard similarity: the fraction of the N minhashes that agree."""
     def collision_probability(self, s: float) -> float:
         """Exact probability that sets of Jaccard similarity ``s`` share a band key.
@@ -94,6 +106,135 @@ class Signer:
     def __eq__(self, other: object) -> bool: ...
     def __hash__(self) -> int: ...
     def __reduce__(self) -> tuple[type[Signer], tuple[int, int, int, int, int, str]]: ...
+
+class IndexLockedError(RuntimeError):
+    """Another writer (an LSHIndex, in this process or another, or ``textreuse index``) has the
+    index open: one writer at a time. Its lock is released when that LSHIndex is garbage
+    collected or its process exits."""
+
+class IndexParams(TypedDict):
+    """The parameters of an index, as its MANIFEST names them (``hashes`` is num_perm)."""
+
+    unit: Literal["document", "sentence", "paragraph", "chunk"]
+    shingle: int
+    min_shingles: int
+    max_shingles: int | None
+    min_words: int
+    scheme: Literal["drawn", "disjoint"]
+    hashes: int
+    rows: int
+    bands: int
+    bits: int
+    seed: int
+    signature_bytes: int
+    store_text: bool
+
+class IndexStats(TypedDict):
+    """What an index holds."""
+
+    documents: int
+    entries: int
+    removed_documents: int
+    segments: int
+    bytes: int
+    band_key_records: int
+    generation: int
+    uncommitted_documents: int
+
+Key = int | str
+
+@final
+class LSHIndex:
+    """A persistent, incremental MinHash LSH index: insert texts or signatures under keys, query
+    for the keys of near-duplicates, remove, and keep it on disk.
+
+    With ``path=None`` the index lives in a temporary directory owned by the object and removed
+    when it is garbage collected. With a path holding an index, that index is opened for writing
+    (parameters must then be left out or equal its own, else ValueError); any other path gets a
+    new index. Parameters left out (None) take the defaults of ``textreuse index create``;
+    ``threshold`` tunes rows and bands for the scheme and ``num_perm`` (N, the number of hash
+    functions), explicit ``rows``/``bands`` win. ``unit`` defaults to ``"document"`` (one item
+    per key) and ``store_text`` to True.
+
+    Keys are int (-2**63..2**64) or str; values are texts (signed by the index itself) or
+    signatures of N minhashes. Changes are durable after :meth:`commit`; pickling commits and
+    carries the whole index (unpickled into a new temporary directory).
+
+    >>> index = LSHIndex(threshold=0.8)
+    >>> index.insert("mill", "The old mill on the river was built in 1820 and still grinds grain.")
+    1
+    >>> index.query("The old mill on the river was built in 1820 and still grinds grain!")
+    ['mill']
+    """
+
+    def __init__(
+        self,
+        path: str | PathLike[str] | None = None,
+        *,
+        threshold: float | None = None,
+        unit: Literal["document", "sentence", "paragraph", "chunk"] | None = None,
+        num_perm: int | None = None,
+        rows: int | None = None,
+        bands: int | None = None,
+        scheme: Literal["drawn", "disjoint"] | None = None,
+        seed: int | None = None,
+        shingle: int | None = None,
+        min_shingles: int | None = None,
+        signature_bytes: Literal[1, 2, 4, 8] | None = None,
+        store_text: bool | None = None,
+    ) -> None: ...
+    @classmethod
+    def open(cls, path: str | PathLike[str]) -> LSHIndex:
+        """Opens an existing index for writing (FileNotFoundError if there is none,
+        IndexLockedError while another writer has it)."""
+    def insert(self, key: Key, value: str | SignatureLike) -> int:
+        """Adds a text or a signature under ``key``; returns the units indexed (0 for a text too
+        short to sign; the key is still recorded). ValueError if the key is present."""
+    def insert_batch(self, keys: Iterable[Key] | Any, values: Sequence[str] | Sequence[SignatureLike] | npt.NDArray[np.uint64] | Any) -> int:
+        """insert() of many items, texts signed on all cores with the GIL released. ``values``:
+        a list of str, a pyarrow string array, a 2-D uint64 array of signatures (one row per
+        item) or a list of signatures. Nothing is added on a ValueError (a key present or
+        repeated, a None text, different lengths)."""
+    def query(self, value: str | SignatureLike) -> list[Key]:
+        """The keys of the documents sharing a band key with ``value`` (any unit of a text, or a
+        signature), best first (highest estimated Jaccard similarity), each key once."""
+    def query_scores(
+        self,
+        value: str | SignatureLike,
+        *,
+        min_jaccard: float = 0.0,
+        verify: bool = False,
+        limit: int | None = None,
+    ) -> list[tuple[Key, float]]:
+        """query() with scores: the estimated Jaccard similarity, or with ``verify=True`` (texts
+        only, the index storing texts) the exact one. At most ``limit`` keys."""
+    def query_batch(self, values: Sequence[str | None] | Sequence[SignatureLike] | npt.NDArray[np.uint64] | Any) -> list[list[Key]]:
+        """query() of many values (as insert_batch takes them); [] for a None text."""
+    def remove(self, key: Key) -> None:
+        """Removes the document with this key. KeyError if there is none (datasketch raises
+        ValueError). The space is reclaimed by compact()."""
+    def __contains__(self, key: object) -> bool: ...
+    def __len__(self) -> int:
+        """Documents (keys) held, committed or not."""
+    def is_empty(self) -> bool: ...
+    def commit(self) -> None:
+        """Makes every insert and remove so far durable."""
+    def compact(self) -> None:
+        """Commits, then merges the segments into one without the removed documents."""
+    def stats(self) -> IndexStats: ...
+    @property
+    def params(self) -> IndexParams: ...
+    @property
+    def signer(self) -> Signer:
+        """The Signer of the index's parameters (sign with ``shingle=params["shingle"]``)."""
+    @property
+    def path(self) -> Path: ...
+    @property
+    def temporary(self) -> bool:
+        """Whether the index lives in a temporary directory removed with the object."""
+    def __getstate__(self) -> tuple[int, bool, list[tuple[str, bytes]]]:
+        """Commits; (1, temporary, [(file name, bytes)]) of the index directory but its lock."""
+    def __setstate__(self, state: tuple[int, bool, list[tuple[str, bytes]]]) -> None: ...
 
 class Detection(TypedDict):
     """One reused passage found by :func:`align`; offsets and lengths count characters."""

@@ -7,9 +7,10 @@ no per-row Python work. These are the steps the Spark backend (:mod:`textreuse.s
 inside ``mapInArrow``; they give exactly what ``textreuse dedup`` computes for the same rows.
 
 Strings may be ``pa.string()`` or ``pa.large_string()`` arrays (or ChunkedArrays, which are
-combined first, a copy when there is more than one chunk); ids are ``pa.int64()`` holding the
-bits of the pipeline's unsigned 64-bit ids and keys. Malformed arrays (offsets out of range,
-invalid UTF-8) raise ValueError; arrays of another type raise TypeError.
+combined first, a copy when there is more than one chunk). Band keys are ``pa.uint64()``, the
+same unsigned values as :meth:`Signer.band_keys`; sentence ids are ``pa.int64()`` (the
+pipeline's ids are below 2**63). Malformed arrays (offsets out of range, invalid UTF-8) raise
+ValueError; arrays of another type raise TypeError.
 
 >>> import pyarrow as pa
 >>> from textreuse import Signer, kernels
@@ -86,21 +87,23 @@ def _strings(offsets: bytes, data: bytes) -> pa.StringArray:
 
 def band_key_records(
     signer: Signer, text: pa.Array | pa.ChunkedArray, shingle: int = _native.DEFAULTS["shingle"]
-) -> tuple[pa.UInt32Array, pa.Int64Array]:
+) -> tuple[pa.UInt32Array, pa.UInt64Array]:
     """Stage 2 of the dedup pipeline: the (row, band key) records of a column of sentences.
 
     For every non-null row ``i`` of ``text``, the sentence is normalized (lowercased,
     whitespace collapsed), cut into ``shingle``-character shingles, signed by ``signer``, and
     one record ``(i, key)`` is emitted per band key, rows in order and keys in band order
     (``signer.bands`` records per signed row). ``key`` is the pipeline's unsigned 64-bit band
-    key stored as int64 with the same bits (``key & (2**64 - 1)`` gives the unsigned value).
+    key, a ``uint64`` equal to what :meth:`Signer.band_keys` gives for the row's signature
+    (``keys.to_numpy()`` is a numpy uint64 array). A store without unsigned integers (Spark's
+    LongType) takes ``keys.view(pa.int64())``, the same bits, as :mod:`textreuse.spark` does.
     Rows whose normalized text is shorter than one shingle emit nothing, as in the pipeline.
     The sentence filter (75 to 600 shingles of the text as written) is not applied here; see
     :func:`shingle_counts`.
     """
     parts, large = _string_parts(text)
     rows, keys = _native.band_key_records(signer, parts, large, shingle)
-    return _fixed(pa.uint32(), 4, rows), _fixed(pa.int64(), 8, keys)
+    return _fixed(pa.uint32(), 4, rows), _fixed(pa.uint64(), 8, keys)
 
 
 def signatures(

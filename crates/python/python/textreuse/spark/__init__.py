@@ -15,7 +15,9 @@ offsets ``start``/``end`` are what a member of ``clusters.jsonl`` shows.
 Stages (see :func:`run_dedup`):
 
 1. filter the sentences by shingle count (as the CLI does);
-2. ``mapInArrow`` band keys (:func:`textreuse.kernels.band_key_records`);
+2. ``mapInArrow`` band keys (:func:`textreuse.kernels.band_key_records`; its uint64 keys are
+   stored in a LongType column as the same 64 bits, ``keys.view(pa.int64())``: Spark has no
+   unsigned type, and the keys are only grouped on);
 3. ``groupBy(key)``: buckets, sorted and de-duplicated ids;
 4. star pairs (never capped), or with ``max_edit`` all pairs of each bucket's first
    ``max_bucket`` ids (the ids left out counted in ``bucket_ids_left_out``), ``distinct``;

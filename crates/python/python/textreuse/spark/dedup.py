@@ -115,12 +115,18 @@ def _signer(args: dict):
 
 
 def _band_keys(signer_args: dict, shingle: int):
+    """The (key, id) records of stage 2. Spark has no unsigned 64-bit type, so the uint64 band
+    keys of the kernel become the LongType column ``key`` here, and only here, by reinterpreting
+    their 64 bits as int64 (a zero-copy view: keys of 2**63 and above read as negative). Keys
+    are only grouped, compared for equality and counted, never ordered or written out, so the
+    job's results stay byte-identical to ``textreuse dedup``'s."""
+
     def run(batches: Iterable[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
         signer = _signer(signer_args)
         for batch in batches:
             rows, keys = kernels.band_key_records(signer, batch.column("text"), shingle)
             ids = batch.column("id").take(rows)
-            yield pa.RecordBatch.from_arrays([keys, ids], names=["key", "id"])
+            yield pa.RecordBatch.from_arrays([keys.view(pa.int64()), ids], names=["key", "id"])
 
     return run
 
