@@ -47,6 +47,15 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         Ok::<(), textreuse_index::Error>(())
     })?;
     let batch_secs = batch.elapsed().as_secs_f64();
+    // Resident memory by kind: anonymous (the program's own) and file pages of the mapped
+    // segments (page cache the OS can drop at any time).
+    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+    let kib = |field: &str| {
+        status
+            .lines()
+            .find_map(|l| l.strip_prefix(field))
+            .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
+    };
     println!(
         "{}",
         serde_json::json!({
@@ -60,6 +69,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             "single_queries_per_sec": docs.len() as f64 / single_secs,
             "batch_queries_per_sec": stats.documents as f64 / batch_secs,
             "batch_threads": rayon::current_num_threads(),
+            "rss_kib": kib("VmRSS:"),
+            "rss_anon_kib": kib("RssAnon:"),
+            "rss_file_kib": kib("RssFile:"),
         })
     );
     Ok(())

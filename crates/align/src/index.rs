@@ -367,7 +367,8 @@ pub fn rank_candidates(mut candidates: Vec<Candidate>, top: usize) -> Vec<Candid
 }
 
 /// The word n-gram shingles of a chunk, as the index signs them: the case-insensitive word
-/// keys of `text` ([`words`]), hashed `ngram` at a time ([`fingerprint_words`]) into `out`.
+/// keys of `text` ([`words()`](textreuse_shingle::words())), hashed `ngram` at a time
+/// ([`fingerprint_words`]) into `out`.
 /// `keys` is scratch space. Returns false (and leaves `out` unspecified) when `text` has fewer
 /// than `ngram` words: such a chunk is not indexed.
 pub fn word_shingles(text: &str, ngram: usize, keys: &mut Vec<u64>, out: &mut Vec<u64>) -> bool {

@@ -886,7 +886,8 @@ impl IndexWriter {
         self.len() == 0
     }
 
-    /// The committed segments and the batch, for queries (after [`Batch::index`]).
+    /// The committed segments and the batch (after [`Batch::index_keys`] for queries,
+    /// [`Batch::index_ids`] for id lookups).
     fn parts(&self) -> Vec<(&dyn Part, u64, u64)> {
         let mut parts = self.index.parts();
         let doc_base = *self.index.doc_base.last().expect("at least one base");
@@ -966,7 +967,7 @@ impl IndexWriter {
     /// [`IndexWriter::compact`].
     pub fn remove(&mut self, id: &DocId) -> Result<u64, Error> {
         let nsegs = self.index.segments.len();
-        self.batch.index();
+        self.batch.index_ids();
         let found = {
             let parts = self.parts();
             find_id(&parts, id)?
@@ -984,7 +985,7 @@ impl IndexWriter {
 
     /// Whether a document with this id is held (committed or not) and not removed.
     pub fn contains(&mut self, id: &DocId) -> Result<bool, Error> {
-        self.batch.index();
+        self.batch.index_ids();
         contains(&self.parts(), id)
     }
 
@@ -994,7 +995,7 @@ impl IndexWriter {
         text: &str,
         options: &QueryOptions,
     ) -> Result<Vec<UnitMatches>, Error> {
-        self.batch.index();
+        self.batch.index_keys();
         let parts = self.parts();
         query_text(&parts, &self.index, text, options)
     }
@@ -1005,7 +1006,7 @@ impl IndexWriter {
         mins: &[u64],
         options: &QueryOptions,
     ) -> Result<Vec<Match>, Error> {
-        self.batch.index();
+        self.batch.index_keys();
         let parts = self.parts();
         query_signature(&parts, &self.index, mins, options)
     }
@@ -1136,6 +1137,9 @@ impl IndexWriter {
     /// commits.
     fn merge(&mut self, range: Range<usize>) -> Result<(), Error> {
         let segs = &self.index.segments[range.clone()];
+        for s in segs {
+            s.read_sequentially();
+        }
         let p = self.index.manifest.params.clone();
         let (width, hashes, bands) = (
             p.signature_bytes as usize,

@@ -167,8 +167,8 @@ impl Batch {
         }
     }
 
-    /// Builds the lookup maps (once).
-    pub(crate) fn index(&mut self) {
+    /// Builds the band-key lookup map, for queries (once; kept up to date after).
+    pub(crate) fn index_keys(&mut self) {
         if self.lookup.is_none() {
             let mut lookup: HashMap<u64, Vec<u32>, RandomState> = HashMap::default();
             for (i, k) in self.keys.iter().enumerate() {
@@ -179,6 +179,10 @@ impl Batch {
             }
             self.lookup = Some(lookup);
         }
+    }
+
+    /// Builds the id lookup map, for `contains` and `remove` (once; kept up to date after).
+    pub(crate) fn index_ids(&mut self) {
         if self.ids.is_none() {
             let mut ids: HashMap<u64, Vec<u32>, RandomState> = HashMap::default();
             for (d, &h) in self.id_hashes.iter().enumerate() {
@@ -257,7 +261,10 @@ impl Batch {
 
 impl Part for Batch {
     fn lookup(&self, key: u64, out: &mut Vec<u32>) {
-        let lookup = self.lookup.as_ref().expect("Batch::index before queries");
+        let lookup = self
+            .lookup
+            .as_ref()
+            .expect("Batch::index_keys before queries");
         if let Some(v) = lookup.get(&(key & KEY_MASK)) {
             out.extend_from_slice(v);
         }
@@ -282,7 +289,7 @@ impl Part for Batch {
     }
 
     fn docs_with_id(&self, hash: u64, out: &mut Vec<u32>) {
-        let ids = self.ids.as_ref().expect("Batch::index before lookups");
+        let ids = self.ids.as_ref().expect("Batch::index_ids before lookups");
         if let Some(v) = ids.get(&hash) {
             out.extend_from_slice(v);
         }
@@ -398,12 +405,30 @@ impl SegmentWriter {
         self.write(b)
     }
 
-    /// The next entry (the signatures are all written before the first).
-    pub(crate) fn entry(&mut self, e: [u32; 3]) -> Result<(), Error> {
+    /// Starts the entries section, once (after the signatures).
+    fn start_entries(&mut self) -> Result<(), Error> {
         if self.offsets[3] == 0 {
             self.align()?;
             self.offsets[3] = self.pos;
         }
+        Ok(())
+    }
+
+    /// Starts the documents section, once (after the entries).
+    fn start_docs(&mut self) -> Result<(), Error> {
+        self.start_entries()?;
+        if self.doc_offs.is_empty() {
+            self.align()?;
+            self.docs_start = self.pos;
+            self.offsets[4] = self.pos;
+            self.doc_offs.push(0);
+        }
+        Ok(())
+    }
+
+    /// The next entry (the signatures are all written before the first).
+    pub(crate) fn entry(&mut self, e: [u32; 3]) -> Result<(), Error> {
+        self.start_entries()?;
         let mut b = [0u8; 12];
         for (i, v) in e.iter().enumerate() {
             b[4 * i..4 * i + 4].copy_from_slice(&v.to_le_bytes());
@@ -413,16 +438,7 @@ impl SegmentWriter {
 
     /// The next document record (the entries are all written before the first).
     pub(crate) fn doc(&mut self, record: &[u8]) -> Result<(), Error> {
-        if self.offsets[3] == 0 {
-            self.align()?;
-            self.offsets[3] = self.pos;
-        }
-        if self.doc_offs.is_empty() {
-            self.align()?;
-            self.docs_start = self.pos;
-            self.offsets[4] = self.pos;
-            self.doc_offs.push(0);
-        }
+        self.start_docs()?;
         self.write(record)?;
         self.doc_offs.push(self.pos - self.docs_start);
         Ok(())
@@ -430,16 +446,7 @@ impl SegmentWriter {
 
     /// Writes the offsets, the id table, the directory and the header, and syncs the file.
     pub(crate) fn finish(mut self, ids: &[(u64, u32)]) -> Result<SegmentInfo, Error> {
-        if self.offsets[3] == 0 {
-            self.align()?;
-            self.offsets[3] = self.pos;
-        }
-        if self.doc_offs.is_empty() {
-            self.align()?;
-            self.docs_start = self.pos;
-            self.offsets[4] = self.pos;
-            self.doc_offs.push(0);
-        }
+        self.start_docs()?;
         self.align()?;
         self.offsets[5] = self.pos;
         let offs = std::mem::take(&mut self.doc_offs);
@@ -532,6 +539,11 @@ impl Segment {
         // deletion file is written instead), so the map's contents cannot change under us. A
         // user truncating the file by hand would make reads fault, as with any mapped file.
         let map = unsafe { Mmap::map(&file) }.map_err(|e| Error::io(path, e))?;
+        // Queries read a few scattered pages: no read-ahead, no mapping of the pages around a
+        // fault (which would read and map most of a large index after a few thousand queries).
+        // Only advice: an error changes nothing but speed.
+        #[cfg(unix)]
+        let _ = map.advise(memmap2::Advice::Random);
         let bad = |what: &str| Error::corrupt(path, what);
         if map.len() < HEADER_LEN as usize || &map[..8] != MAGIC {
             return Err(bad("not a segment file (bad magic)"));
@@ -583,6 +595,12 @@ impl Segment {
             return Err(bad("directory does not add up to the pairs"));
         }
         Ok(seg)
+    }
+
+    /// Tells the OS the segment is about to be read from start to end (a merge).
+    pub(crate) fn read_sequentially(&self) {
+        #[cfg(unix)]
+        let _ = self.map.advise(memmap2::Advice::Sequential);
     }
 
     fn section(&self, i: usize) -> &[u8] {
