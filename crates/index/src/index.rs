@@ -857,12 +857,18 @@ impl IndexWriter {
         &self.index.manifest.params
     }
 
-    /// What the index holds, counting the uncommitted documents and removals.
+    /// What the index holds, counting the uncommitted documents (and their entries) and
+    /// removals (entries of uncommitted removals of committed documents are counted until the
+    /// commit).
     pub fn stats(&self) -> IndexStats {
         let mut s = self.index.stats();
         let live = self.batch.deleted.iter().filter(|d| !**d).count() as u64;
+        let removed: Vec<u32> = (0..self.batch.docs() as u32)
+            .filter(|&d| self.batch.deleted[d as usize])
+            .collect();
         s.uncommitted_documents = live;
         s.documents += live;
+        s.entries += self.batch.entries() as u64 - Self::entries_of(&self.batch, &removed);
         for (seg, e) in self
             .index
             .segments

@@ -441,6 +441,7 @@ fn many_commits_merge_into_few_segments_and_answer_the_same() {
     all.commit().unwrap();
     let s = w.stats();
     assert!(s.segments <= textreuse_index::MAX_SEGMENTS, "{s:?}");
+    assert_eq!(s.entries, all.stats().entries);
     assert_eq!(s.documents, 39);
     let opts = QueryOptions::new();
     for d in &added[..4] {
@@ -448,4 +449,9 @@ fn many_commits_merge_into_few_segments_and_answer_the_same() {
         let b = all.query_text(&d.text, &opts).unwrap();
         assert_eq!(ids(&a), ids(&b));
     }
+    // Uncommitted documents and their entries count too.
+    all.add(&added[0]).unwrap();
+    let pending = all.stats();
+    assert_eq!((pending.documents, pending.uncommitted_documents), (40, 1));
+    assert_eq!(pending.entries, s.entries + 2);
 }

@@ -926,9 +926,10 @@ impl PyLSHIndex {
 
     /// stats() -> dict
     ///
-    /// What the index holds: documents (committed or not), removed_documents (until compact()),
-    /// uncommitted_documents, and of the committed segments: entries (units), segments, bytes
-    /// (of the segment files), band_key_records and generation (commits so far).
+    /// What the index holds: documents and entries (units), committed or not;
+    /// removed_documents (until compact()); uncommitted_documents; and of the committed
+    /// segments: segments, bytes (of the segment files), band_key_records and generation
+    /// (commits so far).
     fn stats<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         let s = self.with(py, |st| Ok(st.writer.stats()))?;
         let d = PyDict::new(py);

@@ -140,7 +140,8 @@ def test_sentence_units_union_and_rank_per_key():
     index = LSHIndex(unit="sentence", min_shingles=20)
     index.insert("ab", f"{CORPUS[0]} {CORPUS[1]}")
     index.insert("c", CORPUS[2])
-    index.commit()  # stats count the entries of committed segments
+    assert index.stats()["entries"] == 3  # uncommitted entries count
+    index.commit()
     assert index.stats()["entries"] == 3
     # A query of two units: each key once, though "ab" matches both of them.
     assert index.query(f"{CORPUS[1]} {CORPUS[0]}") == ["ab"]
