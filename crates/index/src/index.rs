@@ -13,7 +13,7 @@ use textreuse_dedup::{DocId, Document, Origin};
 use textreuse_minhash::Signer;
 
 use crate::Error;
-use crate::doc::{self, id_hash};
+use crate::doc::id_hash;
 use crate::params::{Params, Recipe, SignedUnit};
 use crate::segment::{Batch, Part, Segment, SegmentWriter, Shape, equal_minhashes};
 
@@ -862,10 +862,8 @@ impl IndexWriter {
     /// commit).
     pub fn stats(&self) -> IndexStats {
         let mut s = self.index.stats();
-        let live = self.batch.deleted.iter().filter(|d| !**d).count() as u64;
-        let removed: Vec<u32> = (0..self.batch.docs() as u32)
-            .filter(|&d| self.batch.deleted[d as usize])
-            .collect();
+        let removed = self.batch.removed_docs();
+        let live = (self.batch.docs() - removed.len()) as u64;
         s.uncommitted_documents = live;
         s.documents += live;
         s.entries += self.batch.entries() as u64 - Self::entries_of(&self.batch, &removed);
@@ -913,23 +911,26 @@ impl IndexWriter {
     /// Adds a document whose units were signed elsewhere (in parallel, say) with this index's
     /// [`Index::recipe`].
     pub fn add_signed(&mut self, doc: &Document, units: &[SignedUnit]) -> Result<(), Error> {
-        let mut record = Vec::new();
-        doc::encode(doc, self.params().store_text, &mut record);
-        let d = self.batch.push_doc(&record, id_hash(&doc.id));
+        // Everything is checked before anything is added: an error leaves the batch as it was.
+        let (hashes, bands) = (self.index.signer.hashes(), self.index.signer.bands());
+        let mut spans = Vec::with_capacity(units.len());
         for u in units {
-            if u.mins.len() != self.index.signer.hashes()
-                || u.keys.len() != self.index.signer.bands()
-            {
+            if u.mins.len() != hashes || u.keys.len() != bands {
                 return Err(Error::SignatureLength {
-                    expected: self.index.signer.hashes(),
+                    expected: hashes,
                     got: u.mins.len(),
                 });
             }
-            let start = u32::try_from(u.chars.start)
-                .map_err(|_| Error::TooLarge("characters in a document"))?;
-            let end = u32::try_from(u.chars.end)
-                .map_err(|_| Error::TooLarge("characters in a document"))?;
-            self.batch.push_entry(d, [start, end], &u.mins, &u.keys);
+            let chars = [u.chars.start, u.chars.end].map(u32::try_from);
+            match chars {
+                [Ok(start), Ok(end)] => spans.push([start, end]),
+                _ => return Err(Error::TooLarge("characters in a document")),
+            }
+        }
+        let store_text = self.params().store_text;
+        let d = self.batch.push_doc(doc, store_text);
+        for (u, span) in units.iter().zip(spans) {
+            self.batch.push_entry(d, span, &u.mins, &u.keys);
         }
         self.maybe_commit()
     }
@@ -1076,9 +1077,7 @@ impl IndexWriter {
             let info = self.batch.write(&tmp, self.index.signer.hashes())?;
             let path = dir.join(format!("{name}.seg"));
             fs::rename(&tmp, &path).map_err(|e| Error::io(&path, e))?;
-            let list: Vec<u32> = (0..self.batch.docs() as u32)
-                .filter(|&d| self.batch.deleted[d as usize])
-                .collect();
+            let list = self.batch.removed_docs();
             let deleted = if list.is_empty() {
                 None
             } else {

@@ -25,6 +25,7 @@ use std::path::{Path, PathBuf};
 
 use ahash::RandomState;
 use memmap2::Mmap;
+use textreuse_dedup::Document;
 
 use crate::Error;
 use crate::doc::{self, StoredDoc};
@@ -139,17 +140,26 @@ impl Batch {
             + maps(&self.ids)
     }
 
-    /// Adds a document record; returns its number in the batch.
-    pub(crate) fn push_doc(&mut self, record: &[u8], id_hash: u64) -> u32 {
-        let doc = self.id_hashes.len() as u32;
-        self.doc_bytes.extend_from_slice(record);
+    /// Adds the record of `doc` (with its text when `text` is true), encoded in place; returns
+    /// its number in the batch.
+    pub(crate) fn push_doc(&mut self, doc: &Document, text: bool) -> u32 {
+        let id_hash = doc::id_hash(&doc.id);
+        let d = self.id_hashes.len() as u32;
+        doc::encode(doc, text, &mut self.doc_bytes);
         self.doc_offs.push(self.doc_bytes.len() as u64);
         self.id_hashes.push(id_hash);
         self.deleted.push(false);
         if let Some(ids) = &mut self.ids {
-            ids.entry(id_hash).or_default().push(doc);
+            ids.entry(id_hash).or_default().push(d);
         }
-        doc
+        d
+    }
+
+    /// The removed documents of the batch, ascending.
+    pub(crate) fn removed_docs(&self) -> Vec<u32> {
+        (0..self.docs() as u32)
+            .filter(|&d| self.deleted[d as usize])
+            .collect()
     }
 
     /// Adds an entry of document `doc`.
