@@ -80,13 +80,14 @@
 
 mod kernel;
 mod math;
+mod oph;
 mod signer;
 mod text;
 
 pub use math::{Recommendation, TuneOptions, independent, tune};
 pub use signer::{
     BandKeys, BandScheme, DEFAULT_BANDS, DEFAULT_BITS, DEFAULT_HASHES, DEFAULT_ROWS, DEFAULT_SEED,
-    MAX_DRAWN_BANDS, MAX_DRAWN_HASHES, Signature, Signer, SignerBuilder,
+    MAX_DRAWN_BANDS, MAX_DRAWN_HASHES, MAX_OPH_BINS, Signature, Signer, SignerBuilder,
 };
 pub use text::TextSigner;
 
@@ -110,9 +111,11 @@ pub enum BuildError {
         /// `N`.
         hashes: usize,
     },
-    /// Disjoint bands need exactly `N = K·M` functions. Recover by leaving `hashes` unset (it then
-    /// defaults to `K·M`) or choosing `K` and `M` whose product is `N`.
-    #[error("disjoint bands need hashes = rows * bands, got N = {hashes}, K = {rows}, M = {bands}")]
+    /// Disjoint and OPH bands need exactly `N = K·M` functions (bins). Recover by leaving
+    /// `hashes` unset (it then defaults to `K·M`) or choosing `K` and `M` whose product is `N`.
+    #[error(
+        "disjoint and oph bands need hashes = rows * bands, got N = {hashes}, K = {rows}, M = {bands}"
+    )]
     DisjointMismatch {
         /// `N` as given.
         hashes: usize,
@@ -136,6 +139,14 @@ pub enum BuildError {
     TooManyBands {
         /// `M` as given.
         bands: usize,
+        /// The limit.
+        max: usize,
+    },
+    /// OPH bins are counted in 16 bits. Recover by using fewer rows or bands.
+    #[error("the oph scheme supports at most {max} bins (rows * bands), got {bins}")]
+    TooManyBins {
+        /// `K·M` as given.
+        bins: usize,
         /// The limit.
         max: usize,
     },

@@ -40,7 +40,7 @@ impl Curve {
         band_functions: &[u32],
     ) -> Curve {
         match scheme {
-            BandScheme::Disjoint => Curve::Disjoint { rows, bands },
+            BandScheme::Disjoint | BandScheme::Oph => Curve::Disjoint { rows, bands },
             BandScheme::Drawn => Curve::Drawn {
                 coefficients: no_match_polynomial(hashes, rows, bands, band_functions),
             },
@@ -95,8 +95,8 @@ fn no_match_polynomial(
 pub struct TuneOptions {
     /// The band scheme to tune for.
     pub scheme: BandScheme,
-    /// `N`: for [`BandScheme::Disjoint`] the budget `K·M <= N`; for [`BandScheme::Drawn`] the
-    /// number of functions the bands are drawn from.
+    /// `N`: for [`BandScheme::Disjoint`] and [`BandScheme::Oph`] the budget `K·M <= N`; for
+    /// [`BandScheme::Drawn`] the number of functions the bands are drawn from.
     pub hashes: usize,
     /// Largest `M` to consider for [`BandScheme::Drawn`] (at most
     /// [`MAX_DRAWN_BANDS`](crate::MAX_DRAWN_BANDS)).
@@ -159,7 +159,7 @@ pub fn tune(threshold: f64, options: &TuneOptions) -> Result<Recommendation, Bui
     let mut best: Option<Recommendation> = None;
     let n = options.hashes;
     let candidates: Vec<(usize, usize)> = match options.scheme {
-        BandScheme::Disjoint => (1..=n)
+        BandScheme::Disjoint | BandScheme::Oph => (1..=n)
             .flat_map(|m| (1..=n / m).map(move |k| (k, m)))
             .collect(),
         BandScheme::Drawn => {
@@ -172,10 +172,10 @@ pub fn tune(threshold: f64, options: &TuneOptions) -> Result<Recommendation, Bui
     for (k, m) in candidates {
         let signer = SignerBuilder::new()
             .scheme(options.scheme)
-            .hashes(if options.scheme == BandScheme::Disjoint {
-                k * m
-            } else {
+            .hashes(if options.scheme == BandScheme::Drawn {
                 n
+            } else {
+                k * m
             })
             .rows(k)
             .bands(m)

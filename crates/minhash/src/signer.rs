@@ -7,6 +7,7 @@ use textreuse_hash::{Family, FamilyKind, Xoshiro256PlusPlus, fingerprint_words, 
 
 use crate::kernel::{self, Isa, LANES};
 use crate::math::Curve;
+use crate::oph::Oph;
 use crate::{BuildError, SignError};
 
 /// How the `M` signatures (bands) of `K` minhashes are formed from the `N` hash functions.
@@ -21,6 +22,12 @@ pub enum BandScheme {
     /// Classic banding: band `m` uses functions `m·K .. (m+1)·K`, so `N = K·M` and the match
     /// probability is `1 - (1 - s^K)^M`.
     Disjoint,
+    /// One-permutation hashing with optimal densification: one hash per shingle spreads the
+    /// shingles over `N = K·M` bins, each bin keeps its minimum, empty bins borrow from a
+    /// non-empty one, and band `m` is bins `m·K .. (m+1)·K`. About the cost of one hash per
+    /// shingle for any `N`; each bin agrees with probability `s` like a minhash, and the band
+    /// curve is [`Signer::match_probability`] (for large sets `1 - (1 - s^K)^M`).
+    Oph,
 }
 
 impl fmt::Display for BandScheme {
@@ -28,6 +35,7 @@ impl fmt::Display for BandScheme {
         f.write_str(match self {
             BandScheme::Drawn => "drawn",
             BandScheme::Disjoint => "disjoint",
+            BandScheme::Oph => "oph",
         })
     }
 }
@@ -36,6 +44,8 @@ impl fmt::Display for BandScheme {
 pub const MAX_DRAWN_HASHES: usize = 128;
 /// Largest `M` for the [`BandScheme::Drawn`] scheme (the exact curve enumerates `2^M` subsets).
 pub const MAX_DRAWN_BANDS: usize = 20;
+/// Largest `N = K·M` (bins) for the [`BandScheme::Oph`] scheme.
+pub const MAX_OPH_BINS: usize = crate::oph::MAX_BINS;
 
 /// The default number of hash functions `N` of drawn bands (the seed research's 20).
 pub const DEFAULT_HASHES: usize = 20;
@@ -97,8 +107,9 @@ impl SignerBuilder {
         }
     }
 
-    /// The number of hash functions `N`. Default: 20 for [`BandScheme::Drawn`], `K·M` for
-    /// [`BandScheme::Disjoint`] (where any other value is an error).
+    /// The number of hash functions `N` (bins for [`BandScheme::Oph`]). Default: 20 for
+    /// [`BandScheme::Drawn`], `K·M` for [`BandScheme::Disjoint`] and [`BandScheme::Oph`] (where
+    /// any other value is an error).
     pub fn hashes(&mut self, n: usize) -> &mut Self {
         self.hashes = Some(n);
         self
@@ -164,7 +175,7 @@ impl SignerBuilder {
                 }
                 n
             }
-            BandScheme::Disjoint => {
+            BandScheme::Disjoint | BandScheme::Oph => {
                 let want = k.checked_mul(m).ok_or(BuildError::DisjointMismatch {
                     hashes: usize::MAX,
                     rows: k,
@@ -178,25 +189,47 @@ impl SignerBuilder {
                         bands: m,
                     });
                 }
+                if self.scheme == BandScheme::Oph && n > MAX_OPH_BINS {
+                    return Err(BuildError::TooManyBins {
+                        bins: n,
+                        max: MAX_OPH_BINS,
+                    });
+                }
                 n
             }
         };
-        let family = Family::new(FamilyKind::MultiplyAddShift, n, self.bits, self.seed)?;
+        let hasher = match self.scheme {
+            BandScheme::Drawn | BandScheme::Disjoint => {
+                let family = Family::new(FamilyKind::MultiplyAddShift, n, self.bits, self.seed)?;
+                // Pad the function arrays to whole vector blocks; padded lanes are computed and
+                // ignored.
+                let padded = n.div_ceil(LANES) * LANES;
+                let mut multipliers = family.multipliers().to_vec();
+                let mut increments = family.increments().to_vec();
+                multipliers.resize(padded, 1);
+                increments.resize(padded, 0);
+                Hasher::MinHash {
+                    family,
+                    multipliers,
+                    increments,
+                }
+            }
+            BandScheme::Oph => {
+                if !(1..=64).contains(&self.bits) {
+                    return Err(textreuse_hash::HashError::InvalidBits { bits: self.bits }.into());
+                }
+                Hasher::Oph(Oph::new(n, self.seed))
+            }
+        };
         let band_functions = match self.scheme {
             BandScheme::Drawn => draw_bands(n, k, m, self.seed),
-            BandScheme::Disjoint => (0..n as u32).collect(),
+            BandScheme::Disjoint | BandScheme::Oph => (0..n as u32).collect(),
         };
         let curve = Curve::new(self.scheme, n, k, m, &band_functions);
-        // Pad the function arrays to whole vector blocks; padded lanes are computed and ignored.
-        let padded = n.div_ceil(LANES) * LANES;
-        let mut multipliers = family.multipliers().to_vec();
-        let mut increments = family.increments().to_vec();
-        multipliers.resize(padded, 1);
-        increments.resize(padded, 0);
         Ok(Signer {
-            family,
-            multipliers,
-            increments,
+            hasher,
+            hashes: n,
+            bits: self.bits,
             rows: k,
             bands: m,
             seed: self.seed,
@@ -260,9 +293,9 @@ fn below(rng: &mut Xoshiro256PlusPlus, bound: u64) -> u64 {
 /// ```
 #[derive(Clone)]
 pub struct Signer {
-    family: Family,
-    multipliers: Vec<u64>,
-    increments: Vec<u64>,
+    hasher: Hasher,
+    hashes: usize,
+    bits: u32,
     rows: usize,
     bands: usize,
     seed: u64,
@@ -271,6 +304,19 @@ pub struct Signer {
     band_functions: Vec<u32>,
     curve: Curve,
     isa: Isa,
+}
+
+/// Where the minhashes come from.
+#[derive(Clone, Debug)]
+enum Hasher {
+    /// `N` multiply-add-shift functions, their coefficients padded to whole kernel blocks.
+    MinHash {
+        family: Family,
+        multipliers: Vec<u64>,
+        increments: Vec<u64>,
+    },
+    /// One hash and `N` bins.
+    Oph(Oph),
 }
 
 impl fmt::Debug for Signer {
@@ -305,14 +351,15 @@ impl Signer {
         SignerBuilder::new()
     }
 
-    /// The number of hash functions `N` (the length of a [`Signature`]).
+    /// The number of hash functions `N` (bins for [`BandScheme::Oph`]): the length of a
+    /// [`Signature`].
     pub fn hashes(&self) -> usize {
-        self.family.len()
+        self.hashes
     }
 
     /// Output bits of each minhash.
     pub fn bits(&self) -> u32 {
-        self.family.bits()
+        self.bits
     }
 
     /// Rows `K` per band.
@@ -335,9 +382,13 @@ impl Signer {
         self.scheme
     }
 
-    /// The hash family the minhashes come from.
-    pub fn family(&self) -> &Family {
-        &self.family
+    /// The hash family the minhashes come from (`None` for [`BandScheme::Oph`], which hashes
+    /// each shingle once with `mix64` and a key drawn from the seed).
+    pub fn family(&self) -> Option<&Family> {
+        match &self.hasher {
+            Hasher::MinHash { family, .. } => Some(family),
+            Hasher::Oph(_) => None,
+        }
     }
 
     /// The sorted indices of the `K` hash functions of band `m`.
@@ -378,14 +429,21 @@ impl Signer {
                 got: out.len(),
             });
         }
-        kernel::min_hashes(
-            self.isa,
-            &self.multipliers,
-            &self.increments,
-            shingles,
-            self.family.shift(),
-            out,
-        );
+        match &self.hasher {
+            Hasher::MinHash {
+                family,
+                multipliers,
+                increments,
+            } => kernel::min_hashes(
+                self.isa,
+                multipliers,
+                increments,
+                shingles,
+                family.shift(),
+                out,
+            ),
+            Hasher::Oph(oph) => oph.sign(self.isa, shingles, 64 - self.bits, out),
+        }
         Ok(())
     }
 
@@ -471,8 +529,46 @@ impl Signer {
     /// For [`BandScheme::Disjoint`] this is `1 - (1 - s^K)^M`. For [`BandScheme::Drawn`] it is
     /// the inclusion-exclusion sum over the drawn band subsets `S_1..S_M`:
     /// `Σ_{∅≠T⊆{1..M}} (-1)^{|T|+1} s^{|∪_{m∈T} S_m|}` (precomputed as a polynomial in `s`).
+    /// For [`BandScheme::Oph`] the curve depends on the set sizes
+    /// ([`Signer::match_probability`]); this is its limit for large sets, `1 - (1 - s^K)^M`.
     pub fn exact_match_probability(&self, s: f64) -> f64 {
         self.curve.exact(s)
+    }
+
+    /// The exact probability that two sets with `shared` elements in common and `union`
+    /// elements in all share at least one band key, for random hash functions.
+    ///
+    /// For [`BandScheme::Drawn`] and [`BandScheme::Disjoint`] this depends only on the Jaccard
+    /// similarity `shared / union` and equals [`Signer::exact_match_probability`]. For
+    /// [`BandScheme::Oph`] it depends on the sizes too: sets with fewer elements than bins leave
+    /// bins empty, and the borrowed values make bins agree together. The value is exact on
+    /// average over seeds (each seed fixes one order of borrowing; the tests measure how close
+    /// one seed stays); for more than 48 bands it falls back to the large-set curve.
+    ///
+    /// ```
+    /// use textreuse_minhash::{BandScheme, SignerBuilder};
+    ///
+    /// let oph = SignerBuilder::new().scheme(BandScheme::Oph).rows(11).bands(13).build()?;
+    /// // Two sentences of 150 shingles with Jaccard 0.9 share 142 of 158 shingles.
+    /// let p = oph.match_probability(142, 158);
+    /// assert!(p > 0.99 && p < 1.0);
+    /// // Large sets follow 1 - (1 - s^K)^M.
+    /// let large = oph.match_probability(900_000, 1_000_000);
+    /// assert!((large - oph.exact_match_probability(0.9)).abs() < 1e-3);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    ///
+    /// # Panics
+    ///
+    /// Panics if `shared > union` or `union == 0`.
+    pub fn match_probability(&self, shared: usize, union: usize) -> f64 {
+        assert!(union > 0 && shared <= union, "need 0 <= shared <= union, union > 0");
+        match self.scheme {
+            BandScheme::Oph if self.bands <= crate::oph::MAX_SIZED_BANDS => {
+                crate::oph::sized_match_probability(shared, union, self.rows, self.bands)
+            }
+            _ => self.exact_match_probability(shared as f64 / union as f64),
+        }
     }
 
     /// The approximation that treats the `M` bands as independent: `1 - (1 - s^K)^M`. Exact for

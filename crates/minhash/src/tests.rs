@@ -8,7 +8,7 @@
 use rand_xoshiro::rand_core::{Rng, SeedableRng};
 use textreuse_hash::{Xoshiro256PlusPlus, fingerprint};
 
-use crate::{BandScheme, BuildError, SignError, Signer, SignerBuilder};
+use crate::{BandScheme, BuildError, DEFAULT_SEED, SignError, Signer, SignerBuilder};
 
 const SIGMAS: f64 = 4.5;
 
@@ -231,6 +231,164 @@ fn exact_curve_for_the_research_parameters() {
     }
 }
 
+fn oph(rows: usize, bands: usize, seed: u64) -> Signer {
+    SignerBuilder::new()
+        .scheme(BandScheme::Oph)
+        .rows(rows)
+        .bands(bands)
+        .seed(seed)
+        .build()
+        .unwrap()
+}
+
+/// Every OPH bin agrees with probability s, for sets much smaller than the 143 bins (most bins
+/// borrowed), about as large, and larger. Fresh pairs per trial; the standard error comes from
+/// the spread of the per-pair agreement fraction.
+#[test]
+fn oph_bins_collide_with_rate_s() {
+    let signer = oph(11, 13, DEFAULT_SEED);
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(11);
+    for (inter, union) in [(1, 4), (3, 6), (10, 20), (100, 160), (150, 160), (700, 1000)] {
+        let s = inter as f64 / union as f64;
+        let n = trials(3_000);
+        let fractions: Vec<f64> = (0..n)
+            .map(|_| {
+                let (a, b) = pair(&mut rng, inter, union);
+                signer.sign(a).unwrap().jaccard(&signer.sign(b).unwrap())
+            })
+            .collect();
+        let (mean, se) = mean_se(&fractions);
+        if long_mode() {
+            eprintln!("oph bin, s={s} (union {union}): observed {mean:.5} (se {se:.5})");
+        }
+        assert!(
+            (mean - s).abs() <= SIGMAS * se,
+            "union {union}, s={s}: mean agreement {mean:.5}, expected {s} +- {:.5}",
+            SIGMAS * se
+        );
+    }
+}
+
+/// Densification copies values, so a signature has as many distinct values as the set filled
+/// bins; their number follows the occupancy law `D (1 - (1 - 1/D)^n)`, and a single shingle
+/// fills every bin with its own value.
+#[test]
+fn oph_empty_bins_follow_the_occupancy_law() {
+    let signer = oph(11, 13, DEFAULT_SEED);
+    let d = 143.0f64;
+    let one = signer.sign([42]).unwrap();
+    assert!(one.as_slice().iter().all(|&v| v == one.as_slice()[0]));
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(12);
+    for n in [2usize, 5, 20, 75, 150, 600] {
+        let trials = trials(2_000);
+        let filled: Vec<f64> = (0..trials)
+            .map(|_| {
+                let set: Vec<u64> = (0..n).map(|_| rng.next_u64()).collect();
+                let mut values = signer.sign(set).unwrap().as_slice().to_vec();
+                values.sort_unstable();
+                values.dedup();
+                values.len() as f64
+            })
+            .collect();
+        let (mean, se) = mean_se(&filled);
+        let want = d * (1.0 - (1.0 - 1.0 / d).powi(n as i32));
+        if long_mode() {
+            eprintln!("oph filled bins, n={n}: observed {mean:.3} (se {se:.3}) expected {want:.3}");
+        }
+        assert!(
+            (mean - want).abs() <= SIGMAS * se.max(1e-3),
+            "n={n}: {mean} filled bins, expected {want}"
+        );
+    }
+}
+
+/// The band curve of small sets (where borrowing dominates) is the sized formula, averaged
+/// over seeds: each trial draws a new seed, so the bins' borrowing orders are random as the
+/// formula assumes. Small K and M make the differences from 1 - (1 - s^K)^M large.
+#[test]
+fn oph_bands_follow_the_sized_curve_over_seeds() {
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(13);
+    for (rows, bands, inter, union) in [(3, 4, 6, 12), (2, 6, 8, 20), (3, 3, 4, 6), (5, 4, 30, 40)]
+    {
+        let exact = oph(rows, bands, 0).match_probability(inter, union);
+        let n = trials(6_000);
+        let hits = (0..n)
+            .filter(|_| {
+                let signer = oph(rows, bands, rng.next_u64());
+                let (a, b) = pair(&mut rng, inter, union);
+                any_band_matches(&signer, a, b)
+            })
+            .count();
+        let limit = crate::independent(inter as f64 / union as f64, rows, bands);
+        check_rate(
+            &format!("oph K={rows} M={bands}, {inter}/{union} (large-set curve {limit:.4})"),
+            hits,
+            n,
+            exact,
+        );
+    }
+}
+
+/// With one fixed seed (the default) and 143 bins, sentence-sized sets follow the sized curve
+/// too: the seed's particular borrowing orders do not show at this size.
+#[test]
+fn oph_bands_follow_the_sized_curve_for_one_seed() {
+    let signer = oph(11, 13, DEFAULT_SEED);
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(14);
+    // Two sentences of 75 shingles at Jaccard 0.5, 0.7 and 0.9, then 150 at 0.8.
+    for (inter, union) in [(50, 100), (88, 126), (71, 79), (133, 167)] {
+        let exact = signer.match_probability(inter, union);
+        let n = trials(6_000);
+        let hits = (0..n)
+            .filter(|_| {
+                let (a, b) = pair(&mut rng, inter, union);
+                any_band_matches(&signer, a, b)
+            })
+            .count();
+        check_rate(
+            &format!("oph K=11 M=13 seed {DEFAULT_SEED}, {inter}/{union}"),
+            hits,
+            n,
+            exact,
+        );
+    }
+}
+
+#[test]
+fn oph_known_answers() {
+    let text = "The quick brown fox jumps over the lazy dog near the river bank.";
+    let shingles: Vec<u64> = text.as_bytes().windows(12).map(fingerprint).collect();
+    let signer = oph(11, 13, DEFAULT_SEED);
+    assert_eq!(signer.hashes(), 143);
+    assert!(signer.family().is_none());
+    let sig = signer.sign(shingles.iter().copied()).unwrap();
+    let keys: Vec<u64> = signer.band_keys(&sig).collect();
+    assert_eq!(&sig.as_slice()[..4], &OPH_KAT_MINS);
+    assert_eq!(keys, OPH_KAT_KEYS);
+}
+
+const OPH_KAT_MINS: [u64; 4] = [
+    933277831156490987,
+    266955064975870558,
+    215778089813681221,
+    933277831156490987,
+];
+const OPH_KAT_KEYS: [u64; 13] = [
+    18063871309479306895,
+    3020269913825416463,
+    16954053465226837258,
+    5435745679499894708,
+    4300955864348648281,
+    16840603983195880833,
+    10741709158597996913,
+    10104863075838237528,
+    17916179289841429719,
+    16977026693064587454,
+    3613453506679762632,
+    9550116962886747132,
+    10408217740756291790,
+];
+
 /// Known answers: the signature and band keys of a fixed sentence with the default signer. If
 /// these change, stored band keys from earlier runs no longer match new ones.
 #[test]
@@ -339,6 +497,24 @@ fn builder_errors() {
         SignerBuilder::new().bits(65).build(),
         Err(BuildError::Hash(_))
     ));
+    let oph = || {
+        let mut b = SignerBuilder::new();
+        b.scheme(BandScheme::Oph);
+        b
+    };
+    assert!(matches!(
+        oph().hashes(20).build(),
+        Err(BuildError::DisjointMismatch { .. })
+    ));
+    assert!(matches!(
+        oph().rows(64).bands(65).build(),
+        Err(BuildError::TooManyBins { bins: 4160, .. })
+    ));
+    assert!(matches!(
+        oph().bits(0).build(),
+        Err(BuildError::Hash(_))
+    ));
+    assert_eq!(oph().rows(64).bands(64).build().unwrap().hashes(), 4096);
 }
 
 #[test]
@@ -367,7 +543,7 @@ mod props {
             let signer = SignerBuilder::new().hashes(n).rows(1).bands(1).bits(bits).seed(seed).build().unwrap();
             let sig = signer.sign(shingles.iter().copied()).unwrap();
             for i in 0..n {
-                let want = shingles.iter().map(|&x| signer.family().hash(i, x)).min().unwrap();
+                let want = shingles.iter().map(|&x| signer.family().unwrap().hash(i, x)).min().unwrap();
                 prop_assert_eq!(sig.as_slice()[i], want);
             }
         }
@@ -383,6 +559,20 @@ mod props {
             let b = signer.sign(shingles).unwrap();
             prop_assert_eq!(a.jaccard(&b), 1.0);
             prop_assert!(signer.band_keys(&a).eq(signer.band_keys(&b)));
+        }
+
+        #[test]
+        fn oph_signatures_ignore_order_and_duplicates(
+            mut shingles in proptest::collection::vec(any::<u64>(), 1..200),
+            bits in 1u32..=64,
+        ) {
+            let signer = SignerBuilder::new().scheme(BandScheme::Oph).bits(bits).build().unwrap();
+            let a = signer.sign(shingles.iter().copied()).unwrap();
+            prop_assert!(a.as_slice().iter().all(|&v| bits == 64 || v < 1 << bits));
+            shingles.reverse();
+            shingles.extend_from_slice(&shingles.clone());
+            let b = signer.sign(shingles).unwrap();
+            prop_assert_eq!(&a, &b);
         }
 
         #[test]
