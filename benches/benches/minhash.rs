@@ -30,7 +30,10 @@ fn sign<M: Measurement>(c: &mut Criterion<M>) {
                 |b, input| b.iter(|| signer.sign_into(black_box(input), &mut out).unwrap()),
             );
             if len == 150 {
-                let family = signer.family().expect("drawn bands hash with a family").clone();
+                let family = signer
+                    .family()
+                    .expect("drawn bands hash with a family")
+                    .clone();
                 group.bench_with_input(
                     BenchmarkId::new(format!("naive-n{n}"), len),
                     &input,
@@ -158,7 +161,12 @@ fn band_keys<M: Measurement>(c: &mut Criterion<M>) {
         ("n20-k10-m10", BandScheme::Drawn, 10, 10),
         ("oph-k11-m13", BandScheme::Oph, 11, 13),
     ] {
-        let signer = SignerBuilder::new().scheme(scheme).rows(k).bands(m).build().unwrap();
+        let signer = SignerBuilder::new()
+            .scheme(scheme)
+            .rows(k)
+            .bands(m)
+            .build()
+            .unwrap();
         let sig = signer.sign(shingles(150, 2)).unwrap();
         let mut keys = vec![0u64; signer.bands()];
         group.throughput(Throughput::Elements(1));

@@ -5,7 +5,7 @@ use std::process::ExitCode;
 
 use textreuse_dedup::features::{SentenceFilter, Unit};
 use textreuse_dedup::{Progress, Stage};
-use textreuse_minhash::{DEFAULT_BANDS, DEFAULT_BITS, DEFAULT_HASHES, DEFAULT_ROWS, DEFAULT_SEED};
+use textreuse_minhash::{DEFAULT_BITS, DEFAULT_SEED};
 use textreuse_shingle::DEFAULT_SHINGLE_CHARS;
 
 /// Flags every subcommand accepts.
@@ -137,24 +137,37 @@ pub fn exit(result: anyhow::Result<()>) -> ExitCode {
 /// with `dedup`'s defaults, so both build the same signer from the same flags.
 #[derive(Debug, clap::Args)]
 pub struct SignerArgs {
-    /// Number of hash functions N.
-    #[arg(long, default_value_t = DEFAULT_HASHES, value_name = "N")]
-    pub hashes: usize,
+    /// Number of hash functions N of drawn bands [default: 20; K*M for disjoint and oph].
+    #[arg(long, value_name = "N")]
+    pub hashes: Option<usize>,
     /// Output bits of each hash function.
     #[arg(long, default_value_t = DEFAULT_BITS)]
     pub bits: u32,
-    /// Rows K per band [default: 10, or tuned for dedup's --threshold].
+    /// Rows K per band [default: the scheme's (10; oph 11), or planned for dedup's --threshold].
     #[arg(long, short = 'k')]
     pub rows: Option<usize>,
-    /// Bands M [default: 10, or tuned for dedup's --threshold].
+    /// Bands M [default: the scheme's (10; oph 13), or planned for dedup's --threshold].
     #[arg(long, short = 'm')]
     pub bands: Option<usize>,
     /// Seed of the hash functions and band subsets.
     #[arg(long, default_value_t = DEFAULT_SEED)]
     pub seed: u64,
-    /// Form bands as drawn K-subsets of N (the research) or disjoint (N = K*M, --hashes ignored).
-    #[arg(long, value_enum, default_value_t = Scheme::Drawn)]
-    pub scheme: Scheme,
+    /// How minhashes and bands are formed: drawn K-subsets of N functions (the Weissman
+    /// preset), disjoint (N = K*M functions), or oph (one hash per shingle into K*M bins)
+    /// [default: drawn for sentences, oph for paragraphs and documents; with --threshold the
+    /// cheapest that meets the target].
+    #[arg(long, value_enum)]
+    pub scheme: Option<Scheme>,
+    /// With --threshold: the probability of finding a pair at or above the threshold that the
+    /// planned configuration must reach.
+    #[arg(long, default_value_t = 0.99, value_name = "P")]
+    pub recall: f64,
+    /// With --threshold: pairs at or below this similarity [default: max(T - 0.4, T / 6)] ...
+    #[arg(long, value_name = "S")]
+    pub below: Option<f64>,
+    /// ... may become candidates with at most this probability.
+    #[arg(long, default_value_t = 0.01, value_name = "P")]
+    pub candidate_rate: f64,
 }
 
 /// How bands are formed (`--scheme`).
@@ -164,43 +177,75 @@ pub enum Scheme {
     Drawn,
     /// Classic banding, N = K*M.
     Disjoint,
+    /// One-permutation hashing with optimal densification, K*M bins.
+    Oph,
+}
+
+impl From<Scheme> for textreuse_minhash::BandScheme {
+    fn from(s: Scheme) -> Self {
+        match s {
+            Scheme::Drawn => textreuse_minhash::BandScheme::Drawn,
+            Scheme::Disjoint => textreuse_minhash::BandScheme::Disjoint,
+            Scheme::Oph => textreuse_minhash::BandScheme::Oph,
+        }
+    }
 }
 
 impl SignerArgs {
-    /// Whether -k or -m was given (they win over a threshold's choice).
+    /// Whether -k or -m was given (they win over a threshold's plan).
     pub fn explicit_bands(&self) -> bool {
         self.rows.is_some() || self.bands.is_some()
     }
 
-    /// What the tuner works with for a threshold: these flags' scheme, N (the budget), bits
-    /// and seed.
-    pub fn tune_options(&self) -> textreuse_minhash::TuneOptions {
-        textreuse_minhash::TuneOptions {
-            scheme: match self.scheme {
-                Scheme::Drawn => textreuse_minhash::BandScheme::Drawn,
-                Scheme::Disjoint => textreuse_minhash::BandScheme::Disjoint,
-            },
-            hashes: self.hashes,
-            bits: self.bits,
-            seed: self.seed,
-            ..textreuse_minhash::TuneOptions::default()
+    /// What the planner must meet for `threshold`, for units of at least `min_set` shingles:
+    /// these flags' recall, `--below`, candidate rate, scheme (all schemes when none is given),
+    /// N, bits and seed.
+    pub fn target(&self, threshold: f64, min_set: usize) -> textreuse_minhash::Target {
+        let mut t = textreuse_minhash::Target::new(threshold);
+        t.recall = self.recall;
+        t.candidate_rate = self.candidate_rate;
+        if let Some(b) = self.below {
+            t.below = b;
         }
+        t.min_set = min_set.max(1);
+        if let Some(s) = self.scheme {
+            t.schemes = vec![s.into()];
+        }
+        if let Some(n) = self.hashes {
+            // N of drawn bands, the budget K*M of disjoint ones.
+            t.hashes = n;
+            t.max_hashes = n;
+        }
+        t.bits = self.bits;
+        t.seed = self.seed;
+        t
     }
 
-    /// The signer these flags describe.
-    pub fn build(&self) -> anyhow::Result<textreuse_minhash::Signer> {
+    /// The signer these flags describe for `unit`: the scheme's preset (the unit's default
+    /// scheme when none is given) with the flags that were given.
+    pub fn build(&self, unit: textreuse_dedup::Unit) -> anyhow::Result<textreuse_minhash::Signer> {
         use anyhow::Context;
-        use textreuse_minhash::{BandScheme, SignerBuilder};
-        let mut builder = SignerBuilder::new();
-        builder
-            .bits(self.bits)
-            .rows(self.rows.unwrap_or(DEFAULT_ROWS))
-            .bands(self.bands.unwrap_or(DEFAULT_BANDS))
-            .seed(self.seed);
-        match self.scheme {
-            Scheme::Drawn => builder.scheme(BandScheme::Drawn).hashes(self.hashes),
-            Scheme::Disjoint => builder.scheme(BandScheme::Disjoint),
+        use textreuse_minhash::SignerBuilder;
+        let mut builder = match self.scheme {
+            None => unit.default_signer(),
+            Some(Scheme::Drawn) => SignerBuilder::weissman(),
+            Some(Scheme::Oph) => SignerBuilder::oph(),
+            Some(Scheme::Disjoint) => {
+                let mut b = SignerBuilder::new();
+                b.scheme(textreuse_minhash::BandScheme::Disjoint);
+                b
+            }
         };
+        builder.bits(self.bits).seed(self.seed);
+        if let Some(k) = self.rows {
+            builder.rows(k);
+        }
+        if let Some(m) = self.bands {
+            builder.bands(m);
+        }
+        if let Some(n) = self.hashes {
+            builder.hashes(n);
+        }
         builder.build().context("invalid MinHash parameters")
     }
 }

@@ -32,16 +32,17 @@ impl Rng {
     }
 }
 
-/// The exact Jaccard similarity of two texts' normalized shingle sets, as the engine sees them.
-fn jaccard(signer: &mut TextSigner<'_>, a: &str, b: &str) -> f64 {
+/// The sizes of the intersection and the union of two texts' normalized shingle sets, as the
+/// engine sees them.
+fn overlap(signer: &mut TextSigner<'_>, a: &str, b: &str) -> (usize, usize) {
     let mut set = |t: &str| -> HashSet<u64> { signer.shingles(t).iter().copied().collect() };
     let (a, b) = (set(a), set(b));
-    a.intersection(&b).count() as f64 / a.union(&b).count() as f64
+    (a.intersection(&b).count(), a.union(&b).count())
 }
 
 /// `pairs` base documents, each followed by one copy with a random share (0-10 %) of its words
-/// replaced: ids `b<i>` and `c<i>`, and the exact Jaccard similarity of each pair.
-fn corpus(pairs: usize) -> (String, Vec<f64>) {
+/// replaced: ids `b<i>` and `c<i>`, and the shared and union shingle counts of each pair.
+fn corpus(pairs: usize) -> (String, Vec<(usize, usize)>) {
     let signer = Signer::new();
     let mut ts = TextSigner::new(&signer);
     let mut rng = Rng(20261123);
@@ -55,7 +56,7 @@ fn corpus(pairs: usize) -> (String, Vec<f64>) {
             copy[at] = rng.word();
         }
         let (a, b) = (words.join(" ") + ".", copy.join(" ") + ".");
-        similarity.push(jaccard(&mut ts, &a, &b));
+        similarity.push(overlap(&mut ts, &a, &b));
         for (id, text) in [(format!("b{i}"), a), (format!("c{i}"), b)] {
             jsonl.push_str(&serde_json::json!({"id": id, "text": text}).to_string());
             jsonl.push('\n');
@@ -101,13 +102,19 @@ fn recall_follows_the_s_curve_and_the_copy_is_the_input_minus_the_duplicates() {
         found.insert(id.to_string());
     }
 
-    // Recall per similarity bin against the exact S-curve of the default signer (drawn bands,
-    // N = 20, K = 10, M = 10): within four standard deviations of the mean match probability.
-    let signer = Signer::new();
+    // Recall per similarity bin against the exact S-curve of the documents' default signer (the
+    // OPH preset, whose curve depends on the sets' sizes): within four standard deviations of
+    // the mean match probability.
+    let signer = textreuse::dedup::Unit::Document
+        .default_signer()
+        .build()
+        .unwrap();
+    assert_eq!(signer.scheme(), textreuse::minhash::BandScheme::Oph);
+    let jaccard = |i: usize| similarity[i].0 as f64 / similarity[i].1 as f64;
     let mut bins = 0;
     for bin in [0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9] {
         let members: Vec<usize> = (0..pairs)
-            .filter(|&i| similarity[i] >= bin && similarity[i] < bin + 0.1)
+            .filter(|&i| jaccard(i) >= bin && jaccard(i) < bin + 0.1)
             .collect();
         if members.len() < 20 {
             continue;
@@ -116,7 +123,7 @@ fn recall_follows_the_s_curve_and_the_copy_is_the_input_minus_the_duplicates() {
         let n = members.len() as f64;
         let expected: f64 = members
             .iter()
-            .map(|&i| signer.exact_match_probability(similarity[i]))
+            .map(|&i| signer.match_probability(similarity[i].0, similarity[i].1))
             .sum::<f64>()
             / n;
         let observed = members
@@ -176,38 +183,49 @@ fn threshold_picks_rows_and_bands() {
         common::ok(&args);
         serde_json::from_str(&std::fs::read_to_string(out.join("stats.json")).unwrap()).unwrap()
     };
-    let tuned = run(&["--threshold", "0.5"]);
-    let best = textreuse::minhash::tune(0.5, &textreuse::minhash::TuneOptions::default()).unwrap();
-    assert_eq!(tuned["threshold"], 0.5);
+    let planned = run(&["--threshold", "0.8"]);
+    let target = textreuse::minhash::Target {
+        min_set: 20,
+        ..textreuse::minhash::Target::new(0.8)
+    };
+    let best = textreuse::minhash::plan(&target).unwrap();
+    assert_eq!(planned["threshold"], 0.8);
     assert_eq!(
-        (tuned["rows"].as_u64(), tuned["bands"].as_u64()),
+        (planned["rows"].as_u64(), planned["bands"].as_u64()),
         (Some(best.rows as u64), Some(best.bands as u64))
     );
-    assert_ne!(
-        (best.rows, best.bands),
-        (10, 10),
-        "0.5 should not tune to the defaults"
+    assert_eq!(planned["scheme"], best.scheme.as_str());
+    // Without a threshold, documents get the OPH preset.
+    let preset = run(&[]);
+    assert_eq!(
+        (
+            &preset["scheme"],
+            preset["rows"].as_u64(),
+            preset["bands"].as_u64()
+        ),
+        (&Value::from("oph"), Some(11), Some(13))
     );
-    // For the scheme and budget of the flags: disjoint bands within N = 64.
+    // A scheme limits the plan; --hashes is the budget of disjoint bands.
     let disjoint = run(&[
         "--threshold",
-        "0.5",
+        "0.8",
         "--scheme",
         "disjoint",
         "--hashes",
-        "64",
+        "300",
     ]);
-    let options = textreuse::minhash::TuneOptions {
-        scheme: textreuse::minhash::BandScheme::Disjoint,
-        hashes: 64,
-        ..textreuse::minhash::TuneOptions::default()
+    let target = textreuse::minhash::Target {
+        schemes: vec![textreuse::minhash::BandScheme::Disjoint],
+        hashes: 300,
+        max_hashes: 300,
+        ..target
     };
-    let best = textreuse::minhash::tune(0.5, &options).unwrap();
+    let best = textreuse::minhash::plan(&target).unwrap();
     assert_eq!(
         (disjoint["rows"].as_u64(), disjoint["bands"].as_u64()),
         (Some(best.rows as u64), Some(best.bands as u64))
     );
-    assert!(best.rows * best.bands <= 64);
+    assert!(best.rows * best.bands <= 300);
     let explicit = run(&["--threshold", "0.5", "-k", "4", "-m", "6"]);
     assert_eq!(
         (explicit["rows"].as_u64(), explicit["bands"].as_u64()),

@@ -36,8 +36,37 @@ fn tune_json_has_the_documented_shape() {
     }
 }
 
+/// `--threshold` plans: the cheapest configuration over all schemes, each scheme's own best
+/// listed, and a scheme flag limits the choice.
 #[test]
-fn tune_recommends_parameters_for_a_threshold() {
+fn tune_plans_the_cheapest_configuration_for_a_threshold() {
+    let (ok, stdout, stderr) = textreuse(&["tune", "--threshold", "0.9", "--json"]);
+    assert!(ok, "{stderr}");
+    let v: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+    let best = textreuse::minhash::plan(&textreuse::minhash::Target::new(0.9)).unwrap();
+    assert_eq!(v["params"]["scheme"], best.scheme.to_string());
+    assert_eq!(v["params"]["rows"], best.rows);
+    assert_eq!(v["params"]["bands"], best.bands);
+    let plan = &v["plan"];
+    assert_eq!(
+        (plan["threshold"].as_f64(), plan["below"].as_f64()),
+        (Some(0.9), Some(0.5))
+    );
+    let schemes = plan["schemes"].as_array().unwrap();
+    assert_eq!(schemes[0]["scheme"], "oph");
+    assert!(schemes[0]["recall"].as_f64().unwrap() >= 0.99);
+    assert!(
+        schemes
+            .iter()
+            .all(|c| c["candidate_rate"].as_f64().unwrap() <= 0.01)
+    );
+    // Twenty drawn functions cannot reach this target.
+    assert_eq!(plan["unreachable"], serde_json::json!(["drawn"]));
+    // The curve at s = 0.9 (the sized column: two sets of 75 shingles at J <= 0.9).
+    let at = &v["curve"][17];
+    assert!(at["exact"].as_f64().unwrap() >= 0.99);
+    assert!(at["sized"].as_f64().unwrap() > 0.98);
+
     let (ok, stdout, stderr) = textreuse(&[
         "tune",
         "--threshold",
@@ -45,7 +74,7 @@ fn tune_recommends_parameters_for_a_threshold() {
         "--scheme",
         "disjoint",
         "--hashes",
-        "128",
+        "300",
         "--json",
     ]);
     assert!(ok, "{stderr}");
@@ -54,19 +83,18 @@ fn tune_recommends_parameters_for_a_threshold() {
         v["params"]["rows"].as_u64().unwrap(),
         v["params"]["bands"].as_u64().unwrap(),
     );
-    assert!(k * m <= 128 && k >= 2, "K={k} M={m}");
-    assert_eq!(v["recommendation"]["threshold"], 0.8);
-    // The S-curve of the recommendation crosses 1/2 near the threshold.
-    let curve = v["curve"].as_array().unwrap();
-    assert!(curve[12]["exact"].as_f64().unwrap() < 0.5); // s = 0.65
-    assert!(curve[17]["exact"].as_f64().unwrap() > 0.5); // s = 0.90
+    assert_eq!(v["params"]["scheme"], "disjoint");
+    assert!(k * m <= 300, "K={k} M={m}");
+    let (ok, _, stderr) = textreuse(&["tune", "--threshold", "0.5", "--scheme", "drawn"]);
+    assert!(!ok);
+    assert!(stderr.contains("relax the target"), "{stderr}");
 }
 
 #[test]
 fn table_output_and_errors() {
     let (ok, stdout, _) = textreuse(&["tune"]);
     assert!(ok);
-    assert!(stdout.contains("exact") && stdout.lines().count() == 22);
+    assert!(stdout.contains("sized(75)") && stdout.lines().count() == 22);
     let (ok, _, stderr) = textreuse(&["tune", "--rows", "30"]);
     assert!(!ok);
     assert_eq!(stderr.lines().count(), 1, "{stderr}");

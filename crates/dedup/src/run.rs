@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use std::time::Instant;
 
 use rayon::prelude::*;
-use textreuse_minhash::{BandScheme, Signer, TextSigner, TuneOptions};
+use textreuse_minhash::{Signer, Target, TextSigner};
 use textreuse_shingle::Shingler;
 use textreuse_simhash::{ParagraphFingerprinter, SimHasher, TableSearch};
 use textreuse_unionfind::{Clustering, Clusters};
@@ -70,7 +70,7 @@ pub struct DedupBuilder {
     min_shingles: Option<usize>,
     max_shingles: Option<usize>,
     threshold: Option<f64>,
-    tune: TuneOptions,
+    target: Option<Target>,
     keep: Keep,
     verify: bool,
     mem_budget: u64,
@@ -89,8 +89,9 @@ impl Default for DedupBuilder {
 }
 
 impl DedupBuilder {
-    /// The research defaults: 12-character shingles, sentences of 75..=600 shingles, the default
-    /// [`Signer`] (N = 20, K = 10, M = 10, drawn bands, seed 1123456), a 2 GiB shuffle budget,
+    /// The research defaults: 12-character shingles, sentences of 75..=600 shingles, the unit's
+    /// signer ([`Unit::default_signer`]: for sentences the Weissman preset, N = 20, K = 10,
+    /// M = 10, drawn bands, seed 1123456), a 2 GiB shuffle budget,
     /// buckets capped at 100, no edit-distance filter, MinHash candidates, 100,000 article pairs.
     pub fn new() -> DedupBuilder {
         DedupBuilder {
@@ -100,7 +101,7 @@ impl DedupBuilder {
             min_shingles: None,
             max_shingles: None,
             threshold: None,
-            tune: TuneOptions::default(),
+            target: None,
             keep: Keep::First,
             verify: false,
             mem_budget: shuffle::DEFAULT_MEM_BUDGET,
@@ -121,7 +122,8 @@ impl DedupBuilder {
     }
 
     /// What is compared: sentences (default), paragraphs or whole documents. The shingle-count
-    /// bounds default to the unit's ([`Unit::default_filter`]).
+    /// bounds default to the unit's ([`Unit::default_filter`]), and so does the signer
+    /// ([`Unit::default_signer`]: OPH for paragraphs and documents).
     pub fn unit(&mut self, unit: Unit) -> &mut Self {
         self.unit = unit;
         self
@@ -148,21 +150,22 @@ impl DedupBuilder {
     }
 
     /// The Jaccard similarity that counts as a duplicate (0 < t < 1). Without an explicit
-    /// [`DedupBuilder::signer`], the rows K and bands M are picked by the tuner
-    /// ([`textreuse_minhash::tune`] with [`DedupBuilder::tune_options`]: by default drawn bands
-    /// from N = 20 hash functions, equal weight on the false positives below and the false
-    /// negatives above `t`); with [`DedupBuilder::verify`], pairs whose exact Jaccard is below
-    /// `t` are not duplicates. Recorded in `stats.json`.
+    /// [`DedupBuilder::signer`], the scheme, rows K and bands M are the cheapest that meet the
+    /// target ([`textreuse_minhash::plan`]; by default [`Target::new`]`(t)`: 99% of pairs at or
+    /// above `t` found, at most 1% of pairs at `max(t - 0.4, t / 6)` made candidates, for units
+    /// of the filter's minimum shingle count, choosing among all schemes); with
+    /// [`DedupBuilder::verify`], pairs whose exact Jaccard is below `t` are not duplicates.
+    /// Recorded in `stats.json`.
     pub fn threshold(&mut self, t: f64) -> &mut Self {
         self.threshold = Some(t);
         self
     }
 
-    /// The scheme, budget (N), bits, seed and weights the tuner works with when a
-    /// [`DedupBuilder::threshold`] picks K and M (default [`TuneOptions::default`]); the signer
-    /// is built with the same scheme, N, bits and seed.
-    pub fn tune_options(&mut self, options: TuneOptions) -> &mut Self {
-        self.tune = options;
+    /// What the planner must meet when a [`DedupBuilder::threshold`] picks the signer (its
+    /// recall, candidate rate, set sizes, schemes, bits and seed; its `threshold` is replaced by
+    /// the builder's). Default: [`Target::new`] with `min_set` the unit's minimum shingle count.
+    pub fn target(&mut self, target: Target) -> &mut Self {
+        self.target = Some(target);
         self
     }
 
@@ -265,27 +268,25 @@ impl DedupBuilder {
         let signer = match (&self.signer, self.threshold) {
             (Some(signer), _) => signer.clone(),
             (None, Some(t)) => {
-                let best =
-                    textreuse_minhash::tune(t, &self.tune).map_err(|e| Error::InvalidOption {
-                        option: "threshold",
-                        message: format!("no (K, M) for it: {e}"),
-                    })?;
-                let mut signer = Signer::builder();
-                signer
-                    .rows(best.rows)
-                    .bands(best.bands)
-                    .bits(self.tune.bits)
-                    .seed(self.tune.seed)
-                    .scheme(self.tune.scheme);
-                if self.tune.scheme == BandScheme::Drawn {
-                    signer.hashes(self.tune.hashes);
-                }
-                signer.build().map_err(|e| Error::InvalidOption {
-                    option: "tune_options",
-                    message: format!("the tuned signer is invalid: {e}"),
+                let mut target = self.target.clone().unwrap_or_else(|| Target {
+                    min_set: filter.min_shingles.max(1),
+                    ..Target::new(t)
+                });
+                target.threshold = t;
+                let plan = textreuse_minhash::plan(&target).map_err(|e| Error::InvalidOption {
+                    option: "threshold",
+                    message: format!("no signer for it: {e}"),
+                })?;
+                plan.builder().build().map_err(|e| Error::InvalidOption {
+                    option: "target",
+                    message: format!("the planned signer is invalid: {e}"),
                 })?
             }
-            (None, None) => Signer::new(),
+            (None, None) => self
+                .unit
+                .default_signer()
+                .build()
+                .expect("the presets are valid"),
         };
         if let Some(d) = self.max_edit
             && !(0.0..=1.0).contains(&d)
@@ -472,7 +473,7 @@ impl Dedup {
     ///
     /// ```
     /// use textreuse_dedup::Dedup;
-    /// use textreuse_minhash::{BandScheme, Signer, TextSigner, TuneOptions};
+    /// use textreuse_minhash::{Signer, Target, TextSigner};
     ///
     /// let text = "The old mill on the river was built in 1820 and still grinds grain today.";
     /// let mine = TextSigner::new(&Signer::new()).band_keys(text).map(<[u64]>::to_vec);
@@ -513,6 +514,7 @@ impl Dedup {
     {
         let mut stats = Stats {
             unit: self.unit.as_str(),
+            scheme: self.signer.scheme().as_str(),
             hashes: self.signer.hashes(),
             rows: self.signer.rows(),
             bands: self.signer.bands(),

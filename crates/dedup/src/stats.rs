@@ -23,8 +23,10 @@ pub struct StageTimes {
 pub struct Stats {
     /// The unit compared: `sentence`, `paragraph` or `document`.
     pub unit: &'static str,
-    /// The MinHash parameters: N, K, M (picked by the tuner when a threshold was given and
-    /// no signer).
+    /// The MinHash parameters: the scheme (`drawn`, `disjoint` or `oph`), N, K, M (planned
+    /// when a threshold was given and no signer).
+    pub scheme: &'static str,
+    /// Hash functions N (bins for `oph`).
     pub hashes: usize,
     /// Rows K per band.
     pub rows: usize,

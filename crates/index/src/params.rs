@@ -6,7 +6,7 @@ use serde::{Deserialize, Serialize};
 use textreuse_align::index as chunks;
 use textreuse_dedup::Unit;
 use textreuse_dedup::features::{KeptSentences, SentenceFilter};
-use textreuse_minhash::{BandScheme, Signer, TextSigner, TuneOptions, tune};
+use textreuse_minhash::{BandScheme, Signer, Target, TextSigner, plan};
 
 use crate::Error;
 
@@ -123,18 +123,24 @@ pub struct Params {
 
 impl Params {
     /// The defaults of `unit`: for sentences, paragraphs and documents those of
-    /// `textreuse dedup` ([`Unit::default_filter`], the research's `N = 20, K = 10, M = 10`
-    /// drawn bands, seed 1123456); for chunks those of `textreuse check` (word 2-grams, chunks
-    /// of 20 words, 30 disjoint bands of 2 rows, whole minhashes kept).
+    /// `textreuse dedup` ([`Unit::default_filter`] and [`Unit::default_signer`]: the Weissman
+    /// preset for sentences, the OPH preset for paragraphs and documents, seed 1123456); for
+    /// chunks those of `textreuse check` (word 2-grams, chunks of 20 words, 30 disjoint bands of
+    /// 2 rows, whole minhashes kept).
     pub fn new(unit: IndexUnit) -> Params {
-        let defaults = Signer::new();
+        let defaults = unit
+            .dedup_unit()
+            .unwrap_or(Unit::Sentence)
+            .default_signer()
+            .build()
+            .expect("the presets are valid");
         let base = Params {
             unit,
             shingle: textreuse_shingle::DEFAULT_SHINGLE_CHARS,
             min_shingles: 0,
             max_shingles: usize::MAX,
             min_words: chunks::DEFAULT_MIN_WORDS,
-            scheme: BandScheme::Drawn.to_string(),
+            scheme: defaults.scheme().to_string(),
             hashes: defaults.hashes(),
             rows: defaults.rows(),
             bands: defaults.bands(),
@@ -165,24 +171,31 @@ impl Params {
         }
     }
 
-    /// Rows and bands for a similarity threshold, picked by the tuner of
-    /// `textreuse dedup --threshold` ([`textreuse_minhash::tune`]) for this scheme, number of
-    /// hashes (the budget `K·M <= N` of disjoint bands), bits and seed.
-    pub fn threshold(mut self, threshold: f64) -> Result<Params, Error> {
-        let scheme = self.band_scheme()?;
-        let options = TuneOptions {
-            scheme,
-            hashes: self.hashes,
+    /// The scheme, rows and bands for a similarity threshold, picked like
+    /// `textreuse dedup --threshold` does: the cheapest configuration that finds 99% of pairs at
+    /// or above the threshold and makes at most 1% of clearly different pairs candidates
+    /// ([`textreuse_minhash::plan`] of [`Target::new`], for units of `min_shingles` shingles,
+    /// with these bits and seed).
+    pub fn threshold(self, threshold: f64) -> Result<Params, Error> {
+        let target = Target {
+            min_set: self.min_shingles.clamp(1, 10_000),
             bits: self.bits,
             seed: self.seed,
-            ..TuneOptions::default()
+            ..Target::new(threshold)
         };
-        let t = tune(threshold, &options).map_err(|e| Error::Params(e.to_string()))?;
-        self.rows = t.rows;
-        self.bands = t.bands;
-        if scheme == BandScheme::Disjoint {
-            self.hashes = t.rows * t.bands;
-        }
+        self.target(&target)
+    }
+
+    /// The scheme, rows and bands [`textreuse_minhash::plan`] picks for `target` (its bits and
+    /// seed are used too).
+    pub fn target(mut self, target: &Target) -> Result<Params, Error> {
+        let p = plan(target).map_err(|e| Error::Params(e.to_string()))?;
+        self.scheme = p.scheme.to_string();
+        self.hashes = p.hashes;
+        self.rows = p.rows;
+        self.bands = p.bands;
+        self.bits = target.bits;
+        self.seed = target.seed;
         Ok(self)
     }
 
@@ -191,8 +204,9 @@ impl Params {
         match self.scheme.as_str() {
             "drawn" => Ok(BandScheme::Drawn),
             "disjoint" => Ok(BandScheme::Disjoint),
+            "oph" => Ok(BandScheme::Oph),
             other => Err(Error::Params(format!(
-                "unknown band scheme {other:?} (use drawn or disjoint)"
+                "unknown band scheme {other:?} (use drawn, disjoint or oph)"
             ))),
         }
     }

@@ -84,10 +84,11 @@ mod oph;
 mod signer;
 mod text;
 
-pub use math::{Recommendation, TuneOptions, independent, tune};
+pub use math::{Plan, Recommendation, Target, TuneOptions, cost_ns, independent, plan, tune};
 pub use signer::{
-    BandKeys, BandScheme, DEFAULT_BANDS, DEFAULT_BITS, DEFAULT_HASHES, DEFAULT_ROWS, DEFAULT_SEED,
-    MAX_DRAWN_BANDS, MAX_DRAWN_HASHES, MAX_OPH_BINS, Signature, Signer, SignerBuilder,
+    BandKeys, BandScheme, DEFAULT_BANDS, DEFAULT_BITS, DEFAULT_HASHES, DEFAULT_OPH_BANDS,
+    DEFAULT_OPH_ROWS, DEFAULT_ROWS, DEFAULT_SEED, MAX_DRAWN_BANDS, MAX_DRAWN_HASHES, MAX_OPH_BINS,
+    Signature, Signer, SignerBuilder,
 };
 pub use text::TextSigner;
 
@@ -153,6 +154,22 @@ pub enum BuildError {
     /// The output width was not 1 to 64 bits.
     #[error(transparent)]
     Hash(#[from] textreuse_hash::HashError),
+    /// No configuration [`plan`] considers meets the target. Recover by asking for less: a
+    /// lower recall, a higher candidate rate, or a `below` further from the threshold.
+    #[error(
+        "no configuration finds pairs at J >= {threshold} with probability {recall} while \
+         keeping pairs at J <= {below} below candidate rate {candidate_rate}; relax the target"
+    )]
+    Unreachable {
+        /// The target's threshold.
+        threshold: f64,
+        /// The target's recall.
+        recall: f64,
+        /// The target's `below`.
+        below: f64,
+        /// The target's candidate rate.
+        candidate_rate: f64,
+    },
     /// A tuning threshold must lie strictly between 0 and 1.
     #[error("the similarity threshold must be strictly between 0 and 1, got {threshold}")]
     Threshold {

@@ -200,6 +200,262 @@ pub fn tune(threshold: f64, options: &TuneOptions) -> Result<Recommendation, Bui
     best.ok_or(BuildError::ZeroBands)
 }
 
+/// What [`plan`] must achieve: find pairs at or above `threshold` with probability at least
+/// `recall`, and make pairs at or below `below` candidates with probability at most
+/// `candidate_rate`, for sets of `min_set` shingles and more; among the configurations that do,
+/// [`plan`] returns the cheapest for sets of `set_size` shingles.
+///
+/// ```
+/// use textreuse_minhash::Target;
+///
+/// let t = Target::new(0.9);
+/// assert_eq!((t.recall, t.below, t.candidate_rate), (0.99, 0.5, 0.01));
+/// ```
+#[derive(Clone, Debug, PartialEq)]
+pub struct Target {
+    /// Pairs of at least this Jaccard similarity must be found...
+    pub threshold: f64,
+    /// ...with at least this probability (default 0.99).
+    pub recall: f64,
+    /// Pairs of at most this similarity (default `max(threshold - 0.4, threshold / 6)`)...
+    pub below: f64,
+    /// ...may become candidates with at most this probability (default 0.01).
+    pub candidate_rate: f64,
+    /// The smallest set the curve must hold for, in shingles (default 75, the research's
+    /// shortest sentence). Only [`BandScheme::Oph`]'s curve depends on it.
+    pub min_set: usize,
+    /// The set size costs are compared at (default 150, the median kept sentence).
+    pub set_size: usize,
+    /// The schemes to choose from (default all three).
+    pub schemes: Vec<BandScheme>,
+    /// `N` for [`BandScheme::Drawn`] (default 20).
+    pub hashes: usize,
+    /// The largest `N = K·M` for [`BandScheme::Disjoint`] (default 512).
+    pub max_hashes: usize,
+    /// Output bits of the signer that is built (default 60).
+    pub bits: u32,
+    /// Seed of the signer that is built (default 1123456; the drawn scheme's curve depends on it).
+    pub seed: u64,
+}
+
+impl Target {
+    /// The defaults for a similarity threshold (strictly between 0 and 1).
+    pub fn new(threshold: f64) -> Target {
+        Target {
+            threshold,
+            recall: 0.99,
+            below: (threshold - 0.4).max(threshold / 6.0),
+            candidate_rate: 0.01,
+            min_set: 75,
+            set_size: 150,
+            schemes: vec![BandScheme::Drawn, BandScheme::Disjoint, BandScheme::Oph],
+            hashes: crate::DEFAULT_HASHES,
+            max_hashes: 512,
+            bits: crate::DEFAULT_BITS,
+            seed: crate::DEFAULT_SEED,
+        }
+    }
+}
+
+/// The configuration [`plan`] chose, with what it achieves and costs.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Plan {
+    /// The band scheme.
+    pub scheme: BandScheme,
+    /// `N` (bins for [`BandScheme::Oph`]).
+    pub hashes: usize,
+    /// Rows `K`.
+    pub rows: usize,
+    /// Bands `M`.
+    pub bands: usize,
+    /// The match probability at the target's threshold (the smallest over the set sizes
+    /// checked).
+    pub recall: f64,
+    /// The match probability at the target's `below` (the largest over the set sizes checked).
+    pub candidate_rate: f64,
+    /// The modelled cost of one set of `set_size` shingles in nanoseconds ([`cost_ns`]).
+    pub cost_ns: f64,
+    bits: u32,
+    seed: u64,
+}
+
+impl Plan {
+    /// A builder for the chosen signer (with the target's bits and seed).
+    pub fn builder(&self) -> SignerBuilder {
+        let mut b = SignerBuilder::new();
+        b.scheme(self.scheme)
+            .hashes(self.hashes)
+            .rows(self.rows)
+            .bands(self.bands)
+            .bits(self.bits)
+            .seed(self.seed);
+        b
+    }
+}
+
+/// Modelled nanoseconds to sign one set of `set_size` shingles and handle its `M` band keys,
+/// from criterion runs on the 2-core Sapphire Rapids VM of `docs/performance.md`
+/// (`cargo bench -p textreuse-benches --bench minhash -- 'minhash/(scheme|band_keys)'`):
+///
+/// * multiply-add-shift schemes: 0.75 ns per block of 8 functions and shingle;
+/// * OPH: 1.35 ns per shingle, 2.5 ns per empty bin (the expected number for `set_size`
+///   shingles in `N` bins) and 0.3 ns per bin;
+/// * per band: `K + 3` ns to hash its key and 25 ns for the entry it adds to the shuffle or
+///   index (writing, sorting and scanning a bucket entry).
+///
+/// Only the ratios matter to [`plan`]; another machine scales them alike.
+pub fn cost_ns(
+    scheme: BandScheme,
+    hashes: usize,
+    rows: usize,
+    bands: usize,
+    set_size: usize,
+) -> f64 {
+    let n = set_size as f64;
+    let sign = match scheme {
+        BandScheme::Oph => {
+            let d = hashes as f64;
+            let empty = d * (1.0 - 1.0 / d).powf(n);
+            1.35 * n + 2.5 * empty + 0.3 * d
+        }
+        _ => 0.75 * hashes.div_ceil(crate::kernel::LANES) as f64 * n,
+    };
+    sign + bands as f64 * (rows as f64 + 3.0 + 25.0)
+}
+
+/// Largest `K` [`plan`] considers.
+const PLAN_MAX_ROWS: usize = 32;
+/// Largest `M` of the OPH scheme [`plan`] considers.
+const PLAN_MAX_OPH_BANDS: usize = 256;
+
+/// The cheapest scheme and `(K, M)` that meets `target` (by [`cost_ns`]), checked against the
+/// exact curve of each scheme: [`Signer::exact_match_probability`](crate::Signer) for drawn and
+/// disjoint bands, and for OPH [`Signer::match_probability`](crate::Signer) for two sets of
+/// `min_set` shingles as well as for large sets.
+///
+/// ```
+/// use textreuse_minhash::{BandScheme, Target, plan};
+///
+/// let p = plan(&Target::new(0.9))?;
+/// assert!(p.recall >= 0.99 && p.candidate_rate <= 0.01);
+/// assert_eq!(p.scheme, BandScheme::Oph); // one hash per shingle beats 100+ functions
+/// let signer = p.builder().build()?;
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+///
+/// Returns [`BuildError::Threshold`] for a threshold or `below` outside `(0, 1)` and
+/// [`BuildError::Unreachable`] when no configuration in range meets the target.
+pub fn plan(target: &Target) -> Result<Plan, BuildError> {
+    for t in [target.threshold, target.below] {
+        if !(t > 0.0 && t < 1.0) {
+            return Err(BuildError::Threshold { threshold: t });
+        }
+    }
+    let mut candidates: Vec<(f64, BandScheme, usize, usize, usize)> = Vec::new();
+    for &scheme in &target.schemes {
+        for k in 1..=PLAN_MAX_ROWS {
+            match scheme {
+                BandScheme::Drawn => {
+                    let n = target.hashes;
+                    if k > n || n > crate::MAX_DRAWN_HASHES {
+                        continue;
+                    }
+                    for m in 1..=crate::MAX_DRAWN_BANDS {
+                        candidates.push((
+                            cost_ns(scheme, n, k, m, target.set_size),
+                            scheme,
+                            n,
+                            k,
+                            m,
+                        ));
+                    }
+                }
+                BandScheme::Disjoint | BandScheme::Oph => {
+                    let (max_n, max_m) = if scheme == BandScheme::Oph {
+                        (crate::MAX_OPH_BINS, PLAN_MAX_OPH_BANDS)
+                    } else {
+                        (target.max_hashes, usize::MAX)
+                    };
+                    for m in (1..=max_m).take_while(|m| k * m <= max_n) {
+                        let n = k * m;
+                        candidates.push((
+                            cost_ns(scheme, n, k, m, target.set_size),
+                            scheme,
+                            n,
+                            k,
+                            m,
+                        ));
+                    }
+                }
+            }
+        }
+    }
+    candidates.sort_by(|a, b| a.0.total_cmp(&b.0));
+    for (cost, scheme, n, k, m) in candidates {
+        // The large-set curve first: cheap, and OPH's sized curve is close to it.
+        let (hi, lo) = (
+            independent(target.threshold, k, m),
+            independent(target.below, k, m),
+        );
+        if scheme != BandScheme::Drawn && (hi < target.recall || lo > target.candidate_rate) {
+            continue;
+        }
+        let signer = SignerBuilder::new()
+            .scheme(scheme)
+            .hashes(n)
+            .rows(k)
+            .bands(m)
+            .bits(target.bits)
+            .seed(target.seed)
+            .build()?;
+        let (recall, candidate_rate) = match scheme {
+            BandScheme::Oph => {
+                // The least similar pair at or above the threshold (the hardest to find) and
+                // the most similar at or below `below` (the likeliest candidate).
+                let (shared, union) = sized_pair(target.min_set, target.threshold, true);
+                let sized_hi = signer.match_probability(shared, union);
+                let (shared, union) = sized_pair(target.min_set, target.below, false);
+                let sized_lo = signer.match_probability(shared, union);
+                (hi.min(sized_hi), lo.max(sized_lo))
+            }
+            _ => (
+                signer.exact_match_probability(target.threshold),
+                signer.exact_match_probability(target.below),
+            ),
+        };
+        if recall >= target.recall && candidate_rate <= target.candidate_rate {
+            return Ok(Plan {
+                scheme,
+                hashes: n,
+                rows: k,
+                bands: m,
+                recall,
+                candidate_rate,
+                cost_ns: cost,
+                bits: target.bits,
+                seed: target.seed,
+            });
+        }
+    }
+    Err(BuildError::Unreachable {
+        threshold: target.threshold,
+        recall: target.recall,
+        below: target.below,
+        candidate_rate: target.candidate_rate,
+    })
+}
+
+/// Two sets of `size` elements whose Jaccard similarity is the largest at most `s` (`up`
+/// false) or the smallest at least `s` (`up` true): `(shared, union)`.
+pub(crate) fn sized_pair(size: usize, s: f64, up: bool) -> (usize, usize) {
+    let size = size.max(1);
+    // shared / (2·size - shared) = s  <=>  shared = 2·size·s / (1 + s).
+    let exact = (2 * size) as f64 * s / (1.0 + s);
+    let shared = if up { exact.ceil() } else { exact.floor() } as usize;
+    let shared = shared.min(size);
+    (shared, 2 * size - shared)
+}
+
 /// Composite Simpson's rule with 200 intervals (the curves are smooth polynomials).
 fn simpson(f: &dyn Fn(f64) -> f64, a: f64, b: f64) -> f64 {
     const INTERVALS: usize = 200;
@@ -259,6 +515,56 @@ mod tests {
         assert!(tune(0.0, &TuneOptions::default()).is_err());
         assert!(tune(1.0, &TuneOptions::default()).is_err());
         assert!(tune(f64::NAN, &TuneOptions::default()).is_err());
+    }
+
+    #[test]
+    fn plan_meets_the_target_at_the_lowest_cost() {
+        let target = Target::new(0.9);
+        let p = plan(&target).unwrap();
+        assert!(p.recall >= 0.99 && p.candidate_rate <= 0.01, "{p:?}");
+        // Nothing cheaper meets it, whatever the scheme.
+        for scheme in [BandScheme::Drawn, BandScheme::Disjoint, BandScheme::Oph] {
+            let one = Target {
+                schemes: vec![scheme],
+                ..target.clone()
+            };
+            match plan(&one) {
+                Ok(q) => assert!(q.cost_ns >= p.cost_ns, "{q:?} is cheaper than {p:?}"),
+                // N = 20 drawn functions cannot reach 0.99 at 0.9 with <= 1% at 0.5.
+                Err(e) => assert_eq!(scheme, BandScheme::Drawn, "{e}"),
+            }
+        }
+        let signer = p.builder().build().unwrap();
+        assert_eq!((signer.rows(), signer.bands()), (p.rows, p.bands));
+        // The OPH preset is this plan.
+        let preset = SignerBuilder::oph().build().unwrap();
+        assert_eq!(
+            (preset.scheme(), preset.rows(), preset.bands()),
+            (p.scheme, p.rows, p.bands)
+        );
+    }
+
+    #[test]
+    fn plan_says_when_a_target_is_out_of_reach() {
+        let t = Target {
+            recall: 0.999_999,
+            candidate_rate: 1e-9,
+            schemes: vec![BandScheme::Drawn],
+            ..Target::new(0.6)
+        };
+        assert!(matches!(plan(&t), Err(BuildError::Unreachable { .. })));
+        assert!(matches!(
+            plan(&Target::new(1.0)),
+            Err(BuildError::Threshold { .. })
+        ));
+    }
+
+    #[test]
+    fn sized_pairs_have_the_asked_similarity() {
+        assert_eq!(sized_pair(150, 0.9, false), (142, 158)); // 0.8987
+        assert_eq!(sized_pair(150, 0.9, true), (143, 157)); // 0.9108
+        assert_eq!(sized_pair(75, 0.5, true), (50, 100));
+        assert_eq!(sized_pair(10, 1.0, false), (10, 10));
     }
 
     #[test]

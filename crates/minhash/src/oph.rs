@@ -176,7 +176,11 @@ impl Oph {
             let source = if hits != 0 {
                 probes[hits.trailing_zeros() as usize] as usize
             } else {
-                match probes.iter().skip(FIRST).find(|&&b| filled[b as usize] == 1) {
+                match probes
+                    .iter()
+                    .skip(FIRST)
+                    .find(|&&b| filled[b as usize] == 1)
+                {
                     Some(&b) => b as usize,
                     None => (0..self.bins)
                         .filter(|&b| filled[b] == 1)
@@ -199,10 +203,6 @@ fn rank(rank_key: u64, j: usize, b: usize) -> u64 {
     mix64(rank_key ^ ((j as u64) << 32 | b as u64))
 }
 
-/// Largest `M` for which [`sized_match_probability`] sums its inclusion-exclusion series (the
-/// alternating terms grow like `C(M, t)`; beyond this the rounding error could show).
-pub(crate) const MAX_SIZED_BANDS: usize = 48;
-
 /// The exact probability that two sets with `shared` common elements and `union` elements in
 /// all share at least one of `M` band keys of `K` OPH bins each, for a random hash and random
 /// bin orders.
@@ -218,26 +218,34 @@ pub(crate) const MAX_SIZED_BANDS: usize = 48;
 /// q_t = Σ_e C(D-d, e)·C(x, tK-e) / C(D, tK) · (x/d)^e,   P(no band agrees) = Σ_t (-1)^t C(M, t) q_t.
 /// ```
 ///
-/// Requires `0 <= shared <= union`, `union >= 1` and `bands <= MAX_SIZED_BANDS`.
+/// The alternating series loses precision when its terms are large, which happens with many
+/// bands at high similarity (where almost every pair matches). Where the rounding error of a
+/// `(d, x)` term, weighted by its probability, could exceed `1e-12`, that term is replaced by
+/// the probability that none of the first `l` bands agrees, for the largest `l` whose series is
+/// precise: an upper bound on the term (no band of `M` agrees only if none of `l` does). The
+/// result is then a proven lower bound, and the second value says so (`true` = exact).
+///
+/// Requires `0 <= shared <= union` and `union >= 1`.
 pub(crate) fn sized_match_probability(
     shared: usize,
     union: usize,
     rows: usize,
     bands: usize,
-) -> f64 {
-    assert!(union >= 1 && shared <= union && bands <= MAX_SIZED_BANDS);
+) -> (f64, bool) {
+    assert!(union >= 1 && shared <= union);
     if shared == union {
-        return 1.0;
+        return (1.0, true);
     }
     let bins = rows * bands;
     let ln_fact = LnFactorial::new(union.max(bins) + 1);
     let ln_choose = |n: usize, k: usize| ln_fact.choose(n, k);
     let occupancy = occupancy(union, bins);
-    // ln C(D, tK) and C(M, t) for t = 0..=M.
-    let per_t: Vec<(f64, f64)> = (0..=bands)
-        .map(|t| (ln_choose(bins, t * rows), ln_choose(bands, t).exp()))
-        .collect();
+    // ln C(D, tK) for t = 0..=M.
+    let per_t: Vec<f64> = (0..=bands).map(|t| ln_choose(bins, t * rows)).collect();
+    let binomials = Binomials::new(bins, rows);
+    let mut q = vec![0.0; bands + 1];
     let mut none = 0.0;
+    let mut exact = true;
     for (d, &pd) in occupancy.iter().enumerate() {
         if pd < 1e-18 || d == 0 {
             continue;
@@ -245,28 +253,145 @@ pub(crate) fn sized_match_probability(
         // x shared minima among d: hypergeometric(union, shared, d).
         let lo = d.saturating_sub(union - shared);
         for x in lo..=shared.min(d) {
-            let ln_px = ln_choose(shared, x) + ln_choose(union - shared, d - x) - ln_choose(union, d);
+            let ln_px =
+                ln_choose(shared, x) + ln_choose(union - shared, d - x) - ln_choose(union, d);
             let px = ln_px.exp();
             if px < 1e-18 {
                 continue;
             }
             let r = x as f64 / d as f64;
-            let mut sum = 0.0;
-            for (t, &(ln_bins_tk, c)) in per_t.iter().enumerate() {
+            for (t, (q, &ln_bins_tk)) in q.iter_mut().zip(&per_t).enumerate() {
                 let tk = t * rows;
-                let mut q = 0.0;
                 // e empty bins among the tK, the other tK - e shared.
-                for e in tk.saturating_sub(x)..=tk.min(bins - d) {
-                    let ln = ln_choose(bins - d, e) + ln_choose(x, tk - e) - ln_bins_tk;
-                    q += ln.exp() * r.powi(e as i32);
-                }
-                sum += if t % 2 == 0 { c * q } else { -c * q };
+                *q = (tk.saturating_sub(x)..=tk.min(bins - d))
+                    .map(|e| {
+                        let ln = ln_choose(bins - d, e) + ln_choose(x, tk - e) - ln_bins_tk;
+                        ln.exp() * r.powi(e as i32)
+                    })
+                    .sum();
             }
-            none += pd * px * sum;
+            // P(none of the first `l` bands agrees), and the size of its terms (each carries a
+            // few ulps of relative error; what matters is that error weighted by the
+            // probability of this (d, x)).
+            let series = |l: usize| {
+                let (mut sum, mut magnitude) = (0.0, 0.0);
+                for (t, &qt) in q.iter().enumerate().take(l + 1) {
+                    let c = ln_choose(l, t).exp();
+                    sum += if t % 2 == 0 { c * qt } else { -c * qt };
+                    magnitude += c * qt;
+                }
+                let precise = pd * px * magnitude * ROUNDING * (l + 1) as f64 <= 1e-12;
+                (sum.clamp(0.0, 1.0), precise)
+            };
+            let none_dx = match series(bands) {
+                (none, true) => none,
+                // Few arrangements: sum them band by band, all terms positive.
+                _ if (x + 1) * (d - x + 1) <= MAX_DP_STATES => {
+                    no_band_by_bands(x, d - x, bins - d, rows, bands, r, &binomials)
+                }
+                _ => {
+                    // No band of M agrees only if none of the first l agrees either: the
+                    // largest l whose series is precise bounds this term from above.
+                    exact = false;
+                    (1..bands)
+                        .rev()
+                        .map(series)
+                        .find(|&(_, precise)| precise)
+                        .map_or(1.0, |(none, _)| none)
+                }
+            };
+            none += pd * px * none_dx;
         }
     }
-    (1.0 - none).clamp(0.0, 1.0)
+    ((1.0 - none).clamp(0.0, 1.0), exact)
 }
+
+/// Largest `(x + 1)(d - x + 1)` for which an imprecise series is replaced by
+/// [`no_band_by_bands`].
+const MAX_DP_STATES: usize = 4096;
+
+/// `P(no band agrees | d, x)` summed over the bands' compositions one band at a time: the
+/// state is how many shared (`i`) and unshared (`o`) bins the remaining bands hold (the rest are
+/// empty); a band takes `a` shared, `b` unshared and `K - a - b` empty bins with the
+/// multivariate hypergeometric probability, and then fails to agree with probability
+/// `1 - [b = 0]·r^(K-a-b)`. Every term is positive, so unlike the inclusion-exclusion series
+/// this loses no precision; it costs `(x+1)(d-x+1)·M·K²` steps.
+fn no_band_by_bands(
+    shared: usize,
+    unshared: usize,
+    empty: usize,
+    rows: usize,
+    bands: usize,
+    r: f64,
+    c: &Binomials,
+) -> f64 {
+    let width = unshared + 1;
+    let mut p = vec![0.0; (shared + 1) * width];
+    p[shared * width + unshared] = 1.0;
+    let mut next = vec![0.0; p.len()];
+    let r_pow: Vec<f64> = (0..=rows).map(|e| r.powi(e as i32)).collect();
+    for band in 0..bands {
+        let left = (bands - band) * rows;
+        let all = c.get(left, rows);
+        next.fill(0.0);
+        for i in 0..=shared {
+            for o in 0..=unshared {
+                let here = p[i * width + o];
+                if here == 0.0 || i + o > left || left - i - o > empty {
+                    continue;
+                }
+                let e_left = left - i - o;
+                for a in 0..=rows.min(i) {
+                    for b in 0..=(rows - a).min(o) {
+                        let e = rows - a - b;
+                        if e > e_left {
+                            continue;
+                        }
+                        let take = c.get(i, a) * c.get(o, b) * c.get(e_left, e) / all;
+                        let fail = if b == 0 { 1.0 - r_pow[e] } else { 1.0 };
+                        next[(i - a) * width + (o - b)] += here * take * fail;
+                    }
+                }
+            }
+        }
+        std::mem::swap(&mut p, &mut next);
+    }
+    p[0]
+}
+
+/// `C(n, k)` for `n <= N`, `k <= K`, as floating point.
+struct Binomials {
+    k: usize,
+    table: Vec<f64>,
+}
+
+impl Binomials {
+    fn new(n: usize, k: usize) -> Binomials {
+        let mut table = vec![0.0; (n + 1) * (k + 1)];
+        for i in 0..=n {
+            table[i * (k + 1)] = 1.0;
+            for j in 1..=k.min(i) {
+                let above = if j < i {
+                    table[(i - 1) * (k + 1) + j]
+                } else {
+                    0.0
+                };
+                table[i * (k + 1) + j] = table[(i - 1) * (k + 1) + j - 1] + above;
+            }
+        }
+        Binomials { k, table }
+    }
+
+    fn get(&self, n: usize, k: usize) -> f64 {
+        if k > n || k > self.k {
+            return 0.0;
+        }
+        self.table[n * (self.k + 1) + k]
+    }
+}
+
+/// Relative rounding error assumed per term of the inclusion-exclusion series (a few ulps).
+const ROUNDING: f64 = 4.0 * f64::EPSILON;
 
 /// `P(d non-empty bins)` after throwing `balls` into `bins` uniformly, `d = 0..=bins`.
 fn occupancy(balls: usize, bins: usize) -> Vec<f64> {
@@ -327,7 +452,10 @@ mod tests {
             assert!((total - 1.0).abs() < 1e-12);
             let mean: f64 = p.iter().enumerate().map(|(d, q)| d as f64 * q).sum();
             let want = bins as f64 * (1.0 - (1.0 - 1.0 / bins as f64).powi(balls as i32));
-            assert!((mean - want).abs() < 1e-9, "{balls} in {bins}: {mean} vs {want}");
+            assert!(
+                (mean - want).abs() < 1e-9,
+                "{balls} in {bins}: {mean} vs {want}"
+            );
         }
     }
 
@@ -335,8 +463,8 @@ mod tests {
     fn one_bin_per_band_is_the_jaccard_similarity() {
         // K = 1, M = 1: one bin, which agrees with probability J for any sizes.
         for (shared, union) in [(1, 3), (5, 10), (90, 100)] {
-            let p = sized_match_probability(shared, union, 1, 1);
-            assert!((p - shared as f64 / union as f64).abs() < 1e-12);
+            let (p, exact) = sized_match_probability(shared, union, 1, 1);
+            assert!(exact && (p - shared as f64 / union as f64).abs() < 1e-12);
         }
     }
 
@@ -347,7 +475,7 @@ mod tests {
         let (k, m) = (5, 4);
         let union = 200_000;
         for shared in [100_000, 160_000, 190_000] {
-            let p = sized_match_probability(shared, union, k, m);
+            let (p, _) = sized_match_probability(shared, union, k, m);
             let s = shared as f64 / union as f64;
             let want = crate::independent(s, k, m);
             assert!((p - want).abs() < 1e-3, "{s}: {p} vs {want}");
@@ -391,6 +519,56 @@ mod tests {
                 proptest::prop_assert_eq!(&out, &want, "{:?}", isa);
             }
         }
+    }
+
+    #[test]
+    fn band_by_band_sum_agrees_with_the_series() {
+        // Where the inclusion-exclusion series is precise, both ways give the same value.
+        let c = Binomials::new(12, 3);
+        for (x, o, e) in [(3, 2, 7), (5, 0, 7), (0, 6, 6), (9, 3, 0)] {
+            let d = x + o;
+            let r = x as f64 / d as f64;
+            let by_bands = no_band_by_bands(x, o, e, 3, 4, r, &c);
+            // The series for these counts, from its definition.
+            let lnf = LnFactorial::new(20);
+            let q = |t: usize| -> f64 {
+                let tk = t * 3;
+                (tk.saturating_sub(x)..=tk.min(e))
+                    .map(|k| {
+                        (lnf.choose(e, k) + lnf.choose(x, tk - k) - lnf.choose(12, tk)).exp()
+                            * r.powi(k as i32)
+                    })
+                    .sum()
+            };
+            let series: f64 = (0..=4)
+                .map(|t| {
+                    let sign = if t % 2 == 0 { 1.0 } else { -1.0 };
+                    sign * lnf.choose(4, t).exp() * q(t)
+                })
+                .sum();
+            assert!(
+                (by_bands - series).abs() < 1e-12,
+                "{x} {o} {e}: {by_bands} vs {series}"
+            );
+        }
+    }
+
+    #[test]
+    fn many_bands_at_high_similarity_give_a_lower_bound() {
+        // 80 bands of 8: the series would cancel catastrophically near s = 1.
+        let (k, m) = (8, 80);
+        // Small sets: summed band by band instead, exactly.
+        let (p, exact) = sized_match_probability(95, 100, k, m);
+        assert!(exact && p > 0.999 && p <= 1.0, "{p}");
+        // Large sets (too many arrangements for that): a lower bound, and not a useless one
+        // (the large-set curve is 1 - 1e-36).
+        let (p, exact) = sized_match_probability(97_000, 100_000, k, m);
+        assert!(!exact, "{p}");
+        assert!(p > 0.999 && p <= 1.0, "{p}");
+        // Where the series is well conditioned it is exact and agrees with large sets.
+        let (p, exact) = sized_match_probability(70_000, 100_000, k, m);
+        assert!(exact);
+        assert!((p - crate::independent(0.7, k, m)).abs() < 1e-3, "{p}");
     }
 
     #[test]

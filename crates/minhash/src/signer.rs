@@ -30,13 +30,20 @@ pub enum BandScheme {
     Oph,
 }
 
-impl fmt::Display for BandScheme {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
+impl BandScheme {
+    /// Its name: `drawn`, `disjoint` or `oph` (as on the command line and in `stats.json`).
+    pub fn as_str(self) -> &'static str {
+        match self {
             BandScheme::Drawn => "drawn",
             BandScheme::Disjoint => "disjoint",
             BandScheme::Oph => "oph",
-        })
+        }
+    }
+}
+
+impl fmt::Display for BandScheme {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
     }
 }
 
@@ -55,6 +62,10 @@ pub const DEFAULT_BITS: u32 = 60;
 pub const DEFAULT_ROWS: usize = 10;
 /// The default number of bands `M`.
 pub const DEFAULT_BANDS: usize = 10;
+/// Rows `K` of the OPH preset ([`SignerBuilder::oph`]).
+pub const DEFAULT_OPH_ROWS: usize = 11;
+/// Bands `M` of the OPH preset ([`SignerBuilder::oph`]).
+pub const DEFAULT_OPH_BANDS: usize = 13;
 /// The default seed of the hash functions and the drawn bands.
 pub const DEFAULT_SEED: u64 = 1123456;
 
@@ -105,6 +116,34 @@ impl SignerBuilder {
             seed: DEFAULT_SEED,
             scheme: BandScheme::Drawn,
         }
+    }
+
+    /// The Weissman preset: the seed research's `N = 20` functions, `K = 10`, `M = 10`, drawn
+    /// bands (the same as [`SignerBuilder::new`]). Cheap, and the configuration the Wikipedia
+    /// results were produced with, but its bands share functions: pairs at Jaccard 0.9 share a
+    /// band key with probability 0.83, not 0.99.
+    pub fn weissman() -> SignerBuilder {
+        SignerBuilder::new()
+    }
+
+    /// The OPH preset: [`BandScheme::Oph`] with `K = 11`, `M = 13` (143 bins), the cheapest
+    /// configuration that finds 99% of pairs at Jaccard 0.9 while making at most 1% of pairs at
+    /// 0.5 candidates, for sets of 75 shingles and more ([`plan`](crate::plan) of
+    /// [`Target::new(0.9)`](crate::Target::new)). The default of `textreuse dedup` for
+    /// paragraphs and documents.
+    ///
+    /// ```
+    /// let oph = textreuse_minhash::SignerBuilder::oph().build()?;
+    /// assert!(oph.match_probability(142, 158) > 0.99); // 150 shingles each, J = 0.9
+    /// assert!(oph.match_probability(100, 200) < 0.01); // J = 0.5
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn oph() -> SignerBuilder {
+        let mut b = SignerBuilder::new();
+        b.scheme(BandScheme::Oph)
+            .rows(DEFAULT_OPH_ROWS)
+            .bands(DEFAULT_OPH_BANDS);
+        b
     }
 
     /// The number of hash functions `N` (bins for [`BandScheme::Oph`]). Default: 20 for
@@ -543,7 +582,8 @@ impl Signer {
     /// [`BandScheme::Oph`] it depends on the sizes too: sets with fewer elements than bins leave
     /// bins empty, and the borrowed values make bins agree together. The value is exact on
     /// average over seeds (each seed fixes one order of borrowing; the tests measure how close
-    /// one seed stays); for more than 48 bands it falls back to the large-set curve.
+    /// one seed stays). With many bands at high similarity, where the exact series would lose
+    /// precision, it is a proven lower bound instead (see [`Signer::match_probability_bound`]).
     ///
     /// ```
     /// use textreuse_minhash::{BandScheme, SignerBuilder};
@@ -562,12 +602,34 @@ impl Signer {
     ///
     /// Panics if `shared > union` or `union == 0`.
     pub fn match_probability(&self, shared: usize, union: usize) -> f64 {
-        assert!(union > 0 && shared <= union, "need 0 <= shared <= union, union > 0");
+        assert!(
+            union > 0 && shared <= union,
+            "need 0 <= shared <= union, union > 0"
+        );
+        self.match_probability_bound(shared, union).0
+    }
+
+    /// [`Signer::match_probability`] and whether it is exact (`true`) or a lower bound
+    /// (`false`: [`BandScheme::Oph`] with many bands at high similarity, where the
+    /// inclusion-exclusion series would lose precision and a shorter, precise series bounds part
+    /// of it).
+    ///
+    /// # Panics
+    ///
+    /// Panics if `shared > union` or `union == 0`.
+    pub fn match_probability_bound(&self, shared: usize, union: usize) -> (f64, bool) {
+        assert!(
+            union > 0 && shared <= union,
+            "need 0 <= shared <= union, union > 0"
+        );
         match self.scheme {
-            BandScheme::Oph if self.bands <= crate::oph::MAX_SIZED_BANDS => {
+            BandScheme::Oph => {
                 crate::oph::sized_match_probability(shared, union, self.rows, self.bands)
             }
-            _ => self.exact_match_probability(shared as f64 / union as f64),
+            _ => (
+                self.exact_match_probability(shared as f64 / union as f64),
+                true,
+            ),
         }
     }
 

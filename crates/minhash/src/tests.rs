@@ -248,7 +248,14 @@ fn oph(rows: usize, bands: usize, seed: u64) -> Signer {
 fn oph_bins_collide_with_rate_s() {
     let signer = oph(11, 13, DEFAULT_SEED);
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(11);
-    for (inter, union) in [(1, 4), (3, 6), (10, 20), (100, 160), (150, 160), (700, 1000)] {
+    for (inter, union) in [
+        (1, 4),
+        (3, 6),
+        (10, 20),
+        (100, 160),
+        (150, 160),
+        (700, 1000),
+    ] {
         let s = inter as f64 / union as f64;
         let n = trials(3_000);
         let fractions: Vec<f64> = (0..n)
@@ -510,10 +517,7 @@ fn builder_errors() {
         oph().rows(64).bands(65).build(),
         Err(BuildError::TooManyBins { bins: 4160, .. })
     ));
-    assert!(matches!(
-        oph().bits(0).build(),
-        Err(BuildError::Hash(_))
-    ));
+    assert!(matches!(oph().bits(0).build(), Err(BuildError::Hash(_))));
     assert_eq!(oph().rows(64).bands(64).build().unwrap().hashes(), 4096);
 }
 

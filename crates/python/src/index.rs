@@ -20,6 +20,7 @@ use pyo3::types::{PyBool, PyBytes, PyDict, PyList, PyString, PyTuple, PyType};
 use rayon::prelude::*;
 use textreuse_dedup::{DocId, Document};
 use textreuse_index::{Error, IndexUnit, IndexWriter, Match, Params, QueryOptions, SignedUnit};
+use textreuse_minhash::{BandScheme, SignerBuilder, Target};
 
 use crate::numpy::{signature, type_name, u64_buffer};
 use crate::signer::{PySigner, Texts, is_pyarrow, seed_u64};
@@ -289,12 +290,35 @@ struct Requested {
 
 impl Requested {
     /// `base` with the given parameters applied as `textreuse index create` applies its flags:
-    /// the threshold tunes rows and bands for the scheme and hashes (explicit rows or bands
-    /// win), and disjoint bands use `rows * bands` hash functions unless `num_perm` says
-    /// otherwise.
+    /// a scheme brings its preset rows and bands; the threshold picks the cheapest scheme (or
+    /// the one given), rows and bands that find 99% of the pairs at or above it (`num_perm` is
+    /// N of drawn bands and the budget of disjoint ones; explicit rows or bands win); disjoint
+    /// and OPH bands use `rows * bands` hashes unless `num_perm` says otherwise.
     fn apply(&self, mut p: Params) -> Result<Params, Error> {
         if let Some(s) = &self.scheme {
-            p.scheme = s.clone();
+            let scheme = match s.as_str() {
+                "drawn" => BandScheme::Drawn,
+                "disjoint" => BandScheme::Disjoint,
+                "oph" => BandScheme::Oph,
+                other => {
+                    return Err(Error::Params(format!(
+                        "unknown band scheme {other:?} (use drawn, disjoint or oph)"
+                    )));
+                }
+            };
+            let preset = match scheme {
+                BandScheme::Oph => SignerBuilder::oph(),
+                BandScheme::Disjoint => {
+                    let mut b = SignerBuilder::new();
+                    b.scheme(BandScheme::Disjoint);
+                    b
+                }
+                _ => SignerBuilder::weissman(),
+            }
+            .build()
+            .map_err(|e| Error::Params(e.to_string()))?;
+            p.scheme = scheme.to_string();
+            (p.hashes, p.rows, p.bands) = (preset.hashes(), preset.rows(), preset.bands());
         }
         if let Some(n) = self.num_perm {
             p.hashes = n;
@@ -319,7 +343,25 @@ impl Requested {
             && self.rows.is_none()
             && self.bands.is_none()
         {
-            p = p.threshold(t)?;
+            let mut target = Target {
+                min_set: if p.unit == IndexUnit::Chunk {
+                    p.min_words
+                } else {
+                    p.min_shingles
+                }
+                .clamp(1, 10_000),
+                bits: p.bits,
+                seed: p.seed,
+                ..Target::new(t)
+            };
+            if self.scheme.is_some() {
+                target.schemes = vec![p.band_scheme()?];
+            }
+            if let Some(n) = self.num_perm {
+                target.hashes = n;
+                target.max_hashes = n;
+            }
+            p = p.target(&target)?;
         }
         if let Some(k) = self.rows {
             p.rows = k;
@@ -327,7 +369,7 @@ impl Requested {
         if let Some(m) = self.bands {
             p.bands = m;
         }
-        if p.scheme == "disjoint" && self.num_perm.is_none() {
+        if p.scheme != "drawn" && self.num_perm.is_none() {
             p.hashes = p.rows * p.bands;
         }
         Ok(p)
@@ -493,11 +535,14 @@ fn count(name: &str, value: Option<i64>) -> PyResult<Option<usize>> {
 /// path gets a new index. LSHIndex.open(path) opens an existing one only.
 ///
 /// Parameters (fixed when the index is created; None: the defaults of `textreuse index
-/// create`): `threshold` picks rows and bands with the tuner of `textreuse dedup --threshold`
-/// for the scheme and `num_perm` (explicit rows/bands win); `unit` is "document" (one item
-/// per key, as in datasketch; the default), "sentence", "paragraph" or "chunk"; `num_perm` is
-/// N, the number of hash functions; `scheme` "drawn" (bands drawn from the N functions) or
-/// "disjoint" (N = rows * bands unless num_perm is given); `shingle` the shingle length,
+/// create`): `threshold` picks the cheapest scheme (or the `scheme` given), rows and bands that
+/// find 99% of pairs at or above it, like `textreuse dedup --threshold` (textreuse.plan;
+/// explicit rows/bands win); `unit` is "document" (one item per key, as in datasketch; the
+/// default), "sentence", "paragraph" or "chunk"; `num_perm` is N, the number of hash functions
+/// (for disjoint bands the budget rows * bands <= N of a threshold's plan); `scheme` "drawn"
+/// (bands drawn from the N functions: the Weissman preset, the default for sentences),
+/// "disjoint" (N = rows * bands unless num_perm is given) or "oph" (one hash per shingle into
+/// rows * bands bins: the default for documents and paragraphs); `shingle` the shingle length,
 /// `min_shingles` the smallest unit indexed; `signature_bytes` (1, 2, 4 or 8) what is kept of
 /// each minhash for the similarity estimates; `store_text` (default True) keeps the texts for
 /// verify=True.

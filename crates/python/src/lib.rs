@@ -29,7 +29,8 @@
 //!   `MinHashLSH` vocabulary (`insert`, `query`, `remove`, `in`, `len`), batch methods that sign
 //!   on all cores, and pickling by the bytes of the committed files.
 //! - Module functions (`src/text.rs`): `sentences`, `char_offsets`, `shingles`,
-//!   `shingle_count`, `jaccard` (exact), `simhash`, `paragraph_simhash`, `align`, `tune`.
+//!   `shingle_count`, `jaccard` (exact), `simhash`, `paragraph_simhash`, `align`, `tune`,
+//!   `plan`.
 //! - Arrow batch kernels (`src/kernels.rs`, wrapped by `textreuse/kernels.py`):
 //!   `band_key_records`, `signatures`, `shingle_counts`, `edit_keep`, `connected_components`,
 //!   `cluster_lines`. They read pyarrow arrays in place through the buffer protocol
@@ -71,7 +72,7 @@ mod _native {
 
     #[pymodule_export]
     use crate::text::{
-        align, char_offsets, jaccard, paragraph_simhash, sentences, shingle_count, shingles,
+        align, char_offsets, jaccard, paragraph_simhash, plan, sentences, shingle_count, shingles,
         simhash, tune,
     };
 
@@ -106,6 +107,8 @@ mod _native {
         defaults.set_item("bits", textreuse_minhash::DEFAULT_BITS)?;
         defaults.set_item("rows", textreuse_minhash::DEFAULT_ROWS)?;
         defaults.set_item("bands", textreuse_minhash::DEFAULT_BANDS)?;
+        defaults.set_item("oph_rows", textreuse_minhash::DEFAULT_OPH_ROWS)?;
+        defaults.set_item("oph_bands", textreuse_minhash::DEFAULT_OPH_BANDS)?;
         defaults.set_item("seed", textreuse_minhash::DEFAULT_SEED)?;
         defaults.set_item("max_bucket", textreuse_dedup::shuffle::DEFAULT_MAX_BUCKET)?;
         defaults.set_item(

@@ -198,3 +198,62 @@ pub(crate) fn tune<'py>(
     d.set_item("error", best.error)?;
     Ok(d)
 }
+
+/// plan(threshold, recall=0.99, below=None, candidate_rate=0.01, min_set=75, schemes=None,
+///      hashes=20, max_hashes=512, bits=60, seed=1123456) -> dict
+///
+/// The cheapest scheme, rows K and bands M that find at least `recall` of the pairs at Jaccard
+/// >= threshold while making at most `candidate_rate` of the pairs at <= `below` (default
+/// max(threshold - 0.4, threshold / 6)) candidates, for sets of `min_set` shingles and more,
+/// as `textreuse tune --threshold` does. `schemes` (default all: "drawn", "disjoint", "oph")
+/// limits the choice; `hashes` is N of drawn bands, `max_hashes` the largest K * M of disjoint
+/// ones. Returns {"scheme", "hashes", "rows", "bands", "recall", "candidate_rate", "cost_ns"};
+/// Signer(scheme=..., hashes=..., rows=..., bands=...) builds the signer. Raises ValueError
+/// when no configuration meets the target (relax it) or a similarity is not in (0, 1).
+#[pyfunction]
+#[pyo3(signature = (threshold, recall=0.99, below=None, candidate_rate=0.01, min_set=75, schemes=None,
+    hashes=DEFAULT_HASHES, max_hashes=512, bits=DEFAULT_BITS, seed=DEFAULT_SEED as i128))]
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn plan<'py>(
+    py: Python<'py>,
+    threshold: f64,
+    recall: f64,
+    below: Option<f64>,
+    candidate_rate: f64,
+    min_set: usize,
+    schemes: Option<Vec<String>>,
+    hashes: usize,
+    max_hashes: usize,
+    bits: u32,
+    seed: i128,
+) -> PyResult<Bound<'py, PyDict>> {
+    let mut target = textreuse_minhash::Target::new(threshold);
+    target.recall = recall;
+    if let Some(b) = below {
+        target.below = b;
+    }
+    target.candidate_rate = candidate_rate;
+    target.min_set = min_set.max(1);
+    if let Some(schemes) = schemes {
+        target.schemes = schemes
+            .iter()
+            .map(|s| parse_scheme(s))
+            .collect::<PyResult<_>>()?;
+    }
+    target.hashes = hashes;
+    target.max_hashes = max_hashes;
+    target.bits = bits;
+    target.seed = seed_u64(seed)?;
+    let p = py
+        .detach(|| textreuse_minhash::plan(&target))
+        .map_err(|e| PyValueError::new_err(e.to_string()))?;
+    let d = PyDict::new(py);
+    d.set_item("scheme", p.scheme.to_string())?;
+    d.set_item("hashes", p.hashes)?;
+    d.set_item("rows", p.rows)?;
+    d.set_item("bands", p.bands)?;
+    d.set_item("recall", p.recall)?;
+    d.set_item("candidate_rate", p.candidate_rate)?;
+    d.set_item("cost_ns", p.cost_ns)?;
+    Ok(d)
+}

@@ -183,22 +183,34 @@ def test_text_and_signature_paths_agree():
 def test_defaults_come_from_rust():
     p = LSHIndex().params
     defaults = _native.DEFAULTS
-    assert p["unit"] == "document" and p["scheme"] == "drawn" and p["store_text"] is True
-    assert [p[k] for k in ("hashes", "rows", "bands", "seed", "shingle", "bits")] == [
-        defaults[k] for k in ("hashes", "rows", "bands", "seed", "shingle", "bits")
+    # Documents default to the OPH preset; sentences to the Weissman preset.
+    assert p["unit"] == "document" and p["scheme"] == "oph" and p["store_text"] is True
+    assert [p[k] for k in ("rows", "bands", "seed", "shingle", "bits")] == [
+        defaults[k] for k in ("oph_rows", "oph_bands", "seed", "shingle", "bits")
     ]
+    assert p["hashes"] == p["rows"] * p["bands"]
+    s = LSHIndex(unit="sentence").params
+    assert s["scheme"] == "drawn"
+    assert [s[k] for k in ("hashes", "rows", "bands")] == [defaults[k] for k in ("hashes", "rows", "bands")]
 
 
-def test_threshold_constructor_uses_the_tuner():
-    for threshold, num_perm, scheme in [(0.5, None, None), (0.8, 64, "drawn"), (0.8, 128, "disjoint")]:
+def test_threshold_constructor_uses_the_planner():
+    # Documents (at least 20 shingles): the cheapest of all schemes; a scheme limits the choice;
+    # num_perm is N of drawn bands and the budget of disjoint ones.
+    for threshold, num_perm, scheme in [(0.9, None, None), (0.8, 64, "drawn"), (0.8, 256, "disjoint"), (0.7, None, "oph")]:
         kwargs = {k: v for k, v in (("num_perm", num_perm), ("scheme", scheme)) if v is not None}
         p = LSHIndex(threshold=threshold, **kwargs).params
-        best = textreuse.tune(threshold, **{"hashes": num_perm or 20, "scheme": scheme or "drawn"})
-        assert (p["rows"], p["bands"]) == (best["rows"], best["bands"])
+        want = {"min_set": 20, "schemes": [scheme] if scheme else None}
+        if num_perm:
+            want.update(hashes=num_perm, max_hashes=num_perm)
+        best = textreuse.plan(threshold, **want)
+        assert (p["scheme"], p["hashes"], p["rows"], p["bands"]) == (
+            best["scheme"], best["hashes"], best["rows"], best["bands"],
+        ), (threshold, scheme)
+        assert best["recall"] >= 0.99 and best["candidate_rate"] <= 0.01
         if scheme == "disjoint":
             assert p["hashes"] == p["rows"] * p["bands"] <= num_perm
-        else:
-            assert p["hashes"] == (num_perm or 20)
+    assert LSHIndex(threshold=0.9).params["scheme"] == "oph"
     # Explicit rows and bands win over the threshold, as with `textreuse index create`.
     p = LSHIndex(threshold=0.9, rows=4, bands=5, scheme="disjoint").params
     assert (p["rows"], p["bands"], p["hashes"]) == (4, 5, 20)
@@ -206,6 +218,8 @@ def test_threshold_constructor_uses_the_tuner():
     assert (p["unit"], p["seed"], p["shingle"], p["min_shingles"], p["signature_bytes"]) == (
         "sentence", 7, 9, 30, 8,
     )
+    with pytest.raises(ValueError, match="relax the target"):
+        textreuse.plan(0.5, schemes=["drawn"])
 
 
 @pytest.mark.parametrize(
@@ -394,7 +408,7 @@ def test_stats_params_and_repr():
     assert s["band_key_records"] == len(CORPUS) * index.params["bands"] and s["bytes"] > 0
     assert index.params["max_shingles"] is None
     assert re.fullmatch(
-        r"<LSHIndex '.*' unit='document' num_perm=20 rows=10 bands=10 scheme='drawn' documents=120>",
+        r"<LSHIndex '.*' unit='document' num_perm=143 rows=11 bands=13 scheme='oph' documents=120>",
         repr(index),
     )
 

@@ -123,17 +123,17 @@ pub fn run(args: &Args, global: &Global) -> anyhow::Result<()> {
     let filter = args.filter.filter_for(unit)?;
     let mut builder = Dedup::builder();
     match args.threshold {
-        // The tuner picks K and M for the scheme and budget (--scheme, --hashes) of the flags.
+        // The planner picks the scheme (unless --scheme), K and M for the target of the flags.
         Some(t) if !args.signer.explicit_bands() => {
             builder
                 .threshold(t)
-                .tune_options(args.signer.tune_options());
+                .target(args.signer.target(t, filter.min_shingles));
         }
         Some(t) => {
-            builder.threshold(t).signer(args.signer.build()?);
+            builder.threshold(t).signer(args.signer.build(unit)?);
         }
         None => {
-            builder.signer(args.signer.build()?);
+            builder.signer(args.signer.build(unit)?);
         }
     }
     builder

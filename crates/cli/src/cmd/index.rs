@@ -7,6 +7,7 @@ use anyhow::Context;
 use serde_json::{Map, Value, json};
 use textreuse_dedup::{DocId, Document, Origin};
 use textreuse_index::{Index, IndexUnit, IndexWriter, Match, Params, QueryOptions, UnitMatches};
+use textreuse_minhash::{BandScheme, SignerBuilder, Target};
 
 use crate::size::parse_size;
 use crate::util::{self, Bars, Global, InputArgs};
@@ -54,20 +55,21 @@ struct CreateArgs {
     /// What an entry is.
     #[arg(long, value_enum, default_value_t = UnitArg::Sentence)]
     unit: UnitArg,
-    /// The Jaccard similarity to find: picks K and M with the tuner for the scheme and hashes
-    /// (explicit -k/-m win).
+    /// The Jaccard similarity to find: picks the cheapest scheme (or the --scheme given), K and M
+    /// that find 99% of pairs at or above it (explicit -k/-m win).
     #[arg(long, value_name = "T")]
     threshold: Option<f64>,
-    /// Hash functions N [default: 20; chunks: K*M].
+    /// Hash functions N of drawn bands [default: 20; disjoint and oph: K*M].
     #[arg(long, value_name = "N")]
     hashes: Option<usize>,
-    /// Rows K per band [default: 10; chunks: 2].
+    /// Rows K per band [default: 10; oph 11; chunks: 2].
     #[arg(long, short = 'k')]
     rows: Option<usize>,
-    /// Bands M [default: 10; chunks: 30].
+    /// Bands M [default: 10; oph 13; chunks: 30].
     #[arg(long, short = 'm')]
     bands: Option<usize>,
-    /// Bands drawn from N functions, or disjoint (N = K*M) [default: drawn; chunks: disjoint].
+    /// Bands drawn from N functions, disjoint (N = K*M) or oph (K*M bins) [default: drawn for
+    /// sentences, oph for paragraphs and documents, disjoint for chunks].
     #[arg(long, value_enum)]
     scheme: Option<util::Scheme>,
     /// Seed of the hash functions and bands [default: 1123456].
@@ -205,11 +207,19 @@ fn create(a: &CreateArgs, global: &Global) -> anyhow::Result<()> {
     };
     let mut p = Params::new(unit);
     if let Some(s) = a.scheme {
-        p.scheme = match s {
-            util::Scheme::Drawn => "drawn",
-            util::Scheme::Disjoint => "disjoint",
+        // The scheme's preset K and M (explicit -k/-m and --threshold below win).
+        let preset = match s {
+            util::Scheme::Drawn => SignerBuilder::weissman(),
+            util::Scheme::Oph => SignerBuilder::oph(),
+            util::Scheme::Disjoint => {
+                let mut b = SignerBuilder::new();
+                b.scheme(BandScheme::Disjoint);
+                b
+            }
         }
-        .into();
+        .build()?;
+        p.scheme = preset.scheme().to_string();
+        (p.hashes, p.rows, p.bands) = (preset.hashes(), preset.rows(), preset.bands());
     }
     if let Some(n) = a.hashes {
         p.hashes = n;
@@ -235,7 +245,26 @@ fn create(a: &CreateArgs, global: &Global) -> anyhow::Result<()> {
         && a.rows.is_none()
         && a.bands.is_none()
     {
-        p = p.threshold(t)?;
+        let mut target = Target {
+            min_set: if unit == IndexUnit::Chunk {
+                p.min_words
+            } else {
+                p.min_shingles
+            }
+            .clamp(1, 10_000),
+            bits: p.bits,
+            seed: p.seed,
+            ..Target::new(t)
+        };
+        if let Some(s) = a.scheme {
+            target.schemes = vec![s.into()];
+        }
+        if let Some(n) = a.hashes {
+            // N of drawn bands, the budget K*M of disjoint ones.
+            target.hashes = n;
+            target.max_hashes = n;
+        }
+        p = p.target(&target)?;
     }
     if let Some(k) = a.rows {
         p.rows = k;
@@ -243,7 +272,7 @@ fn create(a: &CreateArgs, global: &Global) -> anyhow::Result<()> {
     if let Some(m) = a.bands {
         p.bands = m;
     }
-    if p.scheme == "disjoint" && a.hashes.is_none() {
+    if p.scheme != "drawn" && a.hashes.is_none() {
         p.hashes = p.rows * p.bands;
     }
     let w = IndexWriter::create(&a.dir, p)?;

@@ -120,7 +120,10 @@ pub fn run(args: &Args, global: &Global) -> anyhow::Result<()> {
     };
     // Stages 1-2 of dedup, document by document on the shared pipeline: each document's lines
     // are formatted in parallel and written in input order.
-    let signer = args.band_keys.then(|| args.signer.build()).transpose()?;
+    let signer = args
+        .band_keys
+        .then(|| args.signer.build(textreuse_dedup::Unit::Sentence))
+        .transpose()?;
     let counts = DocumentPipeline::new().run(
         args.input.inputs(&files, rayon::current_num_threads())?,
         &Log(global),

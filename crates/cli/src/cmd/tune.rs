@@ -1,63 +1,30 @@
-//! `textreuse tune`: the S-curve of a MinHash configuration, or a recommended (K, M).
+//! `textreuse tune`: the S-curve of a MinHash configuration, or the cheapest configuration that
+//! meets a target.
 use std::io::Write;
 
 use anyhow::Context;
 use serde::Serialize;
-use textreuse_minhash::{BandScheme, Signer, SignerBuilder, TuneOptions};
+use textreuse_minhash::{Signer, Target};
 
-use crate::util::{self, Global};
+use crate::util::{self, Global, SignerArgs};
 
 /// Arguments of `textreuse tune`.
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// Number of hash functions N (for `--scheme disjoint`: defaults to K*M).
-    #[arg(long, value_name = "N")]
-    hashes: Option<usize>,
-    /// Output bits of each hash function.
-    #[arg(long, default_value_t = textreuse_minhash::DEFAULT_BITS)]
-    bits: u32,
-    /// Rows K: minhashes per band.
-    #[arg(long, short = 'k', default_value_t = textreuse_minhash::DEFAULT_ROWS)]
-    rows: usize,
-    /// Bands M: band keys per item.
-    #[arg(long, short = 'm', default_value_t = textreuse_minhash::DEFAULT_BANDS)]
-    bands: usize,
-    /// Seed of the hash functions and of the drawn band subsets.
-    #[arg(long, default_value_t = textreuse_minhash::DEFAULT_SEED)]
-    seed: u64,
-    /// How bands are formed: `drawn` (K-subsets of N drawn from the seed) or `disjoint`.
-    #[arg(long, value_enum, default_value_t = Scheme::Drawn)]
-    scheme: Scheme,
-    /// Recommend (K, M) for this Jaccard threshold instead of using --rows/--bands.
+    #[command(flatten)]
+    signer: SignerArgs,
+    /// Plan for this Jaccard threshold: the cheapest scheme (or the --scheme given), K and M that
+    /// find --recall of the pairs at or above it and make at most --candidate-rate of the pairs
+    /// at or below --below candidates.
     #[arg(long, value_name = "T")]
     threshold: Option<f64>,
-    /// Weight of false positives (area under the curve below the threshold) when recommending.
-    #[arg(long, default_value_t = 0.5, requires = "threshold")]
-    false_positive_weight: f64,
-    /// Weight of false negatives (area above the curve beyond the threshold) when recommending.
-    #[arg(long, default_value_t = 0.5, requires = "threshold")]
-    false_negative_weight: f64,
-    /// Largest M the recommendation considers for the drawn scheme.
-    #[arg(long, default_value_t = 16, requires = "threshold")]
-    max_bands: usize,
+    /// Sets of this many shingles: the smallest the plan must hold for, and the size of the
+    /// `sized` column (OPH's curve depends on it).
+    #[arg(long, default_value_t = 75, value_name = "N")]
+    min_set: usize,
     /// Print JSON instead of a table.
     #[arg(long)]
     json: bool,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-enum Scheme {
-    Drawn,
-    Disjoint,
-}
-
-impl From<Scheme> for BandScheme {
-    fn from(s: Scheme) -> BandScheme {
-        match s {
-            Scheme::Drawn => BandScheme::Drawn,
-            Scheme::Disjoint => BandScheme::Disjoint,
-        }
-    }
 }
 
 #[derive(Serialize)]
@@ -73,80 +40,78 @@ struct Params {
 #[derive(Serialize)]
 struct Point {
     s: f64,
+    /// The exact curve (for OPH: of large sets).
     exact: f64,
     independent: f64,
+    /// The exact curve for two sets of `min_set` shingles (the closest similarity at or below
+    /// `s` that such sets can have).
+    sized: f64,
 }
 
 #[derive(Serialize)]
-struct Recommended {
+struct Choice {
+    scheme: String,
+    hashes: usize,
+    rows: usize,
+    bands: usize,
+    recall: f64,
+    candidate_rate: f64,
+    cost_ns: f64,
+}
+
+#[derive(Serialize)]
+struct Planned {
     threshold: f64,
-    false_positive_weight: f64,
-    false_negative_weight: f64,
-    false_positive: f64,
-    false_negative: f64,
+    recall: f64,
+    below: f64,
+    candidate_rate: f64,
+    min_set: usize,
+    /// The cheapest configuration of each scheme that meets the target.
+    schemes: Vec<Choice>,
+    /// The schemes none of whose configurations meets it.
+    unreachable: Vec<String>,
 }
 
 #[derive(Serialize)]
 struct Output {
     params: Params,
     #[serde(skip_serializing_if = "Option::is_none")]
-    recommendation: Option<Recommended>,
+    plan: Option<Planned>,
+    min_set: usize,
     curve: Vec<Point>,
 }
 
 /// Runs `textreuse tune`.
 pub fn run(args: &Args, global: &Global) -> anyhow::Result<()> {
-    let scheme = BandScheme::from(args.scheme);
-    let (mut rows, mut bands) = (args.rows, args.bands);
-    let mut recommendation = None;
-    if let Some(threshold) = args.threshold {
-        let options = TuneOptions {
-            scheme,
-            hashes: args.hashes.unwrap_or(match scheme {
-                BandScheme::Drawn => 20,
-                _ => rows * bands,
-            }),
-            max_bands: args.max_bands,
-            bits: args.bits,
-            seed: args.seed,
-            false_positive_weight: args.false_positive_weight,
-            false_negative_weight: args.false_negative_weight,
-        };
-        global.log(format_args!(
-            "searching (K, M) for threshold {threshold} with {} bands",
-            options.scheme
-        ));
-        let best =
-            textreuse_minhash::tune(threshold, &options).context("cannot recommend parameters")?;
-        rows = best.rows;
-        bands = best.bands;
-        recommendation = Some(Recommended {
-            threshold,
-            false_positive_weight: args.false_positive_weight,
-            false_negative_weight: args.false_negative_weight,
-            false_positive: best.false_positive,
-            false_negative: best.false_negative,
-        });
-    }
-    let mut builder = SignerBuilder::new();
-    builder
-        .bits(args.bits)
-        .rows(rows)
-        .bands(bands)
-        .seed(args.seed)
-        .scheme(scheme);
-    // A recommendation for disjoint bands uses K*M of the N functions.
-    if let Some(n) = args
-        .hashes
-        .filter(|_| scheme == BandScheme::Drawn || args.threshold.is_none())
-    {
-        builder.hashes(n);
-    }
-    let signer = builder.build().context("invalid MinHash parameters")?;
+    let (signer, plan) = match args.threshold {
+        Some(t) if !args.signer.explicit_bands() => {
+            let target = args.signer.target(t, args.min_set);
+            global.log(format_args!(
+                "planning for recall {} at J >= {t}, candidate rate {} at J <= {:.3}, sets of {} \
+                 shingles and more",
+                target.recall, target.candidate_rate, target.below, target.min_set
+            ));
+            let best = textreuse_minhash::plan(&target).context("cannot plan a configuration")?;
+            let (schemes, unreachable) = per_scheme(&target);
+            let planned = Planned {
+                threshold: t,
+                recall: target.recall,
+                below: target.below,
+                candidate_rate: target.candidate_rate,
+                min_set: target.min_set,
+                schemes,
+                unreachable,
+            };
+            let signer = best.builder().build()?;
+            (signer, Some(planned))
+        }
+        _ => (args.signer.build(textreuse_dedup::Unit::Sentence)?, None),
+    };
     let output = Output {
         params: params(&signer),
-        recommendation,
-        curve: curve(&signer),
+        plan,
+        min_set: args.min_set,
+        curve: curve(&signer, args.min_set),
     };
     let mut out = util::stdout();
     if args.json {
@@ -157,6 +122,31 @@ pub fn run(args: &Args, global: &Global) -> anyhow::Result<()> {
     }
     out.flush()?;
     Ok(())
+}
+
+/// The cheapest configuration of each scheme of the target, and the schemes that have none.
+fn per_scheme(target: &Target) -> (Vec<Choice>, Vec<String>) {
+    let (mut met, mut unreachable) = (Vec::new(), Vec::new());
+    for &scheme in &target.schemes {
+        let one = Target {
+            schemes: vec![scheme],
+            ..target.clone()
+        };
+        match textreuse_minhash::plan(&one) {
+            Ok(p) => met.push(Choice {
+                scheme: p.scheme.to_string(),
+                hashes: p.hashes,
+                rows: p.rows,
+                bands: p.bands,
+                recall: p.recall,
+                candidate_rate: p.candidate_rate,
+                cost_ns: p.cost_ns,
+            }),
+            Err(_) => unreachable.push(scheme.to_string()),
+        }
+    }
+    met.sort_by(|a, b| a.cost_ns.total_cmp(&b.cost_ns));
+    (met, unreachable)
 }
 
 fn params(signer: &Signer) -> Params {
@@ -171,14 +161,19 @@ fn params(signer: &Signer) -> Params {
 }
 
 /// The curve at s = 0.05, 0.10, ..., 1.00 (computed as i/20 so the values print exactly).
-fn curve(signer: &Signer) -> Vec<Point> {
+fn curve(signer: &Signer, min_set: usize) -> Vec<Point> {
     (1..=20)
         .map(|i| {
             let s = i as f64 / 20.0;
+            let n = min_set.max(1);
+            // The most similar pair of n-shingle sets at or below s.
+            let shared = ((2 * n) as f64 * s / (1.0 + s) + 1e-9).floor() as usize;
+            let shared = shared.min(n);
             Point {
                 s,
                 exact: signer.exact_match_probability(s),
                 independent: signer.independent_approximation(s),
+                sized: signer.match_probability(shared, 2 * n - shared),
             }
         })
         .collect()
@@ -186,31 +181,47 @@ fn curve(signer: &Signer) -> Vec<Point> {
 
 fn write_table(out: &mut impl Write, o: &Output) -> std::io::Result<()> {
     let p = &o.params;
-    if let Some(r) = &o.recommendation {
+    if let Some(plan) = &o.plan {
         writeln!(
             out,
-            "recommended for threshold {}: K = {}, M = {} (false-positive area {:.4}, \
-             false-negative area {:.4}, weights {}/{})",
-            r.threshold,
-            p.rows,
-            p.bands,
-            r.false_positive,
-            r.false_negative,
-            r.false_positive_weight,
-            r.false_negative_weight
+            "cheapest configuration with recall >= {} at J >= {} and candidate rate <= {} at \
+             J <= {:.3} (sets of {} shingles and more):",
+            plan.recall, plan.threshold, plan.candidate_rate, plan.below, plan.min_set
         )?;
+        writeln!(
+            out,
+            "{:>9}  {:>5}  {:>3}  {:>3}  {:>8}  {:>8}  {:>10}",
+            "scheme", "N", "K", "M", "recall", "cand.", "ns/150sh"
+        )?;
+        for c in &plan.schemes {
+            writeln!(
+                out,
+                "{:>9}  {:>5}  {:>3}  {:>3}  {:>8.5}  {:>8.5}  {:>10.0}",
+                c.scheme, c.hashes, c.rows, c.bands, c.recall, c.candidate_rate, c.cost_ns
+            )?;
+        }
+        for scheme in &plan.unreachable {
+            writeln!(out, "{scheme:>9}  (no configuration meets the target)")?;
+        }
     }
     writeln!(
         out,
-        "N = {} hashes of {} bits, K = {} rows, M = {} bands, seed {}, {} bands",
+        "N = {} hashes of {} bits, K = {} rows, M = {} bands, seed {}, {} scheme",
         p.hashes, p.bits, p.rows, p.bands, p.seed, p.scheme
     )?;
-    writeln!(out, "{:>6}  {:>10}  {:>12}", "s", "exact", "independent")?;
+    writeln!(
+        out,
+        "{:>6}  {:>10}  {:>12}  {:>12}",
+        "s",
+        "exact",
+        "independent",
+        format!("sized({})", o.min_set)
+    )?;
     for point in &o.curve {
         writeln!(
             out,
-            "{:>6.2}  {:>10.6}  {:>12.6}",
-            point.s, point.exact, point.independent
+            "{:>6.2}  {:>10.6}  {:>12.6}  {:>12.6}",
+            point.s, point.exact, point.independent, point.sized
         )?;
     }
     Ok(())

@@ -43,7 +43,7 @@ class Signer:
         rows: int = 10,
         bands: int = 10,
         seed: int = 1123456,
-        scheme: Literal["drawn", "disjoint"] = "drawn",
+        scheme: Literal["drawn", "disjoint", "oph"] = "drawn",
     ) -> None: ...
     @property
     def hashes(self) -> int:
@@ -61,7 +61,7 @@ class Signer:
     def seed(self) -> int:
         """The seed of the hash functions and band subsets."""
     @property
-    def scheme(self) -> Literal["drawn", "disjoint"]:
+    def scheme(self) -> Literal["drawn", "disjoint", "oph"]:
         """How bands are formed."""
     def band(self, m: int) -> list[int]:
         """The indices of the K hash functions of band ``m`` (IndexError if ``m >= bands``)."""
@@ -120,7 +120,7 @@ class IndexParams(TypedDict):
     min_shingles: int
     max_shingles: int | None
     min_words: int
-    scheme: Literal["drawn", "disjoint"]
+    scheme: Literal["drawn", "disjoint", "oph"]
     hashes: int
     rows: int
     bands: int
@@ -176,7 +176,7 @@ class LSHIndex:
         num_perm: int | None = None,
         rows: int | None = None,
         bands: int | None = None,
-        scheme: Literal["drawn", "disjoint"] | None = None,
+        scheme: Literal["drawn", "disjoint", "oph"] | None = None,
         seed: int | None = None,
         shingle: int | None = None,
         min_shingles: int | None = None,
@@ -304,7 +304,7 @@ def align(source: str, suspicious: str, min_length: int = 150) -> list[Detection
 def tune(
     threshold: float,
     hashes: int = 20,
-    scheme: Literal["drawn", "disjoint"] = "drawn",
+    scheme: Literal["drawn", "disjoint", "oph"] = "drawn",
     max_bands: int = 16,
     bits: int = 60,
     seed: int = 1123456,
@@ -315,6 +315,33 @@ def tune(
 
     Minimizes the weighted false-positive and false-negative areas under the exact S-curve.
     ValueError unless ``0 < threshold < 1``.
+    """
+
+class Plan(TypedDict):
+    scheme: Literal["drawn", "disjoint", "oph"]
+    hashes: int
+    rows: int
+    bands: int
+    recall: float
+    candidate_rate: float
+    cost_ns: float
+
+def plan(
+    threshold: float,
+    recall: float = 0.99,
+    below: float | None = None,
+    candidate_rate: float = 0.01,
+    min_set: int = 75,
+    schemes: Sequence[Literal["drawn", "disjoint", "oph"]] | None = None,
+    hashes: int = 20,
+    max_hashes: int = 512,
+    bits: int = 60,
+    seed: int = 1123456,
+) -> Plan:
+    """The cheapest scheme, rows and bands that meet a recall and candidate-rate target
+    (``textreuse tune --threshold``): ``recall`` at Jaccard >= threshold, at most
+    ``candidate_rate`` at <= ``below`` (default ``max(threshold - 0.4, threshold / 6)``), for sets
+    of ``min_set`` shingles and more. ValueError when no configuration meets it.
     """
 
 # The kernels below take arrays as (validity, values or offsets, data, offset, length) buffer
