@@ -40,7 +40,7 @@ def test_signer_defaults_are_the_pipelines():
         ({"rows": 0}, "rows (K) must be at least 1"),
         ({"bands": 0}, "bands (M) must be at least 1"),
         ({"rows": 30}, "rows (K = 30) cannot exceed the number of hash functions (N = 20)"),
-        ({"scheme": "disjoint", "hashes": 20}, "disjoint bands need hashes = rows * bands"),
+        ({"scheme": "disjoint", "hashes": 20}, "disjoint and oph bands need hashes = rows * bands"),
         ({"hashes": 129}, "at most 128 hash functions"),
         ({"bands": 21}, "at most 20 bands"),
         ({"bits": 0}, "bits"),
@@ -50,7 +50,7 @@ def test_signer_defaults_are_the_pipelines():
         ({"hashes": -3}, "hashes must not be negative"),
         ({"seed": -1}, "seed must be in 0..2**64"),
         ({"seed": 2**64}, "seed must be in 0..2**64"),
-        ({"scheme": "random"}, 'scheme must be "drawn" or "disjoint"'),
+        ({"scheme": "random"}, 'scheme must be "drawn", "disjoint" or "oph"'),
     ],
 )
 def test_bad_signer_parameters_raise_value_error(kwargs, message):
@@ -322,17 +322,40 @@ def test_align_finds_the_copied_passage():
     assert textreuse.align("", "") == []
 
 
-def test_tune_matches_the_cli(cli):
-    best = textreuse.tune(0.8)
+def test_plan_matches_the_cli(cli):
+    best = textreuse.plan(0.8)
     (out,) = cli("tune", "--threshold", "0.8", "--json")
-    assert (best["rows"], best["bands"]) == (out["params"]["rows"], out["params"]["bands"])
-    assert best["false_positive"] == out["recommendation"]["false_positive"]
-    assert best["false_negative"] == out["recommendation"]["false_negative"]
+    assert (best["scheme"], best["hashes"], best["rows"], best["bands"]) == tuple(
+        out["params"][k] for k in ("scheme", "hashes", "rows", "bands")
+    )
+    assert best["recall"] >= 0.99 and best["candidate_rate"] <= 0.01
+    signer = textreuse.Signer(**{k: best[k] for k in ("scheme", "hashes", "rows", "bands")})
+    assert signer.scheme == best["scheme"] and signer.hashes == best["hashes"]
+    with pytest.raises(ValueError, match="relax the target"):
+        textreuse.plan(0.8, schemes=["drawn"])
+
+
+def test_tune_minimizes_weighted_areas():
+    # datasketch's objective, for a fixed scheme and number of functions.
     d = textreuse.tune(0.5, hashes=64, scheme="disjoint")
     assert d["rows"] * d["bands"] <= 64
+    heavy = textreuse.tune(0.5, hashes=64, scheme="disjoint", false_negative_weight=0.9, false_positive_weight=0.1)
+    assert heavy["false_negative"] <= d["false_negative"]
     with pytest.raises(ValueError, match="strictly between 0 and 1"):
         textreuse.tune(1.0)
 
+
+def test_oph_signer_is_one_hash_per_shingle_into_bins():
+    oph = textreuse.Signer(scheme="oph", rows=11, bands=13)
+    assert (oph.hashes, oph.scheme) == (143, "oph")
+    text = "The old mill on the river was built in 1820 and still grinds grain today."
+    sig = oph.sign(text)
+    assert sig.dtype.name == "uint64" and len(sig) == 143 and len(oph.band_keys(sig)) == 13
+    assert oph == pickle.loads(pickle.dumps(oph)) and oph != textreuse.Signer()
+    # Near-copies agree in most bins (the estimate), an unrelated sentence in few.
+    near = oph.sign(text.replace("grinds", "mills"))
+    far = oph.sign("Bees collect nectar and pollen from flowers and carry it from plant to plant.")
+    assert oph.jaccard(sig, near) > 0.6 and oph.jaccard(sig, far) < 0.2
 
 
 def test_the_cli_reads_parquet_written_by_pyarrow(textreuse_bin, tmp_path):

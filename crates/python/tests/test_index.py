@@ -171,8 +171,9 @@ def test_text_and_signature_paths_agree():
     # Any object with hashvalues (datasketch's MinHash) is a signature.
     minhash = type("MinHash", (), {"hashvalues": signer.sign(CORPUS[3], shingle=shingle)})()
     assert by_text.query(minhash)[0] == 3
-    with pytest.raises(ValueError, match="a signature of 19 minhashes given to an index of 20"):
-        by_sig.query(signer.sign(CORPUS[0])[:19])
+    n = signer.hashes
+    with pytest.raises(ValueError, match=f"a signature of {n - 1} minhashes given to an index of {n}"):
+        by_sig.query(signer.sign(CORPUS[0])[: n - 1])
     with pytest.raises(TypeError, match="a signature is a uint64 array"):
         by_sig.insert("x", None)
 
@@ -197,7 +198,7 @@ def test_defaults_come_from_rust():
 def test_threshold_constructor_uses_the_planner():
     # Documents (at least 20 shingles): the cheapest of all schemes; a scheme limits the choice;
     # num_perm is N of drawn bands and the budget of disjoint ones.
-    for threshold, num_perm, scheme in [(0.9, None, None), (0.8, 64, "drawn"), (0.8, 256, "disjoint"), (0.7, None, "oph")]:
+    for threshold, num_perm, scheme in [(0.9, None, None), (0.9, 256, "disjoint"), (0.8, 300, "disjoint"), (0.7, None, "oph")]:
         kwargs = {k: v for k, v in (("num_perm", num_perm), ("scheme", scheme)) if v is not None}
         p = LSHIndex(threshold=threshold, **kwargs).params
         want = {"min_set": 20, "schemes": [scheme] if scheme else None}
@@ -219,7 +220,7 @@ def test_threshold_constructor_uses_the_planner():
         "sentence", 7, 9, 30, 8,
     )
     with pytest.raises(ValueError, match="relax the target"):
-        textreuse.plan(0.5, schemes=["drawn"])
+        LSHIndex(threshold=0.8, scheme="drawn", num_perm=64)
 
 
 @pytest.mark.parametrize(
@@ -230,7 +231,7 @@ def test_threshold_constructor_uses_the_planner():
         ({"threshold": 1.5}, "threshold"),
         ({"signature_bytes": 3}, "signature bytes must be 1, 2, 4 or 8"),
         ({"scheme": "random"}, "unknown band scheme"),
-        ({"rows": 30}, "rows"),
+        ({"rows": 30, "scheme": "drawn"}, "rows"),
         ({"seed": -1}, "seed must be in 0..2**64"),
     ],
 )

@@ -88,6 +88,13 @@ def test_band_key_records_with_other_parameters_match_the_cli(cli, sentences_jso
     rows, keys = kernels.band_key_records(signer, pa.array([r["text"] for r in records]))
     assert (rows.to_pylist(), as_u64(keys)) == expected_records(records)
 
+    # One-permutation hashing: the CLI's preset and the Python signer give the same keys.
+    records = cli("sentences", "--band-keys", "--scheme", "oph", sentences_jsonl)
+    signer = Signer(scheme="oph", rows=11, bands=13)
+    rows, keys = kernels.band_key_records(signer, pa.array([r["text"] for r in records]))
+    assert (rows.to_pylist(), as_u64(keys)) == expected_records(records)
+    assert max(len(r["band_keys"]) for r in records) == 13
+
 
 def test_signatures_and_sign_batch_agree(sample_sentences):
     texts = [r["text"] for r in sample_sentences[:2000]] + [None, "", "short"]

@@ -309,7 +309,8 @@ def run_dedup(
     )
     # The fields of the CLI's stats.json, in its order.
     stats: dict = dict(
-        unit="sentence", hashes=signer.hashes, rows=signer.rows, bands=signer.bands,
+        unit="sentence", scheme=signer.scheme, hashes=signer.hashes, rows=signer.rows,
+        bands=signer.bands,
         threshold=None, verified=params.verify, keep=params.keep,
     )
 
