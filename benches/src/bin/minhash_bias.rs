@@ -11,7 +11,7 @@
 //! replaces each function by a strong keyed hash (`mix64(mix64(x ^ key_i))`, 60 bits) on the same
 //! drawn bands. Per similarity it prints, for both, the rate at which one minhash agrees
 //! (against `s`) and at which any band matches (against the exact curve), with z-scores, and the
-//! paired difference of the two band rates (same pairs, so the pair-to-pair noise cancels).
+//! paired differences of the two (same pairs, so the pair-to-pair noise cancels).
 //! Prints one JSON object per similarity. Two threads.
 use rand_xoshiro::rand_core::{Rng, SeedableRng};
 use textreuse_hash::{Xoshiro256PlusPlus, mix64};
@@ -47,6 +47,10 @@ struct Counts {
     band: [u64; 2],
     /// Pairs where exactly one of the two matched: (mas only, reference only).
     discordant: [u64; 2],
+    /// Per pair, agreeing minhashes of multiply-add-shift minus the reference's: sum and sum of
+    /// squares (the paired test of one minhash's rate).
+    agree_diff: i64,
+    agree_diff_sq: u64,
 }
 
 fn run(signer: &Signer, keys: &[u64], inter: usize, trials: u64, seed: u64) -> Counts {
@@ -70,8 +74,10 @@ fn run(signer: &Signer, keys: &[u64], inter: usize, trials: u64, seed: u64) -> C
             (ra, rb),
         ];
         let mut matched = [false; 2];
+        let mut agreeing = [0i64; 2];
         for (which, (x, y)) in sigs.iter().enumerate() {
-            c.agree[which] += (0..n).filter(|&i| x[i] == y[i]).count() as u64;
+            agreeing[which] = (0..n).filter(|&i| x[i] == y[i]).count() as i64;
+            c.agree[which] += agreeing[which] as u64;
             matched[which] = (0..signer.bands()).any(|m| {
                 signer
                     .band(m)
@@ -80,6 +86,9 @@ fn run(signer: &Signer, keys: &[u64], inter: usize, trials: u64, seed: u64) -> C
             });
             c.band[which] += matched[which] as u64;
         }
+        let d = agreeing[0] - agreeing[1];
+        c.agree_diff += d;
+        c.agree_diff_sq += (d * d) as u64;
         if matched[0] != matched[1] {
             c.discordant[matched[1] as usize] += 1;
         }
@@ -116,11 +125,18 @@ fn main() {
                 c.band[i] += p.band[i];
                 c.discordant[i] += p.discordant[i];
             }
+            c.agree_diff += p.agree_diff;
+            c.agree_diff_sq += p.agree_diff_sq;
         }
         let t = c.trials as f64;
         let exact = signer.exact_match_probability(s);
         let minhash_n = t * signer.hashes() as f64;
         let z_rate = |hits: u64, n: f64, p: f64| (hits as f64 / n - p) / (p * (1.0 - p) / n).sqrt();
+        // The paired difference of one minhash's agreement rate, per pair.
+        let mean_d = c.agree_diff as f64 / t;
+        let var_d = c.agree_diff_sq as f64 / t - mean_d * mean_d;
+        let agree_diff = mean_d / signer.hashes() as f64;
+        let z_agree_diff = mean_d / (var_d / t).sqrt();
         // McNemar: the paired difference of the band rates.
         let (d0, d1) = (c.discordant[0] as f64, c.discordant[1] as f64);
         let diff = (d0 - d1) / t;
@@ -140,6 +156,8 @@ fn main() {
                     // Functions of one pair are not independent draws; the z-score is a guide.
                     "z_multiply_add_shift": z_rate(c.agree[0], minhash_n, s),
                     "z_reference": z_rate(c.agree[1], minhash_n, s),
+                    "paired_difference": agree_diff,
+                    "z_paired_difference": z_agree_diff,
                 },
                 "band_match": {
                     "exact": exact,
