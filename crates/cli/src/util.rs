@@ -228,13 +228,7 @@ impl SignerArgs {
         use textreuse_minhash::SignerBuilder;
         let mut builder = match self.scheme {
             None => unit.default_signer(),
-            Some(Scheme::Drawn) => SignerBuilder::weissman(),
-            Some(Scheme::Oph) => SignerBuilder::oph(),
-            Some(Scheme::Disjoint) => {
-                let mut b = SignerBuilder::new();
-                b.scheme(textreuse_minhash::BandScheme::Disjoint);
-                b
-            }
+            Some(s) => SignerBuilder::preset(s.into()),
         };
         builder.bits(self.bits).seed(self.seed);
         if let Some(k) = self.rows {

@@ -174,21 +174,32 @@ impl Params {
     /// The scheme, rows and bands for a similarity threshold, picked like
     /// `textreuse dedup --threshold` does: the cheapest configuration that finds 99% of pairs at
     /// or above the threshold and makes at most 1% of clearly different pairs candidates
-    /// ([`textreuse_minhash::plan`] of [`Target::new`], for units of `min_shingles` shingles,
-    /// with these bits and seed).
+    /// ([`textreuse_minhash::plan`] of [`Params::target`]).
     pub fn threshold(self, threshold: f64) -> Result<Params, Error> {
-        let target = Target {
-            min_set: self.min_shingles.clamp(1, 10_000),
+        let target = self.target(threshold);
+        self.plan(&target)
+    }
+
+    /// The planner's default target for a threshold and these parameters: [`Target::new`] for
+    /// units as short as this index keeps (`min_shingles`, or `min_words` for chunks), with
+    /// these bits and seed. Adjust it (schemes, recall ...) and pass it to [`Params::plan`].
+    pub fn target(&self, threshold: f64) -> Target {
+        let smallest = if self.unit == IndexUnit::Chunk {
+            self.min_words
+        } else {
+            self.min_shingles
+        };
+        Target {
+            min_set: smallest.clamp(1, 10_000),
             bits: self.bits,
             seed: self.seed,
             ..Target::new(threshold)
-        };
-        self.target(&target)
+        }
     }
 
     /// The scheme, rows and bands [`textreuse_minhash::plan`] picks for `target` (its bits and
     /// seed are used too).
-    pub fn target(mut self, target: &Target) -> Result<Params, Error> {
+    pub fn plan(mut self, target: &Target) -> Result<Params, Error> {
         let p = plan(target).map_err(|e| Error::Params(e.to_string()))?;
         self.scheme = p.scheme.to_string();
         self.hashes = p.hashes;
@@ -199,16 +210,20 @@ impl Params {
         Ok(self)
     }
 
+    /// Sets the scheme with its preset hashes, rows and bands
+    /// ([`SignerBuilder::preset`](textreuse_minhash::SignerBuilder::preset)).
+    pub fn preset(mut self, scheme: BandScheme) -> Params {
+        let preset = textreuse_minhash::SignerBuilder::preset(scheme)
+            .build()
+            .expect("the presets are valid");
+        self.scheme = scheme.to_string();
+        (self.hashes, self.rows, self.bands) = (preset.hashes(), preset.rows(), preset.bands());
+        self
+    }
+
     /// The band scheme.
     pub fn band_scheme(&self) -> Result<BandScheme, Error> {
-        match self.scheme.as_str() {
-            "drawn" => Ok(BandScheme::Drawn),
-            "disjoint" => Ok(BandScheme::Disjoint),
-            "oph" => Ok(BandScheme::Oph),
-            other => Err(Error::Params(format!(
-                "unknown band scheme {other:?} (use drawn, disjoint or oph)"
-            ))),
-        }
+        self.scheme.parse().map_err(Error::Params)
     }
 
     /// The signer these parameters describe.

@@ -41,6 +41,22 @@ impl BandScheme {
     }
 }
 
+impl std::str::FromStr for BandScheme {
+    type Err = String;
+
+    /// Parses a name of [`BandScheme::as_str`]; the error says which names exist.
+    fn from_str(s: &str) -> Result<BandScheme, String> {
+        match s {
+            "drawn" => Ok(BandScheme::Drawn),
+            "disjoint" => Ok(BandScheme::Disjoint),
+            "oph" => Ok(BandScheme::Oph),
+            other => Err(format!(
+                "unknown band scheme {other:?} (use drawn, disjoint or oph)"
+            )),
+        }
+    }
+}
+
 impl fmt::Display for BandScheme {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.as_str())
@@ -144,6 +160,20 @@ impl SignerBuilder {
             .rows(DEFAULT_OPH_ROWS)
             .bands(DEFAULT_OPH_BANDS);
         b
+    }
+
+    /// The preset of a scheme: [`SignerBuilder::weissman`] for drawn bands,
+    /// [`SignerBuilder::oph`] for OPH, and for disjoint bands `K = 10`, `M = 10` (`N = 100`).
+    pub fn preset(scheme: BandScheme) -> SignerBuilder {
+        match scheme {
+            BandScheme::Drawn => SignerBuilder::weissman(),
+            BandScheme::Oph => SignerBuilder::oph(),
+            BandScheme::Disjoint => {
+                let mut b = SignerBuilder::new();
+                b.scheme(BandScheme::Disjoint);
+                b
+            }
+        }
     }
 
     /// The number of hash functions `N` (bins for [`BandScheme::Oph`]). Default: 20 for

@@ -20,7 +20,7 @@ use pyo3::types::{PyBool, PyBytes, PyDict, PyList, PyString, PyTuple, PyType};
 use rayon::prelude::*;
 use textreuse_dedup::{DocId, Document};
 use textreuse_index::{Error, IndexUnit, IndexWriter, Match, Params, QueryOptions, SignedUnit};
-use textreuse_minhash::{BandScheme, SignerBuilder, Target};
+use textreuse_minhash::BandScheme;
 
 use crate::numpy::{signature, type_name, u64_buffer};
 use crate::signer::{PySigner, Texts, is_pyarrow, seed_u64};
@@ -296,29 +296,8 @@ impl Requested {
     /// and OPH bands use `rows * bands` hashes unless `num_perm` says otherwise.
     fn apply(&self, mut p: Params) -> Result<Params, Error> {
         if let Some(s) = &self.scheme {
-            let scheme = match s.as_str() {
-                "drawn" => BandScheme::Drawn,
-                "disjoint" => BandScheme::Disjoint,
-                "oph" => BandScheme::Oph,
-                other => {
-                    return Err(Error::Params(format!(
-                        "unknown band scheme {other:?} (use drawn, disjoint or oph)"
-                    )));
-                }
-            };
-            let preset = match scheme {
-                BandScheme::Oph => SignerBuilder::oph(),
-                BandScheme::Disjoint => {
-                    let mut b = SignerBuilder::new();
-                    b.scheme(BandScheme::Disjoint);
-                    b
-                }
-                _ => SignerBuilder::weissman(),
-            }
-            .build()
-            .map_err(|e| Error::Params(e.to_string()))?;
-            p.scheme = scheme.to_string();
-            (p.hashes, p.rows, p.bands) = (preset.hashes(), preset.rows(), preset.bands());
+            let scheme: BandScheme = s.parse().map_err(Error::Params)?;
+            p = p.preset(scheme);
         }
         if let Some(n) = self.num_perm {
             p.hashes = n;
@@ -343,17 +322,7 @@ impl Requested {
             && self.rows.is_none()
             && self.bands.is_none()
         {
-            let mut target = Target {
-                min_set: if p.unit == IndexUnit::Chunk {
-                    p.min_words
-                } else {
-                    p.min_shingles
-                }
-                .clamp(1, 10_000),
-                bits: p.bits,
-                seed: p.seed,
-                ..Target::new(t)
-            };
+            let mut target = p.target(t);
             if self.scheme.is_some() {
                 target.schemes = vec![p.band_scheme()?];
             }
@@ -361,7 +330,7 @@ impl Requested {
                 target.hashes = n;
                 target.max_hashes = n;
             }
-            p = p.target(&target)?;
+            p = p.plan(&target)?;
         }
         if let Some(k) = self.rows {
             p.rows = k;

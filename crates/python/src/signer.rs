@@ -27,14 +27,11 @@ fn count(name: &str, value: i64) -> PyResult<usize> {
 }
 
 pub(crate) fn parse_scheme(scheme: &str) -> PyResult<BandScheme> {
-    match scheme {
-        "drawn" => Ok(BandScheme::Drawn),
-        "disjoint" => Ok(BandScheme::Disjoint),
-        "oph" => Ok(BandScheme::Oph),
-        other => Err(PyValueError::new_err(format!(
-            "scheme must be \"drawn\", \"disjoint\" or \"oph\", got {other:?}"
-        ))),
-    }
+    scheme.parse().map_err(|_| {
+        PyValueError::new_err(format!(
+            "scheme must be \"drawn\", \"disjoint\" or \"oph\", got {scheme:?}"
+        ))
+    })
 }
 
 pub(crate) fn seed_u64(seed: i128) -> PyResult<u64> {

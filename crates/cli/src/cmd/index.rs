@@ -7,7 +7,6 @@ use anyhow::Context;
 use serde_json::{Map, Value, json};
 use textreuse_dedup::{DocId, Document, Origin};
 use textreuse_index::{Index, IndexUnit, IndexWriter, Match, Params, QueryOptions, UnitMatches};
-use textreuse_minhash::{BandScheme, SignerBuilder, Target};
 
 use crate::size::parse_size;
 use crate::util::{self, Bars, Global, InputArgs};
@@ -208,18 +207,7 @@ fn create(a: &CreateArgs, global: &Global) -> anyhow::Result<()> {
     let mut p = Params::new(unit);
     if let Some(s) = a.scheme {
         // The scheme's preset K and M (explicit -k/-m and --threshold below win).
-        let preset = match s {
-            util::Scheme::Drawn => SignerBuilder::weissman(),
-            util::Scheme::Oph => SignerBuilder::oph(),
-            util::Scheme::Disjoint => {
-                let mut b = SignerBuilder::new();
-                b.scheme(BandScheme::Disjoint);
-                b
-            }
-        }
-        .build()?;
-        p.scheme = preset.scheme().to_string();
-        (p.hashes, p.rows, p.bands) = (preset.hashes(), preset.rows(), preset.bands());
+        p = p.preset(s.into());
     }
     if let Some(n) = a.hashes {
         p.hashes = n;
@@ -245,17 +233,7 @@ fn create(a: &CreateArgs, global: &Global) -> anyhow::Result<()> {
         && a.rows.is_none()
         && a.bands.is_none()
     {
-        let mut target = Target {
-            min_set: if unit == IndexUnit::Chunk {
-                p.min_words
-            } else {
-                p.min_shingles
-            }
-            .clamp(1, 10_000),
-            bits: p.bits,
-            seed: p.seed,
-            ..Target::new(t)
-        };
+        let mut target = p.target(t);
         if let Some(s) = a.scheme {
             target.schemes = vec![s.into()];
         }
@@ -264,7 +242,7 @@ fn create(a: &CreateArgs, global: &Global) -> anyhow::Result<()> {
             target.hashes = n;
             target.max_hashes = n;
         }
-        p = p.target(&target)?;
+        p = p.plan(&target)?;
     }
     if let Some(k) = a.rows {
         p.rows = k;
