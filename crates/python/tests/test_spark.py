@@ -125,6 +125,23 @@ def test_string_ids_give_the_same_outputs_as_the_cli(spark, tmp_path, flags):
         assert stats["duplicates"] < stats["clustered_sentences"] - stats["clusters"]
 
 
+def test_oph_gives_the_same_outputs_as_the_cli(spark, tmp_path):
+    # One-permutation hashing: the CLI's preset and Spark's (the same kernels) agree byte for byte.
+    from textreuse import _native
+    from textreuse.spark import DedupParams, run_dedup
+
+    corpus = tmp_path / "corpus.jsonl"
+    string_id_corpus(corpus)
+    records, counts = sentences(tmp_path, str(corpus))
+    run_cli("dedup", "-q", "--scheme", "oph", "--out", str(tmp_path / "cli"), str(corpus))
+    k, m = _native.DEFAULTS["oph_rows"], _native.DEFAULTS["oph_bands"]
+    params = DedupParams(scheme="oph", hashes=k * m, rows=k, bands=m)
+    stats = run_dedup(spark, [str(records)], str(tmp_path / "spark"), params, input_stats=[str(counts)])
+    assert_same_outputs(tmp_path / "cli", tmp_path / "spark")
+    assert (stats["scheme"], stats["hashes"], stats["bands"]) == ("oph", k * m, m)
+    assert stats["clusters"] > 0
+
+
 def test_parquet_records_give_the_same_outputs(spark, tmp_path):
     """The records as Parquet (here converted by Spark, which reads the mixed `doc` as a string
     column beside `doc_is_string`) give the same outputs."""

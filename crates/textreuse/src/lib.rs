@@ -21,7 +21,8 @@
 //! * [`hash`]: multiply-shift hash families drawn from a seed, and stable 64-bit fingerprints of
 //!   byte strings (what shingles become).
 //! * [`minhash`]: the [`Signer`](minhash::Signer): MinHash signatures, band keys, the exact
-//!   collision curves of drawn and disjoint bands, and a parameter tuner.
+//!   collision curves of drawn and disjoint bands and of one-permutation hashing, and a planner
+//!   that picks the cheapest configuration for a target.
 //! * [`shingle`]: normalization, sentence splitting, character shingles, word n-grams, chunks,
 //!   byte-to-character offsets.
 //! * [`simhash`]: random-projection signatures (SimHash), weighted paragraph fingerprints and

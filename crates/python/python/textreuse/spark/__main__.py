@@ -15,6 +15,7 @@ import json
 import sys
 import time
 
+from textreuse._native import DEFAULTS as _DEFAULTS
 from textreuse.spark.dedup import KEEP_RULES, DedupParams, run_dedup
 
 
@@ -47,12 +48,21 @@ def _parser() -> argparse.ArgumentParser:
         "--max-shingles", type=int, default=defaults.max_shingles, metavar="N",
         help="0: no upper bound",
     )
-    d.add_argument("--hashes", type=int, default=defaults.hashes, metavar="N")
+    d.add_argument(
+        "--hashes", type=int, default=None, metavar="N",
+        help=f"N of drawn bands (default {defaults.hashes}); K*M for disjoint and oph",
+    )
     d.add_argument("--bits", type=int, default=defaults.bits)
-    d.add_argument("-k", "--rows", type=int, default=defaults.rows)
-    d.add_argument("-m", "--bands", type=int, default=defaults.bands)
+    d.add_argument(
+        "-k", "--rows", type=int, default=None,
+        help=f"default {defaults.rows}; oph {_DEFAULTS['oph_rows']}",
+    )
+    d.add_argument(
+        "-m", "--bands", type=int, default=None,
+        help=f"default {defaults.bands}; oph {_DEFAULTS['oph_bands']}",
+    )
     d.add_argument("--seed", type=int, default=defaults.seed)
-    d.add_argument("--scheme", choices=["drawn", "disjoint"], default=defaults.scheme)
+    d.add_argument("--scheme", choices=["drawn", "disjoint", "oph"], default=defaults.scheme)
     d.add_argument("--max-bucket", type=int, default=defaults.max_bucket, metavar="N")
     d.add_argument("--max-edit", type=float, default=None, metavar="D")
     d.add_argument(
@@ -101,10 +111,18 @@ def main(argv: list[str] | None = None) -> int:
             print(f"textreuse.spark: --conf expects KEY=VALUE, got {kv!r}", file=sys.stderr)
             return 2
         builder = builder.config(key, value)
+    # The scheme's preset K and M, as `textreuse dedup --scheme` (explicit -k/-m win); N only
+    # for drawn bands unless given.
+    oph = args.scheme == "oph"
+    rows = args.rows if args.rows is not None else _DEFAULTS["oph_rows" if oph else "rows"]
+    bands = args.bands if args.bands is not None else _DEFAULTS["oph_bands" if oph else "bands"]
+    hashes = args.hashes
+    if hashes is None:
+        hashes = _DEFAULTS["hashes"] if args.scheme == "drawn" else rows * bands
     try:
         params = DedupParams(
             shingle=args.shingle, min_shingles=args.min_shingles, max_shingles=args.max_shingles,
-            hashes=args.hashes, bits=args.bits, rows=args.rows, bands=args.bands,
+            hashes=hashes, bits=args.bits, rows=rows, bands=bands,
             seed=args.seed, scheme=args.scheme, max_bucket=args.max_bucket,
             max_edit=args.max_edit, max_article_pairs=args.max_article_pairs,
             keep=args.keep, verify=args.verify, driver_pairs_limit=args.driver_pairs_limit,
