@@ -268,7 +268,7 @@ pub struct Plan {
     pub rows: usize,
     /// Bands `M`.
     pub bands: usize,
-    /// The match probability at the target's threshold (the smallest over the set sizes
+    /// The match probability at the target's threshold (for OPH the smallest over the set sizes
     /// checked).
     pub recall: f64,
     /// The match probability at the target's `below` (the largest over the set sizes checked).
@@ -331,7 +331,7 @@ const PLAN_MAX_OPH_BANDS: usize = 256;
 /// The cheapest scheme and `(K, M)` that meets `target` (by [`cost_ns`]), checked against the
 /// exact curve of each scheme: [`Signer::exact_match_probability`](crate::Signer) for drawn and
 /// disjoint bands, and for OPH [`Signer::match_probability`](crate::Signer) for two sets of
-/// `min_set` shingles as well as for large sets.
+/// `min_set`, `2·min_set` and `4·min_set` shingles as well as for large sets.
 ///
 /// ```
 /// use textreuse_minhash::{BandScheme, Target, plan};
@@ -410,13 +410,20 @@ pub fn plan(target: &Target) -> Result<Plan, BuildError> {
             .build()?;
         let (recall, candidate_rate) = match scheme {
             BandScheme::Oph => {
-                // The least similar pair at or above the threshold (the hardest to find) and
-                // the most similar at or below `below` (the likeliest candidate).
-                let (shared, union) = sized_pair(target.min_set, target.threshold, true);
-                let sized_hi = signer.match_probability(shared, union);
-                let (shared, union) = sized_pair(target.min_set, target.below, false);
-                let sized_lo = signer.match_probability(shared, union);
-                (hi.min(sized_hi), lo.max(sized_lo))
+                // For sets of min_set, twice and four times as many shingles: the least similar
+                // pair at or above the threshold (the hardest to find) and the most similar at
+                // or below `below` (the likeliest candidate).
+                let (mut recall, mut candidates) = (hi, lo);
+                for size in [1, 2, 4].map(|f| f * target.min_set) {
+                    if recall < target.recall || candidates > target.candidate_rate {
+                        break;
+                    }
+                    let (shared, union) = sized_pair(size, target.threshold, true);
+                    recall = recall.min(signer.match_probability(shared, union));
+                    let (shared, union) = sized_pair(size, target.below, false);
+                    candidates = candidates.max(signer.match_probability(shared, union));
+                }
+                (recall, candidates)
             }
             _ => (
                 signer.exact_match_probability(target.threshold),
