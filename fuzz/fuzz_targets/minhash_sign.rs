@@ -46,8 +46,10 @@ fuzz_target!(|data: &[u8]| {
                 None => {
                     // OPH: every bin holds the (shifted) hash of one of the shingles, so there
                     // are at most as many distinct values as distinct shingles.
-                    let distinct: std::collections::HashSet<u64> = shingles.iter().copied().collect();
-                    let values: std::collections::HashSet<u64> = sig.as_slice().iter().copied().collect();
+                    let distinct: std::collections::HashSet<u64> =
+                        shingles.iter().copied().collect();
+                    let values: std::collections::HashSet<u64> =
+                        sig.as_slice().iter().copied().collect();
                     assert!(values.len() <= distinct.len());
                 }
             }
