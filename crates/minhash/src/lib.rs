@@ -94,7 +94,9 @@ mod oph;
 mod signer;
 mod text;
 
-pub use math::{Plan, Recommendation, Target, TuneOptions, cost_ns, independent, plan, tune};
+pub use math::{
+    Plan, Recommendation, Target, TuneOptions, cost_ns, independent, plan, sized_pair, tune,
+};
 pub use signer::{
     BandKeys, BandScheme, DEFAULT_BANDS, DEFAULT_BITS, DEFAULT_HASHES, DEFAULT_OPH_BANDS,
     DEFAULT_OPH_ROWS, DEFAULT_ROWS, DEFAULT_SEED, MAX_DRAWN_BANDS, MAX_DRAWN_HASHES, MAX_OPH_BINS,

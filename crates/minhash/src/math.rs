@@ -351,6 +351,9 @@ pub fn plan(target: &Target) -> Result<Plan, BuildError> {
             return Err(BuildError::Threshold { threshold: t });
         }
     }
+    if !(1..=64).contains(&target.bits) {
+        return Err(textreuse_hash::HashError::InvalidBits { bits: target.bits }.into());
+    }
     let mut candidates: Vec<(f64, BandScheme, usize, usize, usize)> = Vec::new();
     for &scheme in &target.schemes {
         for k in 1..=PLAN_MAX_ROWS {
@@ -400,35 +403,39 @@ pub fn plan(target: &Target) -> Result<Plan, BuildError> {
         if scheme != BandScheme::Drawn && (hi < target.recall || lo > target.candidate_rate) {
             continue;
         }
-        let signer = SignerBuilder::new()
-            .scheme(scheme)
-            .hashes(n)
-            .rows(k)
-            .bands(m)
-            .bits(target.bits)
-            .seed(target.seed)
-            .build()?;
         let (recall, candidate_rate) = match scheme {
+            // The only scheme whose curve depends on the seed: build the signer to draw them.
+            BandScheme::Drawn => {
+                let signer = SignerBuilder::new()
+                    .hashes(n)
+                    .rows(k)
+                    .bands(m)
+                    .bits(target.bits)
+                    .seed(target.seed)
+                    .build()?;
+                (
+                    signer.exact_match_probability(target.threshold),
+                    signer.exact_match_probability(target.below),
+                )
+            }
             BandScheme::Oph => {
                 // For sets of min_set, twice and four times as many shingles: the least similar
                 // pair at or above the threshold (the hardest to find) and the most similar at
                 // or below `below` (the likeliest candidate).
+                let sized =
+                    |(shared, union)| crate::oph::sized_match_probability(shared, union, k, m).0;
                 let (mut recall, mut candidates) = (hi, lo);
                 for size in [1, 2, 4].map(|f| f * target.min_set) {
                     if recall < target.recall || candidates > target.candidate_rate {
                         break;
                     }
-                    let (shared, union) = sized_pair(size, target.threshold, true);
-                    recall = recall.min(signer.match_probability(shared, union));
-                    let (shared, union) = sized_pair(size, target.below, false);
-                    candidates = candidates.max(signer.match_probability(shared, union));
+                    recall = recall.min(sized(sized_pair(size, target.threshold, true)));
+                    candidates = candidates.max(sized(sized_pair(size, target.below, false)));
                 }
                 (recall, candidates)
             }
-            _ => (
-                signer.exact_match_probability(target.threshold),
-                signer.exact_match_probability(target.below),
-            ),
+            // Disjoint bands: the large-set curve is exact.
+            _ => (hi, lo),
         };
         if recall >= target.recall && candidate_rate <= target.candidate_rate {
             return Ok(Plan {
@@ -453,12 +460,24 @@ pub fn plan(target: &Target) -> Result<Plan, BuildError> {
 }
 
 /// Two sets of `size` elements whose Jaccard similarity is the largest at most `s` (`up`
-/// false) or the smallest at least `s` (`up` true): `(shared, union)`.
-pub(crate) fn sized_pair(size: usize, s: f64, up: bool) -> (usize, usize) {
+/// false) or the smallest at least `s` (`up` true): `(shared, union)`, to put into
+/// [`Signer::match_probability`](crate::Signer::match_probability).
+///
+/// ```
+/// // Sets of 150 shingles: 142 shared of 158 is J = 0.8987, 143 of 157 is 0.9108.
+/// assert_eq!(textreuse_minhash::sized_pair(150, 0.9, false), (142, 158));
+/// assert_eq!(textreuse_minhash::sized_pair(150, 0.9, true), (143, 157));
+/// ```
+pub fn sized_pair(size: usize, s: f64, up: bool) -> (usize, usize) {
     let size = size.max(1);
-    // shared / (2·size - shared) = s  <=>  shared = 2·size·s / (1 + s).
+    // shared / (2·size - shared) = s  <=>  shared = 2·size·s / (1 + s); the tolerance keeps an
+    // exact similarity (s = 0.5 with 75 shingles: 50 of 100) from rounding the wrong way.
     let exact = (2 * size) as f64 * s / (1.0 + s);
-    let shared = if up { exact.ceil() } else { exact.floor() } as usize;
+    let shared = if up {
+        (exact - 1e-9).ceil()
+    } else {
+        (exact + 1e-9).floor()
+    } as usize;
     let shared = shared.min(size);
     (shared, 2 * size - shared)
 }

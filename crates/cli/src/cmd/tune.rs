@@ -4,7 +4,7 @@ use std::io::Write;
 
 use anyhow::Context;
 use serde::Serialize;
-use textreuse_minhash::{Signer, Target};
+use textreuse_minhash::{BuildError, Plan, Signer, Target};
 
 use crate::util::{self, Global, SignerArgs};
 
@@ -91,8 +91,16 @@ pub fn run(args: &Args, global: &Global) -> anyhow::Result<()> {
                  shingles and more",
                 target.recall, target.candidate_rate, target.below, target.min_set
             ));
-            let best = textreuse_minhash::plan(&target).context("cannot plan a configuration")?;
-            let (schemes, unreachable) = per_scheme(&target);
+            let (best, schemes, unreachable) = per_scheme(&target);
+            // The plan over all schemes is the cheapest of the per-scheme plans.
+            let best = best
+                .ok_or(BuildError::Unreachable {
+                    threshold: target.threshold,
+                    recall: target.recall,
+                    below: target.below,
+                    candidate_rate: target.candidate_rate,
+                })
+                .context("cannot plan a configuration")?;
             let planned = Planned {
                 threshold: t,
                 recall: target.recall,
@@ -124,29 +132,35 @@ pub fn run(args: &Args, global: &Global) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// The cheapest configuration of each scheme of the target, and the schemes that have none.
-fn per_scheme(target: &Target) -> (Vec<Choice>, Vec<String>) {
-    let (mut met, mut unreachable) = (Vec::new(), Vec::new());
+/// The cheapest configuration of each scheme of the target (cheapest first), the schemes that
+/// have none, and the cheapest of all.
+fn per_scheme(target: &Target) -> (Option<Plan>, Vec<Choice>, Vec<String>) {
+    let (mut plans, mut unreachable) = (Vec::new(), Vec::new());
     for &scheme in &target.schemes {
         let one = Target {
             schemes: vec![scheme],
             ..target.clone()
         };
         match textreuse_minhash::plan(&one) {
-            Ok(p) => met.push(Choice {
-                scheme: p.scheme.to_string(),
-                hashes: p.hashes,
-                rows: p.rows,
-                bands: p.bands,
-                recall: p.recall,
-                candidate_rate: p.candidate_rate,
-                cost_ns: p.cost_ns,
-            }),
+            Ok(p) => plans.push(p),
             Err(_) => unreachable.push(scheme.to_string()),
         }
     }
-    met.sort_by(|a, b| a.cost_ns.total_cmp(&b.cost_ns));
-    (met, unreachable)
+    // Stable: among equal costs the scheme listed first wins, as in one plan over all.
+    plans.sort_by(|a, b| a.cost_ns.total_cmp(&b.cost_ns));
+    let met = plans
+        .iter()
+        .map(|p| Choice {
+            scheme: p.scheme.to_string(),
+            hashes: p.hashes,
+            rows: p.rows,
+            bands: p.bands,
+            recall: p.recall,
+            candidate_rate: p.candidate_rate,
+            cost_ns: p.cost_ns,
+        })
+        .collect();
+    (plans.into_iter().next(), met, unreachable)
 }
 
 fn params(signer: &Signer) -> Params {
@@ -165,15 +179,13 @@ fn curve(signer: &Signer, min_set: usize) -> Vec<Point> {
     (1..=20)
         .map(|i| {
             let s = i as f64 / 20.0;
-            let n = min_set.max(1);
-            // The most similar pair of n-shingle sets at or below s.
-            let shared = ((2 * n) as f64 * s / (1.0 + s) + 1e-9).floor() as usize;
-            let shared = shared.min(n);
+            // The most similar pair of min_set-shingle sets at or below s.
+            let (shared, union) = textreuse_minhash::sized_pair(min_set, s, false);
             Point {
                 s,
                 exact: signer.exact_match_probability(s),
                 independent: signer.independent_approximation(s),
-                sized: signer.match_probability(shared, 2 * n - shared),
+                sized: signer.match_probability(shared, union),
             }
         })
         .collect()
