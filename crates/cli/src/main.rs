@@ -39,6 +39,9 @@ enum Command {
     Tune(cmd::tune::Args),
     /// Score PAN text-alignment detections against truth files (plagdet, recall, precision, granularity).
     PanEval(cmd::pan_eval::Args),
+    /// Write report.html for a dedup output directory: counts, plots, sampled clusters with
+    /// their differences marked, top article pairs (self-contained, opens offline).
+    Report(cmd::report::Args),
     /// Find reused passages between two documents, or run a PAN-format batch over a pairs file.
     Align(cmd::align::Args),
     /// Plagiarism check: passages of suspicious documents reused from a corpus, ranked.
@@ -57,6 +60,7 @@ fn main() -> ExitCode {
         Command::Simhash(args) => cmd::simhash::run(&args, &cli.global),
         Command::Tune(args) => cmd::tune::run(&args, &cli.global),
         Command::PanEval(args) => cmd::pan_eval::run(&args, &cli.global),
+        Command::Report(args) => cmd::report::run(&args, &cli.global),
         Command::Align(args) => cmd::align::run(&args, &cli.global),
         Command::Check(args) => cmd::check::run(&args, &cli.global),
         Command::Index(args) => cmd::index::run(&args, &cli.global),

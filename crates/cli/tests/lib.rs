@@ -6,6 +6,7 @@ mod documents;
 mod flags;
 mod index;
 mod inputs;
+mod report;
 mod sentences;
 mod simhash;
 mod tune;

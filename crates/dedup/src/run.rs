@@ -514,10 +514,17 @@ impl Dedup {
     {
         let mut stats = Stats {
             unit: self.unit.as_str(),
+            method: if self.search.is_some() {
+                "simhash"
+            } else {
+                "minhash"
+            },
             scheme: self.signer.scheme().as_str(),
             hashes: self.signer.hashes(),
             rows: self.signer.rows(),
             bands: self.signer.bands(),
+            seed: self.signer.seed(),
+            min_shingles: self.filter.min_shingles,
             threshold: self.threshold,
             verified: self.verify,
             keep: self.keep.as_str(),

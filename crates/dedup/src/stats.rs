@@ -23,6 +23,9 @@ pub struct StageTimes {
 pub struct Stats {
     /// The unit compared: `sentence`, `paragraph` or `document`.
     pub unit: &'static str,
+    /// How candidates were found: `minhash` (band keys) or `simhash` (fingerprints within a
+    /// Hamming distance; the MinHash fields below are then unused).
+    pub method: &'static str,
     /// The MinHash parameters: the scheme (`drawn`, `disjoint` or `oph`), N, K, M (planned
     /// when a threshold was given and no signer).
     pub scheme: &'static str,
@@ -32,6 +35,10 @@ pub struct Stats {
     pub rows: usize,
     /// Bands M.
     pub bands: usize,
+    /// The seed of the hash functions (with N, K and M it fixes the S-curve of drawn bands).
+    pub seed: u64,
+    /// The shingle-count filter's minimum (OPH's S-curve depends on set sizes).
+    pub min_shingles: usize,
     /// The Jaccard threshold given, if any.
     pub threshold: Option<f64>,
     /// Whether members' exact Jaccard similarity was computed (and duplicates below the

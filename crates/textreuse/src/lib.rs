@@ -37,6 +37,9 @@
 //!   with the dedup units and provenance; crash-safe, one writer at a time.
 //! * [`align`]: passage-level text alignment (PAN style), the PAN evaluator, a MinHash corpus
 //!   index and the content/structure reuse classifier (see `examples/plagiarism_checker.rs`).
+//! * [`report`]: self-contained HTML reports with SVG plots: of a dedup run's outputs
+//!   ([`DedupReport`](report::DedupReport)), of a plagiarism check
+//!   ([`CheckReport`](report::CheckReport)), and S-curves ([`SCurvePlot`](report::SCurvePlot)).
 //!
 //! Every output that must be the same on every machine (fingerprints, signatures, band keys) is
 //! defined by the toolkit's own code and seed and pinned by known-answer tests.
@@ -48,10 +51,14 @@
 #[doc = include_str!("../../../README.md")]
 struct ReadmeDoctests;
 
-// So are the Rust snippets of the index guide.
+// So are the Rust snippets of the index and report guides.
 #[cfg(doctest)]
 #[doc = include_str!("../../../docs/index.md")]
 struct IndexGuideDoctests;
+
+#[cfg(doctest)]
+#[doc = include_str!("../../../docs/reports.md")]
+struct ReportsGuideDoctests;
 
 #[doc(inline)]
 pub use textreuse_align as align;
@@ -63,6 +70,8 @@ pub use textreuse_hash as hash;
 pub use textreuse_index as index;
 #[doc(inline)]
 pub use textreuse_minhash as minhash;
+#[doc(inline)]
+pub use textreuse_report as report;
 #[doc(inline)]
 pub use textreuse_shingle as shingle;
 #[doc(inline)]

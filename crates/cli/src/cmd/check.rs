@@ -14,6 +14,7 @@ use textreuse_align::reuse::{ReuseProfile, profile};
 use textreuse_align::{Aligner, Passage};
 use textreuse_dedup::{Document, Inputs, Source};
 use textreuse_index::{Index, IndexUnit};
+use textreuse_report::{CheckDocument, CheckPassage, CheckReport};
 
 use crate::util::{self, Global};
 
@@ -61,6 +62,11 @@ pub struct Args {
     /// Characters of each passage shown in the output.
     #[arg(long, value_name = "N", default_value_t = 160)]
     pub excerpt: usize,
+    /// Also write an HTML report to FILE: per suspicious document the share of its text
+    /// reused, each source with score and type, and the aligned passages side by side with
+    /// their shared words marked.
+    #[arg(long, value_name = "FILE", conflicts_with = "candidates_only")]
+    pub html: Option<PathBuf>,
 }
 
 /// One reuse case found for a suspicious document.
@@ -152,6 +158,11 @@ pub fn run(args: &Args, global: &Global) -> anyhow::Result<()> {
         .build()?;
     let mut out = util::stdout();
     let start = Instant::now();
+    let corpus_name = match (&args.corpus, &args.index) {
+        (Some(path), _) | (None, Some(path)) => path.display().to_string(),
+        (None, None) => String::new(),
+    };
+    let mut html = args.html.as_ref().map(|_| CheckReport::new(&corpus_name));
     for path in &args.suspicious {
         let text =
             fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
@@ -207,8 +218,19 @@ pub fn run(args: &Args, global: &Global) -> anyhow::Result<()> {
         } else {
             write_json(&mut out, &name, &text, &cases, args.excerpt)?;
         }
+        if let Some(report) = &mut html {
+            report.push(report_document(&name, &text, &cases));
+        }
     }
     out.flush()?;
+    if let (Some(report), Some(path)) = (&html, &args.html) {
+        let bytes = report.write(path)?;
+        global.log(format_args!(
+            "report written to {} ({} KiB)",
+            path.display(),
+            bytes.div_ceil(1024)
+        ));
+    }
     let n = args.suspicious.len();
     let secs = start.elapsed().as_secs_f64();
     global.log(format_args!(
@@ -250,6 +272,31 @@ fn read_corpus(path: &Path, global: &Global) -> anyhow::Result<(Vec<Document>, u
         }
     }
     Ok((docs, problems))
+}
+
+/// A checked document as the HTML report shows it (character offsets, whole passages).
+fn report_document(name: &str, text: &str, cases: &[Case<'_>]) -> CheckDocument {
+    let passages = cases
+        .iter()
+        .map(|c| {
+            let (s, t) = c.passage.char_ranges(&c.source.text, text);
+            CheckPassage {
+                source_id: c.source.id.to_string(),
+                source_title: c.source.title.clone(),
+                kind: c.profile.kind.as_str().to_string(),
+                score: c.passage.score,
+                suspicious: t,
+                source: s,
+                suspicious_text: text[c.passage.suspicious.clone()].to_string(),
+                source_text: c.source.text[c.passage.source.clone()].to_string(),
+            }
+        })
+        .collect();
+    CheckDocument {
+        name: name.to_string(),
+        chars: text.chars().count(),
+        passages,
+    }
 }
 
 /// The first `n` characters of `s`, with "…" when cut.

@@ -58,6 +58,12 @@ pub struct Args {
     /// --write-deduplicated their documents are left out too. Needs input files.
     #[arg(long, value_name = "DIR")]
     against: Option<PathBuf>,
+    /// Also write OUT/report.html (as `textreuse report OUT` does): counts, plots, sampled
+    /// clusters with their differences marked, top article pairs.
+    #[arg(long)]
+    report: bool,
+    #[command(flatten, next_help_heading = "Report (with --report)")]
+    report_options: crate::cmd::report::Options,
     /// With --against: then add the inputs to that index (not matched against themselves).
     #[arg(long, requires = "against")]
     add: bool,
@@ -285,5 +291,8 @@ pub fn run(args: &Args, global: &Global) -> anyhow::Result<()> {
         stats.bands,
         args.out.display()
     ));
+    if args.report {
+        args.report_options.write(&args.out, global)?;
+    }
     util::skipped(problems)
 }

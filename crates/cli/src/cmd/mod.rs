@@ -5,6 +5,7 @@ pub mod dedup;
 pub mod extract;
 pub mod index;
 pub mod pan_eval;
+pub mod report;
 pub mod sentences;
 pub mod shuffle_bench;
 pub mod simhash;

@@ -5,6 +5,7 @@ use std::io::Write;
 use anyhow::Context;
 use serde::Serialize;
 use textreuse_minhash::{BuildError, Plan, Signer, Target};
+use textreuse_report::SCurvePlot;
 
 use crate::util::{self, Global, SignerArgs};
 
@@ -25,6 +26,10 @@ pub struct Args {
     /// Print JSON instead of a table.
     #[arg(long)]
     json: bool,
+    /// Also draw the S-curves (exact, independent-bands approximation, and for OPH the curve
+    /// of two --min-set sets) with the threshold marked, as an SVG file.
+    #[arg(long, value_name = "FILE")]
+    svg: Option<std::path::PathBuf>,
 }
 
 #[derive(Serialize)]
@@ -115,6 +120,16 @@ pub fn run(args: &Args, global: &Global) -> anyhow::Result<()> {
         }
         _ => (args.signer.build(textreuse_dedup::Unit::Sentence)?, None),
     };
+    if let Some(path) = &args.svg {
+        let mut plot = SCurvePlot::new(&signer).min_set(args.min_set);
+        if let Some(p) = &plan {
+            plot = plot.threshold(p.threshold).below(p.below);
+        } else if let Some(t) = args.threshold {
+            plot = plot.threshold(t);
+        }
+        std::fs::write(path, plot.svg()?).with_context(|| format!("writing {}", path.display()))?;
+        global.log(format_args!("S-curves drawn in {}", path.display()));
+    }
     let output = Output {
         params: params(&signer),
         plan,

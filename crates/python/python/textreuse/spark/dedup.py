@@ -309,8 +309,8 @@ def run_dedup(
     )
     # The fields of the CLI's stats.json, in its order.
     stats: dict = dict(
-        unit="sentence", scheme=signer.scheme, hashes=signer.hashes, rows=signer.rows,
-        bands=signer.bands,
+        unit="sentence", method="minhash", scheme=signer.scheme, hashes=signer.hashes,
+        rows=signer.rows, bands=signer.bands, seed=signer.seed, min_shingles=params.min_shingles,
         threshold=None, verified=params.verify, keep=params.keep,
     )
 

@@ -1,0 +1,74 @@
+//! Reports people would rather look at than read: self-contained HTML pages with SVG plots for
+//! the results of `textreuse`.
+//!
+//! * [`DedupReport`] makes `report.html` from a dedup run's output directory (`stats.json`,
+//!   `clusters.jsonl`, `article-pairs.tsv`): counts per stage, the cluster-size histogram on
+//!   log-log axes, counts per type with an example of each, the S-curve of the run's
+//!   parameters with its threshold, the top article pairs, the largest clusters, and a sample
+//!   of clusters per type with the words that differ between members marked and each member
+//!   linked to its source. Its size is bounded whatever the run's size.
+//! * [`CheckReport`] shows a plagiarism check: per suspicious document, the share of its text
+//!   reused, each source with score and type, and the aligned passages side by side with their
+//!   shared words marked.
+//! * [`SCurvePlot`] draws a signer's S-curves (exact, independent-bands approximation, and for
+//!   OPH the curve of small sets) as SVG.
+//!
+//! Pages load nothing: no scripts, fonts or images from anywhere (a Content-Security-Policy
+//! says so to the browser), the plots are inline SVG drawn by `plotters`, and the style sheet
+//! is inline.
+//!
+//! ```
+//! use textreuse_minhash::SignerBuilder;
+//! use textreuse_report::SCurvePlot;
+//!
+//! let oph = SignerBuilder::oph().build()?;
+//! let svg = SCurvePlot::new(&oph).threshold(0.9).min_set(75).svg()?;
+//! std::fs::write(std::env::temp_dir().join("s-curve.svg"), svg)?;
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+// The crate README's snippet runs as a doctest.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;
+
+mod check;
+mod dedup;
+pub mod diff;
+mod error;
+mod html;
+mod plot;
+
+use std::io::Write;
+use std::path::Path;
+
+pub use check::{CheckDocument, CheckPassage, CheckReport};
+pub use dedup::{
+    DEFAULT_LARGEST, DEFAULT_MAX_MEMBERS, DEFAULT_REVISION_URL, DEFAULT_SAMPLES, DEFAULT_TOP_PAIRS,
+    DedupReport, ReportSummary,
+};
+pub use error::ReportError;
+pub use html::escape;
+pub use plot::{SCurvePlot, cluster_sizes_svg, coverage_svg, type_counts_svg};
+
+/// Writes `bytes` to `path` through a temporary file in the same directory, renamed into place,
+/// so a reader never sees half a report.
+pub(crate) fn write_atomically(path: &Path, bytes: &[u8]) -> Result<(), ReportError> {
+    let dir = path
+        .parent()
+        .filter(|d| !d.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    let name = path
+        .file_name()
+        .map_or("report".into(), |n| n.to_string_lossy());
+    let tmp = dir.join(format!(".{name}.tmp{}", std::process::id()));
+    let result = std::fs::File::create(&tmp)
+        .and_then(|mut f| {
+            f.write_all(bytes)?;
+            f.sync_all()
+        })
+        .and_then(|()| std::fs::rename(&tmp, path));
+    if result.is_err() {
+        let _ = std::fs::remove_file(&tmp);
+    }
+    result.map_err(ReportError::io(path))
+}

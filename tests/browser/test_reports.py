@@ -1,0 +1,165 @@
+"""The HTML reports in a real browser (headless Chromium): `dedup --report` on the bundled
+samples, `check --html` on testdata/check, and `tune --svg`. Each page must open with no console
+error, no exception and no network request, and show its plots and tables; screenshots are
+saved (to $TEXTREUSE_SCREENSHOTS, default a temporary directory; docs/img holds the ones of the
+bundled-sample run).
+
+    python3 -m pytest -q tests/browser          # skips without a Chromium
+    TEXTREUSE_REQUIRE_BROWSER=1 ...             # fails instead (CI)
+
+The `textreuse` binary is $TEXTREUSE_BIN, else built with cargo (profile wheel-dev, as the
+Python tests build it).
+"""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from chromium import Chromium, find_chromium  # noqa: E402
+
+
+def _textreuse() -> str:
+    if os.environ.get("TEXTREUSE_BIN"):
+        return os.environ["TEXTREUSE_BIN"]
+    subprocess.run(
+        ["cargo", "build", "--quiet", "--profile", "wheel-dev", "-p", "textreuse-cli",
+         "--bin", "textreuse"],
+        cwd=ROOT, check=True,
+    )
+    meta = subprocess.run(
+        ["cargo", "metadata", "--format-version", "1", "--no-deps"],
+        cwd=ROOT, check=True, capture_output=True, text=True,
+    )
+    return str(Path(json.loads(meta.stdout)["target_directory"]) / "wheel-dev" / "textreuse")
+
+
+@pytest.fixture(scope="session")
+def textreuse() -> str:
+    return _textreuse()
+
+
+@pytest.fixture(scope="session")
+def browser():
+    if find_chromium() is None:
+        message = "no Chromium (apt-get install chromium): the reports were not opened"
+        if os.environ.get("TEXTREUSE_REQUIRE_BROWSER"):
+            pytest.fail(message)
+        pytest.skip(message)
+    with Chromium() as b:
+        yield b
+
+
+@pytest.fixture(scope="session")
+def shots(tmp_path_factory) -> Path:
+    out = Path(os.environ.get("TEXTREUSE_SCREENSHOTS") or tmp_path_factory.mktemp("shots"))
+    out.mkdir(parents=True, exist_ok=True)
+    return out
+
+
+def _run(cmd: list[str], ok=(0,), cwd=ROOT) -> subprocess.CompletedProcess:
+    done = subprocess.run(cmd, cwd=cwd, capture_output=True, text=True)
+    assert done.returncode in ok, f"{cmd}: exit {done.returncode}\n{done.stderr}"
+    return done
+
+
+# What every page must show a person: the count of drawn plots (an SVG at least 300 px wide
+# with more than a few shapes in it), tables with rows, and no horizontal scrolling.
+COMMON = {
+    "plots": "[...document.querySelectorAll('svg')].filter(s => "
+             "s.getBoundingClientRect().width >= 300 && "
+             "s.querySelectorAll('path,line,polyline,rect,circle,text').length > 10).length",
+    "tables": "[...document.querySelectorAll('table')].filter(t => "
+              "t.querySelectorAll('tbody tr').length > 0).length",
+    "overflow": "document.documentElement.scrollWidth > window.innerWidth + 1",
+    "title": "document.title",
+}
+
+
+def test_dedup_report_of_the_bundled_samples(textreuse, browser, shots, tmp_path):
+    # The README's main command with --report, run where a user would run it.
+    out = tmp_path / "textreuse-out"
+    # Exit 3: the 2013 sample is damaged on purpose; the results are complete.
+    _run([textreuse, "--quiet", "dedup", "--report"], ok=(3,), cwd=tmp_path)
+    page = browser.open_page(
+        out / "report.html",
+        screenshot=shots / "dedup-report.png",
+        width=1200,
+        evaluate=dict(
+            COMMON,
+            sections="[...document.querySelectorAll('section')].map(s => s.id).join(',')",
+            members="document.querySelectorAll('.member').length",
+            marked="document.querySelectorAll('.member ins, .member del').length",
+            revision_links="document.querySelectorAll('.member a[href*=\"oldid=\"]').length",
+            open_samples="document.querySelectorAll('details.cluster[open]').length",
+            stage_rows="document.querySelector('#summary tbody').children.length",
+        ),
+    )
+    assert page.ok, page.problems()
+    v = page.values
+    assert v["sections"] == "summary,sizes,types,s-curve,pairs,largest,samples"
+    assert v["plots"] == 3, v
+    assert v["tables"] >= 5, v  # stages, seconds, sizes, types, pairs
+    assert v["stage_rows"] == 12
+    assert v["members"] >= 20 and v["marked"] > 0 and v["revision_links"] > 0, v
+    assert v["open_samples"] >= 3, v  # the first sample of each type is open
+    assert not v["overflow"], "the page scrolls sideways"
+    assert (shots / "dedup-report.png").stat().st_size > 10_000
+
+
+def test_check_report_side_by_side(textreuse, browser, shots, tmp_path):
+    html = tmp_path / "check.html"
+    _run([textreuse, "--quiet", "check", "testdata/check/suspicious.txt",
+          "--corpus", "testdata/check/corpus", "--min-length", "100", "--html", str(html)])
+    page = browser.open_page(
+        html,
+        screenshot=shots / "check-report.png",
+        width=1200,
+        evaluate=dict(
+            COMMON,
+            pairs="document.querySelectorAll('.pair').length",
+            columns="(() => { const p = document.querySelector('.pair'); if (!p) return 0;"
+                    " const [a, b] = p.children; const ra = a.getBoundingClientRect(),"
+                    " rb = b.getBoundingClientRect();"
+                    " return Math.abs(ra.top - rb.top) < 2 && rb.left > ra.right ? 2 : 1; })()",
+            marks="document.querySelectorAll('.pair mark').length",
+            share="document.querySelector('#d0 p').textContent",
+        ),
+    )
+    assert page.ok, page.problems()
+    v = page.values
+    assert v["plots"] == 1, v  # the coverage strip
+    assert v["tables"] == 2, v  # overview, sources
+    assert v["pairs"] >= 1 and v["columns"] == 2, v  # passages side by side
+    assert v["marks"] > 0, v
+    assert "% of its" in v["share"]
+    assert not v["overflow"]
+
+
+def test_tune_svg_renders(textreuse, browser, shots, tmp_path):
+    svg = tmp_path / "s-curve.svg"
+    _run([textreuse, "--quiet", "tune", "--threshold", "0.8", "--svg", str(svg)])
+    # An HTML page holding the file as an image, as a user would embed it.
+    page_file = tmp_path / "s-curve.html"
+    page_file.write_text(
+        f'<!DOCTYPE html><title>S-curve</title><img id="p" src="{svg.name}" alt="S-curve">'
+    )
+    page = browser.open_page(
+        page_file,
+        screenshot=shots / "tune-s-curve.png",
+        width=760,
+        height=460,
+        full_page=False,
+        evaluate={
+            "width": "document.getElementById('p').naturalWidth",
+            "height": "document.getElementById('p').naturalHeight",
+        },
+    )
+    assert page.ok, page.problems()
+    assert page.values["width"] >= 600 and page.values["height"] >= 300, page.values
