@@ -56,6 +56,7 @@ mod arrow;
 mod index;
 mod kernels;
 mod numpy;
+mod report;
 mod signer;
 mod text;
 
@@ -69,6 +70,9 @@ mod _native {
 
     #[pymodule_export]
     use crate::index::PyLSHIndex;
+
+    #[pymodule_export]
+    use crate::report::report;
 
     #[pymodule_export]
     use crate::text::{

@@ -397,3 +397,30 @@ def test_the_cli_reads_parquet_written_by_pyarrow(textreuse_bin, tmp_path):
     copy = pq.read_table(tmp_path / "copy-rows.parquet" / str(tmp_path / "rows.parquet").lstrip("/"))
     assert copy.column("id").to_pylist() == [r["id"] for r in rows if not r["id"].endswith("copy")]
     assert copy.schema == pq.read_table(tmp_path / "rows.parquet").schema
+
+
+def test_report_is_the_cli_report(textreuse_bin, tmp_path):
+    # textreuse.report writes the page `textreuse report` writes, from the same outputs.
+    import subprocess
+
+    out = tmp_path / "out"
+    done = subprocess.run([textreuse_bin, "--quiet", "dedup", "--out", str(out)])
+    assert done.returncode == 3  # the bundled 2013 sample is damaged on purpose
+    summary = textreuse.report(out, samples=2)
+    page = (out / "report.html").read_bytes()
+    assert summary["path"] == str(out / "report.html") and summary["bytes"] == len(page)
+    assert summary["clusters"] == json.loads((out / "stats.json").read_text())["clusters"]
+    subprocess.run([textreuse_bin, "--quiet", "report", str(out), "--samples", "2"], check=True)
+    assert (out / "report.html").read_bytes() == page
+    assert b"<svg" in page and b"<script" not in page
+    unlinked = textreuse.report(out, revision_url=None)
+    assert b"oldid=" not in (out / "report.html").read_bytes() and unlinked["bytes"] > 0
+
+
+def test_report_errors_say_what_is_wrong(tmp_path):
+    with pytest.raises(FileNotFoundError, match="stats.json: not found"):
+        textreuse.report(tmp_path)
+    (tmp_path / "stats.json").write_text("{}")
+    (tmp_path / "clusters.jsonl").write_text("not json\n")
+    with pytest.raises(ValueError, match="line 1"):
+        textreuse.report(tmp_path)

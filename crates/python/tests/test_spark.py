@@ -140,6 +140,12 @@ def test_oph_gives_the_same_outputs_as_the_cli(spark, tmp_path):
     assert_same_outputs(tmp_path / "cli", tmp_path / "spark")
     assert (stats["scheme"], stats["hashes"], stats["bands"]) == ("oph", k * m, m)
     assert stats["clusters"] > 0
+    # The Spark outputs make a report like the CLI's (its S-curve is OPH's).
+    import textreuse
+
+    done = textreuse.report(tmp_path / "spark")
+    assert done["clusters"] == stats["clusters"]
+    assert "S-curve: oph scheme" in (tmp_path / "spark" / "report.html").read_text()
 
 
 def test_parquet_records_give_the_same_outputs(spark, tmp_path):

@@ -344,6 +344,26 @@ def plan(
     of ``min_set`` shingles and more. ValueError when no configuration meets it.
     """
 
+class ReportSummary(TypedDict):
+    path: str
+    bytes: int
+    clusters: int
+    shown: int
+    seconds: float
+
+def report(
+    out_dir: str | PathLike[str],
+    samples: int = 5,
+    top_pairs: int = 25,
+    largest: int = 3,
+    max_members: int = 8,
+    revision_url: str | None = "https://en.wikipedia.org/w/index.php?oldid={revision}",
+) -> ReportSummary:
+    """Writes ``out_dir/report.html`` from the dedup outputs there, as ``textreuse report``
+    does (self-contained HTML with SVG plots and sampled clusters). FileNotFoundError when an
+    output is missing, ValueError when one is not in dedup's format.
+    """
+
 # The kernels below take arrays as (validity, values or offsets, data, offset, length) buffer
 # tuples and return raw buffers; use the wrappers in textreuse.kernels.
 _Parts = tuple[Any, Any, Any, int, int]

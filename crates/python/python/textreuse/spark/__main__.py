@@ -93,6 +93,10 @@ def _parser() -> argparse.ArgumentParser:
     d.add_argument(
         "--conf", action="append", default=[], metavar="KEY=VALUE", help="extra Spark settings"
     )
+    d.add_argument(
+        "--report", action="store_true",
+        help="also write OUT/report.html, as `textreuse dedup --report` does",
+    )
     d.add_argument("--quiet", "-q", action="store_true")
     return p
 
@@ -147,6 +151,11 @@ def main(argv: list[str] | None = None) -> int:
         f"{stats['clusters']} clusters of {stats['clustered_sentences']} sentences in "
         f"{time.monotonic() - started:.1f}s; outputs in {args.out}"
     )
+    if args.report:
+        from textreuse import report
+
+        done = report(args.out)
+        log(f"report written to {done['path']} ({done['bytes'] // 1024} KiB)")
     if stats["input_problems"]:
         # The exit status of `textreuse` after skipped inputs (the --input-stats counts).
         print(
