@@ -669,6 +669,8 @@ struct Pick {
     key: (u64, u64),
     offset: u64,
     len: usize,
+    /// The 1-based line number, for errors.
+    line: u64,
     cluster: u64,
 }
 
@@ -731,7 +733,7 @@ fn scan(path: &Path, samples: usize, largest: usize) -> Result<Scan, ReportError
     let mut reader = BufReader::with_capacity(1 << 20, file);
     let mut scan = Scan::default();
     let mut line = Vec::new();
-    let mut offset = 0u64;
+    let (mut offset, mut line_no) = (0u64, 0u64);
     loop {
         line.clear();
         let n = reader
@@ -740,13 +742,13 @@ fn scan(path: &Path, samples: usize, largest: usize) -> Result<Scan, ReportError
         if n == 0 {
             break;
         }
-        scan.lines += 1;
+        line_no += 1;
         let body = line.strip_suffix(b"\n").unwrap_or(&line);
         if body.iter().all(u8::is_ascii_whitespace) {
             offset += n as u64;
-            scan.lines -= 1;
             continue;
         }
+        scan.lines += 1;
         let (cluster, size, kind) = match head(body) {
             Some((c, s, k)) => (c, s, k.to_string()),
             None => {
@@ -762,6 +764,7 @@ fn scan(path: &Path, samples: usize, largest: usize) -> Result<Scan, ReportError
             key,
             offset,
             len: body.len(),
+            line: line_no,
             cluster,
         };
         let hash = textreuse_hash::mix64(cluster ^ SAMPLE_SALT);
@@ -803,7 +806,7 @@ fn read_picks(path: &Path, scan: &Scan) -> Result<BTreeMap<u64, ClusterLine>, Re
             .map_err(ReportError::io(path))?;
         let line: ClusterLine = serde_json::from_slice(&buf).map_err(|e| ReportError::Format {
             path: path.to_path_buf(),
-            line: 0,
+            line: p.line,
             message: format!("cluster {}: {e}", p.cluster),
         })?;
         out.insert(p.cluster, line);
@@ -986,6 +989,7 @@ mod tests {
                     key: (i, i),
                     offset: i,
                     len: 1,
+                    line: i + 1,
                     cluster: i,
                 },
             );

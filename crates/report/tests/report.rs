@@ -2,7 +2,7 @@
 //! what happens with missing or damaged outputs.
 use std::path::Path;
 
-use textreuse_dedup::{Dedup, Document, NoProgress, OutputDir};
+use textreuse_dedup::{Dedup, Document, Method, NoProgress, OutputDir};
 use textreuse_report::{DedupReport, ReportError};
 
 /// A sentence of made-up words, different for each `i`.
@@ -31,6 +31,10 @@ fn sentence(i: usize) -> String {
 /// Run outputs with `n` clusters of three: a sentence, a copy with one word changed in another
 /// article, and a copy with its year changed in the same article.
 fn run_outputs(dir: &Path, n: usize) {
+    run_outputs_with(dir, n, Dedup::builder().build().unwrap());
+}
+
+fn run_outputs_with(dir: &Path, n: usize, dedup: Dedup) {
     let mut docs = Vec::new();
     for i in 0..n {
         let base = sentence(i);
@@ -47,7 +51,6 @@ fn run_outputs(dir: &Path, n: usize) {
             base.replace("1820", "1821"),
         ));
     }
-    let dedup = Dedup::builder().build().unwrap();
     dedup
         .run_documents(docs, &mut OutputDir::new(dir), &NoProgress)
         .unwrap();
@@ -135,4 +138,39 @@ fn outputs_of_older_versions_still_make_a_report() {
     let html = DedupReport::new().render(dir.path()).unwrap();
     assert!(html.contains("records no seed"));
     assert_eq!(html.matches("<svg").count(), 3);
+}
+
+#[test]
+fn a_simhash_run_has_no_band_curve() {
+    let dir = tempfile::tempdir().unwrap();
+    let dedup = Dedup::builder()
+        .method(Method::SimHash { max_hamming: 6 })
+        .build()
+        .unwrap();
+    run_outputs_with(dir.path(), 10, dedup);
+    let html = DedupReport::new().render(dir.path()).unwrap();
+    assert!(html.contains("SimHash fingerprints"));
+    assert!(html.contains("no band S-curve"));
+    assert_eq!(html.matches("<svg").count(), 2);
+}
+
+#[test]
+fn a_malformed_sampled_line_names_its_line() {
+    let dir = tempfile::tempdir().unwrap();
+    run_outputs(dir.path(), 3);
+    // The head reads fine, the rest does not: found when the sampled line is parsed.
+    let path = dir.path().join("clusters.jsonl");
+    let text = std::fs::read_to_string(&path).unwrap();
+    let mut lines: Vec<String> = text.lines().map(str::to_string).collect();
+    let cut = lines[1].len() / 2;
+    lines[1].truncate(cut);
+    std::fs::write(&path, lines.join("\n") + "\n").unwrap();
+    match DedupReport::new()
+        .samples(10)
+        .render(dir.path())
+        .unwrap_err()
+    {
+        ReportError::Format { line, .. } => assert_eq!(line, 2),
+        other => panic!("{other:?}"),
+    }
 }
