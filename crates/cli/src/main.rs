@@ -44,6 +44,9 @@ enum Command {
     Report(cmd::report::Args),
     /// Find reused passages between two documents, or run a PAN-format batch over a pairs file.
     Align(cmd::align::Args),
+    /// Every reused passage within a corpus (all document pairs), or between it and --against:
+    /// chunks, MinHash candidates through the shuffle, alignment, classification.
+    Reuse(cmd::reuse::Args),
     /// Plagiarism check: passages of suspicious documents reused from a corpus, ranked.
     Check(cmd::check::Args),
     /// A persistent LSH index: create it, add inputs, query new ones against it, remove, compact.
@@ -63,6 +66,7 @@ fn main() -> ExitCode {
         Command::Report(args) => cmd::report::run(&args, &cli.global),
         Command::Align(args) => cmd::align::run(&args, &cli.global),
         Command::Check(args) => cmd::check::run(&args, &cli.global),
+        Command::Reuse(args) => cmd::reuse::run(&args, &cli.global),
         Command::Index(args) => cmd::index::run(&args, &cli.global),
         Command::ShuffleBench(args) => cmd::shuffle_bench::run(&args, &cli.global),
     };

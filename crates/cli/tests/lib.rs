@@ -7,6 +7,7 @@ mod flags;
 mod index;
 mod inputs;
 mod report;
+mod reuse;
 mod sentences;
 mod simhash;
 mod tune;

@@ -37,6 +37,9 @@
 //!   with the dedup units and provenance; crash-safe, one writer at a time.
 //! * [`align`]: passage-level text alignment (PAN style), the PAN evaluator, a MinHash corpus
 //!   index and the content/structure reuse classifier (see `examples/plagiarism_checker.rs`).
+//! * [`reuse`]: text reuse at corpus scale: every reused passage within a corpus or between
+//!   two ([`Reuse`](reuse::Reuse)): chunk band keys through dedup's shuffle, alignment of the
+//!   candidate pairs in parallel, classification.
 //! * [`report`]: self-contained HTML reports with SVG plots: of a dedup run's outputs
 //!   ([`DedupReport`](report::DedupReport)), of a plagiarism check
 //!   ([`CheckReport`](report::CheckReport)), and S-curves ([`SCurvePlot`](report::SCurvePlot)).
@@ -72,6 +75,8 @@ pub use textreuse_index as index;
 pub use textreuse_minhash as minhash;
 #[doc(inline)]
 pub use textreuse_report as report;
+#[doc(inline)]
+pub use textreuse_reuse as reuse;
 #[doc(inline)]
 pub use textreuse_shingle as shingle;
 #[doc(inline)]

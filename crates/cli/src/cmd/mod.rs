@@ -6,6 +6,7 @@ pub mod extract;
 pub mod index;
 pub mod pan_eval;
 pub mod report;
+pub mod reuse;
 pub mod sentences;
 pub mod shuffle_bench;
 pub mod simhash;

@@ -1,0 +1,135 @@
+//! `textreuse reuse`: every reused passage within a corpus, or between a corpus and another
+//! (`textreuse_reuse`).
+use std::path::PathBuf;
+
+use anyhow::Context;
+use textreuse_dedup::{Document, Source};
+use textreuse_reuse::{PanOutput, Reuse, ReuseOutputDir};
+
+use crate::size::parse_size;
+use crate::util::{self, Global, InputArgs};
+
+/// Find every reused passage within a corpus (all document pairs) or between it and another.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// The corpus: files or directories (walked recursively), read as `dedup` reads them.
+    /// Default: the bundled sample dumps.
+    #[arg(value_name = "CORPUS")]
+    corpus: Vec<PathBuf>,
+    /// Compare the corpus only against these inputs (the corpus's documents are the suspicious
+    /// side, these the sources), not within itself.
+    #[arg(long, value_name = "OTHER", num_args = 1..)]
+    against: Vec<PathBuf>,
+    /// Output directory: reuse.jsonl, pairs.tsv, documents.tsv, stats.json.
+    #[arg(long, default_value = "reuse-out", value_name = "DIR")]
+    out: PathBuf,
+    /// Also write PAN detection files (SUSP-SRC.xml) into DIR, for `textreuse pan-eval`.
+    #[arg(long, value_name = "DIR")]
+    pan_out: Option<PathBuf>,
+    /// Word n-gram length of the chunks' shingles.
+    #[arg(long, value_name = "N", default_value_t = textreuse_align::index::DEFAULT_NGRAM)]
+    ngram: usize,
+    /// Fewest words per chunk (shorter paragraphs are merged).
+    #[arg(long, value_name = "N", default_value_t = textreuse_align::index::DEFAULT_MIN_WORDS)]
+    min_words: usize,
+    /// Rows (minhashes) per band key.
+    #[arg(long, value_name = "K", default_value_t = textreuse_align::index::DEFAULT_ROWS)]
+    rows: usize,
+    /// Band keys per chunk.
+    #[arg(long, value_name = "M", default_value_t = textreuse_align::index::DEFAULT_BANDS)]
+    bands: usize,
+    /// Seed of the hash functions.
+    #[arg(long, value_name = "S", default_value_t = textreuse_reuse::DEFAULT_SEED)]
+    seed: u64,
+    /// Chunk pairs two documents must share to be aligned.
+    #[arg(long, value_name = "N", default_value_t = textreuse_reuse::DEFAULT_MIN_SHARED)]
+    min_shared: u32,
+    /// Passages shorter than this many bytes on either side are dropped.
+    #[arg(long, value_name = "N", default_value_t = textreuse_align::DEFAULT_MIN_PASSAGE_LEN)]
+    min_length: usize,
+    /// Buckets with more chunks contribute only the pairs of their first N (counted in
+    /// stats.json).
+    #[arg(long, value_name = "N", default_value_t = textreuse_reuse::DEFAULT_MAX_BUCKET)]
+    max_bucket: usize,
+    /// Stop after the candidate stage: pairs.tsv lists every candidate pair, nothing is
+    /// aligned.
+    #[arg(long)]
+    candidates_only: bool,
+    /// Memory budget of the shuffle (e.g. 64MB, 4GB); beyond it sorted runs spill to disk.
+    #[arg(long, default_value = "2GB", value_name = "SIZE")]
+    mem_budget: String,
+    #[command(flatten)]
+    input: InputArgs,
+}
+
+/// Runs `textreuse reuse`.
+pub fn run(args: &Args, global: &Global) -> anyhow::Result<()> {
+    let job = Reuse::builder()
+        .ngram(args.ngram)
+        .min_words(args.min_words)
+        .rows(args.rows)
+        .bands(args.bands)
+        .seed(args.seed)
+        .min_shared(args.min_shared)
+        .min_passage_len(args.min_length)
+        .max_bucket(args.max_bucket)
+        .align(!args.candidates_only)
+        .mem_budget(parse_size(&args.mem_budget).context("invalid --mem-budget")?)
+        .build()?;
+    let (corpus, mut problems) = read(&global.inputs_or_samples(&args.corpus), args, global)?;
+    let against = if args.against.is_empty() {
+        None
+    } else {
+        let (docs, p) = read(&args.against, args, global)?;
+        problems += p;
+        Some(docs)
+    };
+    global.log(format_args!(
+        "{} documents{}; chunking, shuffling and aligning",
+        corpus.len(),
+        against
+            .as_ref()
+            .map_or(String::new(), |a| format!(" against {}", a.len()))
+    ));
+    let out = ReuseOutputDir::new(&args.out);
+    let stats = match &args.pan_out {
+        Some(dir) => job.run(&corpus, against.as_deref(), &mut (out, PanOutput::new(dir)))?,
+        None => job.run(&corpus, against.as_deref(), &mut { out })?,
+    };
+    global.log(format_args!(
+        "{} chunks, {} candidate pairs, {} with reuse, {} passages ({} content, {} structure) \
+         in {:.2} s; written to {}",
+        stats.chunks,
+        stats.candidate_pairs,
+        stats.pairs_with_reuse,
+        stats.cases,
+        stats.content_cases,
+        stats.structure_cases,
+        stats.seconds.chunk_and_sign + stats.seconds.candidates + stats.seconds.align_and_write,
+        args.out.display()
+    ));
+    if stats.buckets_capped > 0 {
+        global.log(format_args!(
+            "{} band buckets had more than {} chunks and were capped ({} chunks left out of \
+             their pairs; --max-bucket raises the cap)",
+            stats.buckets_capped, args.max_bucket, stats.bucket_ids_left_out
+        ));
+    }
+    util::skipped(problems)
+}
+
+/// The documents of `paths` in input order, and the number of bad files and records skipped.
+fn read(paths: &[PathBuf], args: &Args, global: &Global) -> anyhow::Result<(Vec<Document>, u64)> {
+    let cleaner = textreuse_wikidump::Cleaner::new();
+    let (mut docs, mut problems) = (Vec::new(), 0);
+    for source in args.input.inputs(paths, global.threads.unwrap_or(1))? {
+        match source {
+            Ok(source) => docs.push(Source::into_document(source, &cleaner)),
+            Err(e) => {
+                problems += 1;
+                global.log(format_args!("skipped: {:#}", anyhow::Error::new(e)));
+            }
+        }
+    }
+    Ok((docs, problems))
+}

@@ -1,0 +1,66 @@
+//! `textreuse reuse` end to end on the fixture corpus `testdata/check/`: the suspicious text's
+//! copied paragraph is found against the corpus, written as JSON lines, TSV aggregates, stats
+//! and PAN detections.
+use super::common;
+
+#[test]
+fn finds_the_copied_paragraph_against_a_corpus() {
+    let dir = tempfile::tempdir().unwrap();
+    let (out, pan) = (dir.path().join("out"), dir.path().join("pan"));
+    common::ok(&[
+        "--quiet",
+        "reuse",
+        &common::workspace("testdata/check/suspicious.txt"),
+        "--against",
+        &common::workspace("testdata/check/corpus"),
+        "--min-length",
+        "100",
+        "--out",
+        out.to_str().unwrap(),
+        "--pan-out",
+        pan.to_str().unwrap(),
+    ]);
+    let cases = common::json_lines(&std::fs::read_to_string(out.join("reuse.jsonl")).unwrap());
+    assert!(!cases.is_empty());
+    assert!(
+        cases.iter().all(|c| c["source"]["title"] == "b-bees"),
+        "{cases:?}"
+    );
+    assert_eq!(cases[0]["suspicious"]["title"], "suspicious");
+    assert_eq!(cases[0]["kind"], "content");
+    let text = std::fs::read_to_string(common::workspace("testdata/check/suspicious.txt")).unwrap();
+    let start = cases[0]["suspicious_offset"].as_u64().unwrap() as usize;
+    let len = cases[0]["suspicious_length"].as_u64().unwrap() as usize;
+    let passage: String = text.chars().skip(start).take(len).collect();
+    assert!(
+        passage.contains("tens of thousands of workers"),
+        "{passage}"
+    );
+
+    let stats: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("stats.json")).unwrap()).unwrap();
+    assert_eq!(stats["documents"], 1);
+    assert!(stats["against_documents"].as_u64().unwrap() >= 2);
+    let pairs = std::fs::read_to_string(out.join("pairs.tsv")).unwrap();
+    assert!(pairs.lines().any(|l| l.contains("\tb-bees\t")), "{pairs}");
+    assert!(pan.join("suspicious-b-bees.xml").exists());
+
+    // The candidate stage alone lists the same pair and aligns nothing.
+    let only = dir.path().join("only");
+    common::ok(&[
+        "--quiet",
+        "reuse",
+        &common::workspace("testdata/check/suspicious.txt"),
+        "--against",
+        &common::workspace("testdata/check/corpus"),
+        "--candidates-only",
+        "--out",
+        only.to_str().unwrap(),
+    ]);
+    assert_eq!(
+        std::fs::read_to_string(only.join("reuse.jsonl")).unwrap(),
+        ""
+    );
+    let listed = std::fs::read_to_string(only.join("pairs.tsv")).unwrap();
+    assert!(listed.lines().any(|l| l.contains("\tb-bees\t")), "{listed}");
+}

@@ -1,0 +1,588 @@
+//! Text reuse at corpus scale: every reused passage within one corpus, or between a corpus and
+//! another (web pages against Wikipedia, suspicious documents against sources).
+//!
+//! The job, after the text-reuse research this toolkit rebuilds:
+//!
+//! 1. **Chunk and sign.** Each document is cut into paragraph chunks ([`chunk_spans`]: at
+//!    least `min_words` words, long paragraphs cut into pieces), and each chunk's word n-grams
+//!    get MinHash band keys, exactly as the plagiarism checker's [`CorpusIndex`](textreuse_align::index::CorpusIndex) signs them.
+//! 2. **Candidates.** The `(band key, chunk)` records go through dedup's out-of-core
+//!    [shuffle](textreuse_dedup::shuffle) (all pairs per bucket, large buckets capped), and the
+//!    chunk pairs become document pairs, counted. Within one corpus every pair of documents can
+//!    be a candidate; with `against`, only pairs with one document on each side.
+//! 3. **Align and classify.** Each candidate pair is aligned ([`Aligner`]) on all cores and
+//!    each passage classified as content or structure reuse ([`profile`]); the results reach a
+//!    [`ReuseSink`] in candidate order ([`ReuseOutputDir`] writes `reuse.jsonl`, `pairs.tsv`, `documents.tsv`
+//!    and `stats.json`; [`PanOutput`] writes PAN detection files).
+//!
+//! Results are the same for every thread count and memory budget: the shuffle's pairs depend
+//! only on the records, candidates are visited in document order, and the parallel alignment
+//! is collected in that order.
+//!
+//! ```
+//! use textreuse_dedup::Document;
+//! use textreuse_reuse::Reuse;
+//!
+//! let shared = "Honey bees live in large colonies with a single queen, thousands of workers \
+//!               and a few hundred drones, and they store honey in wax combs for the winter.";
+//! let corpus = vec![
+//!     Document::new(1, "Bees", format!("{shared}\n\nBees visit flowers for nectar and pollen.")),
+//!     Document::new(2, "Wasps", "Wasps build paper nests from chewed wood fibre every spring."),
+//!     Document::new(3, "Hives", format!("Keeping bees is an old craft.\n\n{shared}")),
+//! ];
+//! let mut found = Vec::new();
+//! let stats = Reuse::builder().min_passage_len(60).build()?.run(&corpus, None, &mut found)?;
+//! assert_eq!(stats.candidate_pairs, 1);
+//! let pair = &found[0];
+//! assert_eq!((pair.source, pair.suspicious), (0, 2)); // documents 1 and 3
+//! assert!(pair.cases[0].suspicious.len() >= shared.len() - 10);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+// The crate README's snippet runs as a doctest.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;
+
+mod output;
+
+use std::collections::BTreeMap;
+use std::ops::Range;
+use std::path::PathBuf;
+use std::time::Instant;
+
+use rayon::prelude::*;
+use serde::Serialize;
+use textreuse_align::index::{
+    DEFAULT_BANDS, DEFAULT_MIN_WORDS, DEFAULT_NGRAM, DEFAULT_ROWS, chunk_spans, word_shingles,
+};
+use textreuse_align::reuse::{ReuseKind, profile};
+use textreuse_align::{Aligner, DEFAULT_MIN_PASSAGE_LEN};
+use textreuse_dedup::Document;
+use textreuse_dedup::shuffle::{PairMode, ShuffleBuilder, ShuffleError};
+use textreuse_minhash::{BandScheme, Signer};
+
+pub use output::{PanOutput, ReuseOutputDir};
+
+/// The seed of the chunks' hash functions (the checker's index uses the same).
+pub const DEFAULT_SEED: u64 = textreuse_minhash::DEFAULT_SEED;
+/// Chunk pairs two documents must share to be aligned.
+pub const DEFAULT_MIN_SHARED: u32 = 1;
+/// Band buckets with more chunks contribute the pairs of their first this many (boilerplate
+/// paragraphs shared by thousands of documents would otherwise cost millions of pairs).
+pub const DEFAULT_MAX_BUCKET: usize = 100;
+/// Documents chunked and signed per parallel batch.
+const SIGN_BATCH: usize = 1024;
+/// Candidate pairs aligned per parallel batch (the results of one batch are held at once).
+const ALIGN_BATCH: usize = 1024;
+
+/// What went wrong in a reuse run.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum ReuseError {
+    /// A parameter is out of range.
+    #[error("{0}")]
+    Parameter(String),
+    /// The shuffle failed (spill files, budget).
+    #[error(transparent)]
+    Shuffle(#[from] ShuffleError),
+    /// The sink could not take a result (a full disk, a closed pipe).
+    #[error("writing the results: {0}")]
+    Sink(#[source] std::io::Error),
+    /// More documents than 32-bit numbers.
+    #[error("{0} documents: at most 2^32 - 1 per run (split the corpus)")]
+    TooManyDocuments(usize),
+}
+
+/// The options of [`Reuse`].
+#[derive(Clone, Debug)]
+pub struct ReuseBuilder {
+    ngram: usize,
+    min_words: usize,
+    rows: usize,
+    bands: usize,
+    seed: u64,
+    min_shared: u32,
+    min_passage_len: usize,
+    shuffle: ShuffleBuilder,
+    max_bucket: usize,
+    align: bool,
+}
+
+impl Default for Reuse {
+    fn default() -> Self {
+        Reuse::new()
+    }
+}
+
+impl Default for ReuseBuilder {
+    fn default() -> Self {
+        ReuseBuilder::new()
+    }
+}
+
+impl ReuseBuilder {
+    /// The plagiarism checker's chunking and signing (word 2-grams, chunks of at least 20 words,
+    /// K = 2 rows, M = 30 disjoint bands), the aligner's default passage length, pairs sharing
+    /// at least one chunk pair, buckets capped at 100 chunks, dedup's shuffle budget.
+    pub fn new() -> ReuseBuilder {
+        let mut shuffle = ShuffleBuilder::new();
+        shuffle
+            .pair_mode(PairMode::All)
+            .max_bucket(DEFAULT_MAX_BUCKET);
+        ReuseBuilder {
+            ngram: DEFAULT_NGRAM,
+            min_words: DEFAULT_MIN_WORDS,
+            rows: DEFAULT_ROWS,
+            bands: DEFAULT_BANDS,
+            seed: DEFAULT_SEED,
+            min_shared: DEFAULT_MIN_SHARED,
+            min_passage_len: DEFAULT_MIN_PASSAGE_LEN,
+            shuffle,
+            max_bucket: DEFAULT_MAX_BUCKET,
+            align: true,
+        }
+    }
+
+    /// Whether candidate pairs are aligned (default). Without, the sink gets every candidate
+    /// pair with no passages: the candidate stage alone, to measure or to feed another aligner.
+    pub fn align(&mut self, yes: bool) -> &mut Self {
+        self.align = yes;
+        self
+    }
+
+    /// Word n-gram length of the chunks' shingles.
+    pub fn ngram(&mut self, n: usize) -> &mut Self {
+        self.ngram = n;
+        self
+    }
+
+    /// Fewest words of a chunk (shorter paragraphs are merged with their neighbours).
+    pub fn min_words(&mut self, n: usize) -> &mut Self {
+        self.min_words = n;
+        self
+    }
+
+    /// Rows K per band key.
+    pub fn rows(&mut self, k: usize) -> &mut Self {
+        self.rows = k;
+        self
+    }
+
+    /// Band keys M per chunk.
+    pub fn bands(&mut self, m: usize) -> &mut Self {
+        self.bands = m;
+        self
+    }
+
+    /// The hash functions' seed.
+    pub fn seed(&mut self, seed: u64) -> &mut Self {
+        self.seed = seed;
+        self
+    }
+
+    /// Chunk pairs two documents must share to be aligned (at least 1).
+    pub fn min_shared(&mut self, n: u32) -> &mut Self {
+        self.min_shared = n.max(1);
+        self
+    }
+
+    /// Passages shorter than this many bytes on either side are dropped.
+    pub fn min_passage_len(&mut self, n: usize) -> &mut Self {
+        self.min_passage_len = n;
+        self
+    }
+
+    /// The shuffle's memory budget in bytes.
+    pub fn mem_budget(&mut self, bytes: u64) -> &mut Self {
+        self.shuffle.mem_budget(bytes);
+        self
+    }
+
+    /// Where the shuffle spills (default: the system temporary directory).
+    pub fn tmp_dir(&mut self, dir: impl Into<PathBuf>) -> &mut Self {
+        self.shuffle.tmp_dir(dir);
+        self
+    }
+
+    /// Buckets with more chunks contribute the pairs of their first `n` (at least 2).
+    pub fn max_bucket(&mut self, n: usize) -> &mut Self {
+        self.max_bucket = n;
+        self.shuffle.max_bucket(n);
+        self
+    }
+
+    /// Checks the options and builds the job.
+    pub fn build(&self) -> Result<Reuse, ReuseError> {
+        if self.ngram == 0 {
+            return Err(ReuseError::Parameter("ngram must be at least 1".into()));
+        }
+        self.shuffle.check()?;
+        let signer = Signer::builder()
+            .rows(self.rows)
+            .bands(self.bands)
+            .seed(self.seed)
+            .scheme(BandScheme::Disjoint)
+            .build()
+            .map_err(|e| ReuseError::Parameter(e.to_string()))?;
+        let aligner = Aligner::builder()
+            .min_passage_len(self.min_passage_len)
+            .build()
+            .map_err(|e| ReuseError::Parameter(e.to_string()))?;
+        Ok(Reuse {
+            options: self.clone(),
+            signer,
+            aligner,
+        })
+    }
+}
+
+/// The corpus-scale reuse job (see the crate docs).
+#[derive(Debug)]
+pub struct Reuse {
+    options: ReuseBuilder,
+    signer: Signer,
+    aligner: Aligner,
+}
+
+/// One reused passage: where it is in both documents, how similar, what kind.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ReuseCase {
+    /// Character range in the suspicious (reusing) document.
+    pub suspicious: Range<usize>,
+    /// Character range in the source document.
+    pub source: Range<usize>,
+    /// Byte range in the suspicious document's text.
+    pub suspicious_bytes: Range<usize>,
+    /// Byte range in the source document's text.
+    pub source_bytes: Range<usize>,
+    /// The alignment's similarity of the two passages.
+    pub score: f64,
+    /// Content or structure reuse.
+    pub kind: ReuseKind,
+}
+
+/// A candidate pair and what its alignment found. Within one corpus the earlier document is
+/// the source; against another corpus, the corpus's document is the suspicious one.
+#[derive(Clone, Copy, Debug)]
+pub struct PairResult<'a> {
+    /// The suspicious document and its number (corpus documents first, then `against`'s).
+    pub suspicious: (usize, &'a Document),
+    /// The source document and its number.
+    pub source: (usize, &'a Document),
+    /// Chunk pairs the two share band keys in.
+    pub shared_chunk_pairs: u32,
+    /// The reused passages (possibly none: the candidate was not confirmed).
+    pub cases: &'a [ReuseCase],
+}
+
+/// Receives the results of a run in candidate order, then the counts.
+pub trait ReuseSink {
+    /// One aligned candidate pair.
+    fn pair(&mut self, pair: &PairResult<'_>) -> std::io::Result<()>;
+
+    /// The run's counts, after the last pair.
+    fn finish(&mut self, stats: &ReuseStats) -> std::io::Result<()> {
+        let _ = stats;
+        Ok(())
+    }
+}
+
+/// A pair's result as [`Vec<FoundPair>`] collects it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct FoundPair {
+    /// The suspicious document's number.
+    pub suspicious: usize,
+    /// The source document's number.
+    pub source: usize,
+    /// Chunk pairs shared.
+    pub shared_chunk_pairs: u32,
+    /// The passages.
+    pub cases: Vec<ReuseCase>,
+}
+
+/// Collects the pairs with at least one passage.
+impl ReuseSink for Vec<FoundPair> {
+    fn pair(&mut self, pair: &PairResult<'_>) -> std::io::Result<()> {
+        if !pair.cases.is_empty() {
+            self.push(FoundPair {
+                suspicious: pair.suspicious.0,
+                source: pair.source.0,
+                shared_chunk_pairs: pair.shared_chunk_pairs,
+                cases: pair.cases.to_vec(),
+            });
+        }
+        Ok(())
+    }
+}
+
+/// Both sinks get every result.
+impl<A: ReuseSink, B: ReuseSink> ReuseSink for (A, B) {
+    fn pair(&mut self, pair: &PairResult<'_>) -> std::io::Result<()> {
+        self.0.pair(pair)?;
+        self.1.pair(pair)
+    }
+
+    fn finish(&mut self, stats: &ReuseStats) -> std::io::Result<()> {
+        self.0.finish(stats)?;
+        self.1.finish(stats)
+    }
+}
+
+/// The counts of a run (`stats.json`).
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[non_exhaustive]
+pub struct ReuseStats {
+    /// Word n-gram length, rows, bands, seed, chunk size, the pair and passage thresholds.
+    pub ngram: usize,
+    /// Rows K per band key.
+    pub rows: usize,
+    /// Band keys M per chunk.
+    pub bands: usize,
+    /// The hash seed.
+    pub seed: u64,
+    /// Fewest words per chunk.
+    pub min_words: usize,
+    /// Chunk pairs needed to align a document pair.
+    pub min_shared: u32,
+    /// Shortest passage in bytes.
+    pub min_passage_len: usize,
+    /// The bucket cap.
+    pub max_bucket: usize,
+    /// Documents of the corpus.
+    pub documents: u64,
+    /// Documents of the other corpus (0 within one corpus).
+    pub against_documents: u64,
+    /// Chunks signed.
+    pub chunks: u64,
+    /// Band-key records through the shuffle.
+    pub band_key_records: u64,
+    /// Distinct band keys.
+    pub buckets: u64,
+    /// Buckets larger than the cap.
+    pub buckets_capped: u64,
+    /// Chunks those buckets left out of their pairs.
+    pub bucket_ids_left_out: u64,
+    /// Distinct chunk pairs sharing a band key (same-document pairs included).
+    pub chunk_pairs: u64,
+    /// Document pairs sharing at least `min_shared` chunk pairs: the pairs aligned.
+    pub candidate_pairs: u64,
+    /// Candidate pairs with at least one passage.
+    pub pairs_with_reuse: u64,
+    /// Passages found.
+    pub cases: u64,
+    /// Passages by kind.
+    pub content_cases: u64,
+    /// Structure-reuse passages.
+    pub structure_cases: u64,
+    /// Bytes the shuffle spilled.
+    pub bytes_spilled: u64,
+    /// Wall time per stage.
+    pub seconds: ReuseSeconds,
+}
+
+/// Wall time of each stage in seconds.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct ReuseSeconds {
+    /// Chunking and signing, pushing records.
+    pub chunk_and_sign: f64,
+    /// The shuffle and counting document pairs.
+    pub candidates: f64,
+    /// Aligning, classifying and delivering to the sink.
+    pub align_and_write: f64,
+}
+
+impl Reuse {
+    /// The options, to change.
+    pub fn builder() -> ReuseBuilder {
+        ReuseBuilder::new()
+    }
+
+    /// The job with the default options.
+    pub fn new() -> Reuse {
+        ReuseBuilder::new()
+            .build()
+            .expect("the default options are valid")
+    }
+
+    /// Finds every reused passage within `corpus` (`against: None`) or between `corpus` and
+    /// `against` (the corpus's documents as the suspicious side), delivering each candidate
+    /// pair to `sink`.
+    pub fn run(
+        &self,
+        corpus: &[Document],
+        against: Option<&[Document]>,
+        sink: &mut dyn ReuseSink,
+    ) -> Result<ReuseStats, ReuseError> {
+        let o = &self.options;
+        let other = against.unwrap_or(&[]);
+        let n_corpus = corpus.len();
+        let total = n_corpus + other.len();
+        if total >= u32::MAX as usize {
+            return Err(ReuseError::TooManyDocuments(total));
+        }
+        let doc = |i: usize| {
+            if i < n_corpus {
+                &corpus[i]
+            } else {
+                &other[i - n_corpus]
+            }
+        };
+        let mut stats = ReuseStats {
+            ngram: o.ngram,
+            rows: o.rows,
+            bands: o.bands,
+            seed: o.seed,
+            min_words: o.min_words,
+            min_shared: o.min_shared,
+            min_passage_len: o.min_passage_len,
+            max_bucket: o.max_bucket,
+            documents: n_corpus as u64,
+            against_documents: other.len() as u64,
+            ..ReuseStats::default()
+        };
+
+        // Stage 1: chunk and sign.
+        let started = Instant::now();
+        let mut shuffle = o.shuffle.build()?;
+        for first in (0..total).step_by(SIGN_BATCH) {
+            let last = (first + SIGN_BATCH).min(total);
+            let batch: Vec<(u64, Vec<(u64, u64)>)> = (first..last)
+                .into_par_iter()
+                .map(|i| self.records(i as u64, &doc(i).text))
+                .collect();
+            for (chunks, records) in batch {
+                stats.chunks += chunks;
+                shuffle.push_slice(&records)?;
+            }
+        }
+        stats.seconds.chunk_and_sign = started.elapsed().as_secs_f64();
+
+        // Stage 2: chunk pairs -> document pairs.
+        let started = Instant::now();
+        let mut stream = shuffle.finish()?;
+        let mut pairs: BTreeMap<(u32, u32), u32> = BTreeMap::new();
+        while let Some((a, b)) = stream.next_pair()? {
+            // Ids are `doc << 32 | chunk` and a < b, so a's document comes first.
+            let (da, db) = ((a >> 32) as u32, (b >> 32) as u32);
+            if da == db || (against.is_some() && (db as usize) < n_corpus) {
+                continue;
+            }
+            if against.is_some() && (da as usize) >= n_corpus {
+                continue;
+            }
+            *pairs.entry((da, db)).or_default() += 1;
+        }
+        let shuffled = stream.stats();
+        stats.band_key_records = shuffled.records;
+        stats.buckets = shuffled.buckets;
+        stats.buckets_capped = shuffled.buckets_capped;
+        stats.bucket_ids_left_out = shuffled.bucket_ids_left_out;
+        stats.chunk_pairs = shuffled.candidate_pairs;
+        stats.bytes_spilled = shuffled.bytes_spilled;
+        let candidates: Vec<((u32, u32), u32)> = pairs
+            .into_iter()
+            .filter(|&(_, shared)| shared >= o.min_shared)
+            .collect();
+
+        stats.candidate_pairs = candidates.len() as u64;
+        stats.seconds.candidates = started.elapsed().as_secs_f64();
+
+        // Stage 3: align, classify, deliver in candidate order.
+        let started = Instant::now();
+        for batch in candidates.chunks(ALIGN_BATCH) {
+            let found: Vec<Vec<ReuseCase>> = batch
+                .par_iter()
+                .map(|&((a, b), _)| {
+                    if !o.align {
+                        return Vec::new();
+                    }
+                    let (susp, src) = roles(a as usize, b as usize, against.is_some());
+                    self.align(&doc(src).text, &doc(susp).text)
+                })
+                .collect();
+            for (&((a, b), shared), cases) in batch.iter().zip(&found) {
+                let (susp, src) = roles(a as usize, b as usize, against.is_some());
+                if !cases.is_empty() {
+                    stats.pairs_with_reuse += 1;
+                }
+                stats.cases += cases.len() as u64;
+                for c in cases {
+                    match c.kind {
+                        ReuseKind::Content => stats.content_cases += 1,
+                        ReuseKind::Structure => stats.structure_cases += 1,
+                    }
+                }
+                sink.pair(&PairResult {
+                    suspicious: (susp, doc(susp)),
+                    source: (src, doc(src)),
+                    shared_chunk_pairs: shared,
+                    cases,
+                })
+                .map_err(ReuseError::Sink)?;
+            }
+        }
+        stats.seconds.align_and_write = started.elapsed().as_secs_f64();
+        sink.finish(&stats).map_err(ReuseError::Sink)?;
+        Ok(stats)
+    }
+
+    /// The chunks of document `doc` and its `(band key, doc << 32 | chunk)` records.
+    fn records(&self, doc: u64, text: &str) -> (u64, Vec<(u64, u64)>) {
+        let o = &self.options;
+        let mut spans = Vec::new();
+        chunk_spans(text, o.min_words, &mut spans);
+        let (mut keys, mut shingles) = (Vec::new(), Vec::new());
+        let mut mins = vec![0u64; self.signer.hashes()];
+        let mut bands = vec![0u64; self.signer.bands()];
+        let mut records = Vec::with_capacity(spans.len() * bands.len());
+        let mut chunk = 0u64;
+        for span in spans {
+            if chunk > u32::MAX as u64 {
+                break;
+            }
+            if !word_shingles(&text[span], o.ngram, &mut keys, &mut shingles)
+                || self.signer.sign_into(&shingles, &mut mins).is_err()
+            {
+                continue;
+            }
+            self.signer.band_keys_into(&mins, &mut bands);
+            let id = doc << 32 | chunk;
+            records.extend(bands.iter().map(|&key| (key, id)));
+            chunk += 1;
+        }
+        (chunk, records)
+    }
+
+    /// The passages of `suspicious` reused from `source`, classified.
+    fn align(&self, source: &str, suspicious: &str) -> Vec<ReuseCase> {
+        self.aligner
+            .align(source, suspicious)
+            .into_iter()
+            .map(|p| {
+                let (s, t) = p.char_ranges(source, suspicious);
+                let kind = profile(
+                    &source[p.source.clone()],
+                    &suspicious[p.suspicious.clone()],
+                    source.len(),
+                    suspicious.len(),
+                )
+                .kind;
+                ReuseCase {
+                    suspicious: t,
+                    source: s,
+                    suspicious_bytes: p.suspicious,
+                    source_bytes: p.source,
+                    score: p.score,
+                    kind,
+                }
+            })
+            .collect()
+    }
+}
+
+/// `(suspicious, source)` of the document pair `a < b`: within one corpus the later document
+/// reuses the earlier; against another corpus, the corpus's document (numbered first) is the
+/// suspicious one.
+fn roles(a: usize, b: usize, against: bool) -> (usize, usize) {
+    if against { (a, b) } else { (b, a) }
+}

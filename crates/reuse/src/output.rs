@@ -1,0 +1,317 @@
+//! Sinks that write a run's results to files.
+use std::collections::BTreeMap;
+use std::fs::File;
+use std::io::{self, BufWriter, Write};
+use std::ops::Range;
+use std::path::{Path, PathBuf};
+
+use serde::Serialize;
+use textreuse_align::pan;
+use textreuse_dedup::Document;
+
+use crate::{PairResult, ReuseSink, ReuseStats};
+
+/// Writes a run into a directory (created if needed), each file under a temporary name renamed
+/// into place when the run finishes:
+///
+/// * `reuse.jsonl`: one line per passage, in candidate order: `{"suspicious": DOC,
+///   "source": DOC, "suspicious_offset", "suspicious_length", "source_offset",
+///   "source_length", "score", "kind"}`, offsets in characters; a DOC is `{"doc", "title",
+///   "source", "record", "revision", "timestamp"}` (the input's id and provenance, absent
+///   fields left out);
+/// * `pairs.tsv`: every candidate pair: `suspicious_doc, suspicious_title, source_doc,
+///   source_title, shared_chunk_pairs, cases, suspicious_chars, source_chars` (characters inside
+///   the pair's passages on each side);
+/// * `documents.tsv`: every document with a passage, as suspicious or source: `doc, title,
+///   input, chars, cases, reused_chars, reused_share` (`input` tells apart documents with the
+///   same id, such as two revisions of a page in two dumps);
+/// * `stats.json`: the [`ReuseStats`].
+#[derive(Debug)]
+pub struct ReuseOutputDir {
+    dir: PathBuf,
+    cases: Option<BufWriter<File>>,
+    pairs: Option<BufWriter<File>>,
+    /// Document number -> its row: id, title, characters, cases, the reused character ranges.
+    documents: BTreeMap<usize, DocumentRow>,
+}
+
+#[derive(Debug)]
+struct DocumentRow {
+    id: String,
+    title: String,
+    input: String,
+    chars: usize,
+    cases: u64,
+    ranges: Vec<Range<usize>>,
+}
+
+const TMP_SUFFIX: &str = ".partial";
+
+impl ReuseOutputDir {
+    /// Outputs into `dir`.
+    pub fn new(dir: impl Into<PathBuf>) -> ReuseOutputDir {
+        ReuseOutputDir {
+            dir: dir.into(),
+            cases: None,
+            pairs: None,
+            documents: BTreeMap::new(),
+        }
+    }
+
+    fn open(&self, name: &str) -> io::Result<BufWriter<File>> {
+        std::fs::create_dir_all(&self.dir)?;
+        let path = self.dir.join(format!("{name}{TMP_SUFFIX}"));
+        Ok(BufWriter::with_capacity(1 << 20, File::create(path)?))
+    }
+
+    fn start(&mut self) -> io::Result<()> {
+        if self.cases.is_none() {
+            self.cases = Some(self.open("reuse.jsonl")?);
+            let mut pairs = self.open("pairs.tsv")?;
+            writeln!(
+                pairs,
+                "suspicious_doc\tsuspicious_title\tsource_doc\tsource_title\tshared_chunk_pairs\t\
+                 cases\tsuspicious_chars\tsource_chars"
+            )?;
+            self.pairs = Some(pairs);
+        }
+        Ok(())
+    }
+
+    fn finish_file(&self, name: &str, writer: Option<BufWriter<File>>) -> io::Result<()> {
+        if let Some(mut w) = writer {
+            w.flush()?;
+            w.get_ref().sync_all()?;
+        }
+        std::fs::rename(
+            self.dir.join(format!("{name}{TMP_SUFFIX}")),
+            self.dir.join(name),
+        )
+    }
+}
+
+/// A document as `reuse.jsonl` names it: its id and provenance.
+#[derive(Serialize)]
+struct DocRef<'a> {
+    doc: String,
+    title: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    source: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    record: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    revision: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    timestamp: Option<&'a str>,
+}
+
+impl<'a> DocRef<'a> {
+    fn new(doc: &'a Document) -> DocRef<'a> {
+        let o = &doc.origin;
+        DocRef {
+            doc: doc.id.to_string(),
+            title: &doc.title,
+            source: o.source.as_deref(),
+            record: o.record,
+            revision: o.revision,
+            timestamp: o.timestamp.as_deref(),
+        }
+    }
+}
+
+/// One line of `reuse.jsonl`, fields in this order.
+#[derive(Serialize)]
+struct CaseLine<'a> {
+    suspicious: &'a DocRef<'a>,
+    source: &'a DocRef<'a>,
+    suspicious_offset: usize,
+    suspicious_length: usize,
+    source_offset: usize,
+    source_length: usize,
+    score: f64,
+    kind: &'static str,
+}
+
+/// Characters covered by `ranges` (overlaps counted once).
+fn covered(ranges: &mut [Range<usize>]) -> usize {
+    ranges.sort_by_key(|r| r.start);
+    let (mut total, mut end) = (0, 0);
+    for r in ranges.iter() {
+        let start = r.start.max(end);
+        if r.end > start {
+            total += r.end - start;
+            end = r.end;
+        }
+    }
+    total
+}
+
+/// A TSV field: tabs and line breaks become spaces.
+fn field(s: &str) -> String {
+    s.replace(['\t', '\n', '\r'], " ")
+}
+
+impl ReuseSink for ReuseOutputDir {
+    fn pair(&mut self, pair: &PairResult<'_>) -> io::Result<()> {
+        self.start()?;
+        let (susp_n, susp) = pair.suspicious;
+        let (src_n, src) = pair.source;
+        let cases = self.cases.as_mut().expect("started");
+        let (susp_ref, src_ref) = (DocRef::new(susp), DocRef::new(src));
+        for c in pair.cases {
+            let line = CaseLine {
+                suspicious: &susp_ref,
+                source: &src_ref,
+                suspicious_offset: c.suspicious.start,
+                suspicious_length: c.suspicious.len(),
+                source_offset: c.source.start,
+                source_length: c.source.len(),
+                score: c.score,
+                kind: c.kind.as_str(),
+            };
+            serde_json::to_writer(&mut *cases, &line)?;
+            cases.write_all(b"\n")?;
+        }
+        let mut susp_ranges: Vec<_> = pair.cases.iter().map(|c| c.suspicious.clone()).collect();
+        let mut src_ranges: Vec<_> = pair.cases.iter().map(|c| c.source.clone()).collect();
+        writeln!(
+            self.pairs.as_mut().expect("started"),
+            "{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}",
+            field(&susp.id.to_string()),
+            field(&susp.title),
+            field(&src.id.to_string()),
+            field(&src.title),
+            pair.shared_chunk_pairs,
+            pair.cases.len(),
+            covered(&mut susp_ranges),
+            covered(&mut src_ranges)
+        )?;
+        if !pair.cases.is_empty() {
+            for (n, doc, ranges) in [(susp_n, susp, susp_ranges), (src_n, src, src_ranges)] {
+                let row = self.documents.entry(n).or_insert_with(|| DocumentRow {
+                    id: doc.id.to_string(),
+                    title: doc.title.clone(),
+                    input: doc.origin.source.as_deref().unwrap_or("").to_string(),
+                    chars: doc.text.chars().count(),
+                    cases: 0,
+                    ranges: Vec::new(),
+                });
+                row.cases += pair.cases.len() as u64;
+                row.ranges.extend(ranges);
+                // Keep the ranges merged so a much-reused document stays small.
+                if row.ranges.len() > 64 {
+                    row.ranges = merge(std::mem::take(&mut row.ranges));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn finish(&mut self, stats: &ReuseStats) -> io::Result<()> {
+        self.start()?;
+        let cases = self.cases.take();
+        self.finish_file("reuse.jsonl", cases)?;
+        let pairs = self.pairs.take();
+        self.finish_file("pairs.tsv", pairs)?;
+        let mut docs = self.open("documents.tsv")?;
+        writeln!(
+            docs,
+            "doc\ttitle\tinput\tchars\tcases\treused_chars\treused_share"
+        )?;
+        for row in self.documents.values_mut() {
+            let reused = covered(&mut row.ranges);
+            writeln!(
+                docs,
+                "{}\t{}\t{}\t{}\t{}\t{}\t{:.4}",
+                field(&row.id),
+                field(&row.title),
+                field(&row.input),
+                row.chars,
+                row.cases,
+                reused,
+                reused as f64 / row.chars.max(1) as f64
+            )?;
+        }
+        self.finish_file("documents.tsv", Some(docs))?;
+        let mut w = self.open("stats.json")?;
+        serde_json::to_writer_pretty(&mut w, stats)?;
+        w.write_all(b"\n")?;
+        self.finish_file("stats.json", Some(w))
+    }
+}
+
+/// `ranges` merged into disjoint ranges, in order.
+fn merge(mut ranges: Vec<Range<usize>>) -> Vec<Range<usize>> {
+    ranges.sort_by_key(|r| r.start);
+    let mut out: Vec<Range<usize>> = Vec::with_capacity(ranges.len());
+    for r in ranges {
+        match out.last_mut() {
+            Some(last) if r.start <= last.end => last.end = last.end.max(r.end),
+            _ => out.push(r),
+        }
+    }
+    out
+}
+
+/// Writes a PAN detection file per pair with passages, `SUSP-SRC.xml` (the documents' file
+/// stems), into a directory, for `textreuse pan-eval`. A document's reference is the file name
+/// of its input (else its title).
+#[derive(Debug)]
+pub struct PanOutput {
+    dir: PathBuf,
+}
+
+impl PanOutput {
+    /// Detections into `dir` (created if needed).
+    pub fn new(dir: impl Into<PathBuf>) -> PanOutput {
+        PanOutput { dir: dir.into() }
+    }
+}
+
+fn reference(doc: &Document) -> String {
+    doc.origin
+        .source
+        .as_deref()
+        .and_then(|s| Path::new(s).file_name())
+        .map_or_else(|| doc.title.clone(), |n| n.to_string_lossy().into_owned())
+}
+
+fn stem(name: &str) -> &str {
+    name.strip_suffix(".txt").unwrap_or(name)
+}
+
+impl ReuseSink for PanOutput {
+    fn pair(&mut self, pair: &PairResult<'_>) -> io::Result<()> {
+        if pair.cases.is_empty() {
+            return Ok(());
+        }
+        std::fs::create_dir_all(&self.dir)?;
+        let (susp, src) = (reference(pair.suspicious.1), reference(pair.source.1));
+        let path = self.dir.join(format!("{}-{}.xml", stem(&susp), stem(&src)));
+        let detections: Vec<_> = pair
+            .cases
+            .iter()
+            .map(|c| (c.suspicious.clone(), c.source.clone()))
+            .collect();
+        let mut w = BufWriter::new(File::create(path)?);
+        pan::write_detections(&mut w, &susp, &src, &detections)?;
+        w.flush()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn covered_counts_overlaps_once() {
+        assert_eq!(covered(&mut [0..10, 5..15, 20..25]), 20);
+        assert_eq!(covered(&mut []), 0);
+        assert_eq!(merge(vec![5..8, 0..3, 2..6, 10..11]), vec![0..8, 10..11]);
+    }
+
+    #[test]
+    fn tsv_fields_stay_on_one_line() {
+        assert_eq!(field("a\tb\nc"), "a b c");
+    }
+}

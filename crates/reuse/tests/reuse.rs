@@ -1,0 +1,151 @@
+//! The corpus-scale job end to end on small corpora: what is found, within and against, the
+//! output files, and that results do not depend on threads or the memory budget.
+use textreuse_dedup::Document;
+use textreuse_reuse::{FoundPair, PanOutput, Reuse, ReuseOutputDir};
+
+/// A paragraph of made-up words, different for each `i`.
+fn paragraph(i: usize, words: usize) -> String {
+    const SYLLABLES: [&str; 16] = [
+        "ka", "lo", "mi", "ne", "su", "ta", "ri", "po", "ve", "da", "gu", "zo", "fe", "bi", "ho",
+        "ja",
+    ];
+    let mut state = (i as u64 + 7).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    let mut out = Vec::new();
+    for _ in 0..words {
+        let mut word = String::new();
+        for _ in 0..2 + (state >> 62) as usize {
+            state ^= state >> 29;
+            state = state.wrapping_mul(0xBF58_476D_1CE4_E5B9);
+            word.push_str(SYLLABLES[(state >> 60) as usize]);
+        }
+        out.push(word);
+    }
+    format!("{}.", out.join(" "))
+}
+
+/// Documents of three paragraphs; document 4 reuses a paragraph of document 1, document 7 one
+/// of document 2 (with a word changed).
+fn corpus(n: usize) -> Vec<Document> {
+    (0..n)
+        .map(|d| {
+            let mut paras: Vec<String> = (0..3).map(|p| paragraph(d * 3 + p, 60)).collect();
+            if d == 4 {
+                paras[1] = paragraph(3 + 2, 60); // document 1's third paragraph
+            }
+            if d == 7 {
+                paras[2] = paragraph(2 * 3, 60).replacen(' ', " extra ", 1); // document 2's first
+            }
+            Document::new(d as u64, format!("Doc {d}"), paras.join("\n\n"))
+        })
+        .collect()
+}
+
+fn run(docs: &[Document], against: Option<&[Document]>, budget: u64) -> Vec<FoundPair> {
+    let mut found = Vec::new();
+    Reuse::builder()
+        .mem_budget(budget)
+        .build()
+        .unwrap()
+        .run(docs, against, &mut found)
+        .unwrap();
+    found
+}
+
+#[test]
+fn finds_the_reused_paragraphs_within_a_corpus() {
+    let docs = corpus(12);
+    let found = run(&docs, None, 64 << 20);
+    let pairs: Vec<(usize, usize)> = found.iter().map(|p| (p.source, p.suspicious)).collect();
+    assert_eq!(pairs, [(1, 4), (2, 7)]);
+    // The passage covers the reused paragraph in both documents.
+    let case = &found[0].cases[0];
+    let text: String = docs[4]
+        .text
+        .chars()
+        .skip(case.suspicious.start)
+        .take(case.suspicious.len())
+        .collect();
+    assert!(text.contains(&paragraph(5, 60)[..100]), "{text}");
+    assert_eq!(&docs[4].text[case.suspicious_bytes.clone()], text);
+}
+
+#[test]
+fn against_compares_only_across_the_two_corpora() {
+    let docs = corpus(12);
+    let (left, right) = docs.split_at(6);
+    // Document 4 (left) reuses document 1 (left): not a pair across. Document 7 (right, 1)
+    // reuses document 2 (left, 2): the left document is the suspicious side.
+    let found = run(right, Some(left), 64 << 20);
+    let pairs: Vec<(usize, usize)> = found.iter().map(|p| (p.suspicious, p.source)).collect();
+    assert_eq!(pairs, [(1, 6 + 2)]);
+}
+
+#[test]
+fn results_do_not_depend_on_threads_or_budget() {
+    let docs = corpus(40);
+    let reference = run(&docs, None, 64 << 20);
+    let one_thread = rayon::ThreadPoolBuilder::new()
+        .num_threads(1)
+        .build()
+        .unwrap();
+    let single = one_thread.install(|| run(&docs, None, 64 << 20));
+    assert_eq!(single, reference);
+    // The smallest budget spills the shuffle to disk.
+    let small = run(&docs, None, textreuse_dedup::shuffle::MIN_MEM_BUDGET);
+    assert_eq!(small, reference);
+}
+
+#[test]
+fn output_files_and_pan_detections() {
+    let docs = corpus(12);
+    let dir = tempfile::tempdir().unwrap();
+    let (out, pan) = (dir.path().join("out"), dir.path().join("pan"));
+    let stats = Reuse::new()
+        .run(
+            &docs,
+            None,
+            &mut (ReuseOutputDir::new(&out), PanOutput::new(&pan)),
+        )
+        .unwrap();
+    assert_eq!(stats.pairs_with_reuse, 2);
+    let cases = std::fs::read_to_string(out.join("reuse.jsonl")).unwrap();
+    let first: serde_json::Value = serde_json::from_str(cases.lines().next().unwrap()).unwrap();
+    assert_eq!(first["suspicious"]["title"], "Doc 4");
+    assert_eq!(first["source"]["doc"], "1");
+    assert!(first["suspicious_length"].as_u64().unwrap() > 300);
+    let pairs = std::fs::read_to_string(out.join("pairs.tsv")).unwrap();
+    assert_eq!(pairs.lines().count() as u64, 1 + stats.candidate_pairs);
+    let documents = std::fs::read_to_string(out.join("documents.tsv")).unwrap();
+    assert_eq!(documents.lines().count(), 1 + 4); // documents 1, 2, 4 and 7
+    let stats_json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("stats.json")).unwrap()).unwrap();
+    assert_eq!(stats_json["cases"], stats.cases);
+    // One detection file per pair with passages, named by the titles (no input files here).
+    let mut names: Vec<String> = std::fs::read_dir(&pan)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    assert_eq!(names, ["Doc 4-Doc 1.xml", "Doc 7-Doc 2.xml"]);
+}
+
+#[test]
+fn candidates_only_aligns_nothing() {
+    let docs = corpus(12);
+    let mut found = Vec::new();
+    let stats = Reuse::builder()
+        .align(false)
+        .build()
+        .unwrap()
+        .run(&docs, None, &mut found)
+        .unwrap();
+    assert!(stats.candidate_pairs >= 2);
+    assert_eq!((stats.cases, found.len()), (0, 0));
+}
+
+#[test]
+fn bad_parameters_are_errors() {
+    assert!(Reuse::builder().ngram(0).build().is_err());
+    assert!(Reuse::builder().rows(0).build().is_err());
+    assert!(Reuse::builder().max_bucket(1).build().is_err());
+}
