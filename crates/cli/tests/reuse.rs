@@ -64,3 +64,29 @@ fn finds_the_copied_paragraph_against_a_corpus() {
     let listed = std::fs::read_to_string(only.join("pairs.tsv")).unwrap();
     assert!(listed.lines().any(|l| l.contains("\tb-bees\t")), "{listed}");
 }
+
+#[test]
+fn web_pages_from_a_warc_file_against_a_corpus() {
+    // testdata/warc/pages.warc.gz holds an HTML page whose article reuses a paragraph of
+    // b-bees.txt, and a plain-text conversion record about chess.
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out");
+    common::ok(&[
+        "--quiet",
+        "reuse",
+        &common::workspace("testdata/warc/pages.warc.gz"),
+        "--against",
+        &common::workspace("testdata/check/corpus"),
+        "--min-length",
+        "100",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    let cases = common::json_lines(&std::fs::read_to_string(out.join("reuse.jsonl")).unwrap());
+    assert_eq!(cases.len(), 1, "{cases:?}");
+    let case = &cases[0];
+    assert_eq!(case["suspicious"]["title"], "https://garden.example/bees");
+    assert_eq!(case["suspicious"]["record"], 3);
+    assert_eq!(case["source"]["title"], "b-bees");
+    assert!(case["suspicious_length"].as_u64().unwrap() > 250);
+}

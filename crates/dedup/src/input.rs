@@ -3,9 +3,10 @@
 //!
 //! An input's compression is recognized by its first bytes (gzip, zstd, bzip2, or none), then
 //! its format by its name without the compression suffix: `.jsonl`, `.ndjson` and `.json` are
-//! JSON Lines, `.xml` a Wikipedia dump, `.txt` plain text, `.parquet` and `.pq` Parquet; any
-//! other name (stdin included) is recognized by its content: a start `PAR1` means Parquet, a
-//! first non-blank byte `{` JSON Lines, `<mediawiki` or `<?xml` a dump, anything else plain text
+//! JSON Lines, `.xml` a Wikipedia dump, `.txt` plain text, `.parquet` and `.pq` Parquet, `.warc`
+//! and `.wet` WARC; any other name (stdin included) is recognized by its content: a start `PAR1`
+//! means Parquet, `WARC/` WARC, a first non-blank byte `{` JSON Lines, `<mediawiki` or `<?xml`
+//! a dump, anything else plain text
 //! ([`Format::detect`]).
 //!
 //! * JSON Lines: one JSON object per line, `{"id": <u64>, "title": <string, optional>, "text":
@@ -19,6 +20,8 @@
 //! * Parquet: one document per row, from the columns [`JsonFields`] names; read by
 //!   `crate::parquet::ParquetDocs` (the `parquet` feature), from an uncompressed file only,
 //!   because its footer is read first.
+//! * WARC and WET: one document per record with text (the `warc` feature; see
+//!   `crate::warc`).
 //!
 //! Errors ([`InputError`]) name the file, and the line (the row for Parquet).
 use std::fs::File;
@@ -303,12 +306,15 @@ pub enum Format {
     Text,
     /// Parquet, one document per row (read from an uncompressed file only).
     Parquet,
+    /// WARC or WET (web archives, as Common Crawl ships them), one document per record with
+    /// text (the `warc` feature).
+    Warc,
 }
 
 impl Format {
     /// The format a file name declares, ignoring compression suffixes (`.gz`, `.zst`, `.bz2`):
     /// `.jsonl`, `.ndjson`, `.json` -> JSON Lines, `.xml` -> dump, `.txt` -> text, `.parquet`,
-    /// `.pq` -> Parquet; `None` for any other name.
+    /// `.pq` -> Parquet, `.warc`, `.wet` -> WARC; `None` for any other name.
     pub fn from_name(path: &Path) -> Option<Format> {
         let name = path.file_name()?.to_string_lossy().to_ascii_lowercase();
         let mut name = name.as_str();
@@ -324,17 +330,21 @@ impl Format {
             "xml" => Some(Format::Dump),
             "txt" => Some(Format::Text),
             "parquet" | "pq" => Some(Format::Parquet),
+            "warc" | "wet" => Some(Format::Warc),
             _ => None,
         }
     }
 
     /// The format of (decompressed) content starting with `head`: Parquet's magic `PAR1` starts
-    /// Parquet; else the first non-blank byte after an optional byte-order mark is `{` for JSON
+    /// Parquet, `WARC/` a WARC file; else the first non-blank byte after an optional byte-order mark is `{` for JSON
     /// Lines; `<mediawiki` or `<?xml` start a dump; anything else (an empty input included) is
     /// text.
     pub fn detect(head: &[u8]) -> Format {
         if head.starts_with(b"PAR1") {
             return Format::Parquet;
+        }
+        if head.starts_with(b"WARC/") {
+            return Format::Warc;
         }
         let head = head.strip_prefix(b"\xef\xbb\xbf").unwrap_or(head);
         let start = head
@@ -746,6 +756,9 @@ mod tests {
         assert_eq!(by_name("docs.ndjson.gz"), Some(Format::JsonLines));
         assert_eq!(by_name("README"), None);
         assert_eq!(Format::detect(b"PAR1\x15\x04"), Format::Parquet);
+        assert_eq!(Format::detect(b"WARC/1.0\r\n"), Format::Warc);
+        assert_eq!(by_name("CC-MAIN-0001.warc.wet.gz"), Some(Format::Warc));
+        assert_eq!(by_name("crawl.warc.gz"), Some(Format::Warc));
         // The magic counts only at the very start.
         assert_eq!(Format::detect(b" PAR1"), Format::Text);
         assert_eq!(

@@ -95,6 +95,8 @@ mod sink;
 pub mod source;
 mod stats;
 mod text_store;
+#[cfg(feature = "warc")]
+mod warc;
 
 pub use classify::ClusterType;
 pub use cluster::{Cluster, Keep, Member, within_edit_distance};

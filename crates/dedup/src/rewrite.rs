@@ -217,6 +217,15 @@ fn copy_one(
             });
             Ok(())
         }
+        Format::Warc => {
+            done.problems.push(InputError::Format {
+                path: file.to_path_buf(),
+                message: "a WARC file cannot be copied without its duplicates; \
+                          duplicates.jsonl lists them by record id"
+                    .into(),
+            });
+            Ok(())
+        }
         Format::Parquet => {
             // The Parquet writer opens the file itself (it reads the footer first).
             std::mem::drop(opened.reader);

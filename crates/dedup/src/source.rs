@@ -160,6 +160,8 @@ enum Current {
     /// Boxed: the Parquet reader is several times larger than the other states.
     #[cfg(feature = "parquet")]
     Parquet(Box<crate::parquet::ParquetDocs>),
+    #[cfg(feature = "warc")]
+    Warc(Box<crate::warc::WarcDocs>),
 }
 
 /// The name standard input goes by in errors.
@@ -254,6 +256,7 @@ impl Inputs {
                 }
                 Ok(Some(Source::Text(doc)))
             }
+            Format::Warc => self.open_warc(&shown, opened.reader),
             Format::Parquet => {
                 let format = |message: &str| InputError::Format {
                     path: shown.clone(),
@@ -275,6 +278,30 @@ impl Inputs {
                 self.open_parquet(&path)
             }
         }
+    }
+
+    #[cfg(feature = "warc")]
+    fn open_warc(
+        &mut self,
+        shown: &Path,
+        reader: Box<dyn std::io::BufRead + Send>,
+    ) -> Result<Option<Source>, InputError> {
+        self.current = Current::Warc(Box::new(crate::warc::WarcDocs::new(shown, reader)));
+        Ok(None)
+    }
+
+    #[cfg(not(feature = "warc"))]
+    fn open_warc(
+        &mut self,
+        shown: &Path,
+        _reader: Box<dyn std::io::BufRead + Send>,
+    ) -> Result<Option<Source>, InputError> {
+        Err(InputError::Format {
+            path: shown.to_path_buf(),
+            message: "a WARC file, but this build of textreuse-dedup lacks the `warc` feature; \
+                      build with it"
+                .into(),
+        })
     }
 
     #[cfg(feature = "parquet")]
@@ -359,6 +386,11 @@ impl Iterator for Inputs {
                 },
                 #[cfg(feature = "parquet")]
                 Current::Parquet(rows) => match rows.next() {
+                    Some(doc) => return Some(doc.map(Source::Text)),
+                    None => self.current = Current::None,
+                },
+                #[cfg(feature = "warc")]
+                Current::Warc(records) => match records.next() {
                     Some(doc) => return Some(doc.map(Source::Text)),
                     None => self.current = Current::None,
                 },

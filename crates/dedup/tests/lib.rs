@@ -461,3 +461,66 @@ fn shared_paragraphs_are_found_by_minhash_and_paragraph_simhash() {
         assert_eq!(clusters[0].duplicates().count(), 1);
     }
 }
+
+/// WARC input (testdata/warc/pages.warc.gz, one gzip member per record as Common Crawl ships
+/// it): the HTML response's main content and the conversion record's text are documents; the
+/// warcinfo, request and image records are skipped.
+#[cfg(feature = "warc")]
+#[test]
+fn warc_records_with_text_are_documents() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../testdata/warc/pages.warc.gz");
+    let cleaner = textreuse_wikidump::Cleaner::new();
+    let docs: Vec<Document> = textreuse_dedup::Inputs::new([&path])
+        .map(|s| s.expect("readable").into_document(&cleaner))
+        .collect();
+    let titles: Vec<&str> = docs.iter().map(|d| d.title.as_str()).collect();
+    assert_eq!(
+        titles,
+        ["https://garden.example/bees", "https://games.example/chess"]
+    );
+    let page = &docs[0];
+    assert_eq!(
+        page.id.to_string(),
+        "<urn:uuid:00000000-0000-4000-8000-000000000003>"
+    );
+    assert_eq!(page.origin.record, Some(3));
+    assert!(
+        page.origin
+            .timestamp
+            .as_deref()
+            .unwrap()
+            .starts_with("2026-11-01T10:00:02")
+    );
+    // The article's paragraphs, separated by blank lines; navigation and footer left out.
+    assert!(
+        page.text.contains("tens of thousands of workers"),
+        "{}",
+        page.text
+    );
+    assert!(page.text.contains("\n\n"), "{}", page.text);
+    assert!(!page.text.contains("All rights reserved"), "{}", page.text);
+    assert!(!page.text.contains("Contact"), "{}", page.text);
+    assert!(docs[1].text.starts_with("Chess is a board game"));
+}
+
+/// A WARC stream cut inside a record: the records before it are read, the damage is reported
+/// once, and reading stops there.
+#[cfg(feature = "warc")]
+#[test]
+fn a_cut_warc_file_reports_the_damage_once() {
+    use std::io::Read;
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../testdata/warc/pages.warc.gz");
+    let mut raw = Vec::new();
+    flate2::read::MultiGzDecoder::new(std::fs::File::open(&path).unwrap())
+        .read_to_end(&mut raw)
+        .unwrap();
+    let needle = b"Keeping bees in the city</h1>";
+    let cut = raw.windows(needle.len()).position(|w| w == needle).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("cut.warc");
+    std::fs::write(&file, &raw[..cut]).unwrap();
+    let results: Vec<_> = textreuse_dedup::Inputs::new([&file]).collect();
+    assert_eq!(results.len(), 1, "one error, nothing else");
+    let message = results[0].as_ref().unwrap_err().to_string();
+    assert!(message.contains("WARC record 3"), "{message}");
+}
