@@ -37,7 +37,8 @@ enum Command {
     Simhash(cmd::simhash::Args),
     /// Print the S-curve (match probability against Jaccard similarity) or recommend (K, M).
     Tune(cmd::tune::Args),
-    /// Score PAN text-alignment detections against truth files (plagdet, recall, precision, granularity).
+    /// Score PAN text-alignment detections against truth files (plagdet, recall, precision,
+    /// granularity), or the candidate pairs of a `reuse` run (candidate recall).
     PanEval(cmd::pan_eval::Args),
     /// Write report.html for a dedup output directory: counts, plots, sampled clusters with
     /// their differences marked, top article pairs (self-contained, opens offline).

@@ -90,3 +90,66 @@ fn web_pages_from_a_warc_file_against_a_corpus() {
     assert_eq!(case["source"]["title"], "b-bees");
     assert!(case["suspicious_length"].as_u64().unwrap() > 250);
 }
+
+/// The PAN slice in `testdata/align` run as a corpus: `pan-eval --candidates` measures the
+/// candidate stage, `pan-eval --detections` the whole run.
+#[test]
+fn pan_slice_without_the_pairs_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let truth = common::workspace("testdata/align/truth");
+    let run = |method: &str| {
+        let (out, pan) = (
+            dir.path().join(method),
+            dir.path().join(format!("{method}-pan")),
+        );
+        common::ok(&[
+            "--quiet",
+            "reuse",
+            &common::workspace("testdata/align/susp"),
+            "--against",
+            &common::workspace("testdata/align/src"),
+            "--candidates",
+            method,
+            "--out",
+            out.to_str().unwrap(),
+            "--pan-out",
+            pan.to_str().unwrap(),
+        ]);
+        let pairs = std::fs::read_to_string(out.join("pairs.tsv")).unwrap();
+        let eval = |flag: &str, dir: &std::path::Path| -> serde_json::Value {
+            let args = [
+                "-q",
+                "pan-eval",
+                "--truth",
+                &truth,
+                flag,
+                dir.to_str().unwrap(),
+                "--json",
+            ];
+            serde_json::from_str(&common::ok(&args)).unwrap()
+        };
+        let recall = eval("--candidates", &out);
+        let scores = eval("--detections", &pan);
+        (pairs, recall, scores)
+    };
+    let (tfidf_pairs, tfidf, tfidf_scores) = run("tfidf");
+    let (minhash_pairs, minhash, _) = run("minhash");
+    // The translated passage's pair (category 04) is a tf-idf candidate, not a MinHash one.
+    let translated = "suspicious-document00004\tsource-document00420";
+    let listed = |pairs: &str| {
+        pairs.lines().any(|l| {
+            let f: Vec<&str> = l.split('\t').collect();
+            format!("{}\t{}", f[1], f[3]) == translated
+        })
+    };
+    assert!(listed(&tfidf_pairs));
+    assert!(!listed(&minhash_pairs));
+    let found = |v: &serde_json::Value| v["categories"]["."]["found"].as_u64().unwrap();
+    assert_eq!(tfidf["categories"]["."]["truth_pairs"], 8);
+    assert!(found(&tfidf) > found(&minhash), "{tfidf} {minhash}");
+    assert_eq!(tfidf["documents"], 7);
+    assert!(
+        tfidf_scores["plagdet"].as_f64().unwrap() > 0.9,
+        "{tfidf_scores}"
+    );
+}

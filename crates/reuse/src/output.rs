@@ -20,7 +20,7 @@ use crate::{PairResult, ReuseSink, ReuseStats};
 ///   "source", "record", "revision", "timestamp"}` (the input's id and provenance, absent
 ///   fields left out);
 /// * `pairs.tsv`: every candidate pair: `suspicious_doc, suspicious_title, source_doc,
-///   source_title, shared_chunk_pairs, cases, suspicious_chars, source_chars` (characters inside
+///   source_title, support, cases, suspicious_chars, source_chars` (characters inside
 ///   the pair's passages on each side);
 /// * `documents.tsv`: every document with a passage, as suspicious or source: `doc, title,
 ///   input, chars, cases, reused_chars, reused_share` (`input` tells apart documents with the
@@ -70,7 +70,7 @@ impl ReuseOutputDir {
             let mut pairs = self.open("pairs.tsv")?;
             writeln!(
                 pairs,
-                "suspicious_doc\tsuspicious_title\tsource_doc\tsource_title\tshared_chunk_pairs\t\
+                "suspicious_doc\tsuspicious_title\tsource_doc\tsource_title\tsupport\t\
                  cases\tsuspicious_chars\tsource_chars"
             )?;
             self.pairs = Some(pairs);
@@ -181,7 +181,7 @@ impl ReuseSink for ReuseOutputDir {
             field(&susp.title),
             field(&src.id.to_string()),
             field(&src.title),
-            pair.shared_chunk_pairs,
+            pair.support,
             pair.cases.len(),
             covered(&mut susp_ranges),
             covered(&mut src_ranges)

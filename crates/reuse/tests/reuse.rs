@@ -1,7 +1,9 @@
 //! The corpus-scale job end to end on small corpora: what is found, within and against, the
 //! output files, and that results do not depend on threads or the memory budget.
 use textreuse_dedup::Document;
-use textreuse_reuse::{FoundPair, PanOutput, Reuse, ReuseOutputDir};
+use textreuse_reuse::{
+    Candidates, FoundPair, PairResult, PanOutput, Reuse, ReuseOutputDir, ReuseSink,
+};
 
 /// A paragraph of made-up words, different for each `i`.
 fn paragraph(i: usize, words: usize) -> String {
@@ -41,8 +43,18 @@ fn corpus(n: usize) -> Vec<Document> {
 }
 
 fn run(docs: &[Document], against: Option<&[Document]>, budget: u64) -> Vec<FoundPair> {
+    run_with(Candidates::TfIdf, docs, against, budget)
+}
+
+fn run_with(
+    method: Candidates,
+    docs: &[Document],
+    against: Option<&[Document]>,
+    budget: u64,
+) -> Vec<FoundPair> {
     let mut found = Vec::new();
     Reuse::builder()
+        .candidates(method)
         .mem_budget(budget)
         .build()
         .unwrap()
@@ -81,18 +93,83 @@ fn against_compares_only_across_the_two_corpora() {
 }
 
 #[test]
+fn both_candidate_methods_find_verbatim_reuse() {
+    let docs = corpus(12);
+    for method in [Candidates::TfIdf, Candidates::MinHash] {
+        let found = run_with(method, &docs, None, 64 << 20);
+        let pairs: Vec<(usize, usize)> = found.iter().map(|p| (p.source, p.suspicious)).collect();
+        assert_eq!(pairs, [(1, 4), (2, 7)], "{method:?}");
+    }
+}
+
+/// Every candidate pair as `(suspicious, source)`, aligned or not.
+#[derive(Default)]
+struct Candidate(Vec<(usize, usize)>);
+
+impl ReuseSink for Candidate {
+    fn pair(&mut self, pair: &PairResult<'_>) -> std::io::Result<()> {
+        self.0.push((pair.suspicious.0, pair.source.0));
+        Ok(())
+    }
+}
+
+fn candidates(method: Candidates, docs: &[Document]) -> Vec<(usize, usize)> {
+    let mut sink = Candidate::default();
+    Reuse::builder()
+        .candidates(method)
+        .align(false)
+        .build()
+        .unwrap()
+        .run(docs, None, &mut sink)
+        .unwrap();
+    sink.0
+}
+
+#[test]
+fn tfidf_candidates_survive_reordered_words_minhash_does_not() {
+    let mut docs = corpus(12);
+    // Document 9 reuses document 5's middle paragraph with each pair of words swapped: no word
+    // 2-gram is left, every word is.
+    let words: Vec<&str> = docs[5]
+        .text
+        .split("\n\n")
+        .nth(1)
+        .unwrap()
+        .split(' ')
+        .collect();
+    let swapped: Vec<&str> = words
+        .chunks(2)
+        .flat_map(|w| w.iter().rev().copied())
+        .collect();
+    docs[9] = Document::new(
+        9,
+        "Doc 9",
+        format!("{}\n\n{}", paragraph(100, 60), swapped.join(" ")),
+    );
+    assert!(candidates(Candidates::TfIdf, &docs).contains(&(9, 5)));
+    assert!(!candidates(Candidates::MinHash, &docs).contains(&(9, 5)));
+}
+
+#[test]
 fn results_do_not_depend_on_threads_or_budget() {
     let docs = corpus(40);
-    let reference = run(&docs, None, 64 << 20);
-    let one_thread = rayon::ThreadPoolBuilder::new()
-        .num_threads(1)
-        .build()
-        .unwrap();
-    let single = one_thread.install(|| run(&docs, None, 64 << 20));
-    assert_eq!(single, reference);
-    // The smallest budget spills the shuffle to disk.
-    let small = run(&docs, None, textreuse_dedup::shuffle::MIN_MEM_BUDGET);
-    assert_eq!(small, reference);
+    for method in [Candidates::TfIdf, Candidates::MinHash] {
+        let reference = run_with(method, &docs, None, 64 << 20);
+        let one_thread = rayon::ThreadPoolBuilder::new()
+            .num_threads(1)
+            .build()
+            .unwrap();
+        let single = one_thread.install(|| run_with(method, &docs, None, 64 << 20));
+        assert_eq!(single, reference, "{method:?}");
+        // The smallest budget spills the sorts to disk.
+        let small = run_with(
+            method,
+            &docs,
+            None,
+            textreuse_dedup::shuffle::MIN_MEM_BUDGET,
+        );
+        assert_eq!(small, reference, "{method:?}");
+    }
 }
 
 #[test]
@@ -148,4 +225,9 @@ fn bad_parameters_are_errors() {
     assert!(Reuse::builder().ngram(0).build().is_err());
     assert!(Reuse::builder().rows(0).build().is_err());
     assert!(Reuse::builder().max_bucket(1).build().is_err());
+    assert!(Reuse::builder().terms(0).build().is_err());
+    assert!(Reuse::builder().top_docs(0).build().is_err());
+    assert!(Reuse::builder().max_postings(1).build().is_err());
+    assert!("simhash".parse::<Candidates>().is_err());
+    assert_eq!("minhash".parse::<Candidates>(), Ok(Candidates::MinHash));
 }

@@ -38,8 +38,9 @@
 //! * [`align`]: passage-level text alignment (PAN style), the PAN evaluator, a MinHash corpus
 //!   index and the content/structure reuse classifier (see `examples/plagiarism_checker.rs`).
 //! * [`reuse`]: text reuse at corpus scale: every reused passage within a corpus or between
-//!   two ([`Reuse`](reuse::Reuse)): chunk band keys through dedup's shuffle, alignment of the
-//!   candidate pairs in parallel, classification.
+//!   two ([`Reuse`](reuse::Reuse)): candidate pairs from the chunks' tf-idf terms (or MinHash
+//!   band keys) through dedup's out-of-core sort, alignment of the pairs in parallel,
+//!   classification.
 //! * [`report`]: self-contained HTML reports with SVG plots: of a dedup run's outputs
 //!   ([`DedupReport`](report::DedupReport)), of a plagiarism check
 //!   ([`CheckReport`](report::CheckReport)), and S-curves ([`SCurvePlot`](report::SCurvePlot)).

@@ -1,6 +1,6 @@
 //! `textreuse pan-eval`: the PAN text-alignment measures of a detection directory against a truth
 //! directory.
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet, HashSet};
 use std::fs;
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -10,7 +10,8 @@ use textreuse_align::pan::{self, Evaluation};
 
 use crate::util::{self, Global};
 
-/// Score PAN detections (precision, recall, granularity, plagdet).
+/// Score PAN detections (precision, recall, granularity, plagdet), or the candidate pairs of a
+/// `reuse` run (candidate recall per category).
 #[derive(Debug, clap::Args)]
 pub struct Args {
     /// Directory of PAN truth XML files (searched recursively, so a corpus root with one
@@ -18,8 +19,13 @@ pub struct Args {
     #[arg(long, value_name = "DIR")]
     pub truth: PathBuf,
     /// Directory of PAN detection XML files (searched recursively).
-    #[arg(long, value_name = "DIR")]
-    pub detections: PathBuf,
+    #[arg(long, value_name = "DIR", required_unless_present = "candidates")]
+    pub detections: Option<PathBuf>,
+    /// Instead of detections, a `textreuse reuse --out` directory: the share of truth pairs
+    /// among its candidate pairs (pairs.tsv; titles are the file stems for PAN's .txt files),
+    /// per truth sub-directory (PAN's obfuscation categories), and candidates per document.
+    #[arg(long, value_name = "DIR", conflicts_with_all = ["detections", "all_detections"])]
+    pub candidates: Option<PathBuf>,
     /// Also count detection files whose name matches no truth file (by default they are
     /// ignored, so a whole-corpus detection directory can be scored one category at a time).
     #[arg(long)]
@@ -32,6 +38,11 @@ pub struct Args {
 /// Runs the subcommand.
 pub fn run(args: &Args, global: &Global) -> anyhow::Result<()> {
     let truth_files = xml_files(&args.truth)?;
+    let detections = match (&args.candidates, &args.detections) {
+        (Some(dir), _) => return candidate_recall(args, dir, &truth_files),
+        (None, Some(dir)) => dir,
+        (None, None) => anyhow::bail!("give --detections DIR or --candidates DIR"),
+    };
     let mut names = BTreeSet::new();
     let mut eval = Evaluation::new();
     for path in &truth_files {
@@ -44,7 +55,7 @@ pub fn run(args: &Args, global: &Global) -> anyhow::Result<()> {
     }
     let mut used = 0usize;
     let mut ignored = 0usize;
-    for path in xml_files(&args.detections)? {
+    for path in xml_files(detections)? {
         if !args.all_detections && !names.contains(&file_name(&path)) {
             ignored += 1;
             continue;
@@ -84,6 +95,86 @@ pub fn run(args: &Args, global: &Global) -> anyhow::Result<()> {
             out,
             "cases {}  detections {}  detected cases {}",
             s.cases, s.detections, s.detected_cases
+        )?;
+    }
+    out.flush()?;
+    Ok(())
+}
+
+/// `--candidates`: candidate recall per truth category.
+fn candidate_recall(args: &Args, dir: &Path, truth_files: &[PathBuf]) -> anyhow::Result<()> {
+    let pairs_path = dir.join("pairs.tsv");
+    let pairs = fs::read_to_string(&pairs_path).with_context(|| {
+        format!(
+            "reading {} (run `textreuse reuse --out DIR` first)",
+            pairs_path.display()
+        )
+    })?;
+    let mut candidates = HashSet::new();
+    for (i, line) in pairs.lines().enumerate().skip(1) {
+        let fields: Vec<&str> = line.split('\t').collect();
+        anyhow::ensure!(
+            fields.len() >= 4,
+            "{} line {}: expected the columns of `reuse`'s pairs.tsv",
+            pairs_path.display(),
+            i + 1
+        );
+        candidates.insert(format!("{}-{}.xml", fields[1], fields[3]));
+    }
+    let stats_path = dir.join("stats.json");
+    let stats: serde_json::Value = serde_json::from_str(
+        &fs::read_to_string(&stats_path)
+            .with_context(|| format!("reading {}", stats_path.display()))?,
+    )
+    .with_context(|| format!("parsing {}", stats_path.display()))?;
+    let documents = stats["documents"].as_u64().unwrap_or(0);
+    // Per category (the truth file's directory below --truth): (truth pairs, found).
+    let mut per: BTreeMap<String, (u64, u64)> = BTreeMap::new();
+    for path in truth_files {
+        let category = path
+            .parent()
+            .and_then(|p| p.strip_prefix(&args.truth).ok())
+            .map(|p| p.display().to_string())
+            .filter(|c| !c.is_empty())
+            .unwrap_or_else(|| ".".into());
+        let e = per.entry(category).or_default();
+        e.0 += 1;
+        e.1 += u64::from(candidates.contains(&file_name(path)));
+    }
+    let per_doc = candidates.len() as f64 / documents.max(1) as f64;
+    let mut out = util::stdout();
+    if args.json {
+        let categories: serde_json::Map<String, serde_json::Value> = per
+            .iter()
+            .map(|(c, &(n, found))| {
+                let recall = found as f64 / n as f64;
+                (
+                    c.clone(),
+                    serde_json::json!({"truth_pairs": n, "found": found, "recall": recall}),
+                )
+            })
+            .collect();
+        let value = serde_json::json!({
+            "categories": categories,
+            "candidate_pairs": candidates.len(),
+            "documents": documents,
+            "candidates_per_document": per_doc,
+        });
+        writeln!(out, "{value}")?;
+    } else {
+        let width = per.keys().map(String::len).max().unwrap_or(0).max(8);
+        writeln!(out, "{:width$}  truth pairs  found  recall", "category")?;
+        for (c, &(n, found)) in &per {
+            writeln!(
+                out,
+                "{c:width$}  {n:>11}  {found:>5}  {:.3}",
+                found as f64 / n as f64
+            )?;
+        }
+        writeln!(
+            out,
+            "{} candidate pairs, {documents} documents, {per_doc:.1} per document",
+            candidates.len()
         )?;
     }
     out.flush()?;

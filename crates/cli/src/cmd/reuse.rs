@@ -26,28 +26,42 @@ pub struct Args {
     /// Also write PAN detection files (SUSP-SRC.xml) into DIR, for `textreuse pan-eval`.
     #[arg(long, value_name = "DIR")]
     pan_out: Option<PathBuf>,
-    /// Word n-gram length of the chunks' shingles.
+    /// How candidate pairs are found: `tfidf` (each chunk's heaviest terms, its best-matching
+    /// documents; finds paraphrase and summaries) or `minhash` (band keys of word n-grams;
+    /// near-verbatim reuse only).
+    #[arg(long, value_name = "METHOD", default_value = "tfidf")]
+    candidates: textreuse_reuse::Candidates,
+    /// tf-idf: terms kept per chunk.
+    #[arg(long, value_name = "N", default_value_t = textreuse_reuse::DEFAULT_TERMS)]
+    terms: usize,
+    /// tf-idf: documents each chunk nominates (its best-scoring chunks' documents).
+    #[arg(long, value_name = "K", default_value_t = textreuse_reuse::DEFAULT_TOP_DOCS)]
+    top_docs: usize,
+    /// tf-idf: terms in more chunks than this are skipped (counted in stats.json).
+    #[arg(long, value_name = "N", default_value_t = textreuse_reuse::DEFAULT_MAX_POSTINGS)]
+    max_postings: usize,
+    /// MinHash: word n-gram length of the chunks' shingles.
     #[arg(long, value_name = "N", default_value_t = textreuse_align::index::DEFAULT_NGRAM)]
     ngram: usize,
     /// Fewest words per chunk (shorter paragraphs are merged).
     #[arg(long, value_name = "N", default_value_t = textreuse_align::index::DEFAULT_MIN_WORDS)]
     min_words: usize,
-    /// Rows (minhashes) per band key.
+    /// MinHash: rows (minhashes) per band key.
     #[arg(long, value_name = "K", default_value_t = textreuse_align::index::DEFAULT_ROWS)]
     rows: usize,
-    /// Band keys per chunk.
+    /// MinHash: band keys per chunk.
     #[arg(long, value_name = "M", default_value_t = textreuse_align::index::DEFAULT_BANDS)]
     bands: usize,
     /// Seed of the hash functions.
     #[arg(long, value_name = "S", default_value_t = textreuse_reuse::DEFAULT_SEED)]
     seed: u64,
-    /// Chunk pairs two documents must share to be aligned.
+    /// MinHash: chunk pairs two documents must share to be aligned.
     #[arg(long, value_name = "N", default_value_t = textreuse_reuse::DEFAULT_MIN_SHARED)]
     min_shared: u32,
     /// Passages shorter than this many bytes on either side are dropped.
     #[arg(long, value_name = "N", default_value_t = textreuse_align::DEFAULT_MIN_PASSAGE_LEN)]
     min_length: usize,
-    /// Buckets with more chunks contribute only the pairs of their first N (counted in
+    /// MinHash: buckets with more chunks contribute only the pairs of their first N (counted in
     /// stats.json).
     #[arg(long, value_name = "N", default_value_t = textreuse_reuse::DEFAULT_MAX_BUCKET)]
     max_bucket: usize,
@@ -55,7 +69,7 @@ pub struct Args {
     /// aligned.
     #[arg(long)]
     candidates_only: bool,
-    /// Memory budget of the shuffle (e.g. 64MB, 4GB); beyond it sorted runs spill to disk.
+    /// Memory budget of the sorts (e.g. 64MB, 4GB); beyond it sorted runs spill to disk.
     #[arg(long, default_value = "2GB", value_name = "SIZE")]
     mem_budget: String,
     #[command(flatten)]
@@ -65,6 +79,10 @@ pub struct Args {
 /// Runs `textreuse reuse`.
 pub fn run(args: &Args, global: &Global) -> anyhow::Result<()> {
     let job = Reuse::builder()
+        .candidates(args.candidates)
+        .terms(args.terms)
+        .top_docs(args.top_docs)
+        .max_postings(args.max_postings)
         .ngram(args.ngram)
         .min_words(args.min_words)
         .rows(args.rows)
@@ -113,6 +131,13 @@ pub fn run(args: &Args, global: &Global) -> anyhow::Result<()> {
             "{} band buckets had more than {} chunks and were capped ({} chunks left out of \
              their pairs; --max-bucket raises the cap)",
             stats.buckets_capped, args.max_bucket, stats.bucket_ids_left_out
+        ));
+    }
+    if stats.terms_over_cap > 0 {
+        global.log(format_args!(
+            "{} terms were in more than {} chunks and were skipped (--max-postings raises the \
+             cap)",
+            stats.terms_over_cap, args.max_postings
         ));
     }
     util::skipped(problems)

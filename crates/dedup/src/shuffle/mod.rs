@@ -232,6 +232,11 @@ impl ShuffleBuilder {
         self
     }
 
+    /// The memory budget in bytes.
+    pub fn budget(&self) -> u64 {
+        self.mem_budget
+    }
+
     /// The directory under which a private spill directory is created (default: the system
     /// temporary directory). Nothing is created unless the budget is exceeded.
     pub fn tmp_dir(&mut self, dir: impl Into<PathBuf>) -> &mut Self {
