@@ -5,17 +5,20 @@
 //!    keys) over both corpora.
 //! 2. Each chunk becomes a tf-idf vector, `(1 + ln tf) · ln(1 + N / df)` (a term in every
 //!    document still weighs something: two-document corpora work), normalised over all its
-//!    terms; its `terms` heaviest entries become `(term, chunk | weight)` records in an external
-//!    sort (dedup's [`RecordSorter`](textreuse_dedup::shuffle::RecordSorter)).
-//! 3. Each term's postings give chunk pairs (terms in more than `max_postings` chunks are
-//!    skipped, as in Elsayed, Lin and Oard's pairwise similarity), whose weight products go
-//!    through a second sort keyed by the chunk pair.
-//! 4. Summed, the products are the pruned vectors' dot product; each chunk keeps the `top_docs`
-//!    documents with its best-scoring chunks, and those chunk-to-document picks are the
-//!    candidate document pairs.
+//!    terms, of which the `terms` heaviest are kept. A first pass counts each term's chunks
+//!    (its postings); terms in more than `max_postings` chunks are skipped from then on, as in
+//!    Elsayed, Lin and Oard's pairwise similarity (they weigh little and would cost the most).
+//! 3. The index side (all chunks, or the other corpus's) is cut into blocks of documents whose
+//!    postings fit the memory budget. For each block an inverted index is built, and every
+//!    query chunk (all chunks, or the corpus's) accumulates its weight products with the
+//!    block's chunks: the dot products of the pruned vectors. Vectors are recomputed from the
+//!    text for each pass rather than stored.
+//! 4. Each query chunk keeps the `top_docs` documents with its best-scoring chunks (merged over
+//!    blocks: a document's best chunk is in some block, where it makes that block's list), and
+//!    those chunk-to-document picks are the candidate document pairs.
 //!
-//! Every step is a sort or a fold in a fixed order, so the candidates are the same for any
-//! thread count and memory budget.
+//! Sums run in a fixed term order and ties break by document number, so the candidates are the
+//! same for any thread count, memory budget and number of blocks.
 
 use std::collections::{BTreeMap, HashMap};
 use std::hash::{BuildHasherDefault, Hasher};
@@ -24,10 +27,13 @@ use std::time::Instant;
 
 use rayon::prelude::*;
 use textreuse_align::index::chunk_spans;
-use textreuse_dedup::shuffle::{MIN_MEM_BUDGET, ShuffleBuilder};
 use textreuse_shingle::words;
 
 use crate::{ReuseError, ReuseStats, SIGN_BATCH};
+
+/// Bytes of memory a posting costs while its block's index is built (the sort buffer and the
+/// index): the unit of the block budget.
+const POSTING_BYTES: u64 = 32;
 
 /// The keys are fingerprints already, so the map uses them as they are.
 #[derive(Default)]
@@ -58,6 +64,7 @@ pub(crate) struct TfIdfOptions {
     pub(crate) terms: usize,
     pub(crate) top_docs: usize,
     pub(crate) max_postings: usize,
+    pub(crate) min_score: f32,
 }
 
 /// The keys of the terms of `text`: its words of at least three characters.
@@ -103,16 +110,104 @@ fn chunk_vectors(text: &str, df: &DocFreqs, docs: f64, o: &TfIdfOptions) -> Vec<
     out
 }
 
+/// The postings of one block: the terms' chunks and weights, by term.
+struct Block {
+    terms: Vec<u64>,
+    starts: Vec<usize>,
+    postings: Vec<(u32, f32)>,
+}
+
+impl Block {
+    fn postings(&self, term: u64) -> &[(u32, f32)] {
+        match self.terms.binary_search(&term) {
+            Ok(i) => &self.postings[self.starts[i]..self.starts[i + 1]],
+            Err(_) => &[],
+        }
+    }
+}
+
+/// What a pass over documents needs: the texts, the frequencies and the options.
+struct Pass<'a, 'd> {
+    doc: &'a (dyn Fn(usize) -> &'d str + Sync),
+    df: &'a DocFreqs,
+    docs: f64,
+    o: &'a TfIdfOptions,
+}
+
+impl Pass<'_, '_> {
+    /// The chunk vectors of documents `range`, computed in parallel, in document order.
+    fn vectors(&self, range: Range<usize>) -> Vec<Vec<Vec<(u64, f32)>>> {
+        range
+            .into_par_iter()
+            .map(|i| chunk_vectors((self.doc)(i), self.df, self.docs, self.o))
+            .collect()
+    }
+}
+
+/// A query chunk's best documents in `block`, as `(doc, score)`: its weight products with the
+/// block's chunks summed per chunk (in the query's term order), the best chunk per document,
+/// the `top_docs` best documents of at least `min_score` (ties by number). `acc` is scratch
+/// space.
+fn best_documents(
+    query: &[(u64, f32)],
+    own_doc: u32,
+    block: &Block,
+    chunk_doc: &[u32],
+    o: &TfIdfOptions,
+    acc: &mut Vec<(u32, f32)>,
+) -> Picks {
+    acc.clear();
+    for &(term, wq) in query {
+        for &(chunk, w) in block.postings(term) {
+            if chunk_doc[chunk as usize] != own_doc {
+                acc.push((chunk, wq * w));
+            }
+        }
+    }
+    // Stable: each chunk's products stay in the query's term order.
+    acc.sort_by_key(|&(chunk, _)| chunk);
+    let mut scored = 0u64;
+    let mut best: Vec<(u32, f32)> = Vec::new();
+    for run in acc.chunk_by(|a, b| a.0 == b.0) {
+        scored += 1;
+        let score = run.iter().map(|&(_, p)| f64::from(p)).sum::<f64>() as f32;
+        // Chunks ascend, so one document's chunks are consecutive.
+        let doc = chunk_doc[run[0].0 as usize];
+        match best.last_mut() {
+            Some((d, s)) if *d == doc => *s = s.max(score),
+            _ => best.push((doc, score)),
+        }
+    }
+    best.retain(|&(_, score)| score >= o.min_score);
+    keep_best(&mut best, o.top_docs);
+    // Kept for the whole run, one list per query chunk: no spare capacity.
+    best.shrink_to_fit();
+    (scored, best)
+}
+
+/// A query chunk's scored chunk pairs and best documents `(doc, score)`.
+type Picks = (u64, Vec<(u32, f32)>);
+
+/// Keeps the `k` highest scores, ties by document number.
+fn keep_best(best: &mut Vec<(u32, f32)>, k: usize) {
+    let order = |x: &(u32, f32), y: &(u32, f32)| y.1.total_cmp(&x.1).then(x.0.cmp(&y.0));
+    if best.len() > k {
+        best.select_nth_unstable_by(k - 1, order);
+        best.truncate(k);
+    }
+    best.sort_by(order);
+}
+
 /// Candidate document pairs `(a < b) -> chunks that picked the pair`, filling the tf-idf
-/// counts of `stats`. `n_corpus` documents come first; with `against`, only pairs across the
-/// two sides count and only the corpus's chunks pick.
+/// counts of `stats`. `n_corpus` documents come first; with `against`, only the corpus's chunks
+/// pick, and only documents of the other side.
 pub(crate) fn candidates<'d>(
     total: usize,
     n_corpus: usize,
     against: bool,
     doc: &(dyn Fn(usize) -> &'d str + Sync),
     o: &TfIdfOptions,
-    shuffle: &ShuffleBuilder,
+    budget: u64,
     stats: &mut ReuseStats,
 ) -> Result<BTreeMap<(u32, u32), u32>, ReuseError> {
     // Stage 1: document frequencies.
@@ -137,112 +232,141 @@ pub(crate) fn candidates<'d>(
         }
     }
     stats.distinct_terms = df.len() as u64;
+    let pass = Pass {
+        doc,
+        df: &df,
+        docs: total as f64,
+        o,
+    };
 
-    // Two sorts are alive at once (the first read while the second fills): half each.
-    let mut half = shuffle.clone();
-    half.mem_budget((shuffle.budget() / 2).max(MIN_MEM_BUDGET));
-
-    // Stage 2: chunk vectors -> (term, chunk | weight) records.
-    let mut postings = half.build_sorter()?;
+    // Stage 2: chunk numbers, postings per term, postings per document.
     let mut chunk_doc: Vec<u32> = Vec::new();
-    let n_docs = total as f64;
+    let mut first_chunk: Vec<u32> = Vec::with_capacity(total + 1);
+    let mut postings_of_term = DocFreqs::default();
+    let mut postings_of_doc: Vec<u64> = Vec::with_capacity(total);
     for first in (0..total).step_by(SIGN_BATCH) {
         let last = (first + SIGN_BATCH).min(total);
-        let batch: Vec<Vec<Vec<(u64, f32)>>> = (first..last)
-            .into_par_iter()
-            .map(|i| chunk_vectors(doc(i), &df, n_docs, o))
-            .collect();
-        for (i, chunks) in (first..last).zip(batch) {
+        for (i, chunks) in (first..last).zip(pass.vectors(first..last)) {
+            first_chunk.push(chunk_doc.len() as u32);
+            let mut entries = 0u64;
             for v in chunks {
-                let Ok(chunk) = u32::try_from(chunk_doc.len()) else {
+                if chunk_doc.len() >= u32::MAX as usize {
                     return Err(ReuseError::TooManyChunks);
-                };
+                }
                 chunk_doc.push(i as u32);
-                for (term, w) in v {
-                    postings.push(term, u64::from(chunk) << 32 | u64::from(w.to_bits()))?;
+                entries += v.len() as u64;
+                for (term, _) in v {
+                    *postings_of_term.entry(term).or_default() += 1;
                 }
             }
+            postings_of_doc.push(entries);
         }
     }
-    drop(df);
+    first_chunk.push(chunk_doc.len() as u32);
     stats.chunks = chunk_doc.len() as u64;
-    stats.term_records = postings.len();
+    stats.term_records = postings_of_doc.iter().sum();
+    stats.terms_over_cap = postings_of_term
+        .values()
+        .filter(|&&n| n as usize > o.max_postings)
+        .count() as u64;
     stats.seconds.chunk_and_sign = started.elapsed().as_secs_f64();
-    let started = Instant::now();
 
-    // Stage 3: postings -> (chunk pair, weight product | term) records.
-    let mut postings = postings.finish()?;
-    let mut products = half.build_sorter()?;
-    let mut ids = Vec::new();
-    let corpus_side = |chunk: u64| (chunk_doc[chunk as usize] as usize) < n_corpus;
-    while let Some(term) = postings.next_group(&mut ids)? {
-        if ids.len() > o.max_postings {
-            stats.terms_over_cap += 1;
-            continue;
+    // Stage 3: blocks of the index side, each queried by every query chunk.
+    let started = Instant::now();
+    let indexed = if against { n_corpus..total } else { 0..total };
+    let queries = if against { 0..n_corpus } else { 0..total };
+    let per_block = (budget / POSTING_BYTES).max(1);
+    let mut blocks: Vec<Range<usize>> = Vec::new();
+    let mut start = indexed.start;
+    let mut size = 0u64;
+    for d in indexed.clone() {
+        if size > 0 && size + postings_of_doc[d] > per_block {
+            blocks.push(start..d);
+            (start, size) = (d, 0);
         }
-        for (i, &x) in ids.iter().enumerate() {
-            let (a, wa) = (x >> 32, f32::from_bits(x as u32));
-            for &y in &ids[i + 1..] {
-                let (b, wb) = (y >> 32, f32::from_bits(y as u32));
-                if chunk_doc[a as usize] == chunk_doc[b as usize] {
-                    continue;
+        size += postings_of_doc[d];
+    }
+    blocks.push(start..indexed.end);
+    stats.index_blocks = blocks.len() as u64;
+    let q_first = first_chunk[queries.start] as usize;
+    let q_chunks = first_chunk[queries.end] as usize - q_first;
+    // Each query chunk's best documents so far, merged block by block.
+    let mut best: Vec<Vec<(u32, f32)>> = vec![Vec::new(); q_chunks];
+    let skip = |term: &u64| {
+        postings_of_term
+            .get(term)
+            .is_some_and(|&n| n as usize > o.max_postings)
+    };
+    // What is searched of a vector: its terms under the cap, by term. The weights are not
+    // scaled up again: a chunk left with few terms would match anything sharing one.
+    let searchable = |v: &mut Vec<(u64, f32)>| {
+        v.retain(|(t, _)| !skip(t));
+        v.sort_unstable_by_key(|&(t, _)| t);
+    };
+    for docs in blocks {
+        let mut entries: Vec<(u64, u32, f32)> = Vec::new();
+        for first in docs.clone().step_by(SIGN_BATCH) {
+            let last = (first + SIGN_BATCH).min(docs.end);
+            for (i, chunks) in (first..last).zip(pass.vectors(first..last)) {
+                for (c, mut v) in chunks.into_iter().enumerate() {
+                    let chunk = first_chunk[i] + c as u32;
+                    searchable(&mut v);
+                    entries.extend(v.into_iter().map(|(t, w)| (t, chunk, w)));
                 }
-                if against && corpus_side(a) == corpus_side(b) {
-                    continue;
-                }
-                // The term's low bits keep equal products of different terms distinct.
-                let id = u64::from((wa * wb).to_bits()) << 32 | (term & 0xffff_ffff);
-                // Ids ascend, so `a` is the corpus's chunk when the sides differ.
-                products.push(a << 32 | b, id)?;
-                if !against {
-                    products.push(b << 32 | a, id)?;
+            }
+        }
+        entries.par_sort_unstable_by_key(|&(t, chunk, _)| (t, chunk));
+        let mut block = Block {
+            terms: Vec::new(),
+            starts: Vec::new(),
+            postings: Vec::with_capacity(entries.len()),
+        };
+        for (t, chunk, w) in entries {
+            if block.terms.last() != Some(&t) {
+                block.terms.push(t);
+                block.starts.push(block.postings.len());
+            }
+            block.postings.push((chunk, w));
+        }
+        block.starts.push(block.postings.len());
+
+        for first in queries.clone().step_by(SIGN_BATCH) {
+            let last = (first + SIGN_BATCH).min(queries.end);
+            let found: Vec<Vec<Picks>> = (first..last)
+                .into_par_iter()
+                .map_init(Vec::new, |acc, i| {
+                    let mut chunks = chunk_vectors(doc(i), &df, pass.docs, o);
+                    chunks
+                        .iter_mut()
+                        .map(|v| {
+                            searchable(v);
+                            best_documents(v, i as u32, &block, &chunk_doc, o, acc)
+                        })
+                        .collect()
+                })
+                .collect();
+            for (i, chunks) in (first..last).zip(found) {
+                for (c, (scored, docs)) in chunks.into_iter().enumerate() {
+                    stats.chunk_pairs += scored;
+                    let slot = &mut best[first_chunk[i] as usize + c - q_first];
+                    if slot.is_empty() {
+                        *slot = docs;
+                    } else {
+                        slot.extend(docs);
+                        keep_best(slot, o.top_docs);
+                    }
                 }
             }
         }
     }
-    stats.bytes_spilled = postings.bytes_spilled();
-    drop(postings);
-    stats.chunk_pairs = products.len();
 
-    // Stage 4: each chunk's scores per document -> its best documents.
-    let mut products = products.finish()?;
-    stats.bytes_spilled += products.bytes_spilled();
+    // Stage 4: the picks, counted per document pair.
     let mut pairs: BTreeMap<(u32, u32), u32> = BTreeMap::new();
-    let mut current: Option<u64> = None;
-    let mut best: Vec<(u32, f64)> = Vec::new();
-    let mut pick = |chunk: u64, best: &mut Vec<(u32, f64)>| {
-        let own = chunk_doc[chunk as usize];
-        let by_score = |x: &(u32, f64), y: &(u32, f64)| y.1.total_cmp(&x.1).then(x.0.cmp(&y.0));
-        if best.len() > o.top_docs {
-            best.select_nth_unstable_by(o.top_docs - 1, by_score);
-            best.truncate(o.top_docs);
-        }
-        for &(other, _) in best.iter() {
+    for (c, docs) in best.iter().enumerate() {
+        let own = chunk_doc[q_first + c];
+        for &(other, _) in docs {
             *pairs.entry((own.min(other), own.max(other))).or_default() += 1;
         }
-        best.clear();
-    };
-    while let Some(key) = products.next_group(&mut ids)? {
-        let (a, b) = (key >> 32, key & 0xffff_ffff);
-        if current != Some(a) {
-            if let Some(c) = current {
-                pick(c, &mut best);
-            }
-            current = Some(a);
-        }
-        let score: f64 = ids
-            .iter()
-            .map(|&id| f64::from(f32::from_bits((id >> 32) as u32)))
-            .sum();
-        // `b` ascends within `a`, so one document's chunks are consecutive.
-        let other = chunk_doc[b as usize];
-        match best.last_mut() {
-            Some((d, s)) if *d == other => *s = s.max(score),
-            _ => best.push((other, score)),
-        }
-    }
-    if let Some(c) = current {
-        pick(c, &mut best);
     }
     stats.seconds.candidates = started.elapsed().as_secs_f64();
     Ok(pairs)
@@ -258,6 +382,7 @@ mod tests {
             terms,
             top_docs: 5,
             max_postings: 200,
+            min_score: 0.0,
         }
     }
 

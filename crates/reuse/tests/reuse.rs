@@ -151,6 +151,33 @@ fn tfidf_candidates_survive_reordered_words_minhash_does_not() {
 }
 
 #[test]
+fn a_minimum_score_keeps_copies_and_drops_weak_candidates() {
+    let mut docs = corpus(12);
+    // Document 10 shares 10 of a paragraph's 60 words with document 3: a weak candidate.
+    let shared: Vec<&str> = docs[3].text.split(' ').take(10).collect();
+    let text = format!("{} {}", shared.join(" "), paragraph(200, 50));
+    docs[10] = Document::new(10, "Doc 10", format!("{}\n\n{text}", paragraph(201, 60)));
+    let candidates = |min_score: f32| {
+        let mut sink = Candidate::default();
+        // All terms kept: the scores are the chunks' cosines (a copy scores about 1).
+        let stats = Reuse::builder()
+            .terms(1000)
+            .min_score(min_score)
+            .align(false)
+            .build()
+            .unwrap()
+            .run(&docs, None, &mut sink)
+            .unwrap();
+        assert_eq!(stats.candidate_pairs as usize, sink.0.len());
+        sink.0
+    };
+    let all = candidates(0.0);
+    assert!(all.contains(&(10, 3)), "{all:?}");
+    let strong = candidates(0.5);
+    assert_eq!(strong, [(4, 1), (7, 2)]);
+}
+
+#[test]
 fn results_do_not_depend_on_threads_or_budget() {
     let docs = corpus(40);
     for method in [Candidates::TfIdf, Candidates::MinHash] {
@@ -228,6 +255,8 @@ fn bad_parameters_are_errors() {
     assert!(Reuse::builder().terms(0).build().is_err());
     assert!(Reuse::builder().top_docs(0).build().is_err());
     assert!(Reuse::builder().max_postings(1).build().is_err());
+    assert!(Reuse::builder().min_score(1.5).build().is_err());
+    assert!(Reuse::builder().min_score(f32::NAN).build().is_err());
     assert!("simhash".parse::<Candidates>().is_err());
     assert_eq!("minhash".parse::<Candidates>(), Ok(Candidates::MinHash));
 }

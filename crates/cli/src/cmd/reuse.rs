@@ -40,6 +40,11 @@ pub struct Args {
     /// tf-idf: terms in more chunks than this are skipped (counted in stats.json).
     #[arg(long, value_name = "N", default_value_t = textreuse_reuse::DEFAULT_MAX_POSTINGS)]
     max_postings: usize,
+    /// tf-idf: the lowest chunk score (0 to 1) that nominates a document. 0 keeps summaries;
+    /// higher values cut the candidates (and the alignment time) at the cost of reuse that
+    /// is edited or fills only part of a chunk (docs/reuse.md has measurements).
+    #[arg(long, value_name = "S", default_value_t = textreuse_reuse::DEFAULT_MIN_SCORE)]
+    min_score: f32,
     /// MinHash: word n-gram length of the chunks' shingles.
     #[arg(long, value_name = "N", default_value_t = textreuse_align::index::DEFAULT_NGRAM)]
     ngram: usize,
@@ -83,6 +88,7 @@ pub fn run(args: &Args, global: &Global) -> anyhow::Result<()> {
         .terms(args.terms)
         .top_docs(args.top_docs)
         .max_postings(args.max_postings)
+        .min_score(args.min_score)
         .ngram(args.ngram)
         .min_words(args.min_words)
         .rows(args.rows)
