@@ -388,6 +388,11 @@ impl<'a> Bars<'a> {
         }
     }
 
+    /// The run's global options.
+    pub fn global(&self) -> &Global {
+        self.global
+    }
+
     /// Replaces the current bar by a new one (a spinner without a total), if bars are drawn.
     fn begin(&self, total: Option<u64>, template: &str) {
         self.finish();
@@ -424,6 +429,8 @@ impl Progress for Bars<'_> {
             Stage::MergeRecords => "stage 3: merging",
             Stage::ClusterPairs => "stages 4-5: clustering",
             Stage::WriteClusters => "stages 6-8: writing",
+            Stage::ScoreChunks => "candidates:",
+            Stage::AlignPairs => "aligning",
             _ => "working on",
         };
         let unit = stage.unit();

@@ -14,6 +14,11 @@ pub enum Stage {
     ClusterPairs,
     /// Stages 6-8: clusters fetched, classified and delivered (the total is the clusters).
     WriteClusters,
+    /// Text reuse: query chunks scored against the candidate index (the total is the query
+    /// chunks times the index blocks).
+    ScoreChunks,
+    /// Text reuse: candidate document pairs aligned (the total is the pairs).
+    AlignPairs,
 }
 
 impl Stage {
@@ -24,6 +29,8 @@ impl Stage {
             Stage::MergeRecords => "records",
             Stage::ClusterPairs => "pairs",
             Stage::WriteClusters => "clusters",
+            Stage::ScoreChunks => "chunks",
+            Stage::AlignPairs => "pairs",
         }
     }
 }

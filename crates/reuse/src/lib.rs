@@ -66,6 +66,7 @@ use textreuse_align::reuse::{ReuseKind, profile};
 use textreuse_align::{Aligner, DEFAULT_MIN_PASSAGE_LEN};
 use textreuse_dedup::Document;
 use textreuse_dedup::shuffle::{PairMode, ShuffleBuilder, ShuffleError};
+use textreuse_dedup::{NoProgress, Progress, Stage};
 use textreuse_minhash::{BandScheme, Signer};
 
 pub use output::{PanOutput, ReuseOutputDir};
@@ -318,6 +319,7 @@ impl ReuseBuilder {
             top_docs: self.top_docs,
             max_postings: self.max_postings,
             min_score: self.min_score,
+            budget: self.shuffle.budget(),
         }
     }
 
@@ -561,6 +563,18 @@ impl Reuse {
         against: Option<&[Document]>,
         sink: &mut dyn ReuseSink,
     ) -> Result<ReuseStats, ReuseError> {
+        self.run_with_progress(corpus, against, sink, &NoProgress)
+    }
+
+    /// [`Reuse::run`], telling `progress` how the long stages go ([`Stage::ScoreChunks`],
+    /// [`Stage::AlignPairs`]) and logging a line when the candidates are known.
+    pub fn run_with_progress(
+        &self,
+        corpus: &[Document],
+        against: Option<&[Document]>,
+        sink: &mut dyn ReuseSink,
+        progress: &dyn Progress,
+    ) -> Result<ReuseStats, ReuseError> {
         let o = &self.options;
         let other = against.unwrap_or(&[]);
         let n_corpus = corpus.len();
@@ -603,8 +617,8 @@ impl Reuse {
                 against.is_some(),
                 &text,
                 &o.tfidf(),
-                o.shuffle.budget(),
                 &mut stats,
+                progress,
             )?,
             Candidates::MinHash => {
                 self.minhash_candidates(total, n_corpus, against.is_some(), &text, &mut stats)?
@@ -612,9 +626,19 @@ impl Reuse {
         };
         let candidates: Vec<((u32, u32), u32)> = pairs.into_iter().collect();
         stats.candidate_pairs = candidates.len() as u64;
+        progress.log(&format!(
+            "{} chunks, {} candidate pairs ({:.1} per document) in {:.1} s",
+            stats.chunks,
+            stats.candidate_pairs,
+            stats.candidate_pairs as f64 / n_corpus.max(1) as f64,
+            stats.seconds.chunk_and_sign + stats.seconds.candidates
+        ));
 
         // Stage 3: align, classify, deliver in candidate order.
         let started = Instant::now();
+        if o.align {
+            progress.start(Stage::AlignPairs, Some(stats.candidate_pairs));
+        }
         for batch in candidates.chunks(ALIGN_BATCH) {
             let found: Vec<Vec<ReuseCase>> = batch
                 .par_iter()
@@ -646,6 +670,12 @@ impl Reuse {
                 })
                 .map_err(ReuseError::Sink)?;
             }
+            if o.align {
+                progress.advance(batch.len() as u64);
+            }
+        }
+        if o.align {
+            progress.finish();
         }
         stats.seconds.align_and_write = started.elapsed().as_secs_f64();
         sink.finish(&stats).map_err(ReuseError::Sink)?;

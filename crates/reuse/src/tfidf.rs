@@ -29,6 +29,8 @@ use rayon::prelude::*;
 use textreuse_align::index::chunk_spans;
 use textreuse_shingle::words;
 
+use textreuse_dedup::{Progress, Stage};
+
 use crate::{ReuseError, ReuseStats, SIGN_BATCH};
 
 /// Bytes of memory a posting costs while its block's index is built (the sort buffer and the
@@ -65,6 +67,8 @@ pub(crate) struct TfIdfOptions {
     pub(crate) top_docs: usize,
     pub(crate) max_postings: usize,
     pub(crate) min_score: f32,
+    /// Bytes of postings per index block.
+    pub(crate) budget: u64,
 }
 
 /// The keys of the terms of `text`: its words of at least three characters.
@@ -207,8 +211,8 @@ pub(crate) fn candidates<'d>(
     against: bool,
     doc: &(dyn Fn(usize) -> &'d str + Sync),
     o: &TfIdfOptions,
-    budget: u64,
     stats: &mut ReuseStats,
+    progress: &dyn Progress,
 ) -> Result<BTreeMap<(u32, u32), u32>, ReuseError> {
     // Stage 1: document frequencies.
     let started = Instant::now();
@@ -275,7 +279,7 @@ pub(crate) fn candidates<'d>(
     let started = Instant::now();
     let indexed = if against { n_corpus..total } else { 0..total };
     let queries = if against { 0..n_corpus } else { 0..total };
-    let per_block = (budget / POSTING_BYTES).max(1);
+    let per_block = (o.budget / POSTING_BYTES).max(1);
     let mut blocks: Vec<Range<usize>> = Vec::new();
     let mut start = indexed.start;
     let mut size = 0u64;
@@ -303,6 +307,10 @@ pub(crate) fn candidates<'d>(
         v.retain(|(t, _)| !skip(t));
         v.sort_unstable_by_key(|&(t, _)| t);
     };
+    progress.start(
+        Stage::ScoreChunks,
+        Some(q_chunks as u64 * blocks.len() as u64),
+    );
     for docs in blocks {
         let mut entries: Vec<(u64, u32, f32)> = Vec::new();
         for first in docs.clone().step_by(SIGN_BATCH) {
@@ -346,6 +354,7 @@ pub(crate) fn candidates<'d>(
                 })
                 .collect();
             for (i, chunks) in (first..last).zip(found) {
+                progress.advance(chunks.len() as u64);
                 for (c, (scored, docs)) in chunks.into_iter().enumerate() {
                     stats.chunk_pairs += scored;
                     let slot = &mut best[first_chunk[i] as usize + c - q_first];
@@ -359,6 +368,8 @@ pub(crate) fn candidates<'d>(
             }
         }
     }
+
+    progress.finish();
 
     // Stage 4: the picks, counted per document pair.
     let mut pairs: BTreeMap<(u32, u32), u32> = BTreeMap::new();
@@ -383,6 +394,7 @@ mod tests {
             top_docs: 5,
             max_postings: 200,
             min_score: 0.0,
+            budget: 1 << 20,
         }
     }
 

@@ -1,6 +1,6 @@
 //! The corpus-scale job end to end on small corpora: what is found, within and against, the
 //! output files, and that results do not depend on threads or the memory budget.
-use textreuse_dedup::Document;
+use textreuse_dedup::{Document, Progress, Stage};
 use textreuse_reuse::{
     Candidates, FoundPair, PairResult, PanOutput, Reuse, ReuseOutputDir, ReuseSink,
 };
@@ -175,6 +175,63 @@ fn a_minimum_score_keeps_copies_and_drops_weak_candidates() {
     assert!(all.contains(&(10, 3)), "{all:?}");
     let strong = candidates(0.5);
     assert_eq!(strong, [(4, 1), (7, 2)]);
+}
+
+/// What a run reported: `(stage, total, units advanced)` and the log lines.
+#[derive(Default)]
+struct Recorded {
+    stages: std::cell::RefCell<Vec<(Stage, Option<u64>, u64)>>,
+    lines: std::cell::RefCell<Vec<String>>,
+}
+
+impl Progress for Recorded {
+    fn log(&self, line: &str) {
+        self.lines.borrow_mut().push(line.to_string());
+    }
+
+    fn start(&self, stage: Stage, total: Option<u64>) {
+        self.stages.borrow_mut().push((stage, total, 0));
+    }
+
+    fn advance(&self, n: u64) {
+        self.stages.borrow_mut().last_mut().unwrap().2 += n;
+    }
+}
+
+#[test]
+fn long_stages_report_progress() {
+    let docs = corpus(12);
+    let progress = Recorded::default();
+    let mut found = Vec::new();
+    // The smallest budget: several index blocks, each a pass over the query chunks.
+    let stats = Reuse::builder()
+        .mem_budget(textreuse_dedup::shuffle::MIN_MEM_BUDGET)
+        .build()
+        .unwrap()
+        .run_with_progress(&docs, None, &mut found, &progress)
+        .unwrap();
+    assert!(stats.index_blocks > 1);
+    let stages = progress.stages.borrow();
+    assert_eq!(
+        *stages,
+        [
+            (
+                Stage::ScoreChunks,
+                Some(stats.chunks * stats.index_blocks),
+                stats.chunks * stats.index_blocks
+            ),
+            (
+                Stage::AlignPairs,
+                Some(stats.candidate_pairs),
+                stats.candidate_pairs
+            ),
+        ]
+    );
+    let lines = progress.lines.borrow();
+    assert!(
+        lines[0].contains(&format!("{} candidate pairs", stats.candidate_pairs)),
+        "{lines:?}"
+    );
 }
 
 #[test]

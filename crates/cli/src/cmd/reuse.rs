@@ -3,7 +3,7 @@
 use std::path::PathBuf;
 
 use anyhow::Context;
-use textreuse_dedup::{Document, Source};
+use textreuse_dedup::{Document, Progress, Source, Stage};
 use textreuse_reuse::{PanOutput, Reuse, ReuseOutputDir};
 
 use crate::size::parse_size;
@@ -100,11 +100,12 @@ pub fn run(args: &Args, global: &Global) -> anyhow::Result<()> {
         .align(!args.candidates_only)
         .mem_budget(parse_size(&args.mem_budget).context("invalid --mem-budget")?)
         .build()?;
-    let (corpus, mut problems) = read(&global.inputs_or_samples(&args.corpus), args, global)?;
+    let bars = util::Bars::new(global);
+    let (corpus, mut problems) = read(&global.inputs_or_samples(&args.corpus), args, &bars)?;
     let against = if args.against.is_empty() {
         None
     } else {
-        let (docs, p) = read(&args.against, args, global)?;
+        let (docs, p) = read(&args.against, args, &bars)?;
         problems += p;
         Some(docs)
     };
@@ -116,9 +117,12 @@ pub fn run(args: &Args, global: &Global) -> anyhow::Result<()> {
             .map_or(String::new(), |a| format!(" against {}", a.len()))
     ));
     let out = ReuseOutputDir::new(&args.out);
+    let other = against.as_deref();
     let stats = match &args.pan_out {
-        Some(dir) => job.run(&corpus, against.as_deref(), &mut (out, PanOutput::new(dir)))?,
-        None => job.run(&corpus, against.as_deref(), &mut { out })?,
+        Some(dir) => {
+            job.run_with_progress(&corpus, other, &mut (out, PanOutput::new(dir)), &bars)?
+        }
+        None => job.run_with_progress(&corpus, other, &mut { out }, &bars)?,
     };
     global.log(format_args!(
         "{} chunks, {} candidate pairs, {} with reuse, {} passages ({} content, {} structure) \
@@ -150,17 +154,29 @@ pub fn run(args: &Args, global: &Global) -> anyhow::Result<()> {
 }
 
 /// The documents of `paths` in input order, and the number of bad files and records skipped.
-fn read(paths: &[PathBuf], args: &Args, global: &Global) -> anyhow::Result<(Vec<Document>, u64)> {
+fn read(
+    paths: &[PathBuf],
+    args: &Args,
+    bars: &util::Bars<'_>,
+) -> anyhow::Result<(Vec<Document>, u64)> {
     let cleaner = textreuse_wikidump::Cleaner::new();
     let (mut docs, mut problems) = (Vec::new(), 0);
-    for source in args.input.inputs(paths, global.threads.unwrap_or(1))? {
+    bars.start(Stage::ReadDocuments, None);
+    for source in args
+        .input
+        .inputs(paths, bars.global().threads.unwrap_or(1))?
+    {
         match source {
-            Ok(source) => docs.push(Source::into_document(source, &cleaner)),
+            Ok(source) => {
+                docs.push(Source::into_document(source, &cleaner));
+                bars.advance(1);
+            }
             Err(e) => {
                 problems += 1;
-                global.log(format_args!("skipped: {:#}", anyhow::Error::new(e)));
+                bars.log(&format!("skipped: {:#}", anyhow::Error::new(e)));
             }
         }
     }
+    bars.finish();
     Ok((docs, problems))
 }
