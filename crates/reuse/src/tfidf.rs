@@ -150,17 +150,18 @@ impl Pass<'_, '_> {
 
 /// A query chunk's best documents in `block`, as `(doc, score)`: its weight products with the
 /// block's chunks summed per chunk (in the query's term order), the best chunk per document,
-/// the `top_docs` best documents of at least `min_score` (ties by number). `acc` is scratch
-/// space.
+/// the `top_docs` best documents of at least `min_score` (ties by number). `acc` and `best`
+/// are scratch space; only the kept documents are allocated for the result.
 fn best_documents(
     query: &[(u64, f32)],
     own_doc: u32,
     block: &Block,
     chunk_doc: &[u32],
     o: &TfIdfOptions,
-    acc: &mut Vec<(u32, f32)>,
+    (acc, best): &mut Scratch,
 ) -> Picks {
     acc.clear();
+    best.clear();
     for &(term, wq) in query {
         for &(chunk, w) in block.postings(term) {
             if chunk_doc[chunk as usize] != own_doc {
@@ -171,7 +172,6 @@ fn best_documents(
     // Stable: each chunk's products stay in the query's term order.
     acc.sort_by_key(|&(chunk, _)| chunk);
     let mut scored = 0u64;
-    let mut best: Vec<(u32, f32)> = Vec::new();
     for run in acc.chunk_by(|a, b| a.0 == b.0) {
         scored += 1;
         let score = run.iter().map(|&(_, p)| f64::from(p)).sum::<f64>() as f32;
@@ -183,11 +183,13 @@ fn best_documents(
         }
     }
     best.retain(|&(_, score)| score >= o.min_score);
-    keep_best(&mut best, o.top_docs);
+    keep_best(best, o.top_docs);
     // Kept for the whole run, one list per query chunk: no spare capacity.
-    best.shrink_to_fit();
-    (scored, best)
+    (scored, best.to_vec())
 }
+
+/// `best_documents`' scratch space: the weight products, the documents' best scores.
+type Scratch = (Vec<(u32, f32)>, Vec<(u32, f32)>);
 
 /// A query chunk's scored chunk pairs and best documents `(doc, score)`.
 type Picks = (u64, Vec<(u32, f32)>);
@@ -342,13 +344,13 @@ pub(crate) fn candidates<'d>(
             let last = (first + SIGN_BATCH).min(queries.end);
             let found: Vec<Vec<Picks>> = (first..last)
                 .into_par_iter()
-                .map_init(Vec::new, |acc, i| {
+                .map_init(Default::default, |scratch, i| {
                     let mut chunks = chunk_vectors(doc(i), &df, pass.docs, o);
                     chunks
                         .iter_mut()
                         .map(|v| {
                             searchable(v);
-                            best_documents(v, i as u32, &block, &chunk_doc, o, acc)
+                            best_documents(v, i as u32, &block, &chunk_doc, o, scratch)
                         })
                         .collect()
                 })
