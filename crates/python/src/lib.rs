@@ -33,7 +33,9 @@
 //!   `plan`.
 //! - Arrow batch kernels (`src/kernels.rs`, wrapped by `textreuse/kernels.py`):
 //!   `band_key_records`, `signatures`, `shingle_counts`, `edit_keep`, `connected_components`,
-//!   `cluster_lines`. They read pyarrow arrays in place through the buffer protocol
+//!   `cluster_lines`, and the reuse job's `reuse_parse_documents`, `reuse_document_terms`,
+//!   `reuse_chunk_vectors`, `reuse_pick_documents`, `reuse_align` (`src/reuse.rs`, calling the
+//!   `textreuse-reuse` library's steps). They read pyarrow arrays in place through the buffer protocol
 //!   (`src/arrow.rs`), loop over the rows in Rust with the GIL released, and return output
 //!   buffers that become pyarrow arrays without a copy; no per-row Python work. These are the
 //!   steps the Spark backend (`textreuse.spark`) runs inside `mapInArrow`.
@@ -57,6 +59,7 @@ mod index;
 mod kernels;
 mod numpy;
 mod report;
+mod reuse;
 mod signer;
 mod text;
 
@@ -73,6 +76,12 @@ mod _native {
 
     #[pymodule_export]
     use crate::report::report;
+
+    #[pymodule_export]
+    use crate::reuse::{
+        PyReuseDocuments, PyReuseJob, reuse_align, reuse_chunk_vectors, reuse_document_terms,
+        reuse_parse_documents, reuse_pick_documents,
+    };
 
     #[pymodule_export]
     use crate::text::{
@@ -120,6 +129,14 @@ mod _native {
             textreuse_dedup::DEFAULT_MAX_ARTICLE_PAIRS,
         )?;
         defaults.set_item("max_hamming", textreuse_dedup::DEFAULT_MAX_HAMMING)?;
-        m.add("DEFAULTS", defaults)
+        // ... and of `textreuse reuse`.
+        defaults.set_item("reuse_terms", textreuse_reuse::DEFAULT_TERMS)?;
+        defaults.set_item("reuse_top_docs", textreuse_reuse::DEFAULT_TOP_DOCS)?;
+        defaults.set_item("reuse_max_postings", textreuse_reuse::DEFAULT_MAX_POSTINGS)?;
+        defaults.set_item("reuse_min_score", textreuse_reuse::DEFAULT_MIN_SCORE)?;
+        defaults.set_item("reuse_min_words", textreuse_align::index::DEFAULT_MIN_WORDS)?;
+        defaults.set_item("reuse_min_length", textreuse_align::DEFAULT_MIN_PASSAGE_LEN)?;
+        m.add("DEFAULTS", defaults)?;
+        m.add("REUSE_PAIRS_HEADER", textreuse_reuse::PAIRS_HEADER)
     }
 }

@@ -165,16 +165,22 @@ def session(master: str, app: str = "textreuse-test", **conf):
 RUN_ONLY = {"seconds", "bytes_spilled"}
 
 
-def assert_same_outputs(cli: Path, spark: Path) -> dict:
-    """The Spark run's outputs in `spark` are `textreuse dedup`'s in `cli`: the same bytes, and
-    the same stats (but for run-time fields). Returns the Spark run's stats."""
-    for name in ("clusters.jsonl", "duplicates.jsonl", "article-pairs.tsv"):
+def assert_same_outputs(
+    cli: Path,
+    spark: Path,
+    names=("clusters.jsonl", "duplicates.jsonl", "article-pairs.tsv"),
+    run_only=RUN_ONLY,
+) -> dict:
+    """The Spark run's outputs in `spark` are the CLI's in `cli` (by default `textreuse
+    dedup`'s files): the same bytes, and the same stats (but for the `run_only` fields, which
+    describe how the run went). Returns the Spark run's stats."""
+    for name in names:
         assert (cli / name).read_bytes() == (spark / name).read_bytes(), name
     a = json.loads((cli / "stats.json").read_text())
     b = json.loads((spark / "stats.json").read_text())
     assert list(a) == list(b), "same fields in the same order"
     for key in a:
-        if key not in RUN_ONLY:
+        if key not in run_only:
             assert a[key] == b[key], key
     assert list(a["seconds"]) == list(b["seconds"])
     return b

@@ -561,3 +561,37 @@ def test_docstring_examples():
     for test in finder.find(Signer, "Signer", globs={"Signer": Signer}):
         runner.run(test)
     assert runner.failures == 0 and runner.tries > 0
+
+
+def test_reuse_kernels_check_their_input():
+    import pyarrow as pa
+    from textreuse import kernels
+
+    with pytest.raises(ValueError, match="min_score"):
+        kernels.ReuseJob(min_score=2.0)
+    job = kernels.ReuseJob(min_words=3)
+    rows, ids, titles, texts, bad, errors = kernels.reuse_parse_documents(
+        pa.array(['{"id": 7, "title": "T", "paragraphs": ["One two three.", "Four."]}', "  ",
+                  "not json", None])
+    )
+    assert rows.to_pylist() == [0] and ids.to_pylist() == ["7"]
+    assert texts.to_pylist() == ["One two three.\n\nFour."]
+    assert bad.to_pylist() == [2] and len(errors[0].as_py()) > 0
+    terms = pa.array([[{"term": 1, "df": 1}], None], pa.list_(pa.struct([("term", pa.int64()), ("df", pa.int64())])))
+    r, c, t, w = kernels.reuse_chunk_vectors(
+        job, pa.array(["Bees store honey in wax combs.", None]), terms, 2
+    )
+    assert set(r.to_pylist()) == {0} and w.type == pa.float32()
+    one = pa.array([1], pa.int64())
+    with pytest.raises(ValueError, match="same length"):
+        kernels.reuse_pick_documents(
+            job, one, one, one, pa.array([1, 2], pa.int64()), pa.array([0.5], pa.float32()),
+            pa.array([0.5], pa.float32()),
+        )
+    q, d, scored = kernels.reuse_pick_documents(
+        job, pa.array([5, 5], pa.int64()), pa.array([8, 9], pa.int64()),
+        pa.array([2, 3], pa.int64()), pa.array([1, 1], pa.int64()),
+        pa.array([0.5, 0.5], pa.float32()), pa.array([0.25, 0.5], pa.float32()),
+    )
+    # Document 3's chunk scores 0.25, document 2's 0.125: best first.
+    assert (q.to_pylist(), d.to_pylist(), scored) == ([5, 5], [3, 2], 2)

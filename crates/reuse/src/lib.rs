@@ -5,10 +5,10 @@
 //!
 //! 1. **Chunk.** Each document is cut into paragraph chunks ([`chunk_spans`]: at least
 //!    `min_words` words, long paragraphs cut into pieces).
-//! 2. **Candidates** ([`Candidates`]). By default each chunk's heaviest tf-idf terms go through
-//!    an external sort (dedup's [`RecordSorter`](textreuse_dedup::shuffle::RecordSorter)); chunk
-//!    pairs sharing terms are scored by the dot product of those pruned vectors, and each chunk
-//!    nominates the documents of its best-scoring chunks. This finds paraphrased, translated and
+//! 2. **Candidates** ([`Candidates`]). By default each chunk's heaviest tf-idf terms go into an
+//!    inverted index, built in blocks that fit the memory budget; chunk pairs sharing terms are
+//!    scored by the dot product of those pruned vectors, and each chunk nominates the documents
+//!    of its best-scoring chunks. This finds paraphrased, translated and
 //!    summarised reuse (PAN 2013: candidate recall 0.97 to 0.999 and 0.89 for summaries, at 50
 //!    candidates per document). [`Candidates::MinHash`] instead gives chunks MinHash band keys
 //!    of word n-grams, exactly as the plagiarism checker's
@@ -18,12 +18,18 @@
 //!    document on each side.
 //! 3. **Align and classify.** Each candidate pair is aligned ([`Aligner`]) on all cores and
 //!    each passage classified as content or structure reuse ([`profile`]); the results reach a
-//!    [`ReuseSink`] in candidate order ([`ReuseOutputDir`] writes `reuse.jsonl`, `pairs.tsv`, `documents.tsv`
-//!    and `stats.json`; [`PanOutput`] writes PAN detection files).
+//!    [`ReuseSink`] in candidate order ([`ReuseOutputDir`] writes `reuse.jsonl`, `pairs.tsv`,
+//!    `documents.tsv` and `stats.json`; [`PanOutput`] writes PAN detection files).
 //!
-//! Results are the same for every thread count and memory budget: the sorts' output depends
-//! only on the records, candidates are visited in document order, and the parallel alignment
-//! is collected in that order.
+//! Results are the same for every thread count and memory budget: sums run in a fixed order,
+//! ties break by document number, candidates are visited in document order, and the parallel
+//! alignment is collected in that order.
+//!
+//! The tf-idf search's steps are also public one at a time ([`Reuse::document_terms`],
+//! [`Reuse::chunk_vectors`], [`Reuse::pick_documents`], [`Reuse::align_pair`], the output
+//! formats [`write_case_lines`], [`write_pair_row`] and [`DocumentTable`]), for an engine that
+//! distributes them: the Python package's Spark job runs them as `mapInArrow` kernels and
+//! writes the same files byte for byte.
 //!
 //! ```
 //! use textreuse_dedup::Document;
@@ -69,7 +75,10 @@ use textreuse_dedup::shuffle::{PairMode, ShuffleBuilder, ShuffleError};
 use textreuse_dedup::{NoProgress, Progress, Stage};
 use textreuse_minhash::{BandScheme, Signer};
 
-pub use output::{PanOutput, ReuseOutputDir};
+pub use output::{
+    DocumentTable, PAIRS_HEADER, PanOutput, ReuseOutputDir, write_case_lines, write_pair_row,
+};
+pub use tfidf::ChunkMatch;
 
 /// The seed of the chunks' hash functions (the checker's index uses the same).
 pub const DEFAULT_SEED: u64 = textreuse_minhash::DEFAULT_SEED;
@@ -589,24 +598,7 @@ impl Reuse {
                 &other[i - n_corpus]
             }
         };
-        let mut stats = ReuseStats {
-            candidates: o.candidates.name(),
-            terms: o.terms,
-            top_docs: o.top_docs,
-            max_postings: o.max_postings,
-            min_score: o.min_score,
-            ngram: o.ngram,
-            rows: o.rows,
-            bands: o.bands,
-            seed: o.seed,
-            min_words: o.min_words,
-            min_shared: o.min_shared,
-            min_passage_len: o.min_passage_len,
-            max_bucket: o.max_bucket,
-            documents: n_corpus as u64,
-            against_documents: other.len() as u64,
-            ..ReuseStats::default()
-        };
+        let mut stats = self.new_stats(n_corpus as u64, other.len() as u64);
 
         // Stages 1 and 2: candidate document pairs.
         let text = |i: usize| doc(i).text.as_str();
@@ -647,7 +639,7 @@ impl Reuse {
                         return Vec::new();
                     }
                     let (susp, src) = roles(a as usize, b as usize, against.is_some());
-                    self.align(&doc(src).text, &doc(susp).text)
+                    self.align_pair(&doc(src).text, &doc(susp).text)
                 })
                 .collect();
             for (&((a, b), shared), cases) in batch.iter().zip(&found) {
@@ -680,6 +672,74 @@ impl Reuse {
         stats.seconds.align_and_write = started.elapsed().as_secs_f64();
         sink.finish(&stats).map_err(ReuseError::Sink)?;
         Ok(stats)
+    }
+
+    /// The counts of a run over `documents` (and `against_documents`) before it starts: its
+    /// options, every count zero. What [`Reuse::run`] fills in, and what an engine running the
+    /// steps elsewhere fills in to write the same `stats.json`.
+    pub fn new_stats(&self, documents: u64, against_documents: u64) -> ReuseStats {
+        let o = &self.options;
+        ReuseStats {
+            candidates: o.candidates.name(),
+            terms: o.terms,
+            top_docs: o.top_docs,
+            max_postings: o.max_postings,
+            min_score: o.min_score,
+            ngram: o.ngram,
+            rows: o.rows,
+            bands: o.bands,
+            seed: o.seed,
+            min_words: o.min_words,
+            min_shared: o.min_shared,
+            min_passage_len: o.min_passage_len,
+            max_bucket: o.max_bucket,
+            documents,
+            against_documents,
+            ..ReuseStats::default()
+        }
+    }
+
+    /// The distinct terms of a document (keys of its words of at least three characters,
+    /// ascending): the first step of the tf-idf search done elsewhere, whose counts over all
+    /// documents are the document frequencies [`Reuse::chunk_vectors`] takes.
+    pub fn document_terms(text: &str) -> Vec<u64> {
+        tfidf::document_terms(text)
+    }
+
+    /// The tf-idf vectors of a document's chunks, pruned to the heaviest `terms` (chunks
+    /// without a weighted term left out), for a distributed search: `df` gives a term's
+    /// document frequency among `documents` documents. The same vectors [`Reuse::run`]
+    /// computes, in no particular term order.
+    ///
+    /// ```
+    /// use textreuse_reuse::Reuse;
+    ///
+    /// let job = Reuse::builder().min_words(3).build()?;
+    /// let text = "Bees store honey in combs.\n\nWasps build paper nests.";
+    /// let vectors = job.chunk_vectors(text, |_| 1, 2);
+    /// assert_eq!(vectors.len(), 2);
+    /// let norm: f32 = vectors[0].iter().map(|(_, w)| w * w).sum();
+    /// assert!((norm - 1.0).abs() < 1e-5);
+    /// # Ok::<(), textreuse_reuse::ReuseError>(())
+    /// ```
+    pub fn chunk_vectors(
+        &self,
+        text: &str,
+        df: impl Fn(u64) -> u32,
+        documents: u64,
+    ) -> Vec<Vec<(u64, f32)>> {
+        let o = &self.options;
+        tfidf::chunk_vectors(text, df, documents as f64, o.min_words, o.terms)
+    }
+
+    /// One query chunk's nominations from its weight products with other chunks (the join of
+    /// its vector's terms with theirs, terms over the postings cap and the chunk's own
+    /// document left out, in any order): the `top_docs` documents with the best-scoring
+    /// chunks, of at least `min_score`, as `(document, score)` best first, and the number of
+    /// chunks scored. Sums run in term order and ties break by document number, as in
+    /// [`Reuse::run`].
+    pub fn pick_documents(&self, matches: &mut [ChunkMatch]) -> (u64, Vec<(u32, f32)>) {
+        tfidf::pick_documents(matches, &self.options.tfidf(), &mut Default::default())
     }
 
     /// MinHash candidates: `(a < b) -> chunk pairs sharing a band key`, at least `min_shared`.
@@ -761,8 +821,9 @@ impl Reuse {
         (chunk, records)
     }
 
-    /// The passages of `suspicious` reused from `source`, classified.
-    fn align(&self, source: &str, suspicious: &str) -> Vec<ReuseCase> {
+    /// The passages of `suspicious` reused from `source`, classified: the alignment of one
+    /// candidate pair.
+    pub fn align_pair(&self, source: &str, suspicious: &str) -> Vec<ReuseCase> {
         self.aligner
             .align(source, suspicious)
             .into_iter()

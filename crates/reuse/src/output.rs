@@ -31,8 +31,16 @@ pub struct ReuseOutputDir {
     dir: PathBuf,
     cases: Option<BufWriter<File>>,
     pairs: Option<BufWriter<File>>,
-    /// Document number -> its row: id, title, characters, cases, the reused character ranges.
-    documents: BTreeMap<usize, DocumentRow>,
+    documents: DocumentTable,
+}
+
+/// The rows of `documents.tsv`: every document with a passage, by number, with its reused
+/// character ranges (kept merged, so a much-reused document stays small). [`ReuseOutputDir`]
+/// fills one from the pairs; an engine that aligns pairs elsewhere fills one with
+/// [`DocumentTable::add`] and writes the same file.
+#[derive(Debug, Default)]
+pub struct DocumentTable {
+    rows: BTreeMap<usize, DocumentRow>,
 }
 
 #[derive(Debug)]
@@ -47,6 +55,10 @@ struct DocumentRow {
 
 const TMP_SUFFIX: &str = ".partial";
 
+/// The header of `pairs.tsv` (the columns of [`write_pair_row`]).
+pub const PAIRS_HEADER: &str = "suspicious_doc\tsuspicious_title\tsource_doc\tsource_title\t\
+                                support\tcases\tsuspicious_chars\tsource_chars";
+
 impl ReuseOutputDir {
     /// Outputs into `dir`.
     pub fn new(dir: impl Into<PathBuf>) -> ReuseOutputDir {
@@ -54,7 +66,7 @@ impl ReuseOutputDir {
             dir: dir.into(),
             cases: None,
             pairs: None,
-            documents: BTreeMap::new(),
+            documents: DocumentTable::default(),
         }
     }
 
@@ -68,11 +80,7 @@ impl ReuseOutputDir {
         if self.cases.is_none() {
             self.cases = Some(self.open("reuse.jsonl")?);
             let mut pairs = self.open("pairs.tsv")?;
-            writeln!(
-                pairs,
-                "suspicious_doc\tsuspicious_title\tsource_doc\tsource_title\tsupport\t\
-                 cases\tsuspicious_chars\tsource_chars"
-            )?;
+            writeln!(pairs, "{PAIRS_HEADER}")?;
             self.pairs = Some(pairs);
         }
         Ok(())
@@ -151,77 +159,107 @@ fn field(s: &str) -> String {
     s.replace(['\t', '\n', '\r'], " ")
 }
 
-impl ReuseSink for ReuseOutputDir {
-    fn pair(&mut self, pair: &PairResult<'_>) -> io::Result<()> {
-        self.start()?;
-        let (susp_n, susp) = pair.suspicious;
-        let (src_n, src) = pair.source;
-        let cases = self.cases.as_mut().expect("started");
-        let (susp_ref, src_ref) = (DocRef::new(susp), DocRef::new(src));
-        for c in pair.cases {
-            let line = CaseLine {
-                suspicious: &susp_ref,
-                source: &src_ref,
-                suspicious_offset: c.suspicious.start,
-                suspicious_length: c.suspicious.len(),
-                source_offset: c.source.start,
-                source_length: c.source.len(),
-                score: c.score,
-                kind: c.kind.as_str(),
-            };
-            serde_json::to_writer(&mut *cases, &line)?;
-            cases.write_all(b"\n")?;
+/// Writes the `reuse.jsonl` lines of a pair's passages.
+pub fn write_case_lines(w: &mut dyn Write, pair: &PairResult<'_>) -> io::Result<()> {
+    let (susp_ref, src_ref) = (DocRef::new(pair.suspicious.1), DocRef::new(pair.source.1));
+    for c in pair.cases {
+        let line = CaseLine {
+            suspicious: &susp_ref,
+            source: &src_ref,
+            suspicious_offset: c.suspicious.start,
+            suspicious_length: c.suspicious.len(),
+            source_offset: c.source.start,
+            source_length: c.source.len(),
+            score: c.score,
+            kind: c.kind.as_str(),
+        };
+        serde_json::to_writer(&mut *w, &line)?;
+        w.write_all(b"\n")?;
+    }
+    Ok(())
+}
+
+/// Writes a pair's `pairs.tsv` row.
+pub fn write_pair_row(w: &mut dyn Write, pair: &PairResult<'_>) -> io::Result<()> {
+    let mut susp_ranges: Vec<_> = pair.cases.iter().map(|c| c.suspicious.clone()).collect();
+    let mut src_ranges: Vec<_> = pair.cases.iter().map(|c| c.source.clone()).collect();
+    let (susp, src) = (pair.suspicious.1, pair.source.1);
+    writeln!(
+        w,
+        "{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}",
+        field(&susp.id.to_string()),
+        field(&susp.title),
+        field(&src.id.to_string()),
+        field(&src.title),
+        pair.support,
+        pair.cases.len(),
+        covered(&mut susp_ranges),
+        covered(&mut src_ranges)
+    )
+}
+
+impl DocumentTable {
+    /// Adds `cases` passages covering `ranges` (characters) of document number `n`: its id,
+    /// title, input (where it was read from) and length in characters are taken the first time
+    /// it is seen.
+    pub fn add(
+        &mut self,
+        n: usize,
+        doc: &Document,
+        chars: usize,
+        cases: u64,
+        ranges: impl IntoIterator<Item = Range<usize>>,
+    ) {
+        let row = self.rows.entry(n).or_insert_with(|| DocumentRow {
+            id: doc.id.to_string(),
+            title: doc.title.clone(),
+            input: doc.origin.source.as_deref().unwrap_or("").to_string(),
+            chars,
+            cases: 0,
+            ranges: Vec::new(),
+        });
+        row.cases += cases;
+        row.ranges.extend(ranges);
+        if row.ranges.len() > 64 {
+            row.ranges = merge(std::mem::take(&mut row.ranges));
         }
-        let mut susp_ranges: Vec<_> = pair.cases.iter().map(|c| c.suspicious.clone()).collect();
-        let mut src_ranges: Vec<_> = pair.cases.iter().map(|c| c.source.clone()).collect();
-        writeln!(
-            self.pairs.as_mut().expect("started"),
-            "{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}",
-            field(&susp.id.to_string()),
-            field(&susp.title),
-            field(&src.id.to_string()),
-            field(&src.title),
-            pair.support,
-            pair.cases.len(),
-            covered(&mut susp_ranges),
-            covered(&mut src_ranges)
-        )?;
-        if !pair.cases.is_empty() {
-            for (n, doc, ranges) in [(susp_n, susp, susp_ranges), (src_n, src, src_ranges)] {
-                let row = self.documents.entry(n).or_insert_with(|| DocumentRow {
-                    id: doc.id.to_string(),
-                    title: doc.title.clone(),
-                    input: doc.origin.source.as_deref().unwrap_or("").to_string(),
-                    chars: doc.text.chars().count(),
-                    cases: 0,
-                    ranges: Vec::new(),
-                });
-                row.cases += pair.cases.len() as u64;
-                row.ranges.extend(ranges);
-                // Keep the ranges merged so a much-reused document stays small.
-                if row.ranges.len() > 64 {
-                    row.ranges = merge(std::mem::take(&mut row.ranges));
-                }
-            }
-        }
-        Ok(())
     }
 
-    fn finish(&mut self, stats: &ReuseStats) -> io::Result<()> {
-        self.start()?;
-        let cases = self.cases.take();
-        self.finish_file("reuse.jsonl", cases)?;
-        let pairs = self.pairs.take();
-        self.finish_file("pairs.tsv", pairs)?;
-        let mut docs = self.open("documents.tsv")?;
+    /// Adds both documents of a pair with passages (nothing for a pair without).
+    pub fn add_pair(&mut self, pair: &PairResult<'_>) {
+        if pair.cases.is_empty() {
+            return;
+        }
+        let n = pair.cases.len() as u64;
+        let (susp_n, susp) = pair.suspicious;
+        let (src_n, src) = pair.source;
+        let chars = |d: &Document| d.text.chars().count();
+        self.add(
+            susp_n,
+            susp,
+            chars(susp),
+            n,
+            pair.cases.iter().map(|c| c.suspicious.clone()),
+        );
+        self.add(
+            src_n,
+            src,
+            chars(src),
+            n,
+            pair.cases.iter().map(|c| c.source.clone()),
+        );
+    }
+
+    /// Writes `documents.tsv`: the header and a row per document, by number.
+    pub fn write(&mut self, w: &mut dyn Write) -> io::Result<()> {
         writeln!(
-            docs,
+            w,
             "doc\ttitle\tinput\tchars\tcases\treused_chars\treused_share"
         )?;
-        for row in self.documents.values_mut() {
+        for row in self.rows.values_mut() {
             let reused = covered(&mut row.ranges);
             writeln!(
-                docs,
+                w,
                 "{}\t{}\t{}\t{}\t{}\t{}\t{:.4}",
                 field(&row.id),
                 field(&row.title),
@@ -232,6 +270,27 @@ impl ReuseSink for ReuseOutputDir {
                 reused as f64 / row.chars.max(1) as f64
             )?;
         }
+        Ok(())
+    }
+}
+
+impl ReuseSink for ReuseOutputDir {
+    fn pair(&mut self, pair: &PairResult<'_>) -> io::Result<()> {
+        self.start()?;
+        write_case_lines(self.cases.as_mut().expect("started"), pair)?;
+        write_pair_row(self.pairs.as_mut().expect("started"), pair)?;
+        self.documents.add_pair(pair);
+        Ok(())
+    }
+
+    fn finish(&mut self, stats: &ReuseStats) -> io::Result<()> {
+        self.start()?;
+        let cases = self.cases.take();
+        self.finish_file("reuse.jsonl", cases)?;
+        let pairs = self.pairs.take();
+        self.finish_file("pairs.tsv", pairs)?;
+        let mut docs = self.open("documents.tsv")?;
+        self.documents.write(&mut docs)?;
         self.finish_file("documents.tsv", Some(docs))?;
         let mut w = self.open("stats.json")?;
         serde_json::to_writer_pretty(&mut w, stats)?;

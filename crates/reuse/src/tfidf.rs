@@ -81,11 +81,27 @@ fn term_keys(text: &str, out: &mut Vec<u64>) {
     );
 }
 
+/// The distinct term keys of `text`, ascending: what its document frequencies count.
+pub(crate) fn document_terms(text: &str) -> Vec<u64> {
+    let mut keys = Vec::new();
+    term_keys(text, &mut keys);
+    keys.sort_unstable();
+    keys.dedup();
+    keys
+}
+
 /// The pruned, normalised tf-idf vectors of the chunks of `text` (chunks without a weighted
-/// term are left out), as `(term, weight)` lists.
-fn chunk_vectors(text: &str, df: &DocFreqs, docs: f64, o: &TfIdfOptions) -> Vec<Vec<(u64, f32)>> {
+/// term are left out), as `(term, weight)` lists; `df` gives a term's document frequency among
+/// `docs` documents (0 or an unknown term counts as 1).
+pub(crate) fn chunk_vectors(
+    text: &str,
+    df: impl Fn(u64) -> u32,
+    docs: f64,
+    min_words: usize,
+    terms: usize,
+) -> Vec<Vec<(u64, f32)>> {
     let mut spans: Vec<Range<usize>> = Vec::new();
-    chunk_spans(text, o.min_words, &mut spans);
+    chunk_spans(text, min_words, &mut spans);
     let mut keys = Vec::new();
     let mut out = Vec::with_capacity(spans.len());
     for span in spans {
@@ -93,7 +109,7 @@ fn chunk_vectors(text: &str, df: &DocFreqs, docs: f64, o: &TfIdfOptions) -> Vec<
         keys.sort_unstable();
         let mut v: Vec<(u64, f64)> = Vec::new();
         for run in keys.chunk_by(|a, b| a == b) {
-            let df = df.get(&run[0]).copied().unwrap_or(1).max(1);
+            let df = df(run[0]).max(1);
             let w = (1.0 + (run.len() as f64).ln()) * (1.0 + docs / f64::from(df)).ln();
             if w > 0.0 {
                 v.push((run[0], w));
@@ -105,9 +121,9 @@ fn chunk_vectors(text: &str, df: &DocFreqs, docs: f64, o: &TfIdfOptions) -> Vec<
         }
         // Heaviest first, ties by term: the same terms on every machine.
         let by_weight = |a: &(u64, f64), b: &(u64, f64)| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0));
-        if v.len() > o.terms {
-            v.select_nth_unstable_by(o.terms - 1, by_weight);
-            v.truncate(o.terms);
+        if v.len() > terms {
+            v.select_nth_unstable_by(terms - 1, by_weight);
+            v.truncate(terms);
         }
         out.push(v.into_iter().map(|(t, w)| (t, (w / norm) as f32)).collect());
     }
@@ -122,6 +138,24 @@ struct Block {
 }
 
 impl Block {
+    /// The block of `(term, chunk, weight)` entries sorted by term and chunk.
+    fn from_sorted(entries: Vec<(u64, u32, f32)>) -> Block {
+        let mut block = Block {
+            terms: Vec::new(),
+            starts: Vec::new(),
+            postings: Vec::with_capacity(entries.len()),
+        };
+        for (t, chunk, w) in entries {
+            if block.terms.last() != Some(&t) {
+                block.terms.push(t);
+                block.starts.push(block.postings.len());
+            }
+            block.postings.push((chunk, w));
+        }
+        block.starts.push(block.postings.len());
+        block
+    }
+
     fn postings(&self, term: u64) -> &[(u32, f32)] {
         match self.terms.binary_search(&term) {
             Ok(i) => &self.postings[self.starts[i]..self.starts[i + 1]],
@@ -139,11 +173,17 @@ struct Pass<'a, 'd> {
 }
 
 impl Pass<'_, '_> {
+    /// The chunk vectors of document `i`.
+    fn chunk_vectors(&self, i: usize) -> Vec<Vec<(u64, f32)>> {
+        let df = |t| self.df.get(&t).copied().unwrap_or(1);
+        chunk_vectors((self.doc)(i), df, self.docs, self.o.min_words, self.o.terms)
+    }
+
     /// The chunk vectors of documents `range`, computed in parallel, in document order.
     fn vectors(&self, range: Range<usize>) -> Vec<Vec<Vec<(u64, f32)>>> {
         range
             .into_par_iter()
-            .map(|i| chunk_vectors((self.doc)(i), self.df, self.docs, self.o))
+            .map(|i| self.chunk_vectors(i))
             .collect()
     }
 }
@@ -161,7 +201,6 @@ fn best_documents(
     (acc, best): &mut Scratch,
 ) -> Picks {
     acc.clear();
-    best.clear();
     for &(term, wq) in query {
         for &(chunk, w) in block.postings(term) {
             if chunk_doc[chunk as usize] != own_doc {
@@ -171,12 +210,29 @@ fn best_documents(
     }
     // Stable: each chunk's products stay in the query's term order.
     acc.sort_by_key(|&(chunk, _)| chunk);
+    let scored = rank(acc, |chunk| chunk_doc[chunk as usize], o, best);
+    // Kept for the whole run, one list per query chunk: no spare capacity.
+    (scored, best.to_vec())
+}
+
+/// Ranks the documents of a query chunk's weight products `acc` (sorted by chunk, each chunk's
+/// products in the query's term order) into `best`: each chunk's score is the sum of its
+/// products, a document's score its best chunk's, and the `top_docs` best documents of at least
+/// `min_score` are kept (ties by number; chunks must ascend with their documents). Returns the
+/// number of chunks scored.
+fn rank(
+    acc: &[(u32, f32)],
+    chunk_doc: impl Fn(u32) -> u32,
+    o: &TfIdfOptions,
+    best: &mut Vec<(u32, f32)>,
+) -> u64 {
+    best.clear();
     let mut scored = 0u64;
     for run in acc.chunk_by(|a, b| a.0 == b.0) {
         scored += 1;
         let score = run.iter().map(|&(_, p)| f64::from(p)).sum::<f64>() as f32;
         // Chunks ascend, so one document's chunks are consecutive.
-        let doc = chunk_doc[run[0].0 as usize];
+        let doc = chunk_doc(run[0].0);
         match best.last_mut() {
             Some((d, s)) if *d == doc => *s = s.max(score),
             _ => best.push((doc, score)),
@@ -184,7 +240,40 @@ fn best_documents(
     }
     best.retain(|&(_, score)| score >= o.min_score);
     keep_best(best, o.top_docs);
-    // Kept for the whole run, one list per query chunk: no spare capacity.
+    scored
+}
+
+/// One weight product of a query chunk with another chunk, as a distributed engine joins them:
+/// the other chunk (any number that orders a document's chunks together and documents by
+/// number), its document, the shared term and `query weight * weight`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ChunkMatch {
+    /// The other chunk.
+    pub chunk: u64,
+    /// Its document's number.
+    pub doc: u32,
+    /// The shared term.
+    pub term: u64,
+    /// The product of the two weights.
+    pub product: f32,
+}
+
+/// [`best_documents`] from one query chunk's products in any order: sorted by chunk and term
+/// (the query's term order) and ranked alike, so the picks are the same.
+pub(crate) fn pick_documents(
+    matches: &mut [ChunkMatch],
+    o: &TfIdfOptions,
+    (acc, best): &mut Scratch,
+) -> Picks {
+    matches.sort_unstable_by_key(|m| (m.chunk, m.term));
+    acc.clear();
+    let mut docs: Vec<u32> = Vec::new();
+    for run in matches.chunk_by(|a, b| a.chunk == b.chunk) {
+        let local = docs.len() as u32;
+        docs.push(run[0].doc);
+        acc.extend(run.iter().map(|m| (local, m.product)));
+    }
+    let scored = rank(acc, |chunk| docs[chunk as usize], o, best);
     (scored, best.to_vec())
 }
 
@@ -223,13 +312,7 @@ pub(crate) fn candidates<'d>(
         let last = (first + SIGN_BATCH).min(total);
         let batch: Vec<Vec<u64>> = (first..last)
             .into_par_iter()
-            .map(|i| {
-                let mut keys = Vec::new();
-                term_keys(doc(i), &mut keys);
-                keys.sort_unstable();
-                keys.dedup();
-                keys
-            })
+            .map(|i| document_terms(doc(i)))
             .collect();
         for keys in batch {
             for k in keys {
@@ -326,26 +409,14 @@ pub(crate) fn candidates<'d>(
             }
         }
         entries.par_sort_unstable_by_key(|&(t, chunk, _)| (t, chunk));
-        let mut block = Block {
-            terms: Vec::new(),
-            starts: Vec::new(),
-            postings: Vec::with_capacity(entries.len()),
-        };
-        for (t, chunk, w) in entries {
-            if block.terms.last() != Some(&t) {
-                block.terms.push(t);
-                block.starts.push(block.postings.len());
-            }
-            block.postings.push((chunk, w));
-        }
-        block.starts.push(block.postings.len());
+        let block = Block::from_sorted(entries);
 
         for first in queries.clone().step_by(SIGN_BATCH) {
             let last = (first + SIGN_BATCH).min(queries.end);
             let found: Vec<Vec<Picks>> = (first..last)
                 .into_par_iter()
                 .map_init(Default::default, |scratch, i| {
-                    let mut chunks = chunk_vectors(doc(i), &df, pass.docs, o);
+                    let mut chunks = pass.chunk_vectors(i);
                     chunks
                         .iter_mut()
                         .map(|v| {
@@ -400,14 +471,14 @@ mod tests {
         }
     }
 
+    fn vectors(text: &str, df: &DocFreqs, docs: f64, terms: usize) -> Vec<Vec<(u64, f32)>> {
+        chunk_vectors(text, |t| df.get(&t).copied().unwrap_or(1), docs, 3, terms)
+    }
+
     fn freqs(texts: &[&str]) -> DocFreqs {
         let mut df = DocFreqs::default();
-        let mut keys = Vec::new();
         for t in texts {
-            term_keys(t, &mut keys);
-            keys.sort_unstable();
-            keys.dedup();
-            for &k in &keys {
+            for k in document_terms(t) {
                 *df.entry(k).or_default() += 1;
             }
         }
@@ -429,10 +500,10 @@ mod tests {
     fn vectors_are_unit_length_before_pruning_and_keep_the_heaviest_terms() {
         let text = "rare rare words common common common everywhere here";
         let df = freqs(&[text, "common everywhere", "common everywhere here"]);
-        let full = chunk_vectors(text, &df, 3.0, &options(100));
+        let full = vectors(text, &df, 3.0, 100);
         let norm: f64 = full[0].iter().map(|&(_, w)| f64::from(w).powi(2)).sum();
         assert!((norm - 1.0).abs() < 1e-5, "{norm}");
-        let pruned = chunk_vectors(text, &df, 3.0, &options(2));
+        let pruned = vectors(text, &df, 3.0, 2);
         let mut heaviest = full[0].clone();
         heaviest.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
         let mut kept = pruned[0].clone();
@@ -447,8 +518,65 @@ mod tests {
         // Two documents sharing everything: with ln(N / df) every weight would be 0.
         let text = "the same paragraph in both documents of this corpus";
         let df = freqs(&[text, text]);
-        let v = chunk_vectors(text, &df, 2.0, &options(20));
+        let v = vectors(text, &df, 2.0, 20);
         assert_eq!(v.len(), 1);
         assert!(v[0].iter().all(|&(_, w)| w > 0.0));
+    }
+
+    proptest::proptest! {
+        /// The distributed path (products in any order, chunks under any numbers that keep
+        /// documents in order) picks what the inverted-index path picks.
+        #[test]
+        fn pick_documents_agrees_with_best_documents(
+            query in proptest::collection::btree_map(0u64..40, 0.01f32..1.0, 1..12),
+            chunks in proptest::collection::vec(
+                (0u32..6, proptest::collection::btree_map(0u64..40, 0.01f32..1.0, 1..12)),
+                1..30,
+            ),
+            top_docs in 1usize..4,
+            min_score in proptest::sample::select(vec![0.0f32, 0.05, 0.2]),
+            shuffle_seed in proptest::prelude::any::<u64>(),
+        ) {
+            let mut o = options(20);
+            o.top_docs = top_docs;
+            o.min_score = min_score;
+            // Chunks numbered in document order, as the one-machine run numbers them.
+            let mut chunks = chunks;
+            chunks.sort_by_key(|(doc, _)| *doc);
+            let own_doc = 99;
+            let chunk_doc: Vec<u32> = chunks.iter().map(|(d, _)| *d).collect();
+            let mut entries: Vec<(u64, u32, f32)> = chunks
+                .iter()
+                .enumerate()
+                .flat_map(|(c, (_, v))| v.iter().map(move |(&t, &w)| (t, c as u32, w)))
+                .collect();
+            entries.sort_by_key(|&(t, c, _)| (t, c));
+            let block = Block::from_sorted(entries);
+            let query: Vec<(u64, f32)> = query.into_iter().collect();
+            let expected =
+                best_documents(&query, own_doc, &block, &chunk_doc, &o, &mut Default::default());
+
+            // The same products as a join gives them: unordered, chunks under other numbers.
+            let mut matches: Vec<ChunkMatch> = Vec::new();
+            for &(term, wq) in &query {
+                for &(c, w) in block.postings(term) {
+                    matches.push(ChunkMatch {
+                        chunk: (u64::from(chunk_doc[c as usize]) << 32) | (u64::from(c) * 7),
+                        doc: chunk_doc[c as usize],
+                        term,
+                        product: wq * w,
+                    });
+                }
+            }
+            let mut state = shuffle_seed | 1;
+            for i in (1..matches.len()).rev() {
+                state ^= state << 13;
+                state ^= state >> 7;
+                state ^= state << 17;
+                matches.swap(i, (state % (i as u64 + 1)) as usize);
+            }
+            let got = pick_documents(&mut matches, &o, &mut Default::default());
+            proptest::prop_assert_eq!(got, expected);
+        }
     }
 }

@@ -393,3 +393,46 @@ def cluster_lines(
     start: _Parts | None = None,
     end: _Parts | None = None,
 ) -> tuple[bytes, bytes, bytes, bytes, bytes, bytes, bytes, bytes]: ...
+
+# The reuse job (textreuse.spark.reuse); wrappers in textreuse.kernels.
+REUSE_PAIRS_HEADER: str
+_Str = tuple[_Parts, bool]
+_Side = tuple[_Parts, _Str, _Str, _Str, _Str, _Parts]
+
+class ReuseJob:
+    """The options of a `textreuse reuse` run with tf-idf candidates (its flags' names)."""
+
+    def __init__(
+        self,
+        *,
+        terms: int = ...,
+        top_docs: int = ...,
+        max_postings: int = ...,
+        min_score: float = ...,
+        min_words: int = ...,
+        min_length: int = ...,
+    ) -> None: ...
+    def stats_template(self, documents: int, against_documents: int) -> str: ...
+
+class ReuseDocuments:
+    """documents.tsv of a reuse run aligned elsewhere, filled pair by pair."""
+
+    def __init__(self) -> None: ...
+    def add(
+        self, n: int, id: str, title: str, input: str | None, chars: int, cases: int,
+        starts: Sequence[int], ends: Sequence[int],
+    ) -> None: ...
+    def write(self, path: str) -> None: ...
+
+def reuse_parse_documents(
+    lines: _Str,
+) -> tuple[bytes, tuple[bytes, bytes], tuple[bytes, bytes], tuple[bytes, bytes], bytes, tuple[bytes, bytes]]: ...
+def reuse_document_terms(text: _Str) -> tuple[bytes, bytes]: ...
+def reuse_chunk_vectors(
+    job: ReuseJob, text: _Str, lengths: _Parts, keys: _Parts, dfs: _Parts, documents: int
+) -> tuple[bytes, bytes, bytes, bytes]: ...
+def reuse_pick_documents(
+    job: ReuseJob, query: _Parts, chunk: _Parts, doc: _Parts, term: _Parts,
+    query_weight: _Parts, weight: _Parts,
+) -> tuple[bytes, bytes, int]: ...
+def reuse_align(job: ReuseJob, suspicious: _Side, source: _Side, support: _Parts, align: bool) -> tuple: ...

@@ -23,15 +23,22 @@ ValueError; arrays of another type raise TypeError.
 from __future__ import annotations
 
 import pyarrow as pa
+import pyarrow.compute  # noqa: F401 - pa.compute
 
 from . import _native
 from ._native import Signer
 
 __all__ = [
+    "ReuseJob",
     "band_key_records",
     "cluster_lines",
     "connected_components",
     "edit_keep",
+    "reuse_align",
+    "reuse_chunk_vectors",
+    "reuse_document_terms",
+    "reuse_parse_documents",
+    "reuse_pick_documents",
     "shingle_counts",
     "signatures",
 ]
@@ -259,3 +266,152 @@ def cluster_lines(
         _strings(line_offsets, line_data),
         _strings(dup_offsets, dup_data),
     )
+
+
+# -- textreuse reuse -------------------------------------------------------------------------
+#
+# The steps of `textreuse reuse`'s tf-idf candidate search and alignment (the Spark backend's
+# reuse job, :mod:`textreuse.spark.reuse`), each calling the `textreuse-reuse` library's own
+# step, so a distributed run finds the same candidates and writes the same lines. ``job`` is a
+# :class:`ReuseJob` holding the run's options.
+
+ReuseJob = _native.ReuseJob
+
+
+def _float_bits(arr: pa.Array | pa.ChunkedArray, name: str) -> _Parts:
+    """A float32 array as int64 holding its bits (the kernels read int64 columns)."""
+    arr = _array(arr, name)
+    if arr.type != pa.float32():
+        raise TypeError(f"{name}: expected a float32 array, got {arr.type}")
+    return _int64_parts(arr.view(pa.int32()).cast(pa.int64()), name)
+
+
+def reuse_parse_documents(lines: pa.Array | pa.ChunkedArray):
+    """Parses JSON Lines documents as ``textreuse reuse`` reads them (``id``, ``title``,
+    ``text`` or ``paragraphs``; surrounding whitespace ignored, blank lines skipped).
+
+    Returns ``(rows, ids, titles, texts, bad_rows, errors)``: the row numbers (uint32) of the
+    lines that parsed with their id (as text: ``12`` or ``abc``), title and text, and the row
+    numbers of the lines that did not with the cause.
+    """
+    parts, large = _string_parts(lines, "lines")
+    rows, ids, titles, texts, bad, errors = _native.reuse_parse_documents((parts, large))
+    return (
+        _fixed(pa.uint32(), 4, rows),
+        _strings(*ids),
+        _strings(*titles),
+        _strings(*texts),
+        _fixed(pa.uint32(), 4, bad),
+        _strings(*errors),
+    )
+
+
+def reuse_document_terms(text: pa.Array | pa.ChunkedArray) -> tuple[pa.UInt32Array, pa.UInt64Array]:
+    """The distinct terms of each document (keys of its words of at least three characters):
+    ``(row, key)`` records. Counted over all documents they are the document frequencies."""
+    parts, large = _string_parts(text)
+    rows, keys = _native.reuse_document_terms((parts, large))
+    return _fixed(pa.uint32(), 4, rows), _fixed(pa.uint64(), 8, keys)
+
+
+def reuse_chunk_vectors(
+    job: ReuseJob,
+    text: pa.Array | pa.ChunkedArray,
+    terms: pa.Array | pa.ChunkedArray,
+    documents: int,
+):
+    """The pruned tf-idf vectors of each document's chunks.
+
+    ``terms`` holds per row a list of ``struct<term: int64, df: int64>``: the document
+    frequencies of the row's terms (keys as int64 bits; a null list is an empty one), among
+    ``documents`` documents. Returns ``(row, chunk, term, weight)`` records: uint32, uint32
+    (the chunk's number within its document), uint64, float32.
+    """
+    parts, large = _string_parts(text)
+    terms = _array(terms, "terms")
+    lengths = pa.compute.list_value_length(terms).fill_null(0).cast(pa.int64())
+    flat = pa.compute.list_flatten(terms)
+    keys = flat.field("term") if len(flat) else pa.array([], pa.int64())
+    dfs = flat.field("df") if len(flat) else pa.array([], pa.int64())
+    rows, chunks, keys_out, weights = _native.reuse_chunk_vectors(
+        job,
+        (parts, large),
+        _int64_parts(lengths, "lengths"),
+        _int64_parts(keys, "keys"),
+        _int64_parts(dfs, "dfs"),
+        documents,
+    )
+    return (
+        _fixed(pa.uint32(), 4, rows),
+        _fixed(pa.uint32(), 4, chunks),
+        _fixed(pa.uint64(), 8, keys_out),
+        _fixed(pa.float32(), 4, weights),
+    )
+
+
+def reuse_pick_documents(job: ReuseJob, query, chunk, doc, term, query_weight, weight):
+    """Each query chunk's nominated documents from its weight products with other chunks.
+
+    One row per product: the query chunk's number, the other chunk's number and document
+    number (chunk numbers int64, a document's chunks together and documents in order), the
+    shared term (int64 bits) and both weights (float32). A query chunk's rows must be
+    contiguous. Returns ``(query, doc, scored)``: the nominations (int64 arrays) and the number
+    of chunk pairs scored.
+    """
+    q, d, scored = _native.reuse_pick_documents(
+        job,
+        _int64_parts(query, "query"),
+        _int64_parts(chunk, "chunk"),
+        _int64_parts(doc, "doc"),
+        _int64_parts(term, "term"),
+        _float_bits(query_weight, "query_weight"),
+        _float_bits(weight, "weight"),
+    )
+    return _fixed(pa.int64(), 8, q), _fixed(pa.int64(), 8, d), scored
+
+
+def _side(batch: pa.RecordBatch, prefix: str):
+    def s(name):
+        return _string_parts(batch.column(prefix + name), prefix + name)
+
+    return (
+        _int64_parts(batch.column(prefix + "n"), prefix + "n"),
+        s("id"), s("title"), s("text"), s("source"),
+        _int64_parts(batch.column(prefix + "record"), prefix + "record"),
+    )
+
+
+def reuse_align(job: ReuseJob, pairs: pa.RecordBatch, align: bool = True) -> dict:
+    """Aligns candidate pairs and formats them as ``textreuse reuse`` writes them.
+
+    ``pairs`` has the columns ``support`` (int64) and, for the suspicious side ``susp_`` and
+    the source side ``src_``: ``n`` (document number), ``id``, ``title``, ``text``, ``source``
+    (the input it was read from) and ``record`` (its line). Returns a dict of arrays, one row
+    per pair: ``lines`` (its ``reuse.jsonl`` lines), ``pair_row`` (its ``pairs.tsv`` row),
+    ``cases``, ``content``, ``structure``, ``susp_chars``, ``src_chars``, and the passages'
+    character ranges as lists: ``susp_starts``, ``susp_ends``, ``src_starts``, ``src_ends``.
+    Without ``align`` no pair has passages (``--candidates-only``).
+    """
+    out = _native.reuse_align(
+        job, _side(pairs, "susp_"), _side(pairs, "src_"),
+        _int64_parts(pairs.column("support"), "support"), align,
+    )
+    lines, rows, cases, content, structure, susp_chars, src_chars, ranges = out
+    cases = _fixed(pa.uint32(), 4, cases)
+    offsets = pa.concat_arrays(
+        [pa.array([0], pa.int64()), pa.compute.cumulative_sum(cases.cast(pa.int64()))]
+    ).cast(pa.int32())
+    result = dict(
+        lines=_strings(*lines),
+        pair_row=_strings(*rows),
+        cases=cases.cast(pa.int64()),
+        content=_fixed(pa.uint32(), 4, content).cast(pa.int64()),
+        structure=_fixed(pa.uint32(), 4, structure).cast(pa.int64()),
+        susp_chars=_fixed(pa.uint64(), 8, susp_chars).cast(pa.int64()),
+        src_chars=_fixed(pa.uint64(), 8, src_chars).cast(pa.int64()),
+    )
+    for name, values in zip(("susp_starts", "susp_ends", "src_starts", "src_ends"), ranges):
+        result[name] = pa.ListArray.from_arrays(
+            offsets, _fixed(pa.uint64(), 8, values).cast(pa.int64())
+        )
+    return result

@@ -1,4 +1,5 @@
-"""The dedup pipeline of ``textreuse dedup`` on Apache Spark.
+"""The dedup pipeline of ``textreuse dedup`` on Apache Spark (and the reuse job of
+``textreuse reuse``: :mod:`textreuse.spark.reuse`, :func:`run_reuse`).
 
 Spark supplies the cluster manager, the spilling sort-based shuffle, task retry and stage
 re-execution; the Rust kernels of :mod:`textreuse.kernels` do the per-record work inside
@@ -41,5 +42,6 @@ Example::
 
 from .dedup import DedupParams, run_dedup
 from .components import connected_components
+from .reuse import ReuseParams, run_reuse
 
-__all__ = ["DedupParams", "run_dedup", "connected_components"]
+__all__ = ["DedupParams", "ReuseParams", "run_dedup", "run_reuse", "connected_components"]

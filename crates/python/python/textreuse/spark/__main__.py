@@ -1,6 +1,7 @@
-"""``python -m textreuse.spark dedup SENTENCES... --out DIR``: the dedup pipeline on Spark.
+"""``python -m textreuse.spark dedup SENTENCES... --out DIR``: the dedup pipeline on Spark;
+``python -m textreuse.spark reuse DOCS... [--against OTHER...] --out DIR``: text reuse.
 
-The parameters are those of ``textreuse dedup``. With ``spark-submit``, give this file as the
+The parameters are those of ``textreuse dedup`` and ``textreuse reuse``. With ``spark-submit``, give this file as the
 application (it imports the installed package absolutely)::
 
     spark-submit --master spark://host:7077 \
@@ -17,6 +18,7 @@ import time
 
 from textreuse._native import DEFAULTS as _DEFAULTS
 from textreuse.spark.dedup import KEEP_RULES, DedupParams, run_dedup
+from textreuse.spark.reuse import ReuseParams, run_reuse
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -98,6 +100,32 @@ def _parser() -> argparse.ArgumentParser:
         help="also write OUT/report.html, as `textreuse dedup --report` does",
     )
     d.add_argument("--quiet", "-q", action="store_true")
+
+    r = sub.add_parser(
+        "reuse",
+        help="every reused passage within a corpus or between two",
+        description=(
+            "Reads JSON Lines documents ({\"id\", \"title\", \"text\"}, or the paragraphs "
+            "of `textreuse extract`) and writes reuse.jsonl, pairs.tsv, documents.tsv and "
+            "stats.json like `textreuse reuse` (tf-idf candidates)."
+        ),
+    )
+    r.add_argument("corpus", nargs="+", metavar="DOCS", help="JSON Lines files or directories")
+    r.add_argument("--against", nargs="+", default=[], metavar="OTHER",
+                   help="compare the corpus only against these documents (the sources)")
+    r.add_argument("--out", default="reuse-out", metavar="DIR")
+    rd = ReuseParams()
+    r.add_argument("--terms", type=int, default=rd.terms, metavar="N")
+    r.add_argument("--top-docs", type=int, default=rd.top_docs, metavar="K")
+    r.add_argument("--max-postings", type=int, default=rd.max_postings, metavar="N")
+    r.add_argument("--min-score", type=float, default=rd.min_score, metavar="S")
+    r.add_argument("--min-words", type=int, default=rd.min_words, metavar="N")
+    r.add_argument("--min-length", type=int, default=rd.min_length, metavar="N")
+    r.add_argument("--candidates-only", action="store_true",
+                   help="stop after the candidates: pairs.tsv lists them all")
+    for option in ("--master", "--partitions", "--conf", "--quiet"):
+        action = next(a for a in d._actions if option in a.option_strings)
+        r._add_action(action)
     return p
 
 
@@ -106,7 +134,7 @@ def main(argv: list[str] | None = None) -> int:
     from pyspark.sql import SparkSession
 
     log = (lambda msg: None) if args.quiet else (lambda msg: print(f"textreuse.spark: {msg}", file=sys.stderr))
-    builder = SparkSession.builder.appName("textreuse dedup")
+    builder = SparkSession.builder.appName(f"textreuse {args.command}")
     if args.master:
         builder = builder.master(args.master)
     for kv in args.conf:
@@ -115,6 +143,22 @@ def main(argv: list[str] | None = None) -> int:
             print(f"textreuse.spark: --conf expects KEY=VALUE, got {kv!r}", file=sys.stderr)
             return 2
         builder = builder.config(key, value)
+    if args.command == "reuse":
+        try:
+            params = ReuseParams(
+                terms=args.terms, top_docs=args.top_docs, max_postings=args.max_postings,
+                min_score=args.min_score, min_words=args.min_words, min_length=args.min_length,
+                candidates_only=args.candidates_only,
+            )
+            from textreuse.kernels import ReuseJob
+
+            ReuseJob(**params.job_args())  # parameter errors before Spark starts
+        except ValueError as e:
+            print(f"textreuse.spark: {e}", file=sys.stderr)
+            return 2
+        return _run(builder, args, log, lambda spark: run_reuse(
+            spark, args.corpus, args.out, params, args.against, log
+        ))
     # The scheme's preset K and M, as `textreuse dedup --scheme` (explicit -k/-m win); N only
     # for drawn bands unless given.
     oph = args.scheme == "oph"
@@ -137,6 +181,14 @@ def main(argv: list[str] | None = None) -> int:
     except ValueError as e:
         print(f"textreuse.spark: {e}", file=sys.stderr)
         return 2
+    return _run(builder, args, log, lambda spark: run_dedup(
+        spark, args.inputs, args.out, params, log, args.input_stats
+    ))
+
+
+def _run(builder, args, log, job) -> int:
+    """Starts Spark, runs `job(spark)`, reports; the exit status of `textreuse`: 3 when input
+    problems were skipped."""
     started = time.monotonic()
     spark = builder.getOrCreate()
     try:
@@ -144,28 +196,34 @@ def main(argv: list[str] | None = None) -> int:
             spark.sparkContext.setLogLevel("WARN")
         partitions = args.partitions or 4 * spark.sparkContext.defaultParallelism
         spark.conf.set("spark.sql.shuffle.partitions", str(partitions))
-        stats = run_dedup(spark, args.inputs, args.out, params, log, args.input_stats)
+        stats = job(spark)
     finally:
         spark.stop()
-    log(
-        f"{stats['clusters']} clusters of {stats['clustered_sentences']} sentences in "
-        f"{time.monotonic() - started:.1f}s; outputs in {args.out}"
-    )
-    if args.report:
+    if args.command == "reuse":
+        log(
+            f"{stats['candidate_pairs']} candidate pairs, {stats['pairs_with_reuse']} with "
+            f"reuse, {stats['cases']} passages in {time.monotonic() - started:.1f}s; outputs "
+            f"in {args.out}"
+        )
+    else:
+        log(
+            f"{stats['clusters']} clusters of {stats['clustered_sentences']} sentences in "
+            f"{time.monotonic() - started:.1f}s; outputs in {args.out}"
+        )
+    if getattr(args, "report", False):
         from textreuse import report
 
         done = report(args.out)
         log(f"report written to {done['path']} ({done['bytes'] // 1024} KiB)")
     if stats["input_problems"]:
-        # The exit status of `textreuse` after skipped inputs (the --input-stats counts).
+        # The exit status of `textreuse` after skipped inputs.
         print(
-            f"textreuse.spark: {stats['input_problems']} input problem(s) were skipped when the "
-            "sentences were extracted; the results cover everything else",
+            f"textreuse.spark: {stats['input_problems']} input problem(s) were skipped; the "
+            "results cover everything else",
             file=sys.stderr,
         )
         return 3
     return 0
-
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -1,0 +1,430 @@
+"""The stages of ``textreuse reuse`` (tf-idf candidates) as Spark DataFrame operations.
+
+Input: JSON Lines documents as ``textreuse reuse`` reads them (``{"id", "title", "text"}`` or
+the ``paragraphs`` of ``textreuse extract``), gzip or bzip2 compressed or not. Each file is read
+as lines and parsed by the CLI's own parser; documents are numbered in input order (the files
+in the order given, directories walked in sorted order, lines in file order), as the CLI numbers
+them, because ties between equal scores break by document number.
+
+Stages (:func:`run_reuse`), each per-record step a Rust kernel of :mod:`textreuse.kernels`:
+
+1. document frequencies: ``mapInArrow`` distinct terms per document, ``groupBy(term)``;
+2. chunk vectors: each document joined with its terms' frequencies, ``mapInArrow`` the pruned
+   tf-idf vectors of its chunks; terms in more than ``max_postings`` chunks dropped;
+3. scoring: the vectors joined with themselves on the term (the inverted index of the CLI, as a
+   join), other documents only (with ``against``, corpus chunks against the other side's),
+   ``repartition`` by query chunk, ``mapInArrow`` the nominations (sums in term order, ties by
+   document number: the CLI's arithmetic);
+4. candidate pairs: nominations counted per document pair;
+5. alignment: each pair joined with both texts, ``mapInArrow`` aligned, classified and
+   formatted; the driver writes ``reuse.jsonl``, ``pairs.tsv``, ``documents.tsv`` and
+   ``stats.json`` in the CLI's order (pairs by document numbers).
+
+The outputs are byte for byte the CLI's, except ``stats.json``'s ``seconds`` and
+``index_blocks`` (0: the join is the index).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+import time
+from typing import Iterable, Iterator, Sequence
+
+import pyarrow as pa
+from pyspark.sql import DataFrame, SparkSession
+from pyspark.sql import functions as F
+
+from .. import _native, kernels
+from .dedup import _write_atomically
+
+_DEFAULTS = _native.DEFAULTS
+
+
+@dataclasses.dataclass(frozen=True)
+class ReuseParams:
+    """The parameters of ``textreuse reuse`` with tf-idf candidates (same names and
+    defaults)."""
+
+    terms: int = _DEFAULTS["reuse_terms"]
+    top_docs: int = _DEFAULTS["reuse_top_docs"]
+    max_postings: int = _DEFAULTS["reuse_max_postings"]
+    min_score: float = _DEFAULTS["reuse_min_score"]
+    min_words: int = _DEFAULTS["reuse_min_words"]
+    #: Passages shorter than this many bytes on either side are dropped (``--min-length``).
+    min_length: int = _DEFAULTS["reuse_min_length"]
+    #: Stop after the candidates: ``pairs.tsv`` lists them all, nothing is aligned.
+    candidates_only: bool = False
+
+    def job_args(self) -> dict:
+        return dict(
+            terms=self.terms, top_docs=self.top_docs, max_postings=self.max_postings,
+            min_score=self.min_score, min_words=self.min_words, min_length=self.min_length,
+        )
+
+
+# One job per Python worker process and parameter set.
+_JOBS: dict = {}
+
+
+def _job(args: dict) -> kernels.ReuseJob:
+    key = tuple(sorted(args.items()))
+    job = _JOBS.get(key)
+    if job is None:
+        job = _JOBS[key] = kernels.ReuseJob(**args)
+    return job
+
+
+def input_files(paths: Sequence[str]) -> list[str]:
+    """``paths`` with directories replaced by their files, as the CLI walks them: recursively,
+    in sorted path order, names starting with ``.`` skipped."""
+    files: list[str] = []
+    for path in paths:
+        if not os.path.isdir(path):
+            files.append(path)
+            continue
+        found = []
+        for root, dirs, names in os.walk(path):
+            dirs[:] = [d for d in dirs if not d.startswith(".")]
+            found += [os.path.join(root, n) for n in names if not n.startswith(".")]
+        files += sorted(found, key=lambda p: p.split(os.sep))
+    return files
+
+
+def _parse(batches: Iterable[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+    """Parses a partition's lines; ``k`` numbers its documents from 0 in line order (a
+    partition's batches arrive in order)."""
+    k = 0
+    for batch in batches:
+        rows, ids, titles, texts, bad, errors = kernels.reuse_parse_documents(
+            batch.column("value")
+        )
+        n_ok, n_bad = len(rows), len(bad)
+        yield pa.RecordBatch.from_arrays(
+            [
+                pa.concat_arrays([batch.column("p").take(rows), batch.column("p").take(bad)]),
+                pa.concat_arrays([batch.column("i").take(rows), batch.column("i").take(bad)]),
+                pa.concat_arrays([
+                    pa.array(range(k, k + n_ok), pa.int64()), pa.nulls(n_bad, pa.int64())
+                ]),
+                pa.concat_arrays([ids, pa.nulls(n_bad, pa.string())]),
+                pa.concat_arrays([titles, pa.nulls(n_bad, pa.string())]),
+                pa.concat_arrays([texts, pa.nulls(n_bad, pa.string())]),
+                pa.concat_arrays([pa.nulls(n_ok, pa.string()), errors]),
+            ],
+            names=["p", "i", "k", "id", "title", "text", "error"],
+        )
+        k += n_ok
+
+
+def read_documents(
+    spark: SparkSession, files: Sequence[str], first: int = 0, log=lambda msg: None
+) -> tuple[DataFrame, int, int]:
+    """The documents of JSON Lines ``files``, numbered from ``first`` in input order:
+    ``(n, id, title, text, source, record)`` (``source`` the file as given, ``record`` the
+    1-based line), the number of documents and the number of lines that failed to parse
+    (logged, at most ten, with file and line, and skipped as the CLI skips them)."""
+    frames = []
+    offsets = []
+    problems = 0
+    n = first
+    for f, path in enumerate(files):
+        lines = spark.read.option("lineSep", "\n").text(path).select(
+            F.spark_partition_id().alias("p"),
+            (
+                F.monotonically_increasing_id()
+                - F.shiftleft(F.spark_partition_id().cast("long"), 33)
+            ).alias("i"),
+            "value",
+        )
+        line_counts = dict(
+            (r["p"], r["count"]) for r in lines.groupBy("p").count().collect()
+        )
+        parsed = lines.mapInArrow(
+            _parse, "p int, i long, k long, id string, title string, text string, error string"
+        ).withColumn("f", F.lit(f)).withColumn("source", F.lit(path))
+        bad = parsed.where(F.col("error").isNotNull())
+        doc_counts = dict(
+            (r["p"], r["count"])
+            for r in parsed.where(F.col("k").isNotNull()).groupBy("p").count().collect()
+        )
+        line_at = doc_at = 0
+        for p in sorted(set(line_counts) | set(doc_counts)):
+            offsets.append((f, p, line_at, n + doc_at))
+            line_at += line_counts.get(p, 0)
+            doc_at += doc_counts.get(p, 0)
+        n += doc_at
+        n_bad = bad.count()
+        if n_bad:
+            problems += n_bad
+            shown = bad.join(
+                spark.createDataFrame([o for o in offsets if o[0] == f], "f int, p int, line long, doc long"),
+                ["f", "p"],
+            ).select((F.col("line") + F.col("i") + 1).alias("line"), "error").orderBy("line")
+            for r in shown.limit(10).collect():
+                log(f"skipped: {path}:{r['line']}: not a document object: {r['error']}; line skipped")
+        frames.append(parsed.where(F.col("k").isNotNull()))
+    if not frames:
+        empty = spark.createDataFrame(
+            [], "n long, id string, title string, text string, source string, record long"
+        )
+        return empty, 0, problems
+    docs = frames[0]
+    for other in frames[1:]:
+        docs = docs.unionByName(other)
+    at = spark.createDataFrame(offsets, "f int, p int, line long, doc long")
+    docs = docs.join(F.broadcast(at), ["f", "p"]).select(
+        (F.col("doc") + F.col("k")).alias("n"),
+        "id", "title", "text", "source",
+        (F.col("line") + F.col("i") + 1).alias("record"),
+    )
+    return docs, n - first, problems
+
+
+def _terms(batches: Iterable[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+    for batch in batches:
+        rows, keys = kernels.reuse_document_terms(batch.column("text"))
+        yield pa.RecordBatch.from_arrays(
+            [batch.column("n").take(rows), keys.view(pa.int64())], names=["n", "term"]
+        )
+
+
+def _vectors(job_args: dict, documents: int):
+    def run(batches: Iterable[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+        job = _job(job_args)
+        for batch in batches:
+            rows, chunks, terms, weights = kernels.reuse_chunk_vectors(
+                job, batch.column("text"), batch.column("terms"), documents
+            )
+            n = batch.column("n").take(rows)
+            chunk = pa.compute.add(
+                pa.compute.shift_left(n, 32), chunks.cast(pa.int64())
+            )
+            yield pa.RecordBatch.from_arrays(
+                [n, chunk, terms.view(pa.int64()), weights], names=["n", "chunk", "term", "w"]
+            )
+
+    return run
+
+
+def _grouped(key: str, batches: Iterable[pa.RecordBatch]) -> Iterator[pa.Table]:
+    """The rows of a partition sorted by ``key`` as tables of whole groups: a group may
+    straddle two batches, so the last group of a batch waits for the next."""
+    pending = None
+    for batch in batches:
+        table = pa.Table.from_batches([batch])
+        if pending is not None:
+            table = pa.concat_tables([pending, table])
+        if table.num_rows == 0:
+            continue
+        column = table.column(key)
+        last = column[table.num_rows - 1]
+        tail = table.num_rows
+        while tail > 0 and column[tail - 1] == last:
+            tail -= 1
+        pending = table.slice(tail)
+        if tail > 0:
+            yield table.slice(0, tail).combine_chunks()
+    if pending is not None and pending.num_rows:
+        yield pending.combine_chunks()
+
+
+def _picks(job_args: dict):
+    def run(batches: Iterable[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+        job = _job(job_args)
+        for t in _grouped("query", batches):
+            q, d, scored = kernels.reuse_pick_documents(
+                job, t.column("query"), t.column("chunk"), t.column("doc"), t.column("term"),
+                t.column("wq"), t.column("w"),
+            )
+            # The count of scored chunk pairs rides along as a row of its own (query -1).
+            yield pa.RecordBatch.from_arrays(
+                [
+                    pa.concat_arrays([q, pa.array([-1], pa.int64())]),
+                    pa.concat_arrays([d, pa.array([-1], pa.int64())]),
+                    pa.array([0] * len(q) + [scored], pa.int64()),
+                ],
+                names=["query", "doc", "scored"],
+            )
+
+    return run
+
+
+_SIDE = ("n", "id", "title", "text", "source", "record")
+#: What documents.tsv needs of each side, passed through the alignment.
+_PASSED = ("n", "id", "title", "source")
+
+_ALIGNED = (
+    "a long, b long, susp_n long, susp_id string, susp_title string, susp_source string, "
+    "src_n long, src_id string, src_title string, src_source string, lines string, pair_row string, cases long, content long, structure long, "
+    "susp_chars long, src_chars long, susp_starts array<long>, susp_ends array<long>, "
+    "src_starts array<long>, src_ends array<long>"
+)
+
+
+def _align(job_args: dict, align: bool):
+    def run(batches: Iterable[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+        job = _job(job_args)
+        for batch in batches:
+            out = kernels.reuse_align(job, batch, align)
+            passed = ["a", "b"] + [p + c for p in ("susp_", "src_") for c in _PASSED]
+            yield pa.RecordBatch.from_arrays(
+                [*(batch.column(c) for c in passed), *out.values()],
+                names=[*passed, *out.keys()],
+            )
+
+    return run
+
+
+def run_reuse(
+    spark: SparkSession,
+    corpus: Sequence[str],
+    out_dir: str,
+    params: ReuseParams = ReuseParams(),
+    against: Sequence[str] = (),
+    log=lambda msg: None,
+) -> dict:
+    """Runs ``textreuse reuse`` with tf-idf candidates over the JSON Lines files (or
+    directories) ``corpus``, or between them and ``against``, and writes ``reuse.jsonl``,
+    ``pairs.tsv``, ``documents.tsv`` and ``stats.json`` into ``out_dir`` as the CLI does.
+    Returns the stats; ``stats["input_problems"]`` counts the lines skipped."""
+    job_args = params.job_args()
+    job = _job(job_args)  # parameter errors before any work
+    corpus_files = input_files(corpus)
+    against_files = input_files(against)
+    started = time.monotonic()
+    docs_c, n_corpus, problems = read_documents(spark, corpus_files, 0, log)
+    docs = docs_c
+    n_against = 0
+    if against_files:
+        docs_a, n_against, p = read_documents(spark, against_files, n_corpus, log)
+        problems += p
+        docs = docs.unionByName(docs_a)
+    docs = docs.persist()
+    total = n_corpus + n_against
+    stats = json.loads(job.stats_template(n_corpus, n_against))
+    log(
+        f"{n_corpus} documents"
+        + (f" against {n_against}" if against_files else "")
+        + "; tf-idf candidates, then alignment"
+    )
+
+    # Stages 1 and 2.
+    terms = docs.select("n", "text").mapInArrow(_terms, "n long, term long")
+    df = terms.groupBy("term").agg(F.count(F.lit(1)).alias("df")).persist()
+    stats["distinct_terms"] = df.count()
+    with_df = (
+        terms.join(df, "term")
+        .groupBy("n")
+        .agg(F.collect_list(F.struct("term", "df")).alias("terms"))
+    )
+    vectors = (
+        docs.select("n", "text")
+        .join(with_df, "n", "left")
+        .mapInArrow(_vectors(job_args, total), "n long, chunk long, term long, w float")
+        .persist()
+    )
+    counts = vectors.agg(
+        F.count(F.lit(1)).alias("records"), F.countDistinct("chunk").alias("chunks")
+    ).first()
+    stats["chunks"] = counts["chunks"]
+    stats["term_records"] = counts["records"]
+    postings = vectors.groupBy("term").count().persist()
+    stats["terms_over_cap"] = postings.where(F.col("count") > params.max_postings).count()
+    searchable = vectors.join(
+        postings.where(F.col("count") <= params.max_postings).select("term"), "term"
+    )
+    chunk_seconds = time.monotonic() - started
+
+    # Stages 3 and 4.
+    started = time.monotonic()
+    queries = searchable.select(
+        F.col("chunk").alias("query"), F.col("n").alias("qn"), "term", F.col("w").alias("wq")
+    )
+    index = searchable.select("chunk", F.col("n").alias("doc"), "term", "w")
+    if against_files:
+        queries = queries.where(F.col("qn") < n_corpus)
+        index = index.where(F.col("doc") >= n_corpus)
+    products = queries.join(index, "term").where(F.col("qn") != F.col("doc"))
+    picks = (
+        products.repartition("query")
+        .sortWithinPartitions("query")
+        .mapInArrow(_picks(job_args), "query long, doc long, scored long")
+        .persist()
+    )
+    stats["chunk_pairs"] = picks.agg(F.sum("scored")).first()[0] or 0
+    own = F.shiftright(F.col("query"), 32)
+    pairs = (
+        picks.where(F.col("query") >= 0)
+        .select(F.least(own, F.col("doc")).alias("a"), F.greatest(own, F.col("doc")).alias("b"))
+        .groupBy("a", "b")
+        .agg(F.count(F.lit(1)).alias("support"))
+        .persist()
+    )
+    stats["candidate_pairs"] = pairs.count()
+    vectors.unpersist()
+    postings.unpersist()
+    df.unpersist()
+    candidate_seconds = time.monotonic() - started
+    log(
+        f"{stats['chunks']} chunks, {stats['candidate_pairs']} candidate pairs "
+        f"({stats['candidate_pairs'] / max(n_corpus, 1):.1f} per document) in "
+        f"{chunk_seconds + candidate_seconds:.1f} s"
+    )
+
+    # Stage 5: within one corpus the later document reuses the earlier; against another, the
+    # corpus's document is the suspicious one.
+    started = time.monotonic()
+    susp, src = ("a", "b") if against_files else ("b", "a")
+    side = lambda prefix: docs.select(*[F.col(c).alias(prefix + c) for c in _SIDE])  # noqa: E731
+    joined = (
+        pairs.join(side("susp_"), F.col(susp) == F.col("susp_n"))
+        .join(side("src_"), F.col(src) == F.col("src_n"))
+        .select("a", "b", "support", *[p + c for p in ("susp_", "src_") for c in _SIDE])
+    )
+    aligned = joined.mapInArrow(_align(job_args, not params.candidates_only), _ALIGNED).persist()
+    os.makedirs(out_dir, exist_ok=True)
+    documents = _native.ReuseDocuments()
+    totals = dict(pairs_with_reuse=0, cases=0, content_cases=0, structure_cases=0)
+
+    def write(cases_file, pairs_file):
+        pairs_file.write(_native.REUSE_PAIRS_HEADER + "\n")
+        for r in aligned.orderBy("a", "b").toLocalIterator():
+            cases_file.write(r["lines"])
+            pairs_file.write(r["pair_row"])
+            if r["cases"]:
+                totals["pairs_with_reuse"] += 1
+                totals["cases"] += r["cases"]
+                totals["content_cases"] += r["content"]
+                totals["structure_cases"] += r["structure"]
+                for p in ("susp_", "src_"):
+                    documents.add(
+                        r[p + "n"], r[p + "id"], r[p + "title"] or "", r[p + "source"],
+                        r[p + "chars"], r["cases"], r[p + "starts"], r[p + "ends"],
+                    )
+
+    _write_atomically(
+        [os.path.join(out_dir, "reuse.jsonl"), os.path.join(out_dir, "pairs.tsv")], write
+    )
+    partial = os.path.join(out_dir, ".documents.tsv.partial")
+    documents.write(partial)
+    os.replace(partial, os.path.join(out_dir, "documents.tsv"))
+    stats.update(totals)
+    stats["seconds"] = dict(
+        chunk_and_sign=chunk_seconds,
+        candidates=candidate_seconds,
+        align_and_write=time.monotonic() - started,
+    )
+    aligned.unpersist()
+    pairs.unpersist()
+    picks.unpersist()
+    docs.unpersist()
+
+    def write_stats(f):
+        json.dump(stats, f, indent=2, ensure_ascii=False)
+        f.write("\n")
+
+    _write_atomically([os.path.join(out_dir, "stats.json")], write_stats)
+    stats["input_problems"] = problems
+    return stats

@@ -1,0 +1,596 @@
+//! The Arrow kernels of the Spark backend's `reuse` job (`textreuse.spark.reuse`): each step of
+//! `textreuse reuse`'s tf-idf search and alignment over whole batches, calling the
+//! `textreuse-reuse` library's own steps ([`Reuse::chunk_vectors`], [`Reuse::pick_documents`],
+//! [`Reuse::align_pair`]) and output formats, so that the job writes what the CLI writes.
+use std::path::PathBuf;
+
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+use pyo3::types::PyBytes;
+use textreuse_dedup::input::parse_json_document;
+use textreuse_dedup::{DocId, Document, Origin};
+use textreuse_reuse::{
+    ChunkMatch, DocumentTable, PairResult, Reuse, ReuseError, write_case_lines, write_pair_row,
+};
+
+use crate::arrow::{ColumnError, HeldArray, I64Column, PushNe, StrColumn, StringBuilder};
+
+fn bytes<'py>(py: Python<'py>, v: &[u8]) -> Bound<'py, PyBytes> {
+    PyBytes::new(py, v)
+}
+
+fn reuse_error(e: ReuseError) -> PyErr {
+    PyValueError::new_err(e.to_string())
+}
+
+/// A string column as `kernels.py` passes it: its parts and whether it is a `large_string`.
+type StrArg<'py> = (Bound<'py, PyAny>, bool);
+
+/// A string column's views, or an error naming it.
+fn held_strings(arg: &StrArg<'_>, what: &str) -> PyResult<HeldArray> {
+    HeldArray::extract(&arg.0, what)
+}
+
+/// The options of a `textreuse reuse` run with tf-idf candidates (the keyword arguments are its
+/// flags), for the kernels of `textreuse.kernels` that take a `job`.
+#[pyclass(name = "ReuseJob", frozen, module = "textreuse._native")]
+pub(crate) struct PyReuseJob {
+    inner: Reuse,
+}
+
+#[pymethods]
+impl PyReuseJob {
+    #[new]
+    #[pyo3(signature = (
+        *, terms = textreuse_reuse::DEFAULT_TERMS, top_docs = textreuse_reuse::DEFAULT_TOP_DOCS,
+        max_postings = textreuse_reuse::DEFAULT_MAX_POSTINGS,
+        min_score = textreuse_reuse::DEFAULT_MIN_SCORE,
+        min_words = textreuse_align::index::DEFAULT_MIN_WORDS,
+        min_length = textreuse_align::DEFAULT_MIN_PASSAGE_LEN,
+    ))]
+    fn new(
+        terms: usize,
+        top_docs: usize,
+        max_postings: usize,
+        min_score: f32,
+        min_words: usize,
+        min_length: usize,
+    ) -> PyResult<Self> {
+        let inner = Reuse::builder()
+            .terms(terms)
+            .top_docs(top_docs)
+            .max_postings(max_postings)
+            .min_score(min_score)
+            .min_words(min_words)
+            .min_passage_len(min_length)
+            .build()
+            .map_err(reuse_error)?;
+        Ok(PyReuseJob { inner })
+    }
+
+    /// stats_template(documents, against_documents) -> str: `stats.json` of a run over these
+    /// documents before it starts (its options, zero counts), as JSON in the CLI's field order.
+    fn stats_template(&self, documents: u64, against_documents: u64) -> String {
+        serde_json::to_string(&self.inner.new_stats(documents, against_documents))
+            .expect("stats serialize")
+    }
+}
+
+/// reuse_parse_documents(lines, large) -> (rows, ids, titles, texts, bad_rows, errors)
+///
+/// Parses JSON Lines documents as `textreuse reuse` reads them (`id`, `title`, `text` or
+/// `paragraphs`): for the non-blank rows that parse, their row numbers (native uint32) and id
+/// (as text), title and text as string buffers `(offsets, data)`; for the rows that do not,
+/// their row numbers and the causes. Blank rows give neither.
+#[pyfunction]
+#[allow(clippy::type_complexity)]
+pub(crate) fn reuse_parse_documents<'py>(
+    py: Python<'py>,
+    lines: StrArg<'py>,
+) -> PyResult<(
+    Bound<'py, PyBytes>,
+    (Bound<'py, PyBytes>, Bound<'py, PyBytes>),
+    (Bound<'py, PyBytes>, Bound<'py, PyBytes>),
+    (Bound<'py, PyBytes>, Bound<'py, PyBytes>),
+    Bound<'py, PyBytes>,
+    (Bound<'py, PyBytes>, Bound<'py, PyBytes>),
+)> {
+    let held = held_strings(&lines, "lines")?;
+    let col = held.strings(lines.1, "lines")?;
+    let out = py.detach(|| -> Result<_, ColumnError> {
+        let (mut rows, mut bad) = (Vec::new(), Vec::new());
+        let (mut ids, mut titles, mut texts) = (
+            StringBuilder::new(),
+            StringBuilder::new(),
+            StringBuilder::new(),
+        );
+        let mut errors = StringBuilder::new();
+        for i in 0..col.len() {
+            let Some(line) = col.get(i)? else { continue };
+            let line = line.trim();
+            if line.is_empty() {
+                continue;
+            }
+            match parse_json_document(line) {
+                Ok(doc) => {
+                    rows.push_ne_u32(i as u32);
+                    ids.push(&doc.id.to_string())?;
+                    titles.push(&doc.title)?;
+                    texts.push(&doc.text)?;
+                }
+                Err(cause) => {
+                    bad.push_ne_u32(i as u32);
+                    errors.push(&cause)?;
+                }
+            }
+        }
+        Ok((rows, ids, titles, texts, bad, errors))
+    })?;
+    let (rows, ids, titles, texts, bad, errors) = out;
+    let strings = |b: StringBuilder| {
+        let (o, d) = b.into_buffers();
+        (bytes(py, &o), bytes(py, &d))
+    };
+    Ok((
+        bytes(py, &rows),
+        strings(ids),
+        strings(titles),
+        strings(texts),
+        bytes(py, &bad),
+        strings(errors),
+    ))
+}
+
+/// reuse_document_terms(text, large) -> (rows, keys)
+///
+/// Each non-null row's distinct terms ([`Reuse::document_terms`]): `(row, key)` records,
+/// native uint32 and uint64.
+#[pyfunction]
+pub(crate) fn reuse_document_terms<'py>(
+    py: Python<'py>,
+    text: StrArg<'py>,
+) -> PyResult<(Bound<'py, PyBytes>, Bound<'py, PyBytes>)> {
+    let held = held_strings(&text, "text")?;
+    let col = held.strings(text.1, "text")?;
+    let (rows, keys) = py.detach(|| -> Result<_, ColumnError> {
+        let (mut rows, mut keys) = (Vec::new(), Vec::new());
+        for i in 0..col.len() {
+            let Some(t) = col.get(i)? else { continue };
+            for k in Reuse::document_terms(t) {
+                rows.push_ne_u32(i as u32);
+                keys.push_ne_u64(k);
+            }
+        }
+        Ok((rows, keys))
+    })?;
+    Ok((bytes(py, &rows), bytes(py, &keys)))
+}
+
+/// The int64 view of a column, or an error naming it.
+fn int64<'a>(held: &'a HeldArray, what: &str) -> Result<I64Column<'a>, ColumnError> {
+    held.int64(what)
+}
+
+/// reuse_chunk_vectors(job, text, large, lengths, keys, dfs, documents)
+///     -> (rows, chunks, terms, weights)
+///
+/// The pruned tf-idf vectors of each row's chunks ([`Reuse::chunk_vectors`]): row `i` has
+/// text `text[i]` and the document frequencies of its terms, the next `lengths[i]` entries of
+/// `keys` (int64 bits of the uint64 keys) and `dfs`, in any order; `documents` is the number of
+/// documents. Records `(row, chunk, term, weight)`: native uint32, uint32, uint64, float32.
+#[pyfunction]
+#[allow(clippy::type_complexity, clippy::too_many_arguments)]
+pub(crate) fn reuse_chunk_vectors<'py>(
+    py: Python<'py>,
+    job: &Bound<'py, PyReuseJob>,
+    text: StrArg<'py>,
+    lengths: &Bound<'py, PyAny>,
+    keys: &Bound<'py, PyAny>,
+    dfs: &Bound<'py, PyAny>,
+    documents: u64,
+) -> PyResult<(
+    Bound<'py, PyBytes>,
+    Bound<'py, PyBytes>,
+    Bound<'py, PyBytes>,
+    Bound<'py, PyBytes>,
+)> {
+    let job = &job.get().inner;
+    let held_text = held_strings(&text, "text")?;
+    let (held_len, held_keys, held_dfs) = (
+        HeldArray::extract(lengths, "lengths")?,
+        HeldArray::extract(keys, "keys")?,
+        HeldArray::extract(dfs, "dfs")?,
+    );
+    let col = held_text.strings(text.1, "text")?;
+    let (len, key, df) = (
+        int64(&held_len, "lengths")?,
+        int64(&held_keys, "keys")?,
+        int64(&held_dfs, "dfs")?,
+    );
+    if len.len() != col.len() || key.len() != df.len() {
+        return Err(PyValueError::new_err(
+            "text and lengths, and keys and dfs, must have the same lengths",
+        ));
+    }
+    let out = py.detach(|| -> Result<_, ColumnError> {
+        let (mut rows, mut chunks, mut terms, mut weights) =
+            (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+        let mut at = 0usize;
+        let mut table: Vec<(u64, u32)> = Vec::new();
+        for i in 0..col.len() {
+            let n = usize::try_from(len.required(i, "lengths")?)
+                .map_err(|_| ColumnError(format!("lengths: row {i} is negative")))?;
+            if at + n > key.len() {
+                return Err(ColumnError(
+                    "lengths: the lengths add up to more than keys holds".into(),
+                ));
+            }
+            table.clear();
+            for j in at..at + n {
+                let d = df.required(j, "dfs")?;
+                let d = u32::try_from(d)
+                    .map_err(|_| ColumnError(format!("dfs: row {j} is out of range ({d})")))?;
+                table.push((key.required(j, "keys")? as u64, d));
+            }
+            at += n;
+            table.sort_unstable();
+            let Some(t) = col.get(i)? else { continue };
+            let lookup = |term: u64| match table.binary_search_by_key(&term, |&(k, _)| k) {
+                Ok(x) => table[x].1,
+                Err(_) => 1,
+            };
+            for (c, v) in job
+                .chunk_vectors(t, lookup, documents)
+                .into_iter()
+                .enumerate()
+            {
+                for (term, w) in v {
+                    rows.push_ne_u32(i as u32);
+                    chunks.push_ne_u32(c as u32);
+                    terms.push_ne_u64(term);
+                    weights.extend_from_slice(&w.to_ne_bytes());
+                }
+            }
+        }
+        Ok((rows, chunks, terms, weights))
+    })?;
+    let (rows, chunks, terms, weights) = out;
+    Ok((
+        bytes(py, &rows),
+        bytes(py, &chunks),
+        bytes(py, &terms),
+        bytes(py, &weights),
+    ))
+}
+
+/// A float32 given as the int64 of its bits (`kernels.py` widens float32 arrays so).
+fn f32_bits(col: &I64Column<'_>, i: usize, what: &str) -> Result<f32, ColumnError> {
+    Ok(f32::from_bits(col.required(i, what)? as u32))
+}
+
+/// reuse_pick_documents(job, query, chunk, doc, term, query_weight, weight)
+///     -> (queries, docs, scored)
+///
+/// The nominations of query chunks ([`Reuse::pick_documents`]) from their weight products with
+/// other chunks: one row per product, the rows of a query chunk contiguous (any order inside).
+/// `query` and `chunk` are chunk numbers (int64; a document's chunks together, documents in
+/// order), `doc` the other chunk's document number, `term` the shared term's key bits, the
+/// weights float32 bits as int64. Returns `(query, doc)` per nomination (native int64 each)
+/// and the number of chunk pairs scored.
+#[pyfunction]
+#[allow(clippy::type_complexity, clippy::too_many_arguments)]
+pub(crate) fn reuse_pick_documents<'py>(
+    py: Python<'py>,
+    job: &Bound<'py, PyReuseJob>,
+    query: &Bound<'py, PyAny>,
+    chunk: &Bound<'py, PyAny>,
+    doc: &Bound<'py, PyAny>,
+    term: &Bound<'py, PyAny>,
+    query_weight: &Bound<'py, PyAny>,
+    weight: &Bound<'py, PyAny>,
+) -> PyResult<(Bound<'py, PyBytes>, Bound<'py, PyBytes>, u64)> {
+    let job = &job.get().inner;
+    let held: Vec<HeldArray> = [
+        (query, "query"),
+        (chunk, "chunk"),
+        (doc, "doc"),
+        (term, "term"),
+        (query_weight, "query_weight"),
+        (weight, "weight"),
+    ]
+    .into_iter()
+    .map(|(a, what)| HeldArray::extract(a, what))
+    .collect::<PyResult<_>>()?;
+    let names = ["query", "chunk", "doc", "term", "query_weight", "weight"];
+    let cols: Vec<I64Column<'_>> = held
+        .iter()
+        .zip(names)
+        .map(|(h, what)| h.int64(what))
+        .collect::<Result<_, _>>()?;
+    let n = cols[0].len();
+    if cols.iter().any(|c| c.len() != n) {
+        return Err(PyValueError::new_err(
+            "the columns must have the same length",
+        ));
+    }
+    let (queries, docs, scored) = py.detach(|| -> Result<_, ColumnError> {
+        let (mut queries, mut docs) = (Vec::new(), Vec::new());
+        let mut scored = 0u64;
+        let mut matches: Vec<ChunkMatch> = Vec::new();
+        let mut i = 0;
+        while i < n {
+            let q = cols[0].required(i, "query")?;
+            matches.clear();
+            while i < n && cols[0].required(i, "query")? == q {
+                let d = cols[2].required(i, "doc")?;
+                let d = u32::try_from(d)
+                    .map_err(|_| ColumnError(format!("doc: row {i} is out of range ({d})")))?;
+                matches.push(ChunkMatch {
+                    chunk: cols[1].required(i, "chunk")? as u64,
+                    doc: d,
+                    term: cols[3].required(i, "term")? as u64,
+                    product: f32_bits(&cols[4], i, "query_weight")?
+                        * f32_bits(&cols[5], i, "weight")?,
+                });
+                i += 1;
+            }
+            let (n_scored, picks) = job.pick_documents(&mut matches);
+            scored += n_scored;
+            for (d, _) in picks {
+                queries.push_ne_u64(q as u64);
+                docs.push_ne_u64(u64::from(d));
+            }
+        }
+        Ok((queries, docs, scored))
+    })?;
+    Ok((bytes(py, &queries), bytes(py, &docs), scored))
+}
+
+/// One side of the pairs given to `reuse_align`: the document number, id, title, text and
+/// where it was read from.
+struct Side<'a> {
+    n: I64Column<'a>,
+    id: StrColumn<'a>,
+    title: StrColumn<'a>,
+    text: StrColumn<'a>,
+    source: StrColumn<'a>,
+    record: I64Column<'a>,
+}
+
+/// The held arrays of a [`Side`]: number, id, title, text, source, record.
+struct HeldSide {
+    arrays: [HeldArray; 6],
+    large: [bool; 4],
+    what: &'static str,
+}
+
+impl HeldSide {
+    fn extract(side: &Bound<'_, PyAny>, what: &'static str) -> PyResult<HeldSide> {
+        type Parts<'py> = (
+            Bound<'py, PyAny>,
+            StrArg<'py>,
+            StrArg<'py>,
+            StrArg<'py>,
+            StrArg<'py>,
+            Bound<'py, PyAny>,
+        );
+        let (n, id, title, text, source, record): Parts<'_> = side.extract()?;
+        Ok(HeldSide {
+            arrays: [
+                HeldArray::extract(&n, what)?,
+                HeldArray::extract(&id.0, what)?,
+                HeldArray::extract(&title.0, what)?,
+                HeldArray::extract(&text.0, what)?,
+                HeldArray::extract(&source.0, what)?,
+                HeldArray::extract(&record, what)?,
+            ],
+            large: [id.1, title.1, text.1, source.1],
+            what,
+        })
+    }
+
+    fn view(&self) -> Result<Side<'_>, ColumnError> {
+        let [n, id, title, text, source, record] = &self.arrays;
+        let w = self.what;
+        Ok(Side {
+            n: n.int64(w)?,
+            id: id.strings(self.large[0], w)?,
+            title: title.strings(self.large[1], w)?,
+            text: text.strings(self.large[2], w)?,
+            source: source.strings(self.large[3], w)?,
+            record: record.int64(w)?,
+        })
+    }
+}
+
+/// Row `i` of a string column that must not hold nulls.
+fn required<'a>(c: &StrColumn<'a>, i: usize, what: &str) -> Result<&'a str, ColumnError> {
+    c.get(i)?
+        .ok_or_else(|| ColumnError(format!("{what}: row {i} is null")))
+}
+
+impl<'a> Side<'a> {
+    /// Row `i`'s number, the document (its text left out: the outputs need its name and
+    /// provenance) and its text.
+    fn get(&self, i: usize) -> Result<(usize, Document, &'a str), ColumnError> {
+        let n = self.n.required(i, "n")?;
+        let n = usize::try_from(n).map_err(|_| ColumnError(format!("n: row {i} is negative")))?;
+        let doc = Document {
+            id: DocId::from(required(&self.id, i, "id")?),
+            title: self.title.get(i)?.unwrap_or("").to_string(),
+            text: String::new(),
+            origin: Origin {
+                source: self.source.get(i)?.map(Into::into),
+                record: self.record.get(i).and_then(|r| u64::try_from(r).ok()),
+                ..Origin::default()
+            },
+        };
+        Ok((n, doc, required(&self.text, i, "text")?))
+    }
+}
+
+/// reuse_align(job, suspicious, source, support, align)
+///     -> (lines, pair_rows, cases, content, structure, suspicious_chars, source_chars, ranges)
+///
+/// Aligns each candidate pair ([`Reuse::align_pair`]) and formats it as `textreuse reuse`
+/// does. `suspicious` and `source` are `(n, id, title, text, source, record)` column tuples
+/// (the document numbers and ids, and where they were read from), `support` the pair's
+/// nominations (int64). Returns per pair its `reuse.jsonl` lines and `pairs.tsv` row (string
+/// buffers), its passages, content and structure passages and both documents' lengths in
+/// characters (native uint32, uint32, uint32, uint64, uint64), and per passage its character
+/// ranges `(suspicious start, end, source start, end)` (four native uint64 buffers). Without
+/// `align`, no pair has passages (`textreuse reuse --candidates-only`).
+#[pyfunction]
+#[allow(clippy::type_complexity)]
+pub(crate) fn reuse_align<'py>(
+    py: Python<'py>,
+    job: &Bound<'py, PyReuseJob>,
+    suspicious: &Bound<'py, PyAny>,
+    source: &Bound<'py, PyAny>,
+    support: &Bound<'py, PyAny>,
+    align: bool,
+) -> PyResult<Bound<'py, pyo3::types::PyTuple>> {
+    let job = &job.get().inner;
+    let (held_susp, held_src) = (
+        HeldSide::extract(suspicious, "suspicious")?,
+        HeldSide::extract(source, "source")?,
+    );
+    let held_support = HeldArray::extract(support, "support")?;
+    let (susp, src, support) = (
+        held_susp.view()?,
+        held_src.view()?,
+        held_support.int64("support")?,
+    );
+    let n = support.len();
+    if susp.n.len() != n || src.n.len() != n {
+        return Err(PyValueError::new_err(
+            "the columns must have the same length",
+        ));
+    }
+    let out = py.detach(|| -> Result<_, ColumnError> {
+        let (mut lines, mut rows) = (StringBuilder::new(), StringBuilder::new());
+        let mut counts = [Vec::new(), Vec::new(), Vec::new()];
+        let mut chars = [Vec::new(), Vec::new()];
+        let mut ranges = [Vec::new(), Vec::new(), Vec::new(), Vec::new()];
+        let mut buf = Vec::new();
+        for i in 0..n {
+            let (susp_n, susp_doc, susp_text) = susp.get(i)?;
+            let (src_n, src_doc, src_text) = src.get(i)?;
+            let shared = support.required(i, "support")?;
+            let cases = if align {
+                job.align_pair(src_text, susp_text)
+            } else {
+                Vec::new()
+            };
+            let pair = PairResult {
+                suspicious: (susp_n, &susp_doc),
+                source: (src_n, &src_doc),
+                support: u32::try_from(shared).unwrap_or(u32::MAX),
+                cases: &cases,
+            };
+            let io = |e: std::io::Error| ColumnError(e.to_string());
+            buf.clear();
+            write_case_lines(&mut buf, &pair).map_err(io)?;
+            lines.push(std::str::from_utf8(&buf).expect("JSON is UTF-8"))?;
+            buf.clear();
+            write_pair_row(&mut buf, &pair).map_err(io)?;
+            rows.push(std::str::from_utf8(&buf).expect("TSV of strings is UTF-8"))?;
+            let content = cases
+                .iter()
+                .filter(|c| c.kind == textreuse_align::reuse::ReuseKind::Content)
+                .count();
+            counts[0].push_ne_u32(cases.len() as u32);
+            counts[1].push_ne_u32(content as u32);
+            counts[2].push_ne_u32((cases.len() - content) as u32);
+            chars[0].push_ne_u64(susp_text.chars().count() as u64);
+            chars[1].push_ne_u64(src_text.chars().count() as u64);
+            for c in &cases {
+                ranges[0].push_ne_u64(c.suspicious.start as u64);
+                ranges[1].push_ne_u64(c.suspicious.end as u64);
+                ranges[2].push_ne_u64(c.source.start as u64);
+                ranges[3].push_ne_u64(c.source.end as u64);
+            }
+        }
+        Ok((lines, rows, counts, chars, ranges))
+    })?;
+    let (lines, rows, counts, chars, ranges) = out;
+    let strings = |b: StringBuilder| {
+        let (o, d) = b.into_buffers();
+        (bytes(py, &o), bytes(py, &d))
+    };
+    let [cases, content, structure] = counts.map(|v| bytes(py, &v));
+    let [susp_chars, src_chars] = chars.map(|v| bytes(py, &v));
+    let ranges = ranges.map(|v| bytes(py, &v));
+    (
+        strings(lines),
+        strings(rows),
+        cases,
+        content,
+        structure,
+        susp_chars,
+        src_chars,
+        ranges,
+    )
+        .into_pyobject(py)
+}
+
+/// `documents.tsv` of a reuse run aligned elsewhere: documents added pair by pair, written as
+/// `textreuse reuse` writes the file.
+#[pyclass(name = "ReuseDocuments", module = "textreuse._native")]
+pub(crate) struct PyReuseDocuments {
+    table: DocumentTable,
+}
+
+#[pymethods]
+impl PyReuseDocuments {
+    #[new]
+    fn new() -> Self {
+        PyReuseDocuments {
+            table: DocumentTable::default(),
+        }
+    }
+
+    /// add(n, id, title, input, chars, cases, starts, ends): `cases` passages of document
+    /// number `n` covering the character ranges `starts[i]..ends[i]`.
+    #[allow(clippy::too_many_arguments)]
+    fn add(
+        &mut self,
+        n: usize,
+        id: &str,
+        title: &str,
+        input: Option<&str>,
+        chars: usize,
+        cases: u64,
+        starts: Vec<usize>,
+        ends: Vec<usize>,
+    ) -> PyResult<()> {
+        if starts.len() != ends.len() {
+            return Err(PyValueError::new_err("starts and ends differ in length"));
+        }
+        let doc = Document {
+            id: DocId::from(id),
+            title: title.to_string(),
+            text: String::new(),
+            origin: Origin {
+                source: input.map(Into::into),
+                ..Origin::default()
+            },
+        };
+        self.table.add(
+            n,
+            &doc,
+            chars,
+            cases,
+            starts.into_iter().zip(ends).map(|(s, e)| s..e),
+        );
+        Ok(())
+    }
+
+    /// write(path): writes `documents.tsv` to `path`.
+    fn write(&mut self, path: PathBuf) -> PyResult<()> {
+        let mut w = std::io::BufWriter::new(std::fs::File::create(path)?);
+        self.table.write(&mut w)?;
+        std::io::Write::flush(&mut w)?;
+        Ok(())
+    }
+}
