@@ -485,6 +485,7 @@ pub(crate) fn reuse_align<'py>(
             let pair = PairResult {
                 suspicious: (susp_n, &susp_doc),
                 source: (src_n, &src_doc),
+                texts: (susp_text, src_text),
                 support: u32::try_from(shared).unwrap_or(u32::MAX),
                 cases: &cases,
             };

@@ -56,6 +56,7 @@
 struct ReadmeDoctests;
 
 mod output;
+mod store;
 mod tfidf;
 
 use std::collections::BTreeMap;
@@ -78,6 +79,7 @@ use textreuse_minhash::{BandScheme, Signer};
 pub use output::{
     DocumentTable, PAIRS_HEADER, PanOutput, ReuseOutputDir, write_case_lines, write_pair_row,
 };
+pub use store::{DocumentStore, DocumentStoreBuilder};
 pub use tfidf::ChunkMatch;
 
 /// The seed of the chunks' hash functions (the checker's index uses the same).
@@ -402,10 +404,14 @@ pub struct ReuseCase {
 /// the source; against another corpus, the corpus's document is the suspicious one.
 #[derive(Clone, Copy, Debug)]
 pub struct PairResult<'a> {
-    /// The suspicious document and its number (corpus documents first, then `against`'s).
+    /// The suspicious document's number (corpus documents first, then `against`'s) and its
+    /// id, title and provenance (its `text` is empty when the run read a [`DocumentStore`]:
+    /// the texts are in [`PairResult::texts`]).
     pub suspicious: (usize, &'a Document),
-    /// The source document and its number.
+    /// The source document's number, id, title and provenance.
     pub source: (usize, &'a Document),
+    /// The texts of the suspicious and the source document.
+    pub texts: (&'a str, &'a str),
     /// What links the two: with tf-idf, the chunks of either that nominated the other; with
     /// MinHash, the chunk pairs sharing a band key.
     pub support: u32,
@@ -584,36 +590,56 @@ impl Reuse {
         sink: &mut dyn ReuseSink,
         progress: &dyn Progress,
     ) -> Result<ReuseStats, ReuseError> {
+        let docs = InMemory {
+            corpus,
+            other: against.unwrap_or(&[]),
+        };
+        self.run_on(&docs, against.is_some(), sink, progress)
+    }
+
+    /// [`Reuse::run_with_progress`] over documents whose texts are on disk
+    /// ([`DocumentStore`]): memory holds their ids, titles and provenance, not their texts.
+    /// The results are the same as from the documents in memory.
+    pub fn run_stored(
+        &self,
+        corpus: &DocumentStore,
+        against: Option<&DocumentStore>,
+        sink: &mut dyn ReuseSink,
+        progress: &dyn Progress,
+    ) -> Result<ReuseStats, ReuseError> {
+        let docs = Stored { corpus, against };
+        self.run_on(&docs, against.is_some(), sink, progress)
+    }
+
+    fn run_on(
+        &self,
+        docs: &dyn Corpus,
+        against: bool,
+        sink: &mut dyn ReuseSink,
+        progress: &dyn Progress,
+    ) -> Result<ReuseStats, ReuseError> {
         let o = &self.options;
-        let other = against.unwrap_or(&[]);
-        let n_corpus = corpus.len();
-        let total = n_corpus + other.len();
+        let (n_corpus, n_other) = docs.sizes();
+        let total = n_corpus + n_other;
         if total >= u32::MAX as usize {
             return Err(ReuseError::TooManyDocuments(total));
         }
-        let doc = |i: usize| {
-            if i < n_corpus {
-                &corpus[i]
-            } else {
-                &other[i - n_corpus]
-            }
-        };
-        let mut stats = self.new_stats(n_corpus as u64, other.len() as u64);
+        let mut stats = self.new_stats(n_corpus as u64, n_other as u64);
 
         // Stages 1 and 2: candidate document pairs.
-        let text = |i: usize| doc(i).text.as_str();
+        let text = |i: usize| docs.text(i);
         let pairs = match o.candidates {
             Candidates::TfIdf => tfidf::candidates(
                 total,
                 n_corpus,
-                against.is_some(),
+                against,
                 &text,
                 &o.tfidf(),
                 &mut stats,
                 progress,
             )?,
             Candidates::MinHash => {
-                self.minhash_candidates(total, n_corpus, against.is_some(), &text, &mut stats)?
+                self.minhash_candidates(total, n_corpus, against, &text, &mut stats)?
             }
         };
         let candidates: Vec<((u32, u32), u32)> = pairs.into_iter().collect();
@@ -638,12 +664,12 @@ impl Reuse {
                     if !o.align {
                         return Vec::new();
                     }
-                    let (susp, src) = roles(a as usize, b as usize, against.is_some());
-                    self.align_pair(&doc(src).text, &doc(susp).text)
+                    let (susp, src) = roles(a as usize, b as usize, against);
+                    self.align_pair(docs.text(src), docs.text(susp))
                 })
                 .collect();
             for (&((a, b), shared), cases) in batch.iter().zip(&found) {
-                let (susp, src) = roles(a as usize, b as usize, against.is_some());
+                let (susp, src) = roles(a as usize, b as usize, against);
                 if !cases.is_empty() {
                     stats.pairs_with_reuse += 1;
                 }
@@ -655,8 +681,9 @@ impl Reuse {
                     }
                 }
                 sink.pair(&PairResult {
-                    suspicious: (susp, doc(susp)),
-                    source: (src, doc(src)),
+                    suspicious: (susp, docs.info(susp)),
+                    source: (src, docs.info(src)),
+                    texts: (docs.text(susp), docs.text(src)),
                     support: shared,
                     cases,
                 })
@@ -846,6 +873,76 @@ impl Reuse {
                 }
             })
             .collect()
+    }
+}
+
+/// The documents of a run, numbered corpus first: texts for the stages, the rest for the sinks.
+trait Corpus: Sync {
+    /// The number of the corpus's documents and of the other side's.
+    fn sizes(&self) -> (usize, usize);
+    fn text(&self, i: usize) -> &str;
+    /// The document's id, title and provenance (its text may be left empty).
+    fn info(&self, i: usize) -> &Document;
+}
+
+struct InMemory<'a> {
+    corpus: &'a [Document],
+    other: &'a [Document],
+}
+
+impl InMemory<'_> {
+    fn doc(&self, i: usize) -> &Document {
+        match self.corpus.get(i) {
+            Some(d) => d,
+            None => &self.other[i - self.corpus.len()],
+        }
+    }
+}
+
+impl Corpus for InMemory<'_> {
+    fn sizes(&self) -> (usize, usize) {
+        (self.corpus.len(), self.other.len())
+    }
+
+    fn text(&self, i: usize) -> &str {
+        &self.doc(i).text
+    }
+
+    fn info(&self, i: usize) -> &Document {
+        self.doc(i)
+    }
+}
+
+struct Stored<'a> {
+    corpus: &'a DocumentStore,
+    against: Option<&'a DocumentStore>,
+}
+
+impl Stored<'_> {
+    fn at(&self, i: usize) -> (&DocumentStore, usize) {
+        match self.against {
+            Some(other) if i >= self.corpus.len() => (other, i - self.corpus.len()),
+            _ => (self.corpus, i),
+        }
+    }
+}
+
+impl Corpus for Stored<'_> {
+    fn sizes(&self) -> (usize, usize) {
+        (
+            self.corpus.len(),
+            self.against.map_or(0, DocumentStore::len),
+        )
+    }
+
+    fn text(&self, i: usize) -> &str {
+        let (store, j) = self.at(i);
+        store.text(j)
+    }
+
+    fn info(&self, i: usize) -> &Document {
+        let (store, j) = self.at(i);
+        store.info(j)
     }
 }
 

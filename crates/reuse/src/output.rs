@@ -233,21 +233,11 @@ impl DocumentTable {
         let n = pair.cases.len() as u64;
         let (susp_n, susp) = pair.suspicious;
         let (src_n, src) = pair.source;
-        let chars = |d: &Document| d.text.chars().count();
-        self.add(
-            susp_n,
-            susp,
-            chars(susp),
-            n,
-            pair.cases.iter().map(|c| c.suspicious.clone()),
-        );
-        self.add(
-            src_n,
-            src,
-            chars(src),
-            n,
-            pair.cases.iter().map(|c| c.source.clone()),
-        );
+        let (susp_chars, src_chars) = (pair.texts.0.chars().count(), pair.texts.1.chars().count());
+        let susp_ranges = pair.cases.iter().map(|c| c.suspicious.clone());
+        self.add(susp_n, susp, susp_chars, n, susp_ranges);
+        let src_ranges = pair.cases.iter().map(|c| c.source.clone());
+        self.add(src_n, src, src_chars, n, src_ranges);
     }
 
     /// Writes `documents.tsv`: the header and a row per document, by number.

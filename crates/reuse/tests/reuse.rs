@@ -317,3 +317,58 @@ fn bad_parameters_are_errors() {
     assert!("simhash".parse::<Candidates>().is_err());
     assert_eq!("minhash".parse::<Candidates>(), Ok(Candidates::MinHash));
 }
+
+#[test]
+fn documents_on_disk_give_the_same_files_as_documents_in_memory() {
+    use textreuse_reuse::DocumentStoreBuilder;
+
+    let docs = corpus(30);
+    let dir = tempfile::tempdir().unwrap();
+    let store = |docs: &[Document]| {
+        let mut b = DocumentStoreBuilder::new(Some(dir.path())).unwrap();
+        for d in docs {
+            b.push(d.clone()).unwrap();
+        }
+        b.finish().unwrap()
+    };
+    let job = Reuse::new();
+    let compare = |corpus: &[Document], other: Option<&[Document]>, name: &str| {
+        let (mem, disk) = (
+            dir.path().join(name),
+            dir.path().join(format!("{name}-disk")),
+        );
+        let in_memory = job
+            .run(corpus, other, &mut ReuseOutputDir::new(&mem))
+            .unwrap();
+        let (s_corpus, s_other) = (store(corpus), other.map(store));
+        let on_disk = job
+            .run_stored(
+                &s_corpus,
+                s_other.as_ref(),
+                &mut ReuseOutputDir::new(&disk),
+                &textreuse_dedup::NoProgress,
+            )
+            .unwrap();
+        assert_eq!(in_memory.cases, 2, "{name}");
+        assert_eq!(in_memory.candidate_pairs, on_disk.candidate_pairs, "{name}");
+        for file in ["reuse.jsonl", "pairs.tsv", "documents.tsv"] {
+            assert_eq!(
+                std::fs::read(mem.join(file)).unwrap(),
+                std::fs::read(disk.join(file)).unwrap(),
+                "{name}: {file}"
+            );
+        }
+    };
+    compare(&docs, None, "within");
+    // Documents 4 and 7 reuse documents 1 and 2.
+    compare(&docs[3..], Some(&docs[..3]), "against");
+    // The stores are dropped: their text files are gone.
+    let left = std::fs::read_dir(dir.path())
+        .unwrap()
+        .filter(|e| {
+            let name = e.as_ref().unwrap().file_name();
+            name.to_string_lossy().starts_with(".textreuse-docs-")
+        })
+        .count();
+    assert_eq!(left, 0);
+}

@@ -3,8 +3,8 @@
 use std::path::PathBuf;
 
 use anyhow::Context;
-use textreuse_dedup::{Document, Progress, Source, Stage};
-use textreuse_reuse::{PanOutput, Reuse, ReuseOutputDir};
+use textreuse_dedup::{Progress, Source, Stage};
+use textreuse_reuse::{DocumentStore, DocumentStoreBuilder, PanOutput, Reuse, ReuseOutputDir};
 
 use crate::size::parse_size;
 use crate::util::{self, Global, InputArgs};
@@ -77,6 +77,10 @@ pub struct Args {
     /// Memory budget of the sorts (e.g. 64MB, 4GB); beyond it sorted runs spill to disk.
     #[arg(long, default_value = "2GB", value_name = "SIZE")]
     mem_budget: String,
+    /// Directory of the temporary files: the document texts (the whole input's text, kept on
+    /// disk and mapped into memory) and the sorts' spilled runs. Default: the system's.
+    #[arg(long, value_name = "DIR")]
+    tmp: Option<PathBuf>,
     #[command(flatten)]
     input: InputArgs,
 }
@@ -99,6 +103,7 @@ pub fn run(args: &Args, global: &Global) -> anyhow::Result<()> {
         .max_bucket(args.max_bucket)
         .align(!args.candidates_only)
         .mem_budget(parse_size(&args.mem_budget).context("invalid --mem-budget")?)
+        .tmp_dir(args.tmp.clone().unwrap_or_else(std::env::temp_dir))
         .build()?;
     let bars = util::Bars::new(global);
     let (corpus, mut problems) = read(&global.inputs_or_samples(&args.corpus), args, &bars)?;
@@ -117,12 +122,10 @@ pub fn run(args: &Args, global: &Global) -> anyhow::Result<()> {
             .map_or(String::new(), |a| format!(" against {}", a.len()))
     ));
     let out = ReuseOutputDir::new(&args.out);
-    let other = against.as_deref();
+    let other = against.as_ref();
     let stats = match &args.pan_out {
-        Some(dir) => {
-            job.run_with_progress(&corpus, other, &mut (out, PanOutput::new(dir)), &bars)?
-        }
-        None => job.run_with_progress(&corpus, other, &mut { out }, &bars)?,
+        Some(dir) => job.run_stored(&corpus, other, &mut (out, PanOutput::new(dir)), &bars)?,
+        None => job.run_stored(&corpus, other, &mut { out }, &bars)?,
     };
     global.log(format_args!(
         "{} chunks, {} candidate pairs, {} with reuse, {} passages ({} content, {} structure) \
@@ -153,14 +156,16 @@ pub fn run(args: &Args, global: &Global) -> anyhow::Result<()> {
     util::skipped(problems)
 }
 
-/// The documents of `paths` in input order, and the number of bad files and records skipped.
+/// The documents of `paths` in input order, their texts in a temporary file (so the corpus
+/// need not fit in memory), and the number of bad files and records skipped.
 fn read(
     paths: &[PathBuf],
     args: &Args,
     bars: &util::Bars<'_>,
-) -> anyhow::Result<(Vec<Document>, u64)> {
+) -> anyhow::Result<(DocumentStore, u64)> {
     let cleaner = textreuse_wikidump::Cleaner::new();
-    let (mut docs, mut problems) = (Vec::new(), 0);
+    let mut docs = DocumentStoreBuilder::new(args.tmp.as_deref())?;
+    let mut problems = 0;
     bars.start(Stage::ReadDocuments, None);
     for source in args
         .input
@@ -168,7 +173,7 @@ fn read(
     {
         match source {
             Ok(source) => {
-                docs.push(Source::into_document(source, &cleaner));
+                docs.push(Source::into_document(source, &cleaner))?;
                 bars.advance(1);
             }
             Err(e) => {
@@ -178,5 +183,5 @@ fn read(
         }
     }
     bars.finish();
-    Ok((docs, problems))
+    Ok((docs.finish()?, problems))
 }
