@@ -55,6 +55,7 @@
 #[doc = include_str!("../README.md")]
 struct ReadmeDoctests;
 
+mod candidates;
 mod output;
 mod store;
 mod tfidf;
@@ -72,10 +73,11 @@ use textreuse_align::index::{
 use textreuse_align::reuse::{ReuseKind, profile};
 use textreuse_align::{Aligner, DEFAULT_MIN_PASSAGE_LEN};
 use textreuse_dedup::Document;
-use textreuse_dedup::shuffle::{PairMode, ShuffleBuilder, ShuffleError};
+use textreuse_dedup::shuffle::{MIN_MEM_BUDGET, PairMode, ShuffleBuilder, ShuffleError};
 use textreuse_dedup::{NoProgress, Progress, Stage};
 use textreuse_minhash::{BandScheme, Signer};
 
+use candidates::{CandidateList, CandidateWriter};
 pub use output::{
     DocumentTable, PAIRS_HEADER, PanOutput, ReuseOutputDir, write_case_lines, write_pair_row,
 };
@@ -122,6 +124,15 @@ pub enum ReuseError {
     /// More documents than 32-bit numbers.
     #[error("{0} documents: at most 2^32 - 1 per run (split the corpus)")]
     TooManyDocuments(usize),
+    /// The candidate pairs' temporary file could not be written or read.
+    #[error("the candidate pairs' temporary file in {} (is there space? --tmp picks another directory)", dir.display())]
+    Candidates {
+        /// The directory of the file.
+        dir: PathBuf,
+        /// The cause.
+        #[source]
+        source: std::io::Error,
+    },
 }
 
 /// How candidate document pairs are found.
@@ -331,6 +342,12 @@ impl ReuseBuilder {
             max_postings: self.max_postings,
             min_score: self.min_score,
             budget: self.shuffle.budget(),
+            // The index block takes the budget; the two sorts of picks a quarter each.
+            sorter: {
+                let mut sorts = self.shuffle.clone();
+                sorts.mem_budget((self.shuffle.budget() / 4).max(MIN_MEM_BUDGET));
+                sorts
+            },
         }
     }
 
@@ -642,8 +659,8 @@ impl Reuse {
                 self.minhash_candidates(total, n_corpus, against, &text, &mut stats)?
             }
         };
-        let candidates: Vec<((u32, u32), u32)> = pairs.into_iter().collect();
-        stats.candidate_pairs = candidates.len() as u64;
+        let mut candidates = pairs;
+        stats.candidate_pairs = candidates.len();
         progress.log(&format!(
             "{} chunks, {} candidate pairs ({:.1} per document) in {:.1} s",
             stats.chunks,
@@ -657,7 +674,9 @@ impl Reuse {
         if o.align {
             progress.start(Stage::AlignPairs, Some(stats.candidate_pairs));
         }
-        for batch in candidates.chunks(ALIGN_BATCH) {
+        let mut batch = Vec::with_capacity(ALIGN_BATCH);
+        while candidates.next_batch(&mut batch, ALIGN_BATCH)? {
+            let batch = &batch[..];
             let found: Vec<Vec<ReuseCase>> = batch
                 .par_iter()
                 .map(|&((a, b), _)| {
@@ -769,7 +788,8 @@ impl Reuse {
         tfidf::pick_documents(matches, &self.options.tfidf(), &mut Default::default())
     }
 
-    /// MinHash candidates: `(a < b) -> chunk pairs sharing a band key`, at least `min_shared`.
+    /// MinHash candidates: `(a < b)` with the chunk pairs sharing a band key, at least
+    /// `min_shared`.
     fn minhash_candidates<'d>(
         &self,
         total: usize,
@@ -777,7 +797,7 @@ impl Reuse {
         against: bool,
         text: &(dyn Fn(usize) -> &'d str + Sync),
         stats: &mut ReuseStats,
-    ) -> Result<BTreeMap<(u32, u32), u32>, ReuseError> {
+    ) -> Result<CandidateList, ReuseError> {
         // Stage 1: chunk and sign.
         let started = Instant::now();
         let mut shuffle = self.options.shuffle.build()?;
@@ -816,9 +836,14 @@ impl Reuse {
         stats.bucket_ids_left_out = shuffled.bucket_ids_left_out;
         stats.chunk_pairs = shuffled.candidate_pairs;
         stats.bytes_spilled = shuffled.bytes_spilled;
-        pairs.retain(|_, shared| *shared >= self.options.min_shared);
+        let mut list = CandidateWriter::new(self.options.shuffle.spill_parent())?;
+        for (pair, shared) in pairs {
+            if shared >= self.options.min_shared {
+                list.push(pair, shared)?;
+            }
+        }
         stats.seconds.candidates = started.elapsed().as_secs_f64();
-        Ok(pairs)
+        list.finish()
     }
 
     /// The chunks of document `doc` and its `(band key, doc << 32 | chunk)` records.

@@ -20,7 +20,7 @@
 //! Sums run in a fixed term order and ties break by document number, so the candidates are the
 //! same for any thread count, memory budget and number of blocks.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 use std::ops::Range;
 use std::time::Instant;
@@ -29,8 +29,10 @@ use rayon::prelude::*;
 use textreuse_align::index::chunk_spans;
 use textreuse_shingle::words;
 
+use textreuse_dedup::shuffle::{RecordSorter, ShuffleBuilder};
 use textreuse_dedup::{Progress, Stage};
 
+use crate::candidates::{CandidateList, CandidateWriter};
 use crate::{ReuseError, ReuseStats, SIGN_BATCH};
 
 /// Bytes of memory a posting costs while its block's index is built (the sort buffer and the
@@ -69,6 +71,8 @@ pub(crate) struct TfIdfOptions {
     pub(crate) min_score: f32,
     /// Bytes of postings per index block.
     pub(crate) budget: u64,
+    /// The budget and spill directory of the sorts of nominations and pairs.
+    pub(crate) sorter: ShuffleBuilder,
 }
 
 /// The keys of the terms of `text`: its words of at least three characters.
@@ -293,8 +297,8 @@ fn keep_best(best: &mut Vec<(u32, f32)>, k: usize) {
     best.sort_by(order);
 }
 
-/// Candidate document pairs `(a < b) -> chunks that picked the pair`, filling the tf-idf
-/// counts of `stats`. `n_corpus` documents come first; with `against`, only the corpus's chunks
+/// Candidate document pairs `(a < b)` with the number of chunks that picked the pair,
+/// ascending, filling the tf-idf counts of `stats`. `n_corpus` documents come first; with `against`, only the corpus's chunks
 /// pick, and only documents of the other side.
 pub(crate) fn candidates<'d>(
     total: usize,
@@ -304,7 +308,7 @@ pub(crate) fn candidates<'d>(
     o: &TfIdfOptions,
     stats: &mut ReuseStats,
     progress: &dyn Progress,
-) -> Result<BTreeMap<(u32, u32), u32>, ReuseError> {
+) -> Result<CandidateList, ReuseError> {
     // Stage 1: document frequencies.
     let started = Instant::now();
     let mut df = DocFreqs::default();
@@ -377,10 +381,15 @@ pub(crate) fn candidates<'d>(
     }
     blocks.push(start..indexed.end);
     stats.index_blocks = blocks.len() as u64;
-    let q_first = first_chunk[queries.start] as usize;
-    let q_chunks = first_chunk[queries.end] as usize - q_first;
-    // Each query chunk's best documents so far, merged block by block.
-    let mut best: Vec<Vec<(u32, f32)>> = vec![Vec::new(); q_chunks];
+    let q_chunks = (first_chunk[queries.end] - first_chunk[queries.start]) as usize;
+    // With one block each query chunk's picks are final and go straight to the pairs; with
+    // more, each block's picks `(chunk, doc << 32 | score bits)` are sorted by chunk and merged
+    // afterwards. Both sorts spill beyond the budget, so nothing here grows with the corpus.
+    let mut pairs = o.sorter.build_sorter()?;
+    let mut picks = match blocks.len() {
+        1 => None,
+        _ => Some(o.sorter.build_sorter()?),
+    };
     let skip = |term: &u64| {
         postings_of_term
             .get(term)
@@ -430,12 +439,15 @@ pub(crate) fn candidates<'d>(
                 progress.advance(chunks.len() as u64);
                 for (c, (scored, docs)) in chunks.into_iter().enumerate() {
                     stats.chunk_pairs += scored;
-                    let slot = &mut best[first_chunk[i] as usize + c - q_first];
-                    if slot.is_empty() {
-                        *slot = docs;
-                    } else {
-                        slot.extend(docs);
-                        keep_best(slot, o.top_docs);
+                    let chunk = u64::from(first_chunk[i]) + c as u64;
+                    match &mut picks {
+                        None => nominate(&mut pairs, chunk, i as u32, &docs)?,
+                        Some(sorter) => {
+                            for (d, score) in docs {
+                                sorter
+                                    .push(chunk, u64::from(d) << 32 | u64::from(score.to_bits()))?;
+                            }
+                        }
                     }
                 }
             }
@@ -444,16 +456,43 @@ pub(crate) fn candidates<'d>(
 
     progress.finish();
 
-    // Stage 4: the picks, counted per document pair.
-    let mut pairs: BTreeMap<(u32, u32), u32> = BTreeMap::new();
-    for (c, docs) in best.iter().enumerate() {
-        let own = chunk_doc[q_first + c];
-        for &(other, _) in docs {
-            *pairs.entry((own.min(other), own.max(other))).or_default() += 1;
+    // Stage 4: the picks merged over blocks, then counted per document pair.
+    let mut ids = Vec::new();
+    if let Some(sorter) = picks {
+        let mut sorted = sorter.finish()?;
+        let mut best: Vec<(u32, f32)> = Vec::new();
+        while let Some(chunk) = sorted.next_group(&mut ids)? {
+            best.clear();
+            best.extend(
+                ids.iter()
+                    .map(|&v| ((v >> 32) as u32, f32::from_bits(v as u32))),
+            );
+            keep_best(&mut best, o.top_docs);
+            nominate(&mut pairs, chunk, chunk_doc[chunk as usize], &best)?;
         }
     }
+    let mut sorted = pairs.finish()?;
+    let mut list = CandidateWriter::new(o.sorter.spill_parent())?;
+    while let Some(pair) = sorted.next_group(&mut ids)? {
+        list.push(((pair >> 32) as u32, pair as u32), ids.len() as u32)?;
+    }
     stats.seconds.candidates = started.elapsed().as_secs_f64();
-    Ok(pairs)
+    list.finish()
+}
+
+/// Records the picks of query chunk `chunk` of document `own` as `(pair, chunk)` records: a
+/// pair's records are the chunks that picked it.
+fn nominate(
+    pairs: &mut RecordSorter,
+    chunk: u64,
+    own: u32,
+    docs: &[(u32, f32)],
+) -> Result<(), ReuseError> {
+    for &(other, _) in docs {
+        let (a, b) = (own.min(other), own.max(other));
+        pairs.push(u64::from(a) << 32 | u64::from(b), chunk)?;
+    }
+    Ok(())
 }
 
 #[cfg(test)]
@@ -468,6 +507,7 @@ mod tests {
             max_postings: 200,
             min_score: 0.0,
             budget: 1 << 20,
+            sorter: ShuffleBuilder::new(),
         }
     }
 

@@ -237,6 +237,13 @@ impl ShuffleBuilder {
         self.mem_budget
     }
 
+    /// The directory under which spill directories are created, if one was set ([`tmp_dir`]).
+    ///
+    /// [`tmp_dir`]: ShuffleBuilder::tmp_dir
+    pub fn spill_parent(&self) -> Option<&Path> {
+        self.tmp_dir.as_deref()
+    }
+
     /// The directory under which a private spill directory is created (default: the system
     /// temporary directory). Nothing is created unless the budget is exceeded.
     pub fn tmp_dir(&mut self, dir: impl Into<PathBuf>) -> &mut Self {

@@ -311,7 +311,8 @@ def run_reuse(
     )
 
     # Stages 1 and 2.
-    terms = docs.select("n", "text").mapInArrow(_terms, "n long, term long")
+    # Read twice (the frequencies, then each document's): computed once.
+    terms = docs.select("n", "text").mapInArrow(_terms, "n long, term long").persist()
     df = terms.groupBy("term").agg(F.count(F.lit(1)).alias("df")).persist()
     stats["distinct_terms"] = df.count()
     with_df = (
@@ -328,6 +329,7 @@ def run_reuse(
     counts = vectors.agg(
         F.count(F.lit(1)).alias("records"), F.countDistinct("chunk").alias("chunks")
     ).first()
+    terms.unpersist()  # the vectors are computed and cached
     stats["chunks"] = counts["chunks"]
     stats["term_records"] = counts["records"]
     postings = vectors.groupBy("term").count().persist()
