@@ -20,7 +20,9 @@ pub struct Global {
 }
 
 impl Global {
-    /// Applies the flags that affect the whole process (the rayon pool size).
+    /// Applies the flags that affect the whole process (the rayon pool size) and makes
+    /// SIGINT, SIGTERM and SIGHUP remove the run's temporary files and unfinished outputs
+    /// before the process exits (status 128 + the signal's number, as a shell reports it).
     pub fn init(&self) {
         if let Some(n) = self.threads {
             // Ignore the error: it only says the global pool was already built.
@@ -28,6 +30,7 @@ impl Global {
                 .num_threads(n)
                 .build_global();
         }
+        remove_temporaries_on_signals(self.quiet);
     }
 
     /// The input files, or the bundled sample dumps (with a log line saying so) when none was
@@ -54,6 +57,27 @@ impl Global {
             eprintln!("textreuse: {msg}");
         }
     }
+}
+
+/// Handles SIGINT, SIGTERM and SIGHUP on a thread of their own: remove the run's
+/// [`RunDir`](textreuse_dedup::files::RunDir)s and uncommitted
+/// [`OutputSet`](textreuse_dedup::files::OutputSet)s, then exit. Without the handler (if it
+/// cannot be installed) the signals kill the process as usual, and the next run removes what
+/// was left.
+fn remove_temporaries_on_signals(quiet: bool) {
+    use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
+    let Ok(mut signals) = signal_hook::iterator::Signals::new([SIGINT, SIGTERM, SIGHUP]) else {
+        return;
+    };
+    std::thread::spawn(move || {
+        if let Some(signal) = signals.forever().next() {
+            textreuse_dedup::files::remove_temporaries();
+            if !quiet {
+                eprintln!("\ntextreuse: interrupted (signal {signal}); temporary files removed");
+            }
+            std::process::exit(128 + signal);
+        }
+    });
 }
 
 /// The bundled sample dumps (see `data/README.md`), used when no input is given.

@@ -3,6 +3,7 @@ mod check;
 mod common;
 mod dedup;
 mod documents;
+mod faults;
 mod flags;
 mod index;
 mod inputs;

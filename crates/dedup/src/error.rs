@@ -52,6 +52,11 @@ pub enum Error {
     /// overflow. Recover by splitting the input into runs.
     #[error("more than 2^32 documents: sentence ids would overflow (split the input)")]
     TooManyDocuments,
+    /// The output directory could not be prepared or replaced
+    /// ([`OutputSet`](crate::files::OutputSet)); the error names it. Recover by choosing a new
+    /// or empty directory on a writable file system with space.
+    #[error(transparent)]
+    Output(#[from] crate::OutputError),
     /// The [`Sink`](crate::Sink) failed; its error is the source. Recover as that error says
     /// (for the output files: a writable directory with space).
     #[error("cannot deliver the results")]

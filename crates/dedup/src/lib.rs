@@ -42,7 +42,9 @@
 //! * Results: [`Sink`] receives each [`Cluster`] (its [`Member`]s and [`ClusterType`]), the
 //!   top [`ArticlePairRow`]s and the [`Stats`]. [`Collect`] and `Vec<Cluster>` keep them in
 //!   memory; [`OutputDir`] writes `clusters.jsonl`, `duplicates.jsonl`, `article-pairs.tsv` and
-//!   `stats.json`; [`rewrite`] copies the inputs without their duplicates.
+//!   `stats.json`; [`rewrite`] copies the inputs without their duplicates. [`files`] makes a
+//!   run's output directory change as one ([`files::OutputSet`]) and keeps its temporary files
+//!   in one directory removed on every exit path ([`files::RunDir`]).
 //! * Units and provenance: [`Unit`] (sentence, paragraph, document); each [`Member`] has its
 //!   [`DocId`] as written, its [`Origin`] (input, line, dump revision and timestamp), character
 //!   offsets, and its similarity to the representative its cluster keeps ([`Keep`]).
@@ -83,6 +85,7 @@ pub mod classify;
 mod cluster;
 mod error;
 pub mod features;
+pub mod files;
 pub mod input;
 #[cfg(feature = "parquet")]
 pub mod parquet;

@@ -14,6 +14,7 @@ use crate::article_pairs::{MAX_CLUSTER_ARTICLES, top_article_pairs};
 use crate::classify::ClusterType;
 use crate::cluster::{Cluster, Keep, Member, within_edit_distance};
 use crate::features::{KeptSentences, SentenceFilter, Unit, unit_simhash};
+use crate::files::OutputSet;
 use crate::input::{DocId, InputError, Origin};
 use crate::pipeline::{DEFAULT_BATCH, DocumentPipeline};
 use crate::progress::{Progress, Stage};
@@ -568,7 +569,10 @@ impl Dedup {
     }
 
     /// [`Dedup::run`] writing `clusters.jsonl`, `duplicates.jsonl`, `article-pairs.tsv` and
-    /// `stats.json` into `dir` ([`OutputDir`]).
+    /// `stats.json` into `dir` ([`OutputDir`]) as one [`OutputSet`]: `dir` is checked before
+    /// any input is read (an existing `dir` may hold only those files), and its old files are
+    /// replaced by the new ones at once at the end; a failed or interrupted run leaves them as
+    /// they were.
     pub fn run_to_dir<I>(
         &self,
         sources: I,
@@ -578,7 +582,11 @@ impl Dedup {
     where
         I: IntoIterator<Item = Result<Source, InputError>>,
     {
-        self.run(sources, &mut OutputDir::new(dir), progress)
+        let dir: PathBuf = dir.into();
+        let set = OutputSet::create(&dir, OutputDir::FILES)?;
+        let stats = self.run(sources, &mut OutputDir::new(set.dir()), progress)?;
+        set.commit()?;
+        Ok(stats)
     }
 
     /// Stages 1-2: documents -> kept sentences (texts stored) -> band-key records (or SimHash

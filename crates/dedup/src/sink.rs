@@ -180,6 +180,14 @@ pub struct OutputError {
 }
 
 impl OutputError {
+    pub(crate) fn new(what: &'static str, path: &Path, source: std::io::Error) -> OutputError {
+        OutputError {
+            what,
+            path: path.to_path_buf(),
+            source,
+        }
+    }
+
     /// The file or directory that could not be written.
     pub fn path(&self) -> &Path {
         &self.path
@@ -195,7 +203,9 @@ impl OutputError {
 /// * `stats.json`: the [`Stats`], pretty-printed.
 ///
 /// Each file is written to a temporary name in the directory and renamed into place when
-/// complete, so a reader never sees a half-written file.
+/// complete, so a reader never sees a half-written file; for the four files to change together
+/// write them into an [`OutputSet`](crate::files::OutputSet)'s directory, as
+/// [`Dedup::run_to_dir`](crate::Dedup::run_to_dir) does.
 #[derive(Debug)]
 pub struct OutputDir {
     dir: PathBuf,
@@ -219,6 +229,14 @@ struct Pending {
 }
 
 impl OutputDir {
+    /// The names of the files it writes.
+    pub const FILES: &'static [&'static str] = &[
+        "clusters.jsonl",
+        "duplicates.jsonl",
+        "article-pairs.tsv",
+        "stats.json",
+    ];
+
     /// Outputs into `dir`; nothing is created before the first result arrives.
     pub fn new(dir: impl Into<PathBuf>) -> OutputDir {
         OutputDir {

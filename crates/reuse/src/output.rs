@@ -26,6 +26,9 @@ use crate::{PairResult, ReuseSink, ReuseStats};
 ///   input, chars, cases, reused_chars, reused_share` (`input` tells apart documents with the
 ///   same id, such as two revisions of a page in two dumps);
 /// * `stats.json`: the [`ReuseStats`].
+///
+/// For the four files to change together, write them into the directory of a
+/// [`textreuse_dedup::files::OutputSet`] and commit it after the run, as `textreuse reuse` does.
 #[derive(Debug)]
 pub struct ReuseOutputDir {
     dir: PathBuf,
@@ -60,6 +63,10 @@ pub const PAIRS_HEADER: &str = "suspicious_doc\tsuspicious_title\tsource_doc\tso
                                 support\tcases\tsuspicious_chars\tsource_chars";
 
 impl ReuseOutputDir {
+    /// The names of the files it writes.
+    pub const FILES: &'static [&'static str] =
+        &["reuse.jsonl", "pairs.tsv", "documents.tsv", "stats.json"];
+
     /// Outputs into `dir`.
     pub fn new(dir: impl Into<PathBuf>) -> ReuseOutputDir {
         ReuseOutputDir {
@@ -266,6 +273,21 @@ impl DocumentTable {
 
 impl ReuseSink for ReuseOutputDir {
     fn pair(&mut self, pair: &PairResult<'_>) -> io::Result<()> {
+        self.write_pair(pair).map_err(|e| in_dir(&self.dir, e))
+    }
+
+    fn finish(&mut self, stats: &ReuseStats) -> io::Result<()> {
+        self.write_rest(stats).map_err(|e| in_dir(&self.dir, e))
+    }
+}
+
+/// `e`, saying that it happened in `dir` (an I/O error alone names no file).
+fn in_dir(dir: &Path, e: io::Error) -> io::Error {
+    io::Error::new(e.kind(), format!("in {}: {e}", dir.display()))
+}
+
+impl ReuseOutputDir {
+    fn write_pair(&mut self, pair: &PairResult<'_>) -> io::Result<()> {
         self.start()?;
         write_case_lines(self.cases.as_mut().expect("started"), pair)?;
         write_pair_row(self.pairs.as_mut().expect("started"), pair)?;
@@ -273,7 +295,7 @@ impl ReuseSink for ReuseOutputDir {
         Ok(())
     }
 
-    fn finish(&mut self, stats: &ReuseStats) -> io::Result<()> {
+    fn write_rest(&mut self, stats: &ReuseStats) -> io::Result<()> {
         self.start()?;
         let cases = self.cases.take();
         self.finish_file("reuse.jsonl", cases)?;
@@ -305,15 +327,24 @@ fn merge(mut ranges: Vec<Range<usize>>) -> Vec<Range<usize>> {
 /// Writes a PAN detection file per pair with passages, `SUSP-SRC.xml` (the documents' file
 /// stems), into a directory, for `textreuse pan-eval`. A document's reference is the file name
 /// of its input (else its title).
+///
+/// Two pairs whose names are the same (two documents of one input file, as in a JSON Lines
+/// corpus, or `a-b` with `c` and `a` with `b-c`) are an error, not one file written twice:
+/// the format needs one document per file, as PAN corpora have.
 #[derive(Debug)]
 pub struct PanOutput {
     dir: PathBuf,
+    /// The file name of each pair written so far, with its documents' numbers.
+    written: std::collections::HashMap<String, (usize, usize)>,
 }
 
 impl PanOutput {
     /// Detections into `dir` (created if needed).
     pub fn new(dir: impl Into<PathBuf>) -> PanOutput {
-        PanOutput { dir: dir.into() }
+        PanOutput {
+            dir: dir.into(),
+            written: Default::default(),
+        }
     }
 }
 
@@ -331,12 +362,35 @@ fn stem(name: &str) -> &str {
 
 impl ReuseSink for PanOutput {
     fn pair(&mut self, pair: &PairResult<'_>) -> io::Result<()> {
+        self.write_pair(pair).map_err(|e| in_dir(&self.dir, e))
+    }
+}
+
+impl PanOutput {
+    fn write_pair(&mut self, pair: &PairResult<'_>) -> io::Result<()> {
         if pair.cases.is_empty() {
             return Ok(());
         }
         std::fs::create_dir_all(&self.dir)?;
         let (susp, src) = (reference(pair.suspicious.1), reference(pair.source.1));
-        let path = self.dir.join(format!("{}-{}.xml", stem(&susp), stem(&src)));
+        let name = format!("{}-{}.xml", stem(&susp), stem(&src));
+        let numbers = (pair.suspicious.0, pair.source.0);
+        match self.written.get(&name) {
+            Some(&first) if first != numbers => {
+                return Err(io::Error::new(
+                    io::ErrorKind::InvalidInput,
+                    format!(
+                        "two pairs would be written to {name} (documents {} and {}, then {} \
+                         and {}): PAN detection files need one document per input file",
+                        first.0, first.1, numbers.0, numbers.1
+                    ),
+                ));
+            }
+            _ => {
+                self.written.insert(name.clone(), numbers);
+            }
+        }
+        let path = self.dir.join(name);
         let detections: Vec<_> = pair
             .cases
             .iter()
@@ -357,6 +411,47 @@ mod tests {
         assert_eq!(covered(&mut [0..10, 5..15, 20..25]), 20);
         assert_eq!(covered(&mut []), 0);
         assert_eq!(merge(vec![5..8, 0..3, 2..6, 10..11]), vec![0..8, 10..11]);
+    }
+
+    #[test]
+    fn pan_files_of_two_pairs_never_share_a_name() {
+        let dir = tempfile::tempdir().unwrap();
+        let doc = |id: u64| {
+            let mut d = Document::new(id, "t", "");
+            d.origin.source = Some("corpus.jsonl".into());
+            d
+        };
+        let (a, b, c) = (doc(1), doc(2), doc(3));
+        let case = crate::ReuseCase {
+            suspicious: 0..10,
+            source: 0..10,
+            suspicious_bytes: 0..10,
+            source_bytes: 0..10,
+            score: 1.0,
+            kind: textreuse_align::reuse::ReuseKind::Content,
+        };
+        let cases = [case];
+        fn pair<'a>(
+            suspicious: (usize, &'a Document),
+            source: (usize, &'a Document),
+            cases: &'a [crate::ReuseCase],
+        ) -> PairResult<'a> {
+            PairResult {
+                suspicious,
+                source,
+                texts: ("", ""),
+                support: 1,
+                cases,
+            }
+        }
+        let mut out = PanOutput::new(dir.path());
+        out.pair(&pair((1, &b), (0, &a), &cases)).unwrap();
+        let e = out.pair(&pair((2, &c), (0, &a), &cases)).unwrap_err();
+        assert!(
+            e.to_string().contains("corpus.jsonl-corpus.jsonl.xml"),
+            "{e}"
+        );
+        assert!(e.to_string().contains(dir.path().to_str().unwrap()), "{e}");
     }
 
     #[test]

@@ -1,10 +1,11 @@
 //! `textreuse dedup`: clusters of near-duplicate sentences, paragraphs or documents (the main
 //! job). The engine is `textreuse_dedup::Dedup`; this module turns flags into its builder, draws
 //! progress bars and writes the files through `textreuse_dedup::OutputDir`.
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use anyhow::Context;
-use textreuse_dedup::rewrite::{DropList, write_deduplicated};
+use textreuse_dedup::files::{OutputSet, RunDir};
+use textreuse_dedup::rewrite::{DropList, copy_path, write_deduplicated};
 use textreuse_dedup::shuffle::DEFAULT_MAX_BUCKET;
 use textreuse_dedup::{
     DEFAULT_MAX_ARTICLE_PAIRS, DEFAULT_MAX_HAMMING, Dedup, Keep, Method, OutputDir, Tee, Unit,
@@ -119,6 +120,10 @@ enum MethodArg {
     Simhash,
 }
 
+/// The files `textreuse dedup` writes into --out besides the engine's ([`OutputDir::FILES`]);
+/// an existing --out holding anything else is refused rather than replaced.
+const EXTRA_OUTPUTS: &[&str] = &["against.jsonl", "report.html"];
+
 /// Runs `textreuse dedup`.
 pub fn run(args: &Args, global: &Global) -> anyhow::Result<()> {
     let unit = match args.unit {
@@ -165,9 +170,10 @@ pub fn run(args: &Args, global: &Global) -> anyhow::Result<()> {
     if let Some(d) = args.max_edit {
         builder.max_edit(d);
     }
-    if let Some(dir) = &args.tmp {
-        builder.tmp_dir(dir);
-    }
+    // The spill files and the sentence text file go into a directory of this run, removed on
+    // every exit path (signals included).
+    let tmp = RunDir::new_in(args.tmp.as_deref())?;
+    builder.tmp_dir(tmp.path());
     // The builder checks every option (and names it) before anything is read.
     let dedup = builder.build()?;
     if args.write_deduplicated.is_some() {
@@ -207,16 +213,38 @@ pub fn run(args: &Args, global: &Global) -> anyhow::Result<()> {
         }
         None => None,
     };
+    // The output directory is checked (and its replacement started) before the long run; the
+    // files are written into `out.dir()` and appear in --out together at the end.
+    let out = OutputSet::create(&args.out, &[OutputDir::FILES, EXTRA_OUTPUTS].concat())?;
     let files = global.inputs_or_samples(&args.files);
+    // The deduplicated copy is a set of its own (the inputs' paths under DIR).
+    let copy = match &args.write_deduplicated {
+        Some(dir) => {
+            let tops: Vec<String> = files
+                .iter()
+                .filter_map(|f| {
+                    let path = copy_path(Path::new(""), f);
+                    let top = path.components().next()?;
+                    Some(top.as_os_str().to_string_lossy().into_owned())
+                })
+                .collect();
+            let tops: Vec<&str> = tops.iter().map(String::as_str).collect();
+            Some(OutputSet::create(dir, &tops)?)
+        }
+        None => None,
+    };
     let inputs = args.input.inputs(&files, rayon::current_num_threads())?;
     let bars = Bars::new(global);
     // The duplicates are collected (a copy of every cluster) only for a deduplicated copy.
     let (stats, mut drop) = match &args.write_deduplicated {
         Some(_) => {
-            let mut sink = Tee(OutputDir::new(&args.out), DropList::default());
+            let mut sink = Tee(OutputDir::new(out.dir()), DropList::default());
             (dedup.run(inputs, &mut sink, &bars)?, Some(sink.1))
         }
-        None => (dedup.run_to_dir(inputs, &args.out, &bars)?, None),
+        None => (
+            dedup.run(inputs, &mut OutputDir::new(out.dir()), &bars)?,
+            None,
+        ),
     };
     let mut problems = stats.input_problems;
     if let Some((index, writer)) = against {
@@ -226,7 +254,7 @@ pub fn run(args: &Args, global: &Global) -> anyhow::Result<()> {
         let options = QueryOptions::new()
             .verify(args.verify)
             .min_jaccard(if args.verify { threshold } else { 0.0 });
-        let path = args.out.join("against.jsonl");
+        let path = out.dir().join("against.jsonl");
         let mut out = std::io::BufWriter::new(
             std::fs::File::create(&path).with_context(|| format!("creating {}", path.display()))?,
         );
@@ -255,7 +283,7 @@ pub fn run(args: &Args, global: &Global) -> anyhow::Result<()> {
             found.units_matched,
             unit.as_str(),
             found.documents_matched,
-            path.display(),
+            args.out.join("against.jsonl").display(),
             if args.add {
                 "; the inputs were added to it"
             } else {
@@ -263,8 +291,9 @@ pub fn run(args: &Args, global: &Global) -> anyhow::Result<()> {
             }
         ));
     }
-    if let (Some(dir), Some(drop)) = (&args.write_deduplicated, &drop) {
-        let done = write_deduplicated(&files, &args.input.include()?, drop, dir)?;
+    if let (Some(dir), Some(copy), Some(drop)) = (&args.write_deduplicated, copy, &drop) {
+        let done = write_deduplicated(&files, &args.input.include()?, drop, copy.dir())?;
+        copy.commit()?;
         for p in &done.problems {
             global.log(format_args!(
                 "skipped: {:#}",
@@ -280,6 +309,12 @@ pub fn run(args: &Args, global: &Global) -> anyhow::Result<()> {
             done.records_dropped
         ));
     }
+    out.commit()?;
+    // The report names the directory it was made from: made in place, after the commit (the
+    // old report went with the old results).
+    if args.report {
+        args.report_options.write(&args.out, global)?;
+    }
     global.log(format_args!(
         "{} clusters of {} {}s from {} documents ({} duplicates, K = {}, M = {}) written to {}",
         stats.clusters,
@@ -291,8 +326,5 @@ pub fn run(args: &Args, global: &Global) -> anyhow::Result<()> {
         stats.bands,
         args.out.display()
     ));
-    if args.report {
-        args.report_options.write(&args.out, global)?;
-    }
     util::skipped(problems)
 }

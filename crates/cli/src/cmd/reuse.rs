@@ -1,8 +1,9 @@
 //! `textreuse reuse`: every reused passage within a corpus, or between a corpus and another
 //! (`textreuse_reuse`).
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use anyhow::Context;
+use textreuse_dedup::files::{OutputSet, RunDir};
 use textreuse_dedup::{Progress, Source, Stage};
 use textreuse_reuse::{DocumentStore, DocumentStoreBuilder, PanOutput, Reuse, ReuseOutputDir};
 
@@ -87,6 +88,9 @@ pub struct Args {
 
 /// Runs `textreuse reuse`.
 pub fn run(args: &Args, global: &Global) -> anyhow::Result<()> {
+    // The document texts and the sorts' runs go into a directory of this run, removed on every
+    // exit path (signals included).
+    let tmp = RunDir::new_in(args.tmp.as_deref())?;
     let job = Reuse::builder()
         .candidates(args.candidates)
         .terms(args.terms)
@@ -103,14 +107,26 @@ pub fn run(args: &Args, global: &Global) -> anyhow::Result<()> {
         .max_bucket(args.max_bucket)
         .align(!args.candidates_only)
         .mem_budget(parse_size(&args.mem_budget).context("invalid --mem-budget")?)
-        .tmp_dir(args.tmp.clone().unwrap_or_else(std::env::temp_dir))
+        .tmp_dir(tmp.path())
         .build()?;
+    // The output directories are checked before the long run; their files appear at the end,
+    // each directory as one.
+    let out = OutputSet::create(&args.out, ReuseOutputDir::FILES)?;
+    let pan_out = match &args.pan_out {
+        Some(dir) => Some(OutputSet::create(dir, &["*.xml"])?),
+        None => None,
+    };
     let bars = util::Bars::new(global);
-    let (corpus, mut problems) = read(&global.inputs_or_samples(&args.corpus), args, &bars)?;
+    let (corpus, mut problems) = read(
+        &global.inputs_or_samples(&args.corpus),
+        args,
+        tmp.path(),
+        &bars,
+    )?;
     let against = if args.against.is_empty() {
         None
     } else {
-        let (docs, p) = read(&args.against, args, &bars)?;
+        let (docs, p) = read(&args.against, args, tmp.path(), &bars)?;
         problems += p;
         Some(docs)
     };
@@ -121,12 +137,19 @@ pub fn run(args: &Args, global: &Global) -> anyhow::Result<()> {
             .as_ref()
             .map_or(String::new(), |a| format!(" against {}", a.len()))
     ));
-    let out = ReuseOutputDir::new(&args.out);
+    let sink = ReuseOutputDir::new(out.dir());
     let other = against.as_ref();
-    let stats = match &args.pan_out {
-        Some(dir) => job.run_stored(&corpus, other, &mut (out, PanOutput::new(dir)), &bars)?,
-        None => job.run_stored(&corpus, other, &mut { out }, &bars)?,
+    let stats = match &pan_out {
+        Some(pan) => {
+            let mut sinks = (sink, PanOutput::new(pan.dir()));
+            job.run_stored(&corpus, other, &mut sinks, &bars)?
+        }
+        None => job.run_stored(&corpus, other, &mut { sink }, &bars)?,
     };
+    out.commit()?;
+    if let Some(pan) = pan_out {
+        pan.commit()?;
+    }
     global.log(format_args!(
         "{} chunks, {} candidate pairs, {} with reuse, {} passages ({} content, {} structure) \
          in {:.2} s; written to {}",
@@ -161,10 +184,11 @@ pub fn run(args: &Args, global: &Global) -> anyhow::Result<()> {
 fn read(
     paths: &[PathBuf],
     args: &Args,
+    tmp: &Path,
     bars: &util::Bars<'_>,
 ) -> anyhow::Result<(DocumentStore, u64)> {
     let cleaner = textreuse_wikidump::Cleaner::new();
-    let mut docs = DocumentStoreBuilder::new(args.tmp.as_deref())?;
+    let mut docs = DocumentStoreBuilder::new(Some(tmp))?;
     let mut problems = 0;
     bars.start(Stage::ReadDocuments, None);
     for source in args
