@@ -2,7 +2,8 @@
 //! renamed ones. No panic; one item per non-blank line at most, in order, each error naming a
 //! line that exists; a document's origin is the line it came from. Each document read, written
 //! back as a JSON object (with `serde_json`), reads back as the same document, and documents
-//! written as JSON Lines (any ids, titles, texts, paragraph lists) read back exactly.
+//! written as JSON Lines (any ids, titles, texts, paragraph lists) read back exactly (paragraph
+//! lists: the same blocks between blank lines).
 #![no_main]
 
 use std::io::Cursor;
@@ -43,6 +44,15 @@ fn json_of(doc: &Document, fields: &JsonFields) -> String {
     object.insert(fields.title.clone(), doc.title.clone().into());
     object.insert(fields.text.clone(), doc.text.clone().into());
     serde_json::Value::Object(object).to_string()
+}
+
+/// The non-empty blocks between blank lines: what a paragraph list must keep apart (empty
+/// paragraphs leave no block; how many blank lines they add differs, see docs/fuzzing.md).
+fn paragraphs(text: &str) -> Vec<String> {
+    text.split("\n\n")
+        .filter(|p| !p.is_empty())
+        .map(str::to_owned)
+        .collect()
 }
 
 fuzz_target!(|data: &[u8]| {
@@ -128,8 +138,12 @@ fuzz_target!(|data: &[u8]| {
         .into_iter()
         .map(|d| {
             let d = d.unwrap();
-            (d.id, d.title, d.text)
+            (d.id, d.title, paragraphs(&d.text))
         })
+        .collect();
+    let want: Vec<_> = want
+        .into_iter()
+        .map(|(id, title, text)| (id, title, paragraphs(&text)))
         .collect();
     assert_eq!(got, want);
 });
