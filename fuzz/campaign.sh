@@ -3,7 +3,7 @@
 #
 #   fuzz/campaign.sh                      # the long campaign: 10M executions per target
 #   fuzz/campaign.sh --runs 1000000       # fewer executions per target
-#   fuzz/campaign.sh --seconds 10         # a time box per target (CI uses this)
+#   fuzz/campaign.sh --seconds 10 --seed 1   # a time box per target, fixed seed (CI uses this)
 #   fuzz/campaign.sh --seconds 60 wikidump_parse index_segment   # some targets only
 #
 # Needs the nightly toolchain and cargo-fuzz (`cargo install cargo-fuzz --locked`); builds the
@@ -16,10 +16,12 @@ cd "$(dirname "$0")"
 
 runs=10000000
 seconds=""
+seed=()
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --runs) runs="$2"; shift 2 ;;
     --seconds) seconds="$2"; shift 2 ;;
+    --seed) seed=(-seed="$2"); shift 2 ;;
     -h|--help) sed -n '2,13p' "$0"; exit 0 ;;
     --) shift; break ;;
     -*) echo "unknown option $1" >&2; exit 2 ;;
@@ -56,7 +58,7 @@ fi
 cargo +nightly fuzz build ${FUZZ_BUILD_FLAGS:-}
 
 # Seeds: the fixtures that are inputs of a target.
-seed() {
+seed_corpus() {
   local target=$1
   shift
   mkdir -p "corpus/$target"
@@ -64,9 +66,9 @@ seed() {
     [[ -f $f ]] && cp -n "$f" "corpus/$target/" || true
   done
 }
-seed wikidump_parse ../testdata/wikidump/*
-seed wikidump_clean ../testdata/wikidump/*
-seed align_pan ../testdata/align/truth/*.xml
+seed_corpus wikidump_parse ../testdata/wikidump/*
+seed_corpus wikidump_clean ../testdata/wikidump/*
+seed_corpus align_pan ../testdata/align/truth/*.xml
 
 mkdir -p artifacts/logs
 rows=()
@@ -80,7 +82,7 @@ for t in "${targets[@]}"; do
   start=$(date +%s)
   # shellcheck disable=SC2086
   cargo +nightly fuzz run ${FUZZ_BUILD_FLAGS:-} "$t" "corpus/$t" -- \
-    "${limit[@]}" -max_len="${MAX_LEN[$t]}" -timeout=120 -print_final_stats=1 \
+    "${limit[@]}" "${seed[@]}" -max_len="${MAX_LEN[$t]}" -timeout=120 -print_final_stats=1 \
     >"artifacts/logs/$t.log" 2>&1 || true
   secs=$(( $(date +%s) - start ))
   execs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "artifacts/logs/$t.log" | grep -o '[0-9]*$' | tail -1)
