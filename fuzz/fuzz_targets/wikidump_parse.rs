@@ -1,8 +1,14 @@
-//! The dump reader and the wikitext cleaner on arbitrary bytes: no panic, no hang, and no
-//! markup the cleaner removes (`{{ }} [[ ]] {| |} ''' <ref`) left in its output.
+//! `wikidump_parse`: the dump reader and the wikitext cleaner on arbitrary bytes (XML, or bzip2
+//! when they start with `BZh`), read on 1 thread and, for bzip2, also on 2 (the parallel
+//! multistream path): no panic, no hang, never more items than bytes, XML error offsets inside
+//! the input, pages over the cap reported rather than returned, and no markup the cleaner
+//! removes (`{{ }} [[ ]] {| |} ''' <ref`) left in a page's cleaned text.
+//!
+//! Known failure (issue #22): the cleaner can re-form markup out of pieces it removes
+//! (`<re<span>f` becomes `<ref`); the property stays until the cleaner is fixed.
 #![no_main]
 use libfuzzer_sys::fuzz_target;
-use textreuse_wikidump::{Cleaner, ReaderBuilder};
+use textreuse_wikidump::{Cleaner, Error, ReaderBuilder};
 
 const RESIDUE: &[&str] = &["{{", "}}", "[[", "]]", "{|", "|}", "'''", "<ref"];
 
@@ -26,30 +32,37 @@ fn check(cleaner: &Cleaner, wikitext: &str) {
 
 fuzz_target!(|data: &[u8]| {
     let cleaner = Cleaner::new();
-    // The bytes as wikitext.
-    check(&cleaner, &String::from_utf8_lossy(data));
-    // The bytes as a dump (all pages), each page's text cleaned.
-    let mut builder = ReaderBuilder::new();
-    builder
-        .namespaces(None)
-        .redirects(true)
-        .threads(1)
-        .max_page_bytes(4096);
-    let Ok(reader) = builder.from_reader(std::io::Cursor::new(data.to_vec())) else {
-        return;
-    };
-    let mut items = 0usize;
-    for item in reader {
-        items += 1;
-        // Every page or error consumes input: never more items than bytes.
-        assert!(items <= data.len() + 2);
-        match item {
-            Ok(page) => check(&cleaner, &page.text),
-            Err(e) => {
-                if let Some(off) = e.offset() {
-                    // Offsets of XML errors point inside the input (bz2 input aside).
-                    if !data.starts_with(b"BZh") {
-                        assert!(off <= data.len() as u64, "{e}");
+    let bz2 = data.starts_with(b"BZh");
+    // A page cap that some pages of a large input exceed.
+    let cap = 64 + data.len() / 2;
+    for threads in if bz2 { &[1, 2][..] } else { &[1][..] } {
+        let mut builder = ReaderBuilder::new();
+        builder
+            .namespaces(None)
+            .redirects(true)
+            .threads(*threads)
+            .max_page_bytes(cap);
+        let Ok(reader) = builder.from_reader(std::io::Cursor::new(data.to_vec())) else {
+            return;
+        };
+        let mut items = 0usize;
+        for item in reader {
+            items += 1;
+            // Every page or error consumes input: never more items than bytes.
+            assert!(items <= data.len() + 2);
+            match item {
+                Ok(page) => {
+                    // A page is at most its <page> element, which is under the cap.
+                    assert!(page.text.len() + page.title.len() <= cap);
+                    check(&cleaner, &page.text);
+                }
+                Err(e) => {
+                    assert!(!matches!(e, Error::Config(_)), "{e}");
+                    if let Some(off) = e.offset() {
+                        // Offsets of XML errors point inside the input (bz2 input aside).
+                        if !bz2 {
+                            assert!(off <= data.len() as u64, "{e}");
+                        }
                     }
                 }
             }

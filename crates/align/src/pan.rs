@@ -241,6 +241,11 @@ fn xml_escape(s: &str) -> String {
             '>' => out.push_str("&gt;"),
             '"' => out.push_str("&quot;"),
             '\'' => out.push_str("&apos;"),
+            // A reader normalizes white space in attribute values to spaces; character
+            // references keep it.
+            '\t' => out.push_str("&#9;"),
+            '\n' => out.push_str("&#10;"),
+            '\r' => out.push_str("&#13;"),
             c => out.push(c),
         }
     }
@@ -401,11 +406,12 @@ fn coverage<'a>(a: &Annotation, others: impl Iterator<Item = &'a Annotation>) ->
             source_parts.push(s);
         }
     }
-    let total = a.this_length + a.source_length;
+    // In u128: a file may give lengths near usize::MAX, whose sum overflows usize.
+    let total = a.this_length as u128 + a.source_length as u128;
     if total == 0 {
         return (0.0, this_parts.len());
     }
-    let covered = union_len(&mut this_parts) + union_len(&mut source_parts);
+    let covered = union_len(&mut this_parts) as u128 + union_len(&mut source_parts) as u128;
     (covered as f64 / total as f64, this_parts.len())
 }
 
