@@ -74,7 +74,8 @@ pub struct Args {
     filter: FilterArgs,
     #[command(flatten)]
     signer: SignerArgs,
-    /// Memory budget of the shuffle (e.g. 64MB, 4GB); beyond it sorted runs spill to disk.
+    /// Memory budget of the shuffle's sorts (e.g. 64MB, 4GB); beyond it sorted runs spill to
+    /// disk. The rest of the run needs memory beside it (docs/performance.md).
     #[arg(long, default_value = "2GB", value_name = "SIZE")]
     mem_budget: String,
     /// With --max-edit (which checks every pair that shares a band): a bucket larger than this
