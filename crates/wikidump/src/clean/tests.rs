@@ -334,7 +334,10 @@ proptest::proptest! {
 fn removed_markup_does_not_join_a_tag() {
     // A literal `<` and a partial tag name, then removed markup, then the rest of the name:
     // the join must not make a tag that is not in the input.
-    assert_eq!(one("a<re<span>f name=x>b</re<span>f> c"), "aref name=x>bref> c");
+    assert_eq!(
+        one("a<re<span>f name=x>b</re<span>f> c"),
+        "aref name=x>bref> c"
+    );
     assert_eq!(one("a <re''f'' x"), "a ref x");
     assert_eq!(one("a <re__NOTOC__f x"), "a ref x");
     assert_eq!(one("a <re&shy;f x"), "a ref x");
