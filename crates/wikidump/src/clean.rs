@@ -802,8 +802,12 @@ const URL_SCHEMES: &[&[u8]] = &[
 ];
 
 /// Pushes a character of markup origin, unless it would form `{{ }} [[ ]] {| |} '''` with
-/// what precedes: such sequences are leftovers of removed markup, never text.
+/// what precedes: such sequences are leftovers of removed markup, never text. A tag name
+/// character after a literal `<` (`<re` + `f`) drops the `<` first ([`break_tag_opener`]).
 fn push_guarded(out: &mut String, c: char) {
+    if c.is_ascii() {
+        break_tag_opener(out, c as u8);
+    }
     let prev = out.as_bytes().last().copied();
     let bad = match c {
         '{' => matches!(prev, Some(b'{')),
@@ -816,6 +820,41 @@ fn push_guarded(out: &mut String, c: char) {
     };
     if !bad {
         out.push(c);
+    }
+}
+
+/// Where `out` ends with what could open a tag (`<` or `</`, then tag-name characters only, as
+/// [`tag_name`] reads them): the byte offset of its `<`.
+fn tag_opener_at(out: &str) -> Option<usize> {
+    let b = out.as_bytes();
+    let name = b
+        .iter()
+        .rev()
+        .take(33)
+        .take_while(|c| c.is_ascii_alphanumeric())
+        .count();
+    let mut at = b.len() - name;
+    if at > 0 && b[at - 1] == b'/' {
+        at -= 1;
+    }
+    (at > 0 && b[at - 1] == b'<').then(|| at - 1)
+}
+
+/// Called where removed markup joins two pieces of text, before `next` is pushed: if the text
+/// so far ends with a literal `<` (or `</`) and a partial tag name, and `next` would continue
+/// the name (`<re` + `<span></span>` + `f`), the `<` and `/` go. Otherwise the join would make
+/// a tag (`<ref`) that is not in the input.
+fn break_tag_opener(out: &mut String, next: u8) {
+    if !(next.is_ascii_alphanumeric() || next == b'/' || next == b'!') {
+        return;
+    }
+    while let Some(at) = tag_opener_at(out) {
+        let len = if out.as_bytes().get(at + 1) == Some(&b'/') {
+            2
+        } else {
+            1
+        };
+        out.replace_range(at..at + len, "");
     }
 }
 
@@ -926,7 +965,12 @@ fn inline(line: &str, out: &mut String) {
     let mut ext_close: Option<usize> = None;
     // Memo: position of the next ']' at or after some point (None: there is none).
     let mut next_bracket: Option<(usize, Option<usize>)> = None;
+    // Whether markup was just removed, joining what comes next to what came before.
+    let mut seam = false;
     while i < b.len() {
+        if std::mem::take(&mut seam) {
+            break_tag_opener(out, b[i]);
+        }
         let run = INLINE_SPECIAL.find(b, i);
         if run > i {
             push_text(out, &line[i..run]);
@@ -944,12 +988,13 @@ fn inline(line: &str, out: &mut String) {
                 match n {
                     1 => push_guarded(out, '\''),
                     4 => push_guarded(out, '\''),
-                    _ => {}
+                    _ => seam = true,
                 }
                 i += n;
             }
             b']' if ext_close == Some(i) => {
                 ext_close = None;
+                seam = true;
                 i += 1;
             }
             b'[' => {
@@ -975,6 +1020,7 @@ fn inline(line: &str, out: &mut String) {
                         // Skip the URL; the label (after the first space) is copied.
                         let url_end = memchr2(b' ', b'\t', &b[i..q]).map_or(q, |p| i + p);
                         ext_close = Some(q);
+                        seam = true;
                         i = url_end;
                     }
                     None => {
@@ -998,12 +1044,14 @@ fn inline(line: &str, out: &mut String) {
                         if name.eq_ignore_ascii_case(b"br") {
                             push_space(out);
                         }
+                        seam = true;
                         i = q + 1;
                     }
                     // A tag cut short: drop its name. (`<ref...` always: never prose.)
                     _ if is_html_tag(name)
                         || name[..name.len().min(3)].eq_ignore_ascii_case(b"ref") =>
                     {
+                        seam = true;
                         i = after;
                     }
                     _ => {
@@ -1017,7 +1065,10 @@ fn inline(line: &str, out: &mut String) {
                     push_space(out);
                     i += len;
                 }
-                Some(('\u{200B}', len)) => i += len,
+                Some(('\u{200B}', len)) => {
+                    seam = true;
+                    i += len;
+                }
                 Some((ch, len)) => {
                     out.push(ch); // literal text, not markup: no guard
                     i += len;
@@ -1040,7 +1091,10 @@ fn inline(line: &str, out: &mut String) {
                     None
                 };
                 match word {
-                    Some(len) => i += len,
+                    Some(len) => {
+                        seam = true;
+                        i += len;
+                    }
                     None => {
                         out.push('_');
                         i += 1;

@@ -21,20 +21,58 @@ pub enum Error {
         #[source]
         source: io::Error,
     },
-    /// The bzip2 data is corrupt or cut off. `compressed_offset` is the byte offset in the
-    /// compressed file of the bzip2 stream (multistream dumps) or the approximate read position
-    /// (single-stream files) where decoding failed.
+    /// A bzip2 stream of the dump is damaged: its data is corrupt, or it ends (at the end of the
+    /// input or where the next stream starts) before its end-of-stream marker.
+    /// `compressed_offset..compressed_end` is the damaged stream in the compressed file: from its
+    /// `BZh` header to the next stream start (see the crate docs, "Damaged bzip2 input").
     ///
-    /// Recover: in a multistream dump the reader goes on with the next stream, and pages cut
-    /// by the fault are reported as [`Error::Truncated`] or [`Error::Malformed`]. In a
-    /// single-stream file nothing after the fault can be decoded and iteration ends after the
-    /// pages decoded so far.
-    #[error("corrupt or truncated bzip2 data near compressed byte {compressed_offset}: {message}")]
+    /// Recover: nothing to do; the stream's output up to the fault has been delivered (pages cut
+    /// by the fault come as [`Error::Truncated`] or [`Error::Malformed`]) and reading goes on at
+    /// the next stream. In a single-stream file the damaged stream is the rest of the file, so
+    /// no page after the fault can be read: recompress what `bzip2recover` salvages to get more.
+    #[error(
+        "damaged bzip2 stream at compressed bytes {compressed_offset}..{compressed_end}: \
+         {message}; the rest of that stream is skipped"
+    )]
     Bzip2 {
-        /// Byte offset in the compressed input.
+        /// Byte offset in the compressed input of the damaged stream's `BZh` header.
         compressed_offset: u64,
-        /// What the decoder said.
+        /// Byte offset in the compressed input where the next stream starts (or the input ends).
+        compressed_end: u64,
+        /// What went wrong, in the decoder's words.
         message: String,
+    },
+    /// Bytes between two bzip2 streams (after one stream's end-of-stream marker, before the
+    /// next stream's `BZh` header) that are not bzip2 data.
+    ///
+    /// Recover: nothing to do; the bytes were skipped and reading went on with the next stream.
+    #[error(
+        "{} bytes of non-bzip2 data after a bzip2 stream at compressed bytes \
+         {compressed_offset}..{compressed_end}; skipped",
+        compressed_end - compressed_offset
+    )]
+    Bzip2Junk {
+        /// Byte offset in the compressed input of the first byte that is not bzip2 data.
+        compressed_offset: u64,
+        /// Byte offset in the compressed input where the next stream starts (or the input ends).
+        compressed_end: u64,
+    },
+    /// The input is not UTF-8: it starts with a UTF-16 or UTF-32 byte-order mark (or with `<`
+    /// encoded in UTF-16 or UTF-32). Wikipedia's dumps are UTF-8; this one was converted.
+    ///
+    /// Recover: convert it back, for example `iconv -f UTF-16 -t UTF-8 dump.xml > dump-utf8.xml`
+    /// (`-f UTF-32` for UTF-32), and read the result; this error ends the iteration.
+    #[error(
+        "the dump is {encoding}, not UTF-8 (it starts with bytes {start}); convert it first: \
+         iconv -f {iconv} -t UTF-8 DUMP > DUMP-utf8.xml"
+    )]
+    Encoding {
+        /// The encoding found (`UTF-16LE`, `UTF-16BE`, `UTF-32LE`, `UTF-32BE`).
+        encoding: &'static str,
+        /// The name `iconv -f` takes for it (`UTF-16` or `UTF-32`, which read the byte-order mark).
+        iconv: &'static str,
+        /// The first bytes, in hex (`FF FE`).
+        start: String,
     },
     /// The XML ended inside a page (a cut-off dump) or without the closing `</mediawiki>`.
     ///
@@ -73,8 +111,8 @@ pub enum Error {
     ///
     /// Recover: the page was skipped without being held in memory; raise the cap to read it.
     #[error(
-        "page {} at byte {offset} is larger than the {limit}-byte cap; skipped",
-        page_name(title.as_deref(), "(untitled)")
+        "{} at byte {offset} is larger than the {limit}-byte cap; skipped",
+        page_name(title.as_deref(), "an untitled page")
     )]
     PageTooLarge {
         /// Byte offset of the page's `<page>` tag.
@@ -84,12 +122,6 @@ pub enum Error {
         /// The cap in bytes.
         limit: usize,
     },
-    /// The `-index.txt.bz2` file could not be used (unreadable, or its offsets do not point at
-    /// bzip2 streams).
-    ///
-    /// Recover: drop the index; the reader finds stream boundaries by itself.
-    #[error("bad multistream index: {0}")]
-    Index(String),
     /// A builder setting is invalid (for example zero threads).
     ///
     /// Recover: fix the setting.
@@ -102,17 +134,24 @@ impl Error {
     /// bytes, pages over the cap) are followed by more pages.
     #[must_use]
     pub fn is_fatal(&self) -> bool {
-        matches!(self, Error::Io { .. } | Error::Index(_) | Error::Config(_))
+        matches!(
+            self,
+            Error::Io { .. } | Error::Encoding { .. } | Error::Config(_)
+        )
     }
 
     /// The byte offset the error names, if any (decompressed XML offset, except for
-    /// [`Error::Bzip2`], where it is the compressed offset).
+    /// [`Error::Bzip2`] and [`Error::Bzip2Junk`], where it is the compressed offset).
     #[must_use]
     pub fn offset(&self) -> Option<u64> {
         match self {
             Error::Bzip2 {
                 compressed_offset, ..
+            }
+            | Error::Bzip2Junk {
+                compressed_offset, ..
             } => Some(*compressed_offset),
+            Error::Encoding { .. } => Some(0),
             Error::Truncated { offset, .. }
             | Error::Malformed { offset, .. }
             | Error::InvalidUtf8 { offset, .. }

@@ -36,8 +36,11 @@
 //!   redirects are kept (default: no), the page size cap (default 64 MiB; larger pages are
 //!   reported as [`Error::PageTooLarge`] and skipped without being buffered) and the number of
 //!   decompression threads. [`DumpReader::open`] and [`DumpReader::new`] use the defaults.
-//! - Items come in dump order. After an `Err` item iteration goes on (see [`Error::is_fatal`]);
-//!   a damaged dump yields every complete page plus one error per damaged spot.
+//! - Items come in dump order, the same pages and the same errors at any thread count. After an
+//!   `Err` item iteration goes on (see [`Error::is_fatal`]); a damaged dump yields every
+//!   complete page plus one error per damaged spot.
+//! - The XML must be UTF-8. A UTF-8 byte-order mark is skipped (byte offsets still count it); a
+//!   UTF-16 or UTF-32 one ends the iteration with [`Error::Encoding`], which says how to convert.
 //! - [`Cleaner`] (options in [`CleanerBuilder`]: dropped sections, list items) removes
 //!   comments, `<ref>`s, templates, tables, files, categories, interlanguage links, magic
 //!   words, `<math>`, `<gallery>` and other non-prose elements; keeps link labels, external link
@@ -45,6 +48,30 @@
 //!   returns paragraphs in order with their section title and a `list` marker for list items.
 //!   Sections titled "See also", "References", "External links", "Further reading", "Notes" and
 //!   "Bibliography" are dropped by default ([`DEFAULT_DROP_SECTIONS`]).
+//!
+//! # Damaged bzip2 input
+//!
+//! A `.bz2` dump is read as a sequence of bzip2 streams (a multistream dump has one per 100
+//! pages, a single-stream file one in all). The compressed bytes are cut at *stream starts*:
+//! the stream magic `BZh[1-9]` followed by the block magic `0x314159265359`, byte-aligned, as
+//! every non-empty bzip2 stream begins. Each piece from one start to the next (or to the end of
+//! the file) is decoded on its own, at any thread count, with these rules:
+//!
+//! - a stream whose data is corrupt, or that ends (at the end of the file or at the next stream
+//!   start) before its end-of-stream marker, gives its output up to the fault and one
+//!   [`Error::Bzip2`] with the stream's compressed range, from its `BZh` to the next start;
+//!   decoding resumes at the next start, so one bad stream costs only its own pages (a page it
+//!   cuts is reported as [`Error::Malformed`] or [`Error::Truncated`]);
+//! - bytes after a stream's end that do not start another stream (junk between streams) give
+//!   one [`Error::Bzip2Junk`] with their compressed range and are skipped;
+//! - nothing else decides where streams start: the multistream index
+//!   (`...-multistream-index.txt.bz2`) is not read, so a missing, stale, cut-off or garbled
+//!   index changes nothing. (Finding the starts by scanning costs less than decompressing the
+//!   index, and cannot disagree with the dump.)
+//!
+//! A bomb (a small stream that decompresses to gigabytes) costs decompression time but not
+//! memory: output is handed on in pieces of 1 MiB, a page over the cap is dropped while it
+//! streams by, and with threads each job may hold at most 8 MiB of output ahead of the reader.
 //!
 //! # Performance
 //!
@@ -56,10 +83,8 @@
 //!
 //! Decompression dominates reading a `.bz2` dump. With `threads > 1`:
 //! - a *multistream* dump (many concatenated bzip2 streams, as Wikipedia publishes them) is cut
-//!   at stream starts, taken from the `-index.txt.bz2` file when given or found next to the dump,
-//!   else found by scanning for the stream magic `BZh[1-9]` followed by the block magic
-//!   `0x314159265359`. Groups of about 1 MiB of whole streams are decoded on `threads` workers
-//!   and reassembled in order; memory stays at a few jobs per thread.
+//!   at stream starts (above). Groups of about 1 MiB of whole streams are decoded on `threads`
+//!   workers and reassembled in order; memory stays at a few jobs per thread.
 //! - a *single-stream* file is decoded on one background thread while the caller parses and
 //!   cleans. Its bzip2 blocks are not decoded in parallel: block boundaries are bit-aligned
 //!   48-bit magics that can also occur by chance inside compressed data, and no bzip2 library

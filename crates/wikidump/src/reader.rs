@@ -3,7 +3,7 @@ use std::collections::VecDeque;
 use std::fs::File;
 use std::io::{self, Read};
 use std::iter::FusedIterator;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use memchr::memmem;
 
@@ -34,15 +34,13 @@ pub struct Page {
 pub const DEFAULT_MAX_PAGE_BYTES: usize = 64 << 20;
 
 /// Options for [`DumpReader`]. Defaults: namespace 0 only, no redirects, a 64 MiB page cap, one
-/// decompression thread per core, the multistream index found next to the dump when it exists.
+/// decompression thread per core.
 #[derive(Debug, Clone)]
 pub struct ReaderBuilder {
     namespaces: Option<Vec<i32>>,
     redirects: bool,
     max_page_bytes: usize,
     threads: Option<usize>,
-    index: Option<PathBuf>,
-    auto_index: bool,
 }
 
 impl Default for ReaderBuilder {
@@ -60,8 +58,6 @@ impl ReaderBuilder {
             redirects: false,
             max_page_bytes: DEFAULT_MAX_PAGE_BYTES,
             threads: None,
-            index: None,
-            auto_index: true,
         }
     }
 
@@ -78,8 +74,8 @@ impl ReaderBuilder {
     }
 
     /// Largest `<page>` element read, in decompressed bytes; larger pages are reported as
-    /// [`Error::PageTooLarge`] and skipped without being held in memory. Default
-    /// [`DEFAULT_MAX_PAGE_BYTES`].
+    /// [`Error::PageTooLarge`] and skipped without being held in memory (they are still
+    /// decompressed, a piece at a time). Default [`DEFAULT_MAX_PAGE_BYTES`].
     pub fn max_page_bytes(&mut self, bytes: usize) -> &mut Self {
         self.max_page_bytes = bytes;
         self
@@ -87,23 +83,34 @@ impl ReaderBuilder {
 
     /// Decompression threads for bzip2 input. 1 decodes on the calling thread; more decode
     /// multistream dumps stream-parallel (and single-stream files on one background thread).
-    /// Default: [`std::thread::available_parallelism`].
+    /// The pages and errors are the same at any setting. Default:
+    /// [`std::thread::available_parallelism`].
     pub fn threads(&mut self, threads: usize) -> &mut Self {
         self.threads = Some(threads);
         self
     }
 
-    /// The multistream index (`...-multistream-index.txt.bz2`, lines `offset:page_id:title`) to
-    /// cut the dump at. Without it the reader looks for `<dump>-index.txt.bz2` next to a
-    /// `*multistream*.xml.bz2` file, and failing that scans the compressed bytes for stream starts.
+    /// Formerly the multistream index (`...-multistream-index.txt.bz2`) to cut the dump at.
+    /// Ignored: stream starts are found by scanning the compressed bytes, which costs less than
+    /// decompressing the index and cannot disagree with the dump (a stale, cut-off or garbled
+    /// index used to change the pages read).
+    #[deprecated(
+        since = "0.1.0",
+        note = "ignored: stream starts are found by scanning the dump, which cannot disagree with it"
+    )]
     pub fn index<P: AsRef<Path>>(&mut self, path: Option<P>) -> &mut Self {
-        self.index = path.map(|p| p.as_ref().to_path_buf());
+        let _ = path;
         self
     }
 
-    /// Whether to look for the index next to the dump when none is given. Default true.
+    /// Formerly whether to look for the multistream index next to the dump. Ignored, like
+    /// [`ReaderBuilder::index`].
+    #[deprecated(
+        since = "0.1.0",
+        note = "ignored: stream starts are found by scanning the dump, which cannot disagree with it"
+    )]
     pub fn auto_index(&mut self, yes: bool) -> &mut Self {
-        self.auto_index = yes;
+        let _ = yes;
         self
     }
 
@@ -122,8 +129,7 @@ impl ReaderBuilder {
     /// Opens a dump file (`.xml` or `.xml.bz2`, detected from its first bytes, not its name).
     ///
     /// # Errors
-    /// [`Error::Io`] if the file cannot be opened, [`Error::Index`] for an unusable index,
-    /// [`Error::Config`] for invalid settings.
+    /// [`Error::Io`] if the file cannot be opened, [`Error::Config`] for invalid settings.
     pub fn open<P: AsRef<Path>>(&self, path: P) -> Result<DumpReader, Error> {
         let path = path.as_ref();
         let threads = self.check()?;
@@ -131,23 +137,7 @@ impl ReaderBuilder {
             what: path.display().to_string(),
             source,
         })?;
-        let index_path = self.index.clone().or_else(|| {
-            if !self.auto_index {
-                return None;
-            }
-            let name = path.file_name()?.to_str()?;
-            let stem = name.strip_suffix(".xml.bz2")?;
-            if !stem.contains("multistream") {
-                return None;
-            }
-            let candidate = path.with_file_name(format!("{stem}-index.txt.bz2"));
-            candidate.is_file().then_some(candidate)
-        });
-        let index = match index_path {
-            Some(p) if threads > 1 => Some(source::read_index(&p)?),
-            _ => None,
-        };
-        self.start(file, threads, index)
+        self.start(file, threads)
     }
 
     /// Reads a dump from any reader (stdin, a socket, a decompressor of your own).
@@ -156,14 +146,13 @@ impl ReaderBuilder {
     /// [`Error::Io`] if the first bytes cannot be read, [`Error::Config`] for invalid settings.
     pub fn from_reader<R: Read + Send + 'static>(&self, reader: R) -> Result<DumpReader, Error> {
         let threads = self.check()?;
-        self.start(reader, threads, None)
+        self.start(reader, threads)
     }
 
     fn start<R: Read + Send + 'static>(
         &self,
         mut reader: R,
         threads: usize,
-        index: Option<Vec<u64>>,
     ) -> Result<DumpReader, Error> {
         // Sniff the format from the first bytes.
         let mut prefix = Vec::with_capacity(16);
@@ -184,23 +173,21 @@ impl ReaderBuilder {
         }
         let source: Box<dyn Source> = if source::is_bzip2(&prefix) {
             if threads > 1 {
-                Box::new(Bz2Parallel::new(prefix, reader, threads, index))
+                Box::new(Bz2Parallel::new(prefix, reader, threads))
             } else {
                 Box::new(Bz2Seq::new(io::Cursor::new(prefix).chain(reader), 0))
             }
         } else {
-            Box::new(Plain {
-                inner: io::Cursor::new(prefix).chain(reader),
-                done: false,
-            })
+            Box::new(Plain::new(io::Cursor::new(prefix).chain(reader)))
         };
         Ok(DumpReader {
             source,
-            buf: Vec::with_capacity(2 << 20),
+            buf: Vec::with_capacity(2 * source::CHUNK),
             base: 0,
             start: 0,
             state: State::Outside { scan: 0 },
             eof: false,
+            checked_start: false,
             finished: false,
             errors: VecDeque::new(),
             seen_page: false,
@@ -243,6 +230,8 @@ pub struct DumpReader {
     start: u64,
     state: State,
     eof: bool,
+    /// Whether the first bytes were checked for a byte-order mark.
+    checked_start: bool,
     finished: bool,
     errors: VecDeque<Error>,
     seen_page: bool,
@@ -420,6 +409,39 @@ impl DumpReader {
         Some(xml::finish(raw, offset))
     }
 
+    /// Looks at the first bytes of the XML: skips a UTF-8 byte-order mark; a UTF-16 or UTF-32
+    /// one (or `<` in those encodings) ends the iteration with [`Error::Encoding`].
+    fn check_start(&mut self) -> Option<Error> {
+        const FORMS: &[(&[u8], &str, &str)] = &[
+            (b"\xFF\xFE\0\0", "UTF-32LE", "UTF-32"),
+            (b"\0\0\xFE\xFF", "UTF-32BE", "UTF-32"),
+            (b"<\0\0\0", "UTF-32LE", "UTF-32LE"),
+            (b"\0\0\0<", "UTF-32BE", "UTF-32BE"),
+            (b"\xFF\xFE", "UTF-16LE", "UTF-16"),
+            (b"\xFE\xFF", "UTF-16BE", "UTF-16"),
+            (b"<\0", "UTF-16LE", "UTF-16LE"),
+            (b"\0<", "UTF-16BE", "UTF-16BE"),
+        ];
+        let head = &self.buf[..self.buf.len().min(4)];
+        if head.starts_with(b"\xEF\xBB\xBF") {
+            self.start = 3;
+            self.state = State::Outside { scan: 3 };
+            return None;
+        }
+        let &(mark, encoding, iconv) = FORMS.iter().find(|(mark, ..)| head.starts_with(mark))?;
+        let start = mark
+            .iter()
+            .map(|b| format!("{b:02X}"))
+            .collect::<Vec<_>>()
+            .join(" ");
+        self.finished = true;
+        Some(Error::Encoding {
+            encoding,
+            iconv,
+            start,
+        })
+    }
+
     fn step(&mut self) -> Option<Result<Page, Error>> {
         loop {
             if let Some(e) = self.errors.pop_front() {
@@ -427,6 +449,16 @@ impl DumpReader {
             }
             if self.finished {
                 return None;
+            }
+            if !self.checked_start {
+                if self.buf.len() < 4 && !self.eof {
+                    self.fill();
+                    continue;
+                }
+                self.checked_start = true;
+                if let Some(err) = self.check_start() {
+                    return Some(Err(err));
+                }
             }
             let end = self.end();
             match self.state {
@@ -561,3 +593,61 @@ impl Iterator for DumpReader {
 }
 
 impl FusedIterator for DumpReader {}
+
+#[cfg(test)]
+mod tests {
+    use std::io::Write;
+
+    use super::*;
+
+    /// A page of `size` bytes of one letter between two small pages, as one bzip2 stream.
+    fn bomb_dump(size: usize) -> Vec<u8> {
+        let mut enc = bzip2::write::BzEncoder::new(Vec::new(), bzip2::Compression::new(9));
+        enc.write_all(b"<mediawiki><siteinfo></siteinfo>\n<page><title>Before</title><ns>0</ns><id>1</id><revision><text>x</text></revision></page>\n<page><title>Bomb</title><ns>0</ns><id>2</id><revision><text>").unwrap();
+        let block = vec![b'a'; 1 << 20];
+        for _ in 0..size >> 20 {
+            enc.write_all(&block).unwrap();
+        }
+        enc.write_all(b"</text></revision></page>\n<page><title>After</title><ns>0</ns><id>3</id><revision><text>y</text></revision></page>\n</mediawiki>\n").unwrap();
+        enc.finish().unwrap()
+    }
+
+    #[test]
+    fn a_bomb_page_is_skipped_in_bounded_memory() {
+        let dump = bomb_dump(40 << 20);
+        assert!(dump.len() < 4096, "{}", dump.len());
+        let cap = 1 << 20;
+        let mut results = Vec::new();
+        for threads in [1, 2] {
+            let mut reader = ReaderBuilder::new()
+                .threads(threads)
+                .max_page_bytes(cap)
+                .from_reader(io::Cursor::new(dump.clone()))
+                .unwrap();
+            let mut peak = 0;
+            let mut items = Vec::new();
+            while let Some(item) = reader.next() {
+                peak = peak.max(reader.buf.capacity());
+                items.push(match item {
+                    Ok(page) => page.title,
+                    Err(e) => e.to_string(),
+                });
+            }
+            assert_eq!(
+                items,
+                [
+                    "Before",
+                    "page \"Bomb\" at byte 123 is larger than the 1048576-byte cap; skipped",
+                    "After"
+                ]
+            );
+            // The page cap and two fill units, with room for the vector's doubling: a few MiB
+            // for a 40 MiB page.
+            assert!(
+                peak <= 2 * (cap + 2 * source::CHUNK),
+                "threads {threads}: {peak}"
+            );
+            results.push(items);
+        }
+    }
+}

@@ -1,25 +1,50 @@
-//! Byte sources for the XML scanner: plain input, sequential bzip2, and parallel decompression of
-//! multistream bzip2 with the output kept in input order.
+//! Byte sources for the XML scanner: plain input, and bzip2 input decoded on the calling thread
+//! ([`Bz2Seq`]) or on several threads ([`Bz2Parallel`]) with the same output and the same errors.
+//!
+//! bzip2 input is cut into *segments*: a segment starts at the beginning of the input or at a
+//! stream start (the stream magic `BZh[1-9]` followed by the block magic `0x314159265359`,
+//! byte-aligned, as every non-empty bzip2 stream begins) and runs to the next stream start or the
+//! end of the input. Both paths find the starts with [`next_start`] and decode each segment on
+//! its own with a [`Segment`], which holds the rules for damage: a corrupt or cut-off stream
+//! yields its output up to the fault and one [`Error::Bzip2`] naming the stream's compressed
+//! range; bytes after a stream's end that are not another stream are one [`Error::Bzip2Junk`].
+//! Both paths then hand the reader pieces that end at the same output offsets (multiples of
+//! [`CHUNK`], or an error, or the end), so the reader sees the same input at any thread count.
 use std::io::{self, Read};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::thread;
 
+use bzip2::{Decompress, Status};
 use crossbeam_channel::{Receiver, Sender, bounded};
 
 use crate::Error;
 
-/// Size of one read from the underlying input and of one decoded chunk handed to the scanner.
-const CHUNK: usize = 1 << 20;
+/// Size of one read from the underlying input, and the reader's fill unit: every [`Source`]
+/// fills up to the next multiple of `CHUNK` of its output (fewer bytes only before an error or
+/// at the end), so the reader's view does not depend on how the output was produced.
+pub(crate) const CHUNK: usize = 1 << 20;
 /// Compressed bytes per parallel job: a job is cut at the last stream start after this many bytes.
 const TARGET_JOB: usize = 1 << 20;
-/// If this many compressed bytes go by without a stream boundary, the rest of the input is
-/// decoded sequentially (on the splitter thread) instead of buffering an ever-growing job.
+/// If this many compressed bytes go by without a stream start, the rest of the input is decoded
+/// on the splitter thread, streaming, instead of buffering an ever-growing job.
 const MAX_JOB: usize = 32 << 20;
+/// Decoded pieces (of up to [`CHUNK`] bytes) a parallel job may hold before its worker waits for
+/// the reader: enough for a typical job's whole output (about 5 MiB per MiB of compressed
+/// text), so workers rarely wait, and a bound on what a decompression bomb can pile up.
+const JOB_PIECES: usize = 8;
 
-/// Where the scanner gets decompressed XML from. `fill` appends bytes to `out` and returns how many
-/// (0 at the end). An `Err` is a decoding fault; the source may still have more data after it
-/// (multistream), and returns 0 once nothing more can be decoded.
+/// Where the scanner gets decompressed XML from. `fill` appends bytes to `out` up to the next
+/// multiple of [`CHUNK`] of the total output, and returns how many; fewer only when the next
+/// call returns an error or the input ends; 0 only at the end. An `Err` is a fault; unless it is
+/// fatal the source goes on after it.
 pub(crate) trait Source: Send {
     fn fill(&mut self, out: &mut Vec<u8>) -> Result<usize, Error>;
+}
+
+/// Bytes to the next multiple of [`CHUNK`] after `total` bytes of output.
+fn to_boundary(total: u64) -> usize {
+    CHUNK - (total % CHUNK as u64) as usize
 }
 
 /// Whether `head` starts like a bzip2 stream (`BZh` and a block size digit).
@@ -35,382 +60,685 @@ fn is_stream_start(buf: &[u8], at: usize) -> bool {
         && buf[at + 4..at + 10] == [0x31, 0x41, 0x59, 0x26, 0x53, 0x59]
 }
 
+/// The first stream start at or after `from` in `buf`, and how far `buf` has been classified:
+/// `(Some(at), at)`, or `(None, to)` when no position in `from..to` starts a stream. A position
+/// needs 10 bytes to be classified, so without `eof` the last 9 bytes wait for more input; at
+/// `eof` they are classified too (and start no stream: too short).
+fn next_start(buf: &[u8], from: usize, eof: bool) -> (Option<usize>, usize) {
+    let limit = if eof {
+        buf.len()
+    } else {
+        buf.len().saturating_sub(9)
+    };
+    if from >= limit {
+        return (None, from);
+    }
+    for p in memchr::memmem::find_iter(&buf[from..], b"BZh") {
+        let at = from + p;
+        if at >= limit {
+            break;
+        }
+        if is_stream_start(buf, at) {
+            return (Some(at), at);
+        }
+    }
+    (None, limit)
+}
+
+/// Appends up to `max` bytes from `r` to `out`, reading until `max` bytes or the end of input;
+/// retries on `Interrupted`. On an error the bytes read before it stay in `out`.
+fn read_up_to<R: Read + ?Sized>(r: &mut R, out: &mut Vec<u8>, max: usize) -> io::Result<usize> {
+    r.take(max as u64).read_to_end(out)
+}
+
 /// Uncompressed input, read as it is.
 pub(crate) struct Plain<R> {
-    pub(crate) inner: R,
-    pub(crate) done: bool,
+    inner: R,
+    total: u64,
+    pending: Option<Error>,
+    done: bool,
+}
+
+impl<R> Plain<R> {
+    pub(crate) fn new(inner: R) -> Self {
+        Plain {
+            inner,
+            total: 0,
+            pending: None,
+            done: false,
+        }
+    }
 }
 
 impl<R: Read + Send> Source for Plain<R> {
     fn fill(&mut self, out: &mut Vec<u8>) -> Result<usize, Error> {
+        if let Some(err) = self.pending.take() {
+            return Err(err);
+        }
         if self.done {
             return Ok(0);
         }
-        let n = read_append(&mut self.inner, out, CHUNK).map_err(|source| {
-            self.done = true;
-            Error::Io {
-                what: "input".into(),
-                source,
+        let want = to_boundary(self.total);
+        let start = out.len();
+        let res = read_up_to(&mut self.inner, out, want);
+        let got = out.len() - start;
+        self.total += got as u64;
+        match res {
+            Ok(n) if n < want => self.done = true,
+            Ok(_) => {}
+            Err(source) => {
+                self.done = true;
+                let err = Error::Io {
+                    what: "input".into(),
+                    source,
+                };
+                if got == 0 {
+                    return Err(err);
+                }
+                self.pending = Some(err);
             }
-        })?;
-        if n == 0 {
-            self.done = true;
         }
-        Ok(n)
+        Ok(got)
     }
 }
 
-/// Appends up to `max` bytes from `r` to `out`; retries on `Interrupted`.
-fn read_append<R: Read + ?Sized>(r: &mut R, out: &mut Vec<u8>, max: usize) -> io::Result<usize> {
-    let start = out.len();
-    out.resize(start + max, 0);
-    let res = loop {
-        match r.read(&mut out[start..]) {
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-            other => break other,
-        }
-    };
-    let n = *res.as_ref().unwrap_or(&0);
-    out.truncate(start + n);
-    res
+/// Why [`Segment::feed`] returned.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Progress {
+    /// `room` bytes were written: call again with the rest of the input.
+    Full,
+    /// All input was consumed: give more, or, when it ran to the segment's end, call
+    /// [`Segment::finish`].
+    Input,
 }
 
-/// Counts the bytes read through it, to name compressed offsets in errors.
-struct Counting<R> {
+enum SegState {
+    /// A stream header is expected at `pos`.
+    Header,
+    /// Inside the stream that began at `stream`.
+    Decoding(Box<Decompress>),
+    /// Bytes from `from` to the segment's end are not bzip2 data.
+    Junk { from: u64 },
+    /// The stream that began at `stream` is damaged; the rest of the segment is skipped.
+    Failed { message: String },
+}
+
+/// Decoding of one segment (compressed bytes from one stream start to the next): its streams
+/// one after the other (a segment normally holds one; empty streams have no block magic and so
+/// do not start segments), then the verdict on its end. The output is a function of the
+/// segment's bytes alone, however they are sliced when fed, and so is the error.
+struct Segment {
+    /// Absolute compressed offset of the next byte to feed.
+    pos: u64,
+    /// Absolute compressed offset of the current stream's header.
+    stream: u64,
+    state: SegState,
+}
+
+impl Segment {
+    fn new(start: u64) -> Self {
+        Segment {
+            pos: start,
+            stream: start,
+            state: SegState::Header,
+        }
+    }
+
+    /// Decodes `input`, the segment's next bytes (`last`: they run to the segment's end),
+    /// appending at most `room` bytes to `out`. Returns how many bytes of `input` it consumed.
+    fn feed(
+        &mut self,
+        input: &[u8],
+        last: bool,
+        out: &mut Vec<u8>,
+        mut room: usize,
+    ) -> (usize, Progress) {
+        let mut used = 0;
+        loop {
+            let rest = &input[used..];
+            match &mut self.state {
+                SegState::Header => {
+                    if rest.is_empty() || (rest.len() < 4 && !last) {
+                        return (used, Progress::Input);
+                    }
+                    if is_bzip2(rest) {
+                        self.stream = self.pos;
+                        self.state = SegState::Decoding(Box::new(Decompress::new(false)));
+                    } else {
+                        self.state = SegState::Junk { from: self.pos };
+                    }
+                }
+                SegState::Junk { .. } | SegState::Failed { .. } => {
+                    self.pos += rest.len() as u64;
+                    return (input.len(), Progress::Input);
+                }
+                SegState::Decoding(dec) => {
+                    if room == 0 {
+                        return (used, Progress::Full);
+                    }
+                    let len = out.len();
+                    out.resize(len + room, 0);
+                    let (in0, out0) = (dec.total_in(), dec.total_out());
+                    let res = dec.decompress(rest, &mut out[len..]);
+                    let read = (dec.total_in() - in0) as usize;
+                    let wrote = (dec.total_out() - out0) as usize;
+                    out.truncate(len + wrote);
+                    used += read;
+                    self.pos += read as u64;
+                    room -= wrote;
+                    match res {
+                        Ok(Status::StreamEnd) => self.state = SegState::Header,
+                        Ok(_) if room == 0 => return (used, Progress::Full),
+                        Ok(_) if used == input.len() => return (used, Progress::Input),
+                        // Room and input left, yet no progress: never seen from libbzip2, but
+                        // a loop here would hang the reader.
+                        Ok(_) if read == 0 && wrote == 0 => {
+                            self.state = SegState::Failed {
+                                message: "the decoder made no progress".into(),
+                            };
+                        }
+                        Ok(_) => {}
+                        Err(e) => {
+                            self.state = SegState::Failed {
+                                message: match e {
+                                    bzip2::Error::Data => {
+                                        "corrupt data (bad block or checksum)".into()
+                                    }
+                                    bzip2::Error::DataMagic => "no bzip2 stream header".into(),
+                                    other => other.to_string(),
+                                },
+                            };
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// The verdict once all the segment's bytes, up to absolute `end`, were fed (`at_eof`: the
+    /// input ends there, rather than another stream starting).
+    fn finish(self, end: u64, at_eof: bool) -> Option<Error> {
+        match self.state {
+            SegState::Header => None,
+            SegState::Decoding(_) => Some(Error::Bzip2 {
+                compressed_offset: self.stream,
+                compressed_end: end,
+                message: if at_eof {
+                    "the input ends inside it (cut off)".into()
+                } else {
+                    "another stream starts before its end (cut off or damaged)".into()
+                },
+            }),
+            SegState::Junk { from } => Some(Error::Bzip2Junk {
+                compressed_offset: from,
+                compressed_end: end,
+            }),
+            SegState::Failed { message } => Some(Error::Bzip2 {
+                compressed_offset: self.stream,
+                compressed_end: end,
+                message,
+            }),
+        }
+    }
+}
+
+/// bzip2 decoding on the calling thread: reads the compressed input a [`CHUNK`] at a time, finds
+/// segment ends with [`next_start`] just ahead of decoding, and decodes segment by segment.
+pub(crate) struct Bz2Seq<R> {
     inner: R,
-    count: u64,
-}
-
-impl<R: Read> Read for Counting<R> {
-    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        let n = self.inner.read(buf)?;
-        self.count += n as u64;
-        Ok(n)
-    }
-}
-
-/// Sequential bzip2 decoding on the calling thread (all concatenated streams).
-pub(crate) struct Bz2Seq<R: Read> {
-    decoder: bzip2::read::MultiBzDecoder<Counting<R>>,
+    /// Compressed bytes; `buf[0]` is at absolute offset `base`.
+    buf: Vec<u8>,
     base: u64,
+    /// Next byte of `buf` to feed to `seg`.
+    pos: usize,
+    /// The current segment's end (the next stream start), once found.
+    end: Option<usize>,
+    /// Positions of `buf` before this were checked for stream starts (none before `end`).
+    scanned: usize,
+    eof: bool,
+    seg: Segment,
+    total: u64,
+    pending: Option<Error>,
     done: bool,
 }
 
 impl<R: Read> Bz2Seq<R> {
-    /// `base` is the compressed offset of the first byte `inner` yields.
+    /// `base` is the compressed offset of the first byte `inner` yields, a segment start.
     pub(crate) fn new(inner: R, base: u64) -> Self {
         Bz2Seq {
-            decoder: bzip2::read::MultiBzDecoder::new(Counting { inner, count: 0 }),
+            inner,
+            buf: Vec::new(),
             base,
+            pos: 0,
+            end: None,
+            scanned: 1,
+            eof: false,
+            seg: Segment::new(base),
+            total: 0,
+            pending: None,
             done: false,
         }
+    }
+
+    /// Reads another chunk of compressed input, first dropping what was fed.
+    fn read_more(&mut self) -> Result<(), Error> {
+        if self.pos >= CHUNK || (self.pos > 0 && self.pos * 2 >= self.buf.len()) {
+            self.buf.drain(..self.pos);
+            self.base += self.pos as u64;
+            self.scanned -= self.pos;
+            self.end = self.end.map(|e| e - self.pos);
+            self.pos = 0;
+        }
+        let n = read_up_to(&mut self.inner, &mut self.buf, CHUNK).map_err(|source| Error::Io {
+            what: "compressed input".into(),
+            source,
+        })?;
+        if n < CHUNK {
+            self.eof = true;
+        }
+        Ok(())
     }
 }
 
 impl<R: Read + Send> Source for Bz2Seq<R> {
     fn fill(&mut self, out: &mut Vec<u8>) -> Result<usize, Error> {
+        if let Some(err) = self.pending.take() {
+            return Err(err);
+        }
         if self.done {
             return Ok(0);
         }
-        match read_append(&mut self.decoder, out, CHUNK) {
-            Ok(0) => {
-                self.done = true;
-                Ok(0)
+        let want = to_boundary(self.total);
+        let start = out.len();
+        let mut fault = None;
+        loop {
+            if self.end.is_none() {
+                let (found, scanned) = next_start(&self.buf, self.scanned, self.eof);
+                self.end = found;
+                self.scanned = scanned;
             }
-            Ok(n) => Ok(n),
-            Err(e) => {
-                self.done = true;
-                Err(Error::Bzip2 {
-                    compressed_offset: self.base + self.decoder.get_ref().count,
-                    message: e.to_string(),
-                })
+            let (limit, last) = match self.end {
+                Some(e) => (e, true),
+                None if self.eof => (self.buf.len(), true),
+                None => (self.scanned.clamp(self.pos, self.buf.len()), false),
+            };
+            let room = want - (out.len() - start);
+            let (used, progress) = self.seg.feed(&self.buf[self.pos..limit], last, out, room);
+            self.pos += used;
+            match progress {
+                Progress::Full => break,
+                Progress::Input if last => {
+                    let end = self.base + limit as u64;
+                    let next = Segment::new(end);
+                    let at_eof = self.end.is_none();
+                    fault = std::mem::replace(&mut self.seg, next).finish(end, at_eof);
+                    if at_eof {
+                        self.done = true;
+                    } else {
+                        self.end = None;
+                        self.scanned = self.pos + 1;
+                    }
+                    if fault.is_some() || self.done {
+                        break;
+                    }
+                }
+                Progress::Input => {
+                    if let Err(err) = self.read_more() {
+                        self.done = true;
+                        fault = Some(err);
+                        break;
+                    }
+                }
             }
+        }
+        let got = out.len() - start;
+        self.total += got as u64;
+        match fault {
+            Some(err) if got == 0 => Err(err),
+            Some(err) => {
+                self.pending = Some(err);
+                Ok(got)
+            }
+            None => Ok(got),
         }
     }
 }
 
-/// One unit of decoded output, in input order.
-struct Decoded {
-    data: Vec<u8>,
-    error: Option<Error>,
+/// One unit of a parallel job's output, in order.
+enum Piece {
+    Data(Vec<u8>),
+    Error(Error),
+    /// The job is complete (a job channel closed without it means its worker died).
+    Done,
 }
 
-/// Parallel bzip2 decoding. A splitter thread reads the compressed input, cuts it at bzip2 stream
-/// starts (from the multistream index when given, else by scanning for the stream and block
-/// magic), and hands groups of whole streams to `threads` workers. The consumer takes the results
-/// in input order through a queue of one-shot channels, so at most about `3 * threads` jobs are in
-/// memory at once. Input without stream boundaries (a single-stream file) is decoded
-/// sequentially on the splitter thread, which still overlaps decompression with parsing.
+/// Decoded bytes produced by the workers and not yet taken by the reader, and the most there
+/// ever were (what the bounds on jobs and pieces are for; checked by the tests).
+#[derive(Default)]
+struct InFlight {
+    now: AtomicUsize,
+    peak: AtomicUsize,
+}
+
+impl InFlight {
+    fn add(&self, n: usize) {
+        let now = self.now.fetch_add(n, Ordering::Relaxed) + n;
+        self.peak.fetch_max(now, Ordering::Relaxed);
+    }
+
+    fn sub(&self, n: usize) {
+        self.now.fetch_sub(n, Ordering::Relaxed);
+    }
+}
+
+/// A group of whole segments for a worker: compressed `bytes` at absolute `offset`, the
+/// segments' starts in it (the first is 0), whether the input ends after it, and where to send
+/// the output.
+struct Job {
+    offset: u64,
+    bytes: Vec<u8>,
+    starts: Vec<usize>,
+    at_eof: bool,
+    reply: Sender<Piece>,
+}
+
+/// Parallel bzip2 decoding. A splitter thread reads the compressed input, finds the segment
+/// starts, and hands groups of whole segments (about [`TARGET_JOB`] compressed bytes) to
+/// `threads` workers. Each job streams its output back in pieces through its own bounded
+/// channel, and the reader takes the jobs in input order through a queue of those channels, so
+/// at most about `3 * threads` jobs and [`JOB_PIECES`] pieces per job are in memory, whatever
+/// the data decompresses to. Input without stream starts in [`MAX_JOB`] bytes (a single-stream
+/// file) is decoded by a [`Bz2Seq`] on the splitter thread, which still overlaps decompression
+/// with parsing.
 pub(crate) struct Bz2Parallel {
-    order: Receiver<Receiver<Decoded>>,
-    pending_error: Option<Error>,
+    order: Receiver<Receiver<Piece>>,
+    current: Option<Receiver<Piece>>,
+    carry: Vec<u8>,
+    carry_pos: usize,
+    total: u64,
+    pending: Option<Error>,
     done: bool,
+    in_flight: Arc<InFlight>,
 }
 
 impl Bz2Parallel {
     /// Starts the splitter and the workers. `prefix` holds bytes already read from `inner`
-    /// (format sniffing); `index` holds sorted stream offsets from a multistream index.
-    pub(crate) fn new<R: Read + Send + 'static>(
-        prefix: Vec<u8>,
-        inner: R,
-        threads: usize,
-        index: Option<Vec<u64>>,
-    ) -> Self {
+    /// (format sniffing).
+    pub(crate) fn new<R: Read + Send + 'static>(prefix: Vec<u8>, inner: R, threads: usize) -> Self {
         let threads = threads.max(1);
-        let (work_tx, work_rx) = bounded::<(u64, Vec<u8>, Sender<Decoded>)>(threads);
-        let (order_tx, order_rx) = bounded::<Receiver<Decoded>>(2 * threads);
+        let in_flight = Arc::new(InFlight::default());
+        let (work_tx, work_rx) = bounded::<Job>(threads);
+        let (order_tx, order_rx) = bounded::<Receiver<Piece>>(2 * threads);
         for _ in 0..threads {
             let work_rx = work_rx.clone();
+            let in_flight = Arc::clone(&in_flight);
             thread::spawn(move || {
-                for (offset, bytes, reply) in work_rx {
-                    let _ = reply.send(decode_job(offset, &bytes));
+                for job in work_rx {
+                    decode_job(&job, &in_flight);
                 }
             });
         }
+        let splitter_flight = Arc::clone(&in_flight);
         thread::spawn(move || {
-            let mut splitter = Splitter {
+            let splitter = Splitter {
                 work_tx,
                 order_tx,
-                index: index.unwrap_or_default(),
-                next_index: 0,
+                in_flight: splitter_flight,
             };
             splitter.run(prefix, inner);
         });
         Bz2Parallel {
             order: order_rx,
-            pending_error: None,
+            current: None,
+            carry: Vec::new(),
+            carry_pos: 0,
+            total: 0,
+            pending: None,
             done: false,
+            in_flight,
         }
+    }
+
+    /// The next piece in input order; `None` at the end.
+    fn next_piece(&mut self) -> Option<Piece> {
+        loop {
+            let current = match &self.current {
+                Some(c) => c,
+                None => {
+                    self.current = Some(self.order.recv().ok()?);
+                    continue;
+                }
+            };
+            match current.recv() {
+                Ok(Piece::Done) => self.current = None,
+                Ok(piece) => return Some(piece),
+                Err(_) => {
+                    // A worker stopped without finishing its job: it cannot panic on bad input,
+                    // so this is a bug or an abort; say so rather than lose data silently.
+                    self.current = None;
+                    return Some(Piece::Error(Error::Io {
+                        what: "compressed input".into(),
+                        source: io::Error::other("a bzip2 decompression thread stopped"),
+                    }));
+                }
+            }
+        }
+    }
+
+    /// The most decoded bytes that were waiting in jobs at once.
+    #[cfg(test)]
+    fn peak_in_flight(&self) -> usize {
+        self.in_flight.peak.load(Ordering::Relaxed)
     }
 }
 
 impl Source for Bz2Parallel {
     fn fill(&mut self, out: &mut Vec<u8>) -> Result<usize, Error> {
-        if let Some(err) = self.pending_error.take() {
+        if let Some(err) = self.pending.take() {
             return Err(err);
         }
-        loop {
-            if self.done {
-                return Ok(0);
+        let want = to_boundary(self.total);
+        let mut got = 0;
+        while got < want && !self.done {
+            if self.carry_pos < self.carry.len() {
+                let n = (want - got).min(self.carry.len() - self.carry_pos);
+                out.extend_from_slice(&self.carry[self.carry_pos..self.carry_pos + n]);
+                self.carry_pos += n;
+                got += n;
+                continue;
             }
-            let Ok(slot) = self.order.recv() else {
-                self.done = true;
-                return Ok(0);
-            };
-            let Ok(decoded) = slot.recv() else {
-                // A worker died (it cannot panic on bad input; this is a bug or an abort).
-                self.done = true;
-                return Err(Error::Bzip2 {
-                    compressed_offset: 0,
-                    message: "decompression worker stopped".into(),
-                });
-            };
-            let n = decoded.data.len();
-            out.extend_from_slice(&decoded.data);
-            match decoded.error {
-                Some(err) if n == 0 => return Err(err),
-                Some(err) => {
-                    self.pending_error = Some(err);
-                    return Ok(n);
+            match self.next_piece() {
+                Some(Piece::Data(data)) => {
+                    self.in_flight.sub(data.len());
+                    self.carry = data;
+                    self.carry_pos = 0;
                 }
-                None if n == 0 => continue,
-                None => return Ok(n),
+                Some(Piece::Error(err)) => {
+                    if err.is_fatal() {
+                        self.done = true;
+                    }
+                    if got == 0 {
+                        return Err(err);
+                    }
+                    self.pending = Some(err);
+                    break;
+                }
+                Some(Piece::Done) | None => self.done = true,
             }
         }
+        self.total += got as u64;
+        Ok(got)
     }
 }
 
-/// Decodes one group of whole bzip2 streams. Each stream is decoded on its own, so a corrupt
-/// stream costs only its own pages: the error is recorded and decoding goes on with the next.
-fn decode_job(offset: u64, bytes: &[u8]) -> Decoded {
-    let mut data = Vec::with_capacity(bytes.len() * 5);
-    let mut error = None;
-    let mut starts: Vec<usize> = memchr::memmem::find_iter(bytes, b"BZh")
-        .filter(|&at| at == 0 || is_stream_start(bytes, at))
-        .collect();
-    if starts.first() != Some(&0) {
-        starts.insert(0, 0);
+/// Sends a piece, counting its bytes in flight; false when the reader has gone away.
+fn send(reply: &Sender<Piece>, piece: Piece, in_flight: &InFlight) -> bool {
+    let n = match &piece {
+        Piece::Data(d) => d.len(),
+        _ => 0,
+    };
+    in_flight.add(n);
+    if reply.send(piece).is_err() {
+        in_flight.sub(n);
+        return false;
     }
-    for (i, &start) in starts.iter().enumerate() {
-        let end = starts.get(i + 1).copied().unwrap_or(bytes.len());
-        let mut decoder = bzip2::read::MultiBzDecoder::new(&bytes[start..end]);
-        if let Err(e) = decoder.read_to_end(&mut data)
-            && error.is_none()
-        {
-            error = Some(Error::Bzip2 {
-                compressed_offset: offset + start as u64,
-                message: format!("in the bzip2 stream starting here: {e}"),
-            });
+    true
+}
+
+/// Decodes the segments of one job, streaming the output in pieces of up to [`CHUNK`] bytes.
+fn decode_job(job: &Job, in_flight: &InFlight) {
+    let mut piece = Vec::with_capacity(CHUNK);
+    for (i, &start) in job.starts.iter().enumerate() {
+        let end = job.starts.get(i + 1).copied().unwrap_or(job.bytes.len());
+        let mut seg = Segment::new(job.offset + start as u64);
+        let mut at = start;
+        loop {
+            let room = CHUNK - piece.len();
+            let (used, progress) = seg.feed(&job.bytes[at..end], true, &mut piece, room);
+            at += used;
+            if progress == Progress::Input {
+                break;
+            }
+            let full = std::mem::replace(&mut piece, Vec::with_capacity(CHUNK));
+            if !send(&job.reply, Piece::Data(full), in_flight) {
+                return;
+            }
+        }
+        let at_eof = job.at_eof && i + 1 == job.starts.len();
+        if let Some(err) = seg.finish(job.offset + end as u64, at_eof) {
+            if !piece.is_empty() {
+                let data = std::mem::replace(&mut piece, Vec::with_capacity(CHUNK));
+                if !send(&job.reply, Piece::Data(data), in_flight) {
+                    return;
+                }
+            }
+            if !send(&job.reply, Piece::Error(err), in_flight) {
+                return;
+            }
         }
     }
-    Decoded { data, error }
+    if !piece.is_empty() && !send(&job.reply, Piece::Data(piece), in_flight) {
+        return;
+    }
+    let _ = job.reply.send(Piece::Done);
 }
 
 struct Splitter {
-    work_tx: Sender<(u64, Vec<u8>, Sender<Decoded>)>,
-    order_tx: Sender<Receiver<Decoded>>,
-    index: Vec<u64>,
-    next_index: usize,
+    work_tx: Sender<Job>,
+    order_tx: Sender<Receiver<Piece>>,
+    in_flight: Arc<InFlight>,
 }
 
 impl Splitter {
-    /// Sends one job to the workers; false when the consumer has gone away.
-    fn send_job(&self, offset: u64, bytes: Vec<u8>) -> bool {
-        let (tx, rx) = bounded(1);
-        self.order_tx.send(rx).is_ok() && self.work_tx.send((offset, bytes, tx)).is_ok()
+    /// Queues one job; false when the reader has gone away.
+    fn send_job(&self, offset: u64, bytes: Vec<u8>, starts: Vec<usize>, at_eof: bool) -> bool {
+        let (reply, rx) = bounded(JOB_PIECES);
+        let job = Job {
+            offset,
+            bytes,
+            starts,
+            at_eof,
+            reply,
+        };
+        self.order_tx.send(rx).is_ok() && self.work_tx.send(job).is_ok()
     }
 
-    /// Sends already decoded output; false when the consumer has gone away.
-    fn send_decoded(&self, decoded: Decoded) -> bool {
-        let (tx, rx) = bounded(1);
-        let _ = tx.send(decoded);
-        self.order_tx.send(rx).is_ok()
-    }
-
-    fn run<R: Read>(&mut self, prefix: Vec<u8>, mut inner: R) {
-        // `pending` holds compressed bytes not yet sent, starting at absolute offset `base`;
-        // `cuts` holds stream starts inside it (relative, > 0); `scanned` how far we looked.
+    fn run<R: Read + Send>(&self, prefix: Vec<u8>, mut inner: R) {
+        // `pending` holds compressed bytes not yet sent, from absolute offset `base` (always a
+        // segment start); `starts` the segment starts in it; `scanned` how far it was checked.
         let mut pending = prefix;
         let mut base = 0u64;
-        let mut cuts: Vec<usize> = Vec::new();
-        let mut scanned = 0usize;
-        let use_index = !self.index.is_empty();
+        let mut starts = vec![0usize];
+        let mut scanned = 1usize;
         loop {
-            let eof = match read_append(&mut inner, &mut pending, CHUNK) {
-                Ok(n) => n == 0,
-                Err(e) => {
-                    // Decode what we have, then report the read error.
-                    if !pending.is_empty() && !self.send_job(base, std::mem::take(&mut pending)) {
-                        return;
-                    }
-                    self.send_decoded(Decoded {
-                        data: Vec::new(),
-                        error: Some(Error::Io {
-                            what: "compressed input".into(),
-                            source: e,
-                        }),
-                    });
-                    return;
-                }
+            let (eof, read_error) = match read_up_to(&mut inner, &mut pending, CHUNK) {
+                Ok(n) => (n < CHUNK, None),
+                Err(e) => (true, Some(e)),
             };
-            // Find new stream starts.
-            if use_index {
-                let end = base + pending.len() as u64;
-                while self.next_index < self.index.len() && self.index[self.next_index] < end {
-                    let at = self.index[self.next_index];
-                    self.next_index += 1;
-                    if at > base {
-                        cuts.push((at - base) as usize);
+            loop {
+                let (found, upto) = next_start(&pending, scanned, eof);
+                match found {
+                    Some(at) => {
+                        starts.push(at);
+                        scanned = at + 1;
                     }
-                }
-            } else {
-                let from = scanned.max(1);
-                let finder = memchr::memmem::Finder::new(b"BZh");
-                for pos in finder.find_iter(&pending[from..]) {
-                    let at = from + pos;
-                    if at + 10 > pending.len() {
+                    None => {
+                        scanned = upto;
                         break;
                     }
-                    if is_stream_start(&pending, at) {
-                        cuts.push(at);
-                    }
                 }
-                scanned = pending.len().saturating_sub(9).max(from);
+            }
+            if let Some(source) = read_error {
+                // Decode what was read, then report the read error (fatal).
+                if !self.send_job(base, pending, starts, true) {
+                    return;
+                }
+                let (tx, rx) = bounded(2);
+                let _ = tx.send(Piece::Error(Error::Io {
+                    what: "compressed input".into(),
+                    source,
+                }));
+                let _ = tx.send(Piece::Done);
+                let _ = self.order_tx.send(rx);
+                return;
             }
             if eof {
-                if cuts.is_empty() && pending.len() > TARGET_JOB {
-                    // One big stream: stream its output rather than decoding it in one piece.
-                    self.sequential(base, pending, inner);
-                } else if !pending.is_empty() {
-                    self.send_job(base, pending);
+                if starts.len() == 1 && pending.len() > TARGET_JOB {
+                    // One big stream: stream its output rather than decoding it as one job.
+                    self.stream(base, pending, io::empty());
+                } else {
+                    self.send_job(base, pending, starts, true);
                 }
                 return;
             }
             if pending.len() >= TARGET_JOB {
-                if let Some(&cut) = cuts.last() {
+                if starts.len() > 1 {
+                    let cut = starts.pop().unwrap_or_default();
                     let rest = pending.split_off(cut);
                     let job = std::mem::replace(&mut pending, rest);
-                    if !self.send_job(base, job) {
+                    let job_starts = std::mem::replace(&mut starts, vec![0]);
+                    if !self.send_job(base, job, job_starts, false) {
                         return;
                     }
                     base += cut as u64;
-                    scanned = scanned.saturating_sub(cut);
-                    cuts.clear();
+                    scanned -= cut;
                 } else if pending.len() >= MAX_JOB {
-                    // No stream boundary in sight: a single-stream file (or a huge stream).
-                    // Decode the rest sequentially here, in order.
-                    self.sequential(base, pending, inner);
+                    // No stream start in sight: a single-stream file (or a huge stream).
+                    self.stream(base, pending, inner);
                     return;
                 }
             }
         }
     }
 
-    fn sequential<R: Read>(&self, base: u64, pending: Vec<u8>, inner: R) {
+    /// Decodes the rest of the input (from absolute `base`, a segment start) on this thread and
+    /// queues the output as one job.
+    fn stream<R: Read + Send>(&self, base: u64, pending: Vec<u8>, inner: R) {
+        let (tx, rx) = bounded(JOB_PIECES);
+        if self.order_tx.send(rx).is_err() {
+            return;
+        }
         let mut seq = Bz2Seq::new(io::Cursor::new(pending).chain(inner), base);
         loop {
             let mut data = Vec::with_capacity(CHUNK);
-            match read_append(&mut seq.decoder, &mut data, CHUNK) {
-                Ok(0) => return,
+            match seq.fill(&mut data) {
+                Ok(0) => break,
                 Ok(_) => {
-                    if !self.send_decoded(Decoded { data, error: None }) {
+                    if !send(&tx, Piece::Data(data), &self.in_flight) {
                         return;
                     }
                 }
-                Err(e) => {
-                    let compressed_offset = base + seq.decoder.get_ref().count;
-                    self.send_decoded(Decoded {
-                        data,
-                        error: Some(Error::Bzip2 {
-                            compressed_offset,
-                            message: e.to_string(),
-                        }),
-                    });
-                    return;
+                Err(err) => {
+                    let fatal = err.is_fatal();
+                    if !send(&tx, Piece::Error(err), &self.in_flight) || fatal {
+                        break;
+                    }
                 }
             }
         }
+        let _ = tx.send(Piece::Done);
     }
 }
 
-/// Reads the stream offsets of a multistream index (`offset:page_id:title` lines, itself
-/// bzip2-compressed or plain), sorted and de-duplicated.
-pub(crate) fn read_index(path: &std::path::Path) -> Result<Vec<u64>, Error> {
-    let file = std::fs::File::open(path).map_err(|source| Error::Io {
-        what: path.display().to_string(),
-        source,
-    })?;
-    let mut head = io::BufReader::new(file);
-    let mut text = String::new();
-    let peek = io::BufRead::fill_buf(&mut head).map_err(|source| Error::Io {
-        what: path.display().to_string(),
-        source,
-    })?;
-    let res = if is_bzip2(peek) {
-        bzip2::read::MultiBzDecoder::new(head).read_to_string(&mut text)
-    } else {
-        head.read_to_string(&mut text)
-    };
-    res.map_err(|e| Error::Index(format!("{}: {e}", path.display())))?;
-    let mut offsets = Vec::new();
-    for (i, line) in text.lines().enumerate() {
-        if line.is_empty() {
-            continue;
-        }
-        let off = line
-            .split(':')
-            .next()
-            .and_then(|s| s.parse::<u64>().ok())
-            .ok_or_else(|| {
-                Error::Index(format!(
-                    "{} line {}: expected offset:page_id:title",
-                    path.display(),
-                    i + 1
-                ))
-            })?;
-        offsets.push(off);
-    }
-    offsets.sort_unstable();
-    offsets.dedup();
-    Ok(offsets)
-}
+#[cfg(test)]
+mod tests;

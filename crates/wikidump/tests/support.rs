@@ -77,6 +77,32 @@ fn between<'a>(s: &'a str, a: &str, b: &str) -> &'a str {
         .unwrap_or("")
 }
 
+/// Reads `dump` at `threads` threads (all namespaces, redirects too) and returns the pages
+/// and the errors as text, for comparisons across thread counts.
+pub fn read_at(dump: &[u8], threads: usize) -> (Vec<Page>, Vec<String>) {
+    let mut b = textreuse_wikidump::ReaderBuilder::new();
+    b.threads(threads).namespaces(None).redirects(true);
+    let (pages, errors) = collect(b.from_reader(std::io::Cursor::new(dump.to_vec())).unwrap());
+    (pages, errors.iter().map(ToString::to_string).collect())
+}
+
+/// The compressed offsets of a multistream dump's streams (header, page streams, footer), as
+/// [`multistream`] builds them.
+pub fn stream_offsets(xml: &[u8], per_stream: usize) -> Vec<usize> {
+    let text = std::str::from_utf8(xml).unwrap();
+    let first = text.find("  <page>").unwrap();
+    let end = text.rfind("</mediawiki>").unwrap();
+    let mut offsets = vec![0];
+    let mut len = bz2(&text.as_bytes()[..first]).len();
+    let pages: Vec<&str> = text[first..end].split_inclusive("</page>\n").collect();
+    for group in pages.chunks(per_stream) {
+        offsets.push(len);
+        len += bz2(group.concat().as_bytes()).len();
+    }
+    offsets.push(len);
+    offsets
+}
+
 /// Splits reader output into pages and errors.
 pub fn collect(items: impl Iterator<Item = Result<Page, Error>>) -> (Vec<Page>, Vec<Error>) {
     let mut pages = Vec::new();

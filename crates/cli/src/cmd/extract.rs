@@ -24,9 +24,9 @@ pub struct Args {
     /// Default: the 206-page sample bundled in the repository (data/enwiki-sample-206.xml.bz2).
     #[arg(value_name = "DUMP")]
     pub dumps: Vec<PathBuf>,
-    /// Multistream index (`...-index.txt.bz2`) of the dump; by default it is looked for next to
-    /// a `*multistream*.xml.bz2` file.
-    #[arg(long, value_name = "FILE")]
+    /// Ignored (accepted so that older command lines still run): stream starts of multistream
+    /// dumps are found by scanning the dump, so its `...-index.txt.bz2` is not needed.
+    #[arg(long, value_name = "FILE", hide = true)]
     pub index: Option<PathBuf>,
     /// Keep pages of every namespace, not only articles (namespace 0).
     #[arg(long)]
@@ -42,7 +42,7 @@ pub struct Args {
     #[arg(long)]
     pub keep_all_sections: bool,
     /// Skip pages larger than this many MiB of XML (reported on stderr).
-    #[arg(long, default_value_t = 64, value_name = "MIB")]
+    #[arg(long, default_value_t = textreuse_wikidump::DEFAULT_MAX_PAGE_BYTES >> 20, value_name = "MIB")]
     pub max_page_mib: usize,
 }
 
@@ -63,11 +63,13 @@ struct OutParagraph<'a> {
 
 /// Runs `textreuse extract`.
 pub fn run(args: &Args, global: &Global) -> anyhow::Result<()> {
+    if args.index.is_some() {
+        global.log("--index is ignored: stream starts are found by scanning the dump itself");
+    }
     let mut reader = ReaderBuilder::new();
     reader
         .redirects(args.redirects)
-        .max_page_bytes(args.max_page_mib.max(1) << 20)
-        .index(args.index.as_ref());
+        .max_page_bytes(args.max_page_mib.max(1) << 20);
     if args.all_namespaces {
         reader.namespaces(None);
     }

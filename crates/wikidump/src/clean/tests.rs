@@ -315,7 +315,9 @@ proptest::proptest! {
     }
 
     #[test]
-    fn no_residue_on_markup_soup(s in "([é–{}\\[\\]|'<>=*#:\n !a-c]|ref|http://|nowiki|--){0,80}") {
+    fn no_residue_on_markup_soup(
+        s in "([é–{}\\[\\]|'<>=*#:\n !a-c/()&]|ref|re|f|<span>|</span>|<b>|__TOC__|&shy;|http://|nowiki|--){0,80}",
+    ) {
         let a = Cleaner::new().clean(&s);
         // nowiki may legitimately produce brackets; it needs a closing tag, skip those.
         if !s.contains("nowiki") {
@@ -326,4 +328,23 @@ proptest::proptest! {
             }
         }
     }
+}
+
+#[test]
+fn removed_markup_does_not_join_a_tag() {
+    // A literal `<` and a partial tag name, then removed markup, then the rest of the name:
+    // the join must not make a tag that is not in the input.
+    assert_eq!(
+        one("a<re<span>f name=x>b</re<span>f> c"),
+        "aref name=x>bref> c"
+    );
+    assert_eq!(one("a <re''f'' x"), "a ref x");
+    assert_eq!(one("a <re__NOTOC__f x"), "a ref x");
+    assert_eq!(one("a <re&shy;f x"), "a ref x");
+    assert_eq!(one("a <re[http://x.org]f x"), "a ref x");
+    assert_eq!(one("a <re()f x"), "a ref x");
+    assert_eq!(one("a <<re<b>f x"), "a ref x");
+    // Literal `<` that no removal touches stays.
+    assert_eq!(one("0<x<1 and a < b"), "0<x<1 and a < b");
+    assert_eq!(one("a <re f"), "a <re f");
 }

@@ -1,0 +1,203 @@
+use std::io::Write;
+
+use proptest::prelude::*;
+
+use super::*;
+
+fn bz2(bytes: &[u8]) -> Vec<u8> {
+    let mut enc = bzip2::write::BzEncoder::new(Vec::new(), bzip2::Compression::new(1));
+    enc.write_all(bytes).unwrap();
+    enc.finish().unwrap()
+}
+
+/// Some streams of distinct text, concatenated; returns the file and each stream's offset.
+fn streams(n: usize) -> (Vec<u8>, Vec<u64>) {
+    let mut out = Vec::new();
+    let mut offsets = Vec::new();
+    for i in 0..n {
+        offsets.push(out.len() as u64);
+        let text = format!("<stream {i}>{}</stream>\n", "some text ".repeat(50 + 7 * i));
+        out.extend(bz2(text.as_bytes()));
+    }
+    (out, offsets)
+}
+
+/// Everything a source yields: the bytes, and each error (as text) with the output offset it
+/// came at.
+fn drain(mut source: impl Source) -> (Vec<u8>, Vec<(usize, String)>) {
+    let mut out = Vec::new();
+    let mut errors = Vec::new();
+    loop {
+        let before = out.len();
+        match source.fill(&mut out) {
+            Ok(0) => break,
+            Ok(n) => {
+                assert_eq!(out.len() - before, n);
+                // Fills end on CHUNK boundaries unless an error or the end follows.
+                assert!(n <= CHUNK);
+            }
+            Err(e) => {
+                let fatal = e.is_fatal();
+                errors.push((out.len(), e.to_string()));
+                if fatal {
+                    break;
+                }
+            }
+        }
+    }
+    (out, errors)
+}
+
+fn sequential(bytes: &[u8]) -> (Vec<u8>, Vec<(usize, String)>) {
+    drain(Bz2Seq::new(io::Cursor::new(bytes.to_vec()), 0))
+}
+
+fn parallel(bytes: &[u8], threads: usize) -> (Vec<u8>, Vec<(usize, String)>) {
+    let prefix = bytes[..4.min(bytes.len())].to_vec();
+    let rest = io::Cursor::new(bytes[prefix.len()..].to_vec());
+    drain(Bz2Parallel::new(prefix, rest, threads))
+}
+
+#[test]
+fn intact_streams_decode_alike() {
+    let (file, _) = streams(6);
+    let (want, errors) = sequential(&file);
+    assert!(errors.is_empty(), "{errors:?}");
+    assert!(want.starts_with(b"<stream 0>") && want.ends_with(b"</stream>\n"));
+    assert_eq!(parallel(&file, 2), (want.clone(), vec![]));
+    assert_eq!(parallel(&file, 3), (want, vec![]));
+}
+
+#[test]
+fn junk_between_streams_is_one_error_with_its_range() {
+    let (mut file, offsets) = streams(4);
+    let at = offsets[2] as usize;
+    file.splice(at..at, b"JUNK JUNK".iter().copied());
+    let (out, errors) = sequential(&file);
+    assert_eq!(
+        errors.iter().map(|(_, e)| e.as_str()).collect::<Vec<_>>(),
+        [format!(
+            "9 bytes of non-bzip2 data after a bzip2 stream at compressed bytes {at}..{}; skipped",
+            at + 9
+        )]
+    );
+    // Every stream still comes out.
+    assert_eq!(out.windows(8).filter(|w| w == b"<stream ").count(), 4);
+    assert_eq!(parallel(&file, 2), (out, errors));
+}
+
+#[test]
+fn corrupt_stream_is_reported_with_its_range_and_the_next_one_read() {
+    let (mut file, offsets) = streams(5);
+    let (a, b) = (offsets[1] as usize, offsets[2] as usize);
+    for byte in &mut file[a + 20..a + 40] {
+        *byte ^= 0x5a;
+    }
+    let (out, errors) = sequential(&file);
+    assert_eq!(errors.len(), 1, "{errors:?}");
+    assert!(
+        errors[0].1.starts_with(&format!(
+            "damaged bzip2 stream at compressed bytes {a}..{b}: "
+        )),
+        "{errors:?}"
+    );
+    for i in [0, 2, 3, 4] {
+        assert!(memchr::memmem::find(&out, format!("<stream {i}>").as_bytes()).is_some());
+    }
+    assert_eq!(parallel(&file, 2), (out.clone(), errors.clone()));
+    assert_eq!(parallel(&file, 4), (out, errors));
+}
+
+#[test]
+fn cut_off_input_keeps_what_was_decoded() {
+    let (file, offsets) = streams(3);
+    let cut = &file[..file.len() - 10];
+    let (out, errors) = sequential(cut);
+    let last = offsets[2];
+    assert_eq!(
+        errors.iter().map(|(_, e)| e.as_str()).collect::<Vec<_>>(),
+        [format!(
+            "damaged bzip2 stream at compressed bytes {last}..{}: the input ends inside it \
+             (cut off); the rest of that stream is skipped",
+            cut.len()
+        )]
+    );
+    assert!(out.ends_with(b"</stream>\n"));
+    assert_eq!(parallel(cut, 2), (out, errors));
+}
+
+#[test]
+fn empty_streams_inside_a_segment_are_read() {
+    // An empty stream has no block magic, so it does not start a segment: the segment decoder
+    // reads it as the stream after the previous one.
+    let (mut file, _) = streams(2);
+    let empty = bz2(b"");
+    file.extend(&empty);
+    file.extend(bz2(b"after the empty stream"));
+    let (out, errors) = sequential(&file);
+    assert!(errors.is_empty(), "{errors:?}");
+    assert!(out.ends_with(b"after the empty stream"));
+    assert_eq!(parallel(&file, 2), (out, errors));
+}
+
+#[test]
+fn a_bomb_stays_bounded_in_parallel() {
+    // 40 MiB of one byte in a bzip2 stream of a few hundred bytes.
+    let size = 40 << 20;
+    let mut enc = bzip2::write::BzEncoder::new(Vec::new(), bzip2::Compression::new(9));
+    let block = vec![b'a'; 1 << 20];
+    for _ in 0..size >> 20 {
+        enc.write_all(&block).unwrap();
+    }
+    let bomb = enc.finish().unwrap();
+    assert!(bomb.len() < 4096, "{}", bomb.len());
+    let mut source = Bz2Parallel::new(bomb[..4].to_vec(), io::Cursor::new(bomb[4..].to_vec()), 2);
+    let mut total = 0;
+    let mut out = Vec::new();
+    loop {
+        out.clear();
+        match source.fill(&mut out) {
+            Ok(0) => break,
+            Ok(n) => total += n,
+            Err(e) => panic!("{e}"),
+        }
+    }
+    assert_eq!(total, size);
+    // One job: its channel's pieces and the one its worker is sending.
+    let peak = source.peak_in_flight();
+    assert!(peak <= (JOB_PIECES + 1) * CHUNK, "{peak}");
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(48))]
+    /// Damage anywhere (bytes overwritten, inserted or cut off): the sequential source and
+    /// the parallel one at 2 and 3 threads give the same bytes and the same errors at the same
+    /// places, and every stream the damage does not touch comes out whole.
+    #[test]
+    fn damage_gives_the_same_result_at_any_thread_count(
+        at in 0usize..4000,
+        junk in proptest::collection::vec(any::<u8>(), 0..40),
+        remove in 0usize..40,
+        cut in 0usize..200,
+    ) {
+        let (mut file, offsets) = streams(8);
+        let at = at.min(file.len());
+        let end = (at + remove).min(file.len());
+        file.splice(at..end, junk.iter().copied());
+        file.truncate(file.len() - cut.min(file.len() - 4));
+        if !is_bzip2(&file) {
+            return Ok(());
+        }
+        let want = sequential(&file);
+        prop_assert_eq!(&parallel(&file, 2), &want);
+        prop_assert_eq!(&parallel(&file, 3), &want);
+        // Streams wholly before the damage come out intact.
+        let damage = at.min(file.len());
+        for (i, w) in offsets.windows(2).enumerate() {
+            if (w[1] as usize) <= damage {
+                let tag = format!("<stream {i}>");
+                prop_assert!(memchr::memmem::find(&want.0, tag.as_bytes()).is_some());
+            }
+        }
+    }
+}
