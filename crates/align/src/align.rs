@@ -10,6 +10,39 @@ use crate::{Aligner, Passage};
 /// A seed: a pair of similar sentences (suspicious sentence, source sentence, cosine).
 type Seed = (u32, u32, f32);
 
+/// Rounds of splitting (alternating sides) after which the gap clustering gives a part up: it
+/// becomes no passage. Each round sorts the part's seeds again, so this bounds the clustering
+/// to `MAX_CLUSTER_ROUNDS` sorts of the seeds per extension. No pair of the PAN 2013 training
+/// corpus needs more than 4 rounds with the default settings; seeds laid out as a spiral (each
+/// seed bridging the gap that the previous ones leave on one side) need one round per seed.
+pub(crate) const MAX_CLUSTER_ROUNDS: u32 = 32;
+
+/// What one alignment did, counted, so that tests can bound the work on hostile inputs without
+/// timing it.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Work {
+    /// Sentences of the suspicious and of the source document.
+    pub sentences: (u64, u64),
+    /// Term occurrences in the suspicious document's sentence vectors (after the postings cap).
+    pub susp_terms: u64,
+    /// Terms dropped because they occur in more source sentences than the postings cap.
+    pub terms_over_cap: u64,
+    /// Inverted-index postings visited while seeding (terms and n-grams).
+    pub postings: u64,
+    /// Sentence pairs whose similarity was computed while seeding.
+    pub candidates: u64,
+    /// Seeds left after the per-sentence caps.
+    pub seeds: u64,
+    /// Seeds sorted by the gap clustering, summed over its rounds and extensions.
+    pub cluster_steps: u64,
+    /// Parts the clustering gave up after [`MAX_CLUSTER_ROUNDS`] rounds.
+    pub clusters_abandoned: u64,
+    /// The most rounds one clustering took.
+    pub cluster_rounds: u32,
+    /// Terms summed by validation (cosines of passage pairs).
+    pub validation_terms: u64,
+}
+
 /// Sentence vectors in compressed sparse rows: `rows[i]..rows[i+1]` indexes `terms`/`weights`.
 #[derive(Debug, Default)]
 struct Vectors {
@@ -27,6 +60,27 @@ impl Vectors {
 
     fn len(&self) -> usize {
         self.rows.len().saturating_sub(1)
+    }
+
+    /// Keeps the terms for which `keep` is true (before weights are turned into tf-idf: the
+    /// norms are not updated).
+    fn retain_terms(&mut self, keep: impl Fn(u32) -> bool) {
+        let mut w = 0;
+        let mut start = 0;
+        for i in 0..self.len() {
+            let end = self.rows[i + 1];
+            for r in start..end {
+                if keep(self.terms[r]) {
+                    self.terms[w] = self.terms[r];
+                    self.weights[w] = self.weights[r];
+                    w += 1;
+                }
+            }
+            start = end;
+            self.rows[i + 1] = w;
+        }
+        self.terms.truncate(w);
+        self.weights.truncate(w);
     }
 }
 
@@ -71,29 +125,49 @@ struct Pair<'a> {
     acc_a: Vec<f64>,
     acc_b: Vec<f64>,
     touched: Vec<u32>,
+    work: Work,
 }
 
 impl Aligner {
     /// Finds the passages of `suspicious` reused from `source`, sorted by their start in
     /// `suspicious`. Ranges are byte offsets on `char` boundaries of the respective texts.
     pub fn align(&self, source: &str, suspicious: &str) -> Vec<Passage> {
+        self.align_counted(source, suspicious).0
+    }
+
+    /// [`Aligner::align`], with the work it did.
+    pub(crate) fn align_counted(&self, source: &str, suspicious: &str) -> (Vec<Passage>, Work) {
+        let mut work = Work::default();
         if source.len() > u32::MAX as usize || suspicious.len() > u32::MAX as usize {
-            return Vec::new();
+            return (Vec::new(), work);
         }
         let mut vocab = Vocabulary::default();
         let susp = Doc::new(suspicious, &mut vocab, self.min_sentence_words);
         let src = Doc::new(source, &mut vocab, self.min_sentence_words);
         if susp.sentences.is_empty() || src.sentences.is_empty() {
-            return Vec::new();
+            return (Vec::new(), work);
         }
         let mut scratch = Vec::new();
         let mut susp_vec = Vectors::default();
         let mut src_vec = Vectors::default();
         term_counts(&susp, &mut susp_vec, &mut scratch);
         term_counts(&src, &mut src_vec, &mut scratch);
-        // idf over the sentences of both documents.
         let n = vocab.len();
+        // Terms in more source sentences than the postings cap are left out of both documents'
+        // vectors, like stopwords: seeding visits each term's source sentences, so this bounds
+        // its work per suspicious word.
         let mut df = vec![0u32; n];
+        for &t in &src_vec.terms {
+            df[t as usize] += 1;
+        }
+        let over = |t: u32| df[t as usize] as usize > self.max_postings;
+        work.terms_over_cap = (0..n as u32).filter(|&t| over(t)).count() as u64;
+        if work.terms_over_cap > 0 {
+            susp_vec.retain_terms(|t| !over(t));
+            src_vec.retain_terms(|t| !over(t));
+        }
+        // idf over the sentences of both documents.
+        df.iter_mut().for_each(|d| *d = 0);
         for &t in susp_vec.terms.iter().chain(&src_vec.terms) {
             df[t as usize] += 1;
         }
@@ -121,24 +195,11 @@ impl Aligner {
             acc_a: vec![0.0; n],
             acc_b: vec![0.0; n],
             touched: Vec::new(),
+            work,
         };
-        let mut seeds = Vec::new();
-        if self.sentence_seeds {
-            pair.sentence_seeds(&mut seeds);
-        }
-        if let Some(k) = self.ngram {
-            pair.ngram_seeds(k, false, &mut seeds);
-        }
-        if let Some(k) = self.stopword_ngram {
-            pair.ngram_seeds(k, true, &mut seeds);
-        }
-        seeds.sort_unstable_by(|a, b| (a.0, a.1).cmp(&(b.0, b.1)).then(b.2.total_cmp(&a.2)));
-        seeds.dedup_by_key(|s| (s.0, s.1));
-        for s in &mut seeds {
-            if s.2 == 0.0 {
-                s.2 = pair.fragment_cosine(&(s.0..=s.0), &(s.1..=s.1)) as f32;
-            }
-        }
+        pair.work.sentences = (pair.susp_vec.len() as u64, pair.src_vec.len() as u64);
+        pair.work.susp_terms = pair.susp_vec.terms.len() as u64;
+        let mut seeds = pair.seeds();
         if self.best_ratio > 0.0 {
             // Seeds much weaker than the best seed of their suspicious sentence are dropped:
             // they mostly stretch passages over neighbouring sentences of similar wording.
@@ -150,7 +211,7 @@ impl Aligner {
             seeds.retain(|s| s.2 >= r * best[s.0 as usize]);
         }
         if seeds.is_empty() {
-            return Vec::new();
+            return (Vec::new(), pair.work);
         }
         let mut frags = pair.extend_all(&seeds, self.max_gap, self.max_gap);
         if let Some(gap) = self.summary_max_gap {
@@ -159,19 +220,27 @@ impl Aligner {
             let mut summary = pair.extend_all(&seeds, gap, gap);
             summary.retain(|f| f.src.len() as f64 >= self.summary_ratio * f.susp.len() as f64);
             if !summary.is_empty() {
-                frags.retain(|f| !summary.iter().any(|s| overlaps(&s.susp, &f.susp)));
+                // Both lists are sorted by their start in the suspicious document.
+                let mut j = 0;
+                frags.retain(|f| {
+                    while j < summary.len() && summary[j].susp.end <= f.susp.start {
+                        j += 1;
+                    }
+                    !(j < summary.len() && overlaps(&summary[j].susp, &f.susp))
+                });
                 frags.extend(summary);
                 frags.sort_by_key(|f| (f.susp.start, f.src.start));
             }
         }
-        frags
+        let passages = frags
             .into_iter()
             .map(|f| Passage {
                 source: f.src,
                 suspicious: f.susp,
                 score: f.score,
             })
-            .collect()
+            .collect();
+        (passages, pair.work)
     }
 }
 
@@ -188,72 +257,18 @@ struct Frag {
     score: f64,
 }
 
-impl Pair<'_> {
-    /// Sentence pairs with cosine (tf-idf) and Dice (term sets) above the thresholds, through
-    /// an inverted index of the source sentences.
-    fn sentence_seeds(&mut self, seeds: &mut Vec<Seed>) {
-        let a = self.aligner;
-        let n = self.acc_a.len();
-        // Inverted index: term -> (source sentence, weight), as CSR.
-        let mut starts = vec![0usize; n + 1];
-        for &t in &self.src_vec.terms {
-            starts[t as usize + 1] += 1;
-        }
-        for i in 0..n {
-            starts[i + 1] += starts[i];
-        }
-        let mut fill = starts.clone();
-        let mut post = vec![(0u32, 0.0f64); self.src_vec.terms.len()];
-        for s in 0..self.src_vec.len() {
-            let (terms, weights) = self.src_vec.row(s);
-            for (&t, &w) in terms.iter().zip(weights) {
-                post[fill[t as usize]] = (s as u32, w);
-                fill[t as usize] += 1;
-            }
-        }
-        let m = self.src_vec.len();
-        let mut dot = vec![0.0f64; m];
-        let mut shared = vec![0u32; m];
-        let mut touched: Vec<u32> = Vec::new();
-        for i in 0..self.susp_vec.len() {
-            let (terms, weights) = self.susp_vec.row(i);
-            let norm_i = self.susp_vec.norms[i];
-            if norm_i == 0.0 {
-                continue;
-            }
-            for (&t, &w) in terms.iter().zip(weights) {
-                for &(s, v) in &post[starts[t as usize]..starts[t as usize + 1]] {
-                    if shared[s as usize] == 0 {
-                        touched.push(s);
-                    }
-                    shared[s as usize] += 1;
-                    dot[s as usize] += w * v;
-                }
-            }
-            let len_i = terms.len();
-            for &s in &touched {
-                let su = s as usize;
-                let norm_s = self.src_vec.norms[su];
-                let len_s = self.src_vec.rows[su + 1] - self.src_vec.rows[su];
-                let cos = if norm_s > 0.0 {
-                    dot[su] / (norm_i * norm_s)
-                } else {
-                    0.0
-                };
-                let dice = 2.0 * shared[su] as f64 / (len_i + len_s) as f64;
-                if cos > a.cosine_threshold && dice > a.dice_threshold {
-                    seeds.push((i as u32, s, cos as f32));
-                }
-                dot[su] = 0.0;
-                shared[su] = 0;
-            }
-            touched.clear();
-        }
-    }
+/// The source sentences of each word n-gram of the source, and the suspicious document's
+/// n-grams in order, for n-gram seeds.
+struct Grams {
+    index: AHashMap<u64, Vec<u32>>,
+    /// (n-gram hash, sentence of its first word), in document order.
+    susp: Vec<(u64, u32)>,
+    next: usize,
+}
 
-    /// Sentence pairs that share a word `k`-gram (of all normalized words, or of the stopwords
-    /// only when `stop_only`).
-    fn ngram_seeds(&mut self, k: usize, stop_only: bool, seeds: &mut Vec<Seed>) {
+impl Grams {
+    /// The `k`-grams of all normalized words, or of the stopwords only when `stop_only`.
+    fn new(src: &Doc, susp: &Doc, k: usize, stop_only: bool) -> Grams {
         let k = k.max(1);
         let grams = |doc: &Doc| -> Vec<(u64, u32)> {
             let mut sentence_of = Vec::with_capacity(doc.words.len());
@@ -278,7 +293,7 @@ impl Pair<'_> {
                 })
                 .collect()
         };
-        let src = grams(&self.src);
+        let src = grams(src);
         let mut index: AHashMap<u64, Vec<u32>> = AHashMap::with_capacity(src.len());
         for (h, s) in src {
             let v = index.entry(h).or_default();
@@ -286,11 +301,136 @@ impl Pair<'_> {
                 v.push(s);
             }
         }
-        for (h, i) in grams(&self.susp) {
-            if let Some(list) = index.get(&h) {
-                seeds.extend(list.iter().map(|&s| (i, s, 0.0)));
+        Grams {
+            index,
+            susp: grams(susp),
+            next: 0,
+        }
+    }
+}
+
+impl Pair<'_> {
+    /// The seeds, sorted by suspicious then source sentence: sentence pairs with cosine (tf-idf)
+    /// and Dice (term sets) above the thresholds, found through an inverted index of the source
+    /// sentences, and sentence pairs sharing a word n-gram when enabled. Each sentence, on
+    /// either side, keeps its `max_seeds` most similar seeds.
+    fn seeds(&mut self) -> Vec<Seed> {
+        let a = self.aligner;
+        let n = self.acc_a.len();
+        // Inverted index: term -> (source sentence, weight), as CSR. Terms over the postings
+        // cap are already gone from the vectors.
+        let mut starts = vec![0usize; n + 1];
+        for &t in &self.src_vec.terms {
+            starts[t as usize + 1] += 1;
+        }
+        for i in 0..n {
+            starts[i + 1] += starts[i];
+        }
+        let mut fill = starts.clone();
+        let mut post = vec![(0u32, 0.0f64); self.src_vec.terms.len()];
+        for s in 0..self.src_vec.len() {
+            let (terms, weights) = self.src_vec.row(s);
+            for (&t, &w) in terms.iter().zip(weights) {
+                post[fill[t as usize]] = (s as u32, w);
+                fill[t as usize] += 1;
             }
         }
+        drop(fill);
+        let mut grams: Vec<Grams> = [(a.ngram, false), (a.stopword_ngram, true)]
+            .into_iter()
+            .filter_map(|(k, stop)| k.map(|k| Grams::new(&self.src, &self.susp, k, stop)))
+            .collect();
+        let m = self.src_vec.len();
+        let mut dot = vec![0.0f64; m];
+        let mut shared = vec![0u32; m];
+        // 1: touched; 2: shares an n-gram.
+        let mut mark = vec![0u8; m];
+        let mut touched: Vec<u32> = Vec::new();
+        let mut row: Vec<Seed> = Vec::new();
+        let mut seeds: Vec<Seed> = Vec::new();
+        let best_first = |x: &Seed, y: &Seed| y.2.total_cmp(&x.2).then((x.0, x.1).cmp(&(y.0, y.1)));
+        for i in 0..self.susp_vec.len() {
+            let (terms, weights) = self.susp_vec.row(i);
+            let norm_i = self.susp_vec.norms[i];
+            if norm_i > 0.0 {
+                for (&t, &w) in terms.iter().zip(weights) {
+                    let list = &post[starts[t as usize]..starts[t as usize + 1]];
+                    self.work.postings += list.len() as u64;
+                    for &(s, v) in list {
+                        let su = s as usize;
+                        if mark[su] == 0 {
+                            mark[su] = 1;
+                            touched.push(s);
+                        }
+                        shared[su] += 1;
+                        dot[su] += w * v;
+                    }
+                }
+            }
+            for g in &mut grams {
+                while let Some(&(h, si)) = g.susp.get(g.next) {
+                    if si as usize != i {
+                        break;
+                    }
+                    g.next += 1;
+                    let Some(list) = g.index.get(&h) else {
+                        continue;
+                    };
+                    if list.len() > a.max_postings {
+                        continue;
+                    }
+                    self.work.postings += list.len() as u64;
+                    for &s in list {
+                        let su = s as usize;
+                        if mark[su] == 0 {
+                            touched.push(s);
+                        }
+                        mark[su] |= 3;
+                    }
+                }
+            }
+            let len_i = terms.len();
+            self.work.candidates += touched.len() as u64;
+            for &s in &touched {
+                let su = s as usize;
+                let norm_s = self.src_vec.norms[su];
+                let len_s = self.src_vec.rows[su + 1] - self.src_vec.rows[su];
+                let cos = if norm_i > 0.0 && norm_s > 0.0 {
+                    dot[su] / (norm_i * norm_s)
+                } else {
+                    0.0
+                };
+                let similar = a.sentence_seeds && cos > a.cosine_threshold && {
+                    let dice = 2.0 * shared[su] as f64 / (len_i + len_s) as f64;
+                    dice > a.dice_threshold
+                };
+                if similar || mark[su] & 2 != 0 {
+                    row.push((i as u32, s, cos as f32));
+                }
+                dot[su] = 0.0;
+                shared[su] = 0;
+                mark[su] = 0;
+            }
+            touched.clear();
+            if row.len() > a.max_seeds {
+                row.select_nth_unstable_by(a.max_seeds - 1, best_first);
+                row.truncate(a.max_seeds);
+            }
+            seeds.append(&mut row);
+        }
+        // The same cap per source sentence.
+        seeds.sort_unstable_by(|x, y| x.1.cmp(&y.1).then(best_first(x, y)));
+        let mut run = (u32::MAX, 0);
+        seeds.retain(|s| {
+            if s.1 != run.0 {
+                run = (s.1, 0);
+            }
+            run.1 += 1;
+            run.1 <= a.max_seeds
+        });
+        seeds.sort_unstable_by_key(|s| (s.0, s.1));
+        self.work.seeds = seeds.len() as u64;
+        seeds
     }
 
     /// Extension of all seeds: recursive gap clustering, validation with decreasing gaps,
@@ -303,7 +443,7 @@ impl Pair<'_> {
 
     fn extend(&mut self, seeds: Vec<Seed>, susp_gap: usize, src_gap: usize, out: &mut Vec<Frag>) {
         let mut clusters = Vec::new();
-        cluster(seeds, susp_gap, src_gap, &mut clusters);
+        cluster(seeds, susp_gap, src_gap, &mut clusters, &mut self.work);
         for c in clusters {
             if c.len() < self.aligner.min_seeds {
                 continue;
@@ -346,6 +486,7 @@ impl Pair<'_> {
     fn fragment_cosine(&mut self, susp: &RangeInclusive<u32>, src: &RangeInclusive<u32>) -> f64 {
         for i in susp.clone() {
             let (t, w) = self.susp_vec.row(i as usize);
+            self.work.validation_terms += t.len() as u64;
             for (&t, &w) in t.iter().zip(w) {
                 if self.acc_a[t as usize] == 0.0 && self.acc_b[t as usize] == 0.0 {
                     self.touched.push(t);
@@ -355,6 +496,7 @@ impl Pair<'_> {
         }
         for i in src.clone() {
             let (t, w) = self.src_vec.row(i as usize);
+            self.work.validation_terms += t.len() as u64;
             for (&t, &w) in t.iter().zip(w) {
                 if self.acc_a[t as usize] == 0.0 && self.acc_b[t as usize] == 0.0 {
                     self.touched.push(t);
@@ -410,11 +552,20 @@ impl Pair<'_> {
 
 /// Recursive gap clustering (Sanchez-Perez et al. 2014): split the seeds where consecutive
 /// seeds are more than `gap` sentences apart on one side, then split each part on the other side,
-/// alternating until no part splits.
-fn cluster(seeds: Vec<Seed>, susp_gap: usize, src_gap: usize, out: &mut Vec<Vec<Seed>>) {
+/// alternating until no part splits. A part still splitting after [`MAX_CLUSTER_ROUNDS`] rounds
+/// is dropped.
+fn cluster(
+    seeds: Vec<Seed>,
+    susp_gap: usize,
+    src_gap: usize,
+    out: &mut Vec<Vec<Seed>>,
+    work: &mut Work,
+) {
     let key = |x: &Seed, src_side: bool| if src_side { (x.1, x.0) } else { (x.0, x.1) };
-    let mut stack = vec![(seeds, false, false)];
-    while let Some((mut s, src_side, again)) = stack.pop() {
+    let mut stack = vec![(seeds, false, false, 0u32)];
+    while let Some((mut s, src_side, again, round)) = stack.pop() {
+        work.cluster_steps += s.len() as u64;
+        work.cluster_rounds = work.cluster_rounds.max(round + 1);
         s.sort_unstable_by_key(|x| key(x, src_side));
         let gap = if src_side { src_gap } else { susp_gap } as u32;
         let mut parts = Vec::new();
@@ -427,10 +578,56 @@ fn cluster(seeds: Vec<Seed>, susp_gap: usize, src_gap: usize, out: &mut Vec<Vec<
         }
         if parts.len() <= 1 && again {
             out.extend(parts);
+        } else if round + 1 >= MAX_CLUSTER_ROUNDS {
+            work.clusters_abandoned += parts.len() as u64;
         } else {
             for p in parts.into_iter().rev() {
-                stack.push((p, !src_side, true));
+                stack.push((p, !src_side, true, round + 1));
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Seeds laid out as a spiral with gap 4: each new seed bridges the gap between the previous
+    /// ones on one side and lies 6 sentences beyond them on the other, so each clustering round
+    /// splits one seed off.
+    fn spiral(n: usize) -> Vec<Seed> {
+        let mut seeds = vec![(0u32, 0u32, 1.0f32), (6, 0, 1.0)];
+        let (mut x, mut y) = (6, 0);
+        while seeds.len() < n {
+            if seeds.len() % 2 == 0 {
+                y += 6;
+                seeds.push((x - 3, y, 1.0));
+            } else {
+                x += 6;
+                seeds.push((x, y - 3, 1.0));
+            }
+        }
+        seeds
+    }
+
+    #[test]
+    fn clustering_rounds_are_capped() {
+        let mut out = Vec::new();
+        let mut work = Work::default();
+        cluster(spiral(12), 4, 4, &mut out, &mut work);
+        // Settles: one round per seed, every seed in a part of its own.
+        assert_eq!(out.len(), 12);
+        assert!(work.cluster_rounds >= 11, "{work:?}");
+        assert_eq!(work.clusters_abandoned, 0);
+        let (mut out, mut work) = (Vec::new(), Work::default());
+        let n = 1000;
+        cluster(spiral(n), 4, 4, &mut out, &mut work);
+        assert_eq!(work.cluster_rounds, MAX_CLUSTER_ROUNDS);
+        assert!(work.clusters_abandoned > 0);
+        // Each round sorts the remaining seeds once: without the cap about n^2 / 2.
+        assert!(
+            work.cluster_steps <= u64::from(MAX_CLUSTER_ROUNDS) * n as u64,
+            "{work:?}"
+        );
     }
 }

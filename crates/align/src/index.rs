@@ -42,7 +42,12 @@
 //!
 //! Adding a document costs one signature per chunk (`O(words · hashes)`) and one map insert per
 //! band key; the index holds, per chunk, its document, its span and its signature. A query costs
-//! one signature per suspicious chunk plus the bucket sizes of its keys.
+//! one signature per suspicious chunk plus the bucket sizes of its keys; buckets of more than
+//! [`IndexBuilder::max_bucket`] chunks (keys shared by many chunks of a repetitive corpus, like
+//! stopwords) are skipped, so a query chunk costs at most bands × that cap, and a query of
+//! repeated text against a corpus of repeated text stays linear in their sizes. The persistent
+//! index of `textreuse-index` does not cap its buckets: on a corpus with a larger bucket it can
+//! rank candidates differently from this one.
 use std::ops::Range;
 
 use ahash::AHashMap;
@@ -60,6 +65,9 @@ pub enum IndexError {
     /// The n-gram length is 0; use 1 or more.
     #[error("the word n-gram length must be at least 1")]
     ZeroNgram,
+    /// The bucket cap is 0; use 1 or more.
+    #[error("the bucket cap must be at least 1")]
+    ZeroMaxBucket,
     /// The MinHash parameters are invalid (see the inner error for which one); fix them.
     #[error("invalid MinHash parameters: {0}")]
     Signer(#[from] textreuse_minhash::BuildError),
@@ -73,6 +81,7 @@ pub struct IndexBuilder {
     rows: usize,
     bands: usize,
     seed: u64,
+    max_bucket: usize,
 }
 
 impl Default for IndexBuilder {
@@ -91,6 +100,10 @@ pub const DEFAULT_BANDS: usize = 30;
 pub const DEFAULT_MIN_WORDS: usize = 20;
 /// Chunks longer than this many words are cut into pieces of this many words.
 pub const MAX_CHUNK_WORDS: usize = MAX_WORDS;
+/// The default bucket cap ([`IndexBuilder::max_bucket`]): band keys of more chunks are skipped
+/// by queries (as `textreuse-reuse`'s MinHash candidates skip theirs). Of the PAN 2013 training
+/// sources' 736,179 buckets (25,645 chunks), 6 hold more, the largest 162.
+pub const DEFAULT_MAX_BUCKET: usize = 100;
 
 impl IndexBuilder {
     /// The defaults: word 2-grams, chunks of at least 20 words, 30 disjoint bands of 2 rows.
@@ -101,6 +114,7 @@ impl IndexBuilder {
             rows: DEFAULT_ROWS,
             bands: DEFAULT_BANDS,
             seed: textreuse_minhash::DEFAULT_SEED,
+            max_bucket: DEFAULT_MAX_BUCKET,
         }
     }
 
@@ -135,10 +149,21 @@ impl IndexBuilder {
         self
     }
 
+    /// Band keys shared by more than this many chunks are skipped by queries, like stopwords
+    /// (default [`DEFAULT_MAX_BUCKET`]): a query chunk's work is then at most bands × this many
+    /// chunk lookups, however repetitive the corpus and the query. `usize::MAX` for no cap.
+    pub fn max_bucket(&mut self, n: usize) -> &mut Self {
+        self.max_bucket = n;
+        self
+    }
+
     /// Builds an empty index.
     pub fn build(&self) -> Result<CorpusIndex, IndexError> {
         if self.ngram == 0 {
             return Err(IndexError::ZeroNgram);
+        }
+        if self.max_bucket == 0 {
+            return Err(IndexError::ZeroMaxBucket);
         }
         let signer = Signer::builder()
             .rows(self.rows)
@@ -155,6 +180,7 @@ impl IndexBuilder {
             buckets: AHashMap::new(),
             docs: 0,
             scratch: Scratch::default(),
+            max_bucket: self.max_bucket,
         })
     }
 }
@@ -204,6 +230,7 @@ pub struct CorpusIndex {
     buckets: AHashMap<u64, Vec<u32>>,
     docs: usize,
     scratch: Scratch,
+    max_bucket: usize,
 }
 
 impl Default for CorpusIndex {
@@ -296,6 +323,7 @@ impl CorpusIndex {
 
     /// The documents sharing band keys with the chunks of `query`, best first (more shared keys,
     /// then higher best estimated Jaccard, then lower document number), at most `top` of them.
+    /// Keys of more than [`IndexBuilder::max_bucket`] chunks are not counted.
     pub fn candidates(&self, query: &str, top: usize) -> Vec<Candidate> {
         let mut scratch = Scratch::default();
         let mut by_doc: AHashMap<usize, Candidate> = AHashMap::new();
@@ -309,8 +337,11 @@ impl CorpusIndex {
             }
             seen.clear();
             for key in &scratch.bands {
-                if let Some(bucket) = self.buckets.get(key) {
-                    seen.extend_from_slice(bucket);
+                match self.buckets.get(key) {
+                    Some(bucket) if bucket.len() <= self.max_bucket => {
+                        seen.extend_from_slice(bucket)
+                    }
+                    _ => {}
                 }
             }
             seen.sort_unstable();
@@ -488,6 +519,33 @@ mod tests {
             Err(IndexError::ZeroNgram)
         ));
         assert!(CorpusIndex::builder().rows(0).build().is_err());
+    }
+
+    #[test]
+    fn repeated_text_skips_big_buckets() {
+        // One paragraph repeated: every chunk of the corpus has the same band keys as the query's.
+        let text = format!("{}\n\n", DOCS[0]).repeat(50);
+        let mut capped = CorpusIndex::builder().max_bucket(10).build().unwrap();
+        let mut all = CorpusIndex::builder()
+            .max_bucket(usize::MAX)
+            .build()
+            .unwrap();
+        capped.add(&text);
+        all.add(&text);
+        assert!(all.buckets.values().any(|b| b.len() > 10));
+        // Without the cap the one document shares keys with every chunk pair; with it, only
+        // keys of at most 10 chunks count.
+        let c = capped.candidates(&text, 5);
+        let a = all.candidates(&text, 5);
+        assert_eq!(a[0].doc, 0);
+        assert!(
+            c.iter().all(|c| c.shared_keys < a[0].shared_keys),
+            "{c:?} {a:?}"
+        );
+        assert!(matches!(
+            CorpusIndex::builder().max_bucket(0).build(),
+            Err(IndexError::ZeroMaxBucket)
+        ));
     }
 
     #[test]

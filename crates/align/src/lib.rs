@@ -39,7 +39,10 @@
 //!    [`AlignerBuilder::cosine_threshold`] and the Dice coefficient of their term sets exceeds
 //!    [`AlignerBuilder::dice_threshold`]. Optionally, sentence pairs sharing a word n-gram
 //!    ([`AlignerBuilder::ngram`]) or a stopword n-gram ([`AlignerBuilder::stopword_ngram`]) are
-//!    seeds too.
+//!    seeds too. Two caps keep this linear on any input: terms (and n-grams) found in more
+//!    source sentences than [`AlignerBuilder::max_postings`] are left out like stopwords, and
+//!    each sentence, suspicious or source, keeps only its [`AlignerBuilder::max_seeds`] most
+//!    similar seeds.
 //! 3. **Extension.** Seeds are clustered by splitting them wherever two consecutive seeds are more
 //!    than [`AlignerBuilder::max_gap`] sentences apart, alternately in the suspicious and the
 //!    source document, until nothing splits. Each cluster becomes a passage pair (from its first
@@ -60,9 +63,14 @@
 //!
 //! # Performance
 //!
-//! Seeding uses an inverted index of the source sentences, so its cost is proportional to the
-//! number of sentence pairs that share a term rather than to the product of the sentence counts.
-//! Documents of 4 GiB or more are not supported (no passages are returned).
+//! Time and memory grow linearly with the two documents' length, whatever their content. Seeding
+//! uses an inverted index of the source sentences and visits at most
+//! [`AlignerBuilder::max_postings`] source sentences per suspicious word; at most
+//! [`AlignerBuilder::max_seeds`] seeds per sentence reach extension, whose clustering stops
+//! after 32 rounds of splitting (a part still splitting then is dropped; the PAN corpus needs at
+//! most 4). Text made only of terms repeated in more source sentences than the cap (a passage
+//! copied hundreds of times, a tiny vocabulary) therefore aligns to nothing. Documents of 4 GiB
+//! or more are not supported (no passages are returned).
 //! Everything is per pair and single-threaded; run pairs in parallel (the CLI uses rayon). The
 //! full PAN 2013 training corpus (5,185 pairs) takes seconds; see `docs/performance.md`.
 //!
@@ -131,6 +139,8 @@ pub struct Aligner {
     min_passage_len: usize,
     min_seeds: usize,
     best_ratio: f64,
+    max_postings: usize,
+    max_seeds: usize,
 }
 
 impl Default for Aligner {
@@ -184,10 +194,21 @@ pub enum BuildError {
     /// The summary ratio is not a positive number. Recover by passing a value above 0.
     #[error("summary ratio must be positive, got {0}")]
     SummaryRatio(f64),
+    /// A cap of zero, which would leave no seeds. Recover by passing at least 1 (`usize::MAX`
+    /// for no cap).
+    #[error("{0} must be at least 1")]
+    ZeroCap(&'static str),
 }
 
 /// The default shortest passage kept, in bytes on either side ([`AlignerBuilder::min_passage_len`]).
 pub const DEFAULT_MIN_PASSAGE_LEN: usize = 150;
+
+/// The default postings cap ([`AlignerBuilder::max_postings`]): terms in more source sentences
+/// than this are left out of the sentence vectors.
+pub const DEFAULT_MAX_POSTINGS: usize = 100;
+
+/// The default seeds cap ([`AlignerBuilder::max_seeds`]): seeds kept per sentence, on either side.
+pub const DEFAULT_MAX_SEEDS: usize = 8;
 
 impl AlignerBuilder {
     /// The defaults.
@@ -208,6 +229,8 @@ impl AlignerBuilder {
                 min_passage_len: DEFAULT_MIN_PASSAGE_LEN,
                 min_seeds: 1,
                 best_ratio: 0.9,
+                max_postings: DEFAULT_MAX_POSTINGS,
+                max_seeds: DEFAULT_MAX_SEEDS,
             },
         }
     }
@@ -304,11 +327,30 @@ impl AlignerBuilder {
         self
     }
 
+    /// Terms occurring in more than this many sentences of the source document are left out of
+    /// both documents' sentence vectors, like stopwords; n-grams in more than this many source
+    /// sentences make no n-gram seeds (default [`DEFAULT_MAX_POSTINGS`]). Seeding visits every
+    /// source sentence of each term of a suspicious sentence, so this bounds its work to this
+    /// many visits per suspicious word. `usize::MAX` for no cap.
+    pub fn max_postings(&mut self, n: usize) -> &mut Self {
+        self.aligner.max_postings = n;
+        self
+    }
+
+    /// Each sentence keeps at most this many seeds, its most similar ones; the cap applies to
+    /// the suspicious sentences, then to the source sentences (default [`DEFAULT_MAX_SEEDS`]).
+    /// This bounds the seeds to this many per sentence, and so the work of extension.
+    /// `usize::MAX` for no cap.
+    pub fn max_seeds(&mut self, n: usize) -> &mut Self {
+        self.aligner.max_seeds = n;
+        self
+    }
+
     /// Checks the settings and builds the aligner.
     ///
     /// # Errors
-    /// [`BuildError`] for a threshold outside `0..=1`, no seeding method, a zero n-gram size or
-    /// a non-positive summary ratio.
+    /// [`BuildError`] for a threshold outside `0..=1`, no seeding method, a zero n-gram size,
+    /// a non-positive summary ratio or a zero cap.
     pub fn build(&self) -> Result<Aligner, BuildError> {
         let a = &self.aligner;
         for (name, value) in [
@@ -328,6 +370,11 @@ impl AlignerBuilder {
         }
         if a.summary_ratio.is_nan() || a.summary_ratio <= 0.0 {
             return Err(BuildError::SummaryRatio(a.summary_ratio));
+        }
+        for (name, value) in [("max_postings", a.max_postings), ("max_seeds", a.max_seeds)] {
+            if value == 0 {
+                return Err(BuildError::ZeroCap(name));
+            }
         }
         Ok(a.clone())
     }

@@ -103,6 +103,14 @@ fn builder_rejects_bad_settings() {
         Aligner::builder().summary_ratio(0.0).build(),
         Err(BuildError::SummaryRatio(_))
     ));
+    assert_eq!(
+        Aligner::builder().max_postings(0).build().unwrap_err(),
+        BuildError::ZeroCap("max_postings")
+    );
+    assert_eq!(
+        Aligner::builder().max_seeds(0).build().unwrap_err(),
+        BuildError::ZeroCap("max_seeds")
+    );
     assert!(
         Aligner::builder()
             .sentence_seeds(false)
@@ -126,6 +134,115 @@ fn ngram_seeds_find_verbatim_copies() {
         .build()
         .unwrap();
     assert!(!a.align(&source, &susp).is_empty());
+}
+
+/// `sentences` sentences of made-up words (almost every word occurs once), one passage,
+/// repeated `copies` times.
+fn copies(sentences: usize, copies: usize) -> String {
+    let mut x = 0x9e37_79b9_7f4a_7c15u64;
+    let mut passage = String::new();
+    for _ in 0..sentences {
+        for w in 0..12 {
+            if w > 0 {
+                passage.push(' ');
+            }
+            for _ in 0..7 {
+                x = x.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1);
+                passage.push((b'a' + (x >> 59) as u8 % 26) as char);
+            }
+        }
+        passage.push_str(". ");
+    }
+    passage.repeat(copies)
+}
+
+/// A passage copied 90 times, aligned with itself: every sentence is identical to 90 sentences
+/// of the other document, under the postings cap. The work is bounded by the caps, and grows
+/// linearly with the input.
+#[test]
+fn repetitive_input_does_bounded_work() {
+    let aligner = Aligner::new();
+    let (p, c) = (aligner.max_postings as u64, aligner.max_seeds as u64);
+    let text = copies(10, 90);
+    let (passages, w) = aligner.align_counted(&text, &text);
+    assert!(!passages.is_empty());
+    assert_eq!(w.sentences, (900, 900));
+    assert_eq!(w.terms_over_cap, 0);
+    assert!(w.postings <= p * w.susp_terms, "{w:?}");
+    assert!(w.seeds <= c * 900, "{w:?}");
+    // Two extensions (gaps 4 and 24), each re-clustering at most once per gap down to 0.
+    let extensions = (4 + 1 + 24 + 1) as u64;
+    assert!(
+        w.cluster_steps <= u64::from(crate::align::MAX_CLUSTER_ROUNDS) * w.seeds * extensions,
+        "{w:?}"
+    );
+    assert_eq!(w.clusters_abandoned, 0);
+    // The caps bind: without them every sentence keeps its 90 copies as seeds.
+    let uncapped = Aligner::builder()
+        .max_postings(usize::MAX)
+        .max_seeds(usize::MAX)
+        .build()
+        .unwrap();
+    assert_eq!(uncapped.align_counted(&text, &text).1.seeds, 900 * 90);
+    // Twice the input (twice the distinct sentences, as many copies): no counter more than
+    // doubles, give or take rounding.
+    let text2 = copies(20, 90);
+    let (_, w2) = aligner.align_counted(&text2, &text2);
+    for (name, a, b) in [
+        ("postings", w.postings, w2.postings),
+        ("candidates", w.candidates, w2.candidates),
+        ("seeds", w.seeds, w2.seeds),
+        ("cluster_steps", w.cluster_steps, w2.cluster_steps),
+        ("validation_terms", w.validation_terms, w2.validation_terms),
+    ] {
+        assert!(b <= 2 * a + a / 10, "{name}: {a} -> {b}");
+    }
+}
+
+/// Sentences from a vocabulary of 20 words: every term is in more source sentences than the
+/// cap, so all are left out, seeding visits nothing and there are no passages.
+#[test]
+fn over_frequent_terms_are_left_out() {
+    let vocab = [
+        "river", "mountain", "forest", "village", "market", "harbour", "engine", "garden",
+        "winter", "lantern", "copper", "silver", "meadow", "castle", "bridge", "thunder",
+        "orchard", "canyon", "glacier", "desert",
+    ];
+    let doc = |seed: u64| {
+        let mut x = seed;
+        let mut out = String::new();
+        for _ in 0..400 {
+            for w in 0..10 {
+                x = x.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1);
+                out.push_str(vocab[(x >> 33) as usize % vocab.len()]);
+                out.push_str(if w == 9 { ". " } else { " " });
+            }
+        }
+        out
+    };
+    let (a, b) = (doc(1), doc(2));
+    let (passages, w) = Aligner::new().align_counted(&a, &b);
+    assert_eq!(w.terms_over_cap, 20);
+    assert_eq!((w.postings, w.seeds), (0, 0));
+    assert!(passages.is_empty());
+}
+
+/// The seeds cap leaves room for a source passage reused several times.
+#[test]
+fn a_passage_copied_twice_is_found_twice() {
+    let passage = copies(6, 1);
+    let source = format!(
+        "An introduction about harbours, ships and their cargo from distant ports. {passage}\
+         A closing remark on the history of bridges over wide rivers."
+    );
+    let filler =
+        "Completely unrelated words about gardening tomatoes and weather today. ".repeat(8);
+    let susp = format!("{filler}{passage}{filler}{passage}{filler}");
+    let found = Aligner::new().align(&source, &susp);
+    assert_eq!(found.len(), 2, "{found:?}");
+    for p in &found {
+        assert_eq!(susp[p.suspicious.clone()].trim(), passage.trim());
+    }
 }
 
 fn text() -> impl Strategy<Value = String> {
@@ -159,5 +276,16 @@ proptest! {
             let (s, t) = p.char_ranges(&a, &b);
             prop_assert!(s.end <= a.chars().count() && t.end <= b.chars().count());
         }
+    }
+
+    #[test]
+    fn caps_bound_the_work(a in text(), b in text(), p in 1usize..4, c in 1usize..3) {
+        let b = format!("{b} {a} {a}");
+        let aligner = Aligner::builder().max_postings(p).max_seeds(c).ngram(Some(2)).build().unwrap();
+        let (_, w) = aligner.align_counted(&a, &b);
+        // Each term and each n-gram (fewer than its bytes) of the suspicious document visits at
+        // most `p` postings.
+        prop_assert!(w.postings <= p as u64 * (w.susp_terms + b.len() as u64), "{w:?}");
+        prop_assert!(w.seeds <= c as u64 * w.sentences.0.min(w.sentences.1), "{w:?}");
     }
 }

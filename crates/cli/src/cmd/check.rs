@@ -35,7 +35,8 @@ pub struct Args {
     pub corpus: Option<PathBuf>,
     /// A prebuilt index of the corpus (`textreuse index create DIR --unit chunk`, then
     /// `index add`) instead of --corpus: nothing is re-read or re-indexed, and the report is the
-    /// same. Its parameters replace --ngram, --rows and --bands.
+    /// same unless a band key holds more than 100 chunks (--corpus skips those). Its parameters
+    /// replace --ngram, --rows and --bands.
     #[arg(long, value_name = "DIR")]
     pub index: Option<PathBuf>,
     /// Candidate source documents aligned per suspicious document.
