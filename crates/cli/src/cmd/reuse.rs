@@ -104,7 +104,21 @@ pub fn run(args: &Args, global: &Global) -> anyhow::Result<()> {
         .align(!args.candidates_only)
         .mem_budget(parse_size(&args.mem_budget).context("invalid --mem-budget")?)
         .tmp_dir(args.tmp.clone().unwrap_or_else(std::env::temp_dir))
-        .build()?;
+        .build()
+        .map_err(|e| {
+            use textreuse_dedup::shuffle::ShuffleError;
+            let flag = match &e {
+                textreuse_reuse::ReuseError::Shuffle(ShuffleError::InvalidMaxBucket { .. }) => {
+                    "--max-bucket"
+                }
+                textreuse_reuse::ReuseError::Shuffle(ShuffleError::BudgetTooSmall { .. }) => {
+                    "--mem-budget"
+                }
+                // The other parameter errors name their option.
+                _ => return anyhow::Error::new(e),
+            };
+            anyhow::Error::new(e).context(format!("invalid {flag}"))
+        })?;
     let bars = util::Bars::new(global);
     let (corpus, mut problems) = read(&global.inputs_or_samples(&args.corpus), args, &bars)?;
     let against = if args.against.is_empty() {
