@@ -11,8 +11,8 @@ use textreuse_shingle::DEFAULT_SHINGLE_CHARS;
 /// Flags every subcommand accepts.
 #[derive(Debug, clap::Args)]
 pub struct Global {
-    /// Worker threads (default: all cores; at least 1).
-    #[arg(long, global = true, value_name = "N", value_parser = at_least_one)]
+    /// Worker threads (default: all cores; 1 to 1024).
+    #[arg(long, global = true, value_name = "N", value_parser = thread_count)]
     pub threads: Option<usize>,
     /// No progress or log output on stderr.
     #[arg(long, short, global = true)]
@@ -91,13 +91,74 @@ pub fn bundled_samples() -> Vec<std::path::PathBuf> {
         .collect()
 }
 
-/// A count flag that must be at least 1 (`--threads`, `check --top`).
+/// The most threads `--threads` takes: every thread has its own stack and buffers, and more
+/// threads than cores only add switching (machines with more than 1024 cores can leave the flag
+/// out: the default is one thread per core).
+pub const MAX_THREADS: usize = 1024;
+
+/// `--threads`: 1 to [`MAX_THREADS`].
+pub fn thread_count(text: &str) -> Result<usize, String> {
+    match at_least_one(text)? {
+        n if n > MAX_THREADS => Err(format!(
+            "must be at most {MAX_THREADS} (more threads than cores only add overhead; leave \
+             --threads out for one per core)"
+        )),
+        n => Ok(n),
+    }
+}
+
+/// A count flag that must be at least 1 (`check --top`).
 pub fn at_least_one(text: &str) -> Result<usize, String> {
     match text.parse::<usize>() {
         Ok(0) => Err("must be at least 1".to_string()),
         Ok(n) => Ok(n),
         Err(e) => Err(e.to_string()),
     }
+}
+
+/// A probability or similarity flag: a number from 0 to 1 (`--recall`, `--max-edit`).
+pub fn fraction(text: &str) -> Result<f64, String> {
+    match text.parse::<f64>() {
+        Ok(x) if (0.0..=1.0).contains(&x) => Ok(x),
+        Ok(x) => Err(format!("must be a number from 0 to 1, got {x}")),
+        Err(e) => Err(e.to_string()),
+    }
+}
+
+/// A similarity threshold flag: a number strictly between 0 and 1 (`--threshold`, `--below`).
+pub fn open_fraction(text: &str) -> Result<f64, String> {
+    match text.parse::<f64>() {
+        Ok(x) if x > 0.0 && x < 1.0 => Ok(x),
+        Ok(x) => Err(format!(
+            "must be a number strictly between 0 and 1, got {x}"
+        )),
+        Err(e) => Err(e.to_string()),
+    }
+}
+
+/// The flags of [`SignerArgs`] (and `index create`'s, which have the same names) that a
+/// MinHash parameter error is about.
+pub fn signer_flags(e: &textreuse_minhash::BuildError) -> &'static str {
+    use textreuse_minhash::BuildError as E;
+    match e {
+        E::ZeroRows => "--rows",
+        E::ZeroBands | E::TooManyBands { .. } => "--bands",
+        E::RowsExceedHashes { .. } => "--rows/--hashes",
+        E::DisjointMismatch { .. } | E::TooManyHashes { .. } => "--hashes",
+        E::TooManyBins { .. } | E::TooManyDisjointHashes { .. } => "--rows/--bands",
+        E::Hash(_) => "--bits",
+        E::Threshold { .. } => "--threshold/--below",
+        E::OutOfRange { name, .. } if *name == "recall" => "--recall",
+        E::OutOfRange { name, .. } if *name == "candidate_rate" => "--candidate-rate",
+        E::Unreachable { .. } => "--threshold/--recall/--below/--candidate-rate",
+        E::SetTooLarge { .. } => "--min-shingles",
+        _ => "MinHash parameters",
+    }
+}
+
+/// A MinHash parameter error as the CLI prints it: `invalid --rows/--bands: <the error>`.
+pub fn signer_error(e: textreuse_minhash::BuildError) -> anyhow::Error {
+    anyhow::anyhow!("invalid {}: {e}", signer_flags(&e))
 }
 
 /// A buffered stdout for data output (it takes the lock per 64 KiB flush, and can move to the
@@ -161,7 +222,8 @@ pub fn exit(result: anyhow::Result<()>) -> ExitCode {
 /// with `dedup`'s defaults, so both build the same signer from the same flags.
 #[derive(Debug, clap::Args)]
 pub struct SignerArgs {
-    /// Number of hash functions N of drawn bands [default: 20; K*M for disjoint and oph].
+    /// Number of hash functions N of drawn bands (at most 128) [default: 20; K*M for disjoint
+    /// and oph]. With --threshold: the budget K*M of disjoint bands.
     #[arg(long, value_name = "N")]
     pub hashes: Option<usize>,
     /// Output bits of each hash function.
@@ -170,7 +232,8 @@ pub struct SignerArgs {
     /// Rows K per band [default: the scheme's (10; oph 11), or planned for dedup's --threshold].
     #[arg(long, short = 'k')]
     pub rows: Option<usize>,
-    /// Bands M [default: the scheme's (10; oph 13), or planned for dedup's --threshold].
+    /// Bands M [default: the scheme's (10; oph 13), or planned for dedup's --threshold]. Drawn
+    /// bands: M at most 20 and K at most N; disjoint and oph: K*M at most 4096.
     #[arg(long, short = 'm')]
     pub bands: Option<usize>,
     /// Seed of the hash functions and band subsets.
@@ -184,13 +247,13 @@ pub struct SignerArgs {
     pub scheme: Option<Scheme>,
     /// With --threshold: the probability of finding a pair at or above the threshold that the
     /// planned configuration must reach.
-    #[arg(long, default_value_t = 0.99, value_name = "P")]
+    #[arg(long, default_value_t = 0.99, value_name = "P", value_parser = fraction)]
     pub recall: f64,
     /// With --threshold: pairs at or below this similarity [default: max(T - 0.4, T / 6)] ...
-    #[arg(long, value_name = "S")]
+    #[arg(long, value_name = "S", value_parser = open_fraction)]
     pub below: Option<f64>,
     /// ... may become candidates with at most this probability.
-    #[arg(long, default_value_t = 0.01, value_name = "P")]
+    #[arg(long, default_value_t = 0.01, value_name = "P", value_parser = fraction)]
     pub candidate_rate: f64,
 }
 
@@ -248,7 +311,6 @@ impl SignerArgs {
     /// The signer these flags describe for `unit`: the scheme's preset (the unit's default
     /// scheme when none is given) with the flags that were given.
     pub fn build(&self, unit: textreuse_dedup::Unit) -> anyhow::Result<textreuse_minhash::Signer> {
-        use anyhow::Context;
         use textreuse_minhash::SignerBuilder;
         let mut builder = match self.scheme {
             None => unit.default_signer(),
@@ -264,7 +326,7 @@ impl SignerArgs {
         if let Some(n) = self.hashes {
             builder.hashes(n);
         }
-        builder.build().context("invalid MinHash parameters")
+        builder.build().map_err(signer_error)
     }
 }
 

@@ -88,7 +88,7 @@ fn bad_options_are_named() {
     let out = common::textreuse(&["dedup", "--max-edit", "1.5", "/nonexistent.jsonl"]);
     assert!(!out.status.success());
     let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(stderr.contains("max_edit"), "{stderr}");
+    assert!(stderr.contains("--max-edit"), "{stderr}");
     let out = common::textreuse(&["dedup", "--mem-budget", "4 parsecs"]);
     assert!(String::from_utf8_lossy(&out.stderr).contains("--mem-budget"));
 }

@@ -65,3 +65,61 @@ fn a_closed_pipe_ends_quietly() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(!stderr.contains("Broken pipe"), "{stderr}");
 }
+
+/// Sizes that would allocate without bound or run for hours are refused at once, with the
+/// limit: the hostile values of issue #22.
+#[test]
+fn sizes_beyond_the_limits_are_refused_with_the_limit() {
+    let docs = common::workspace("testdata/shingle/docs.jsonl");
+    refused(&["--threads", "1025", "tune"], "must be at most 1024");
+    common::ok(&["--threads", "1024", "tune"]);
+    for cmd in [
+        &["tune"][..],
+        &["sentences", &docs, "--band-keys"],
+        &["dedup", &docs, "--out", "/nonexistent/never-written"],
+    ] {
+        let big = [
+            "--scheme", "disjoint", "--rows", "100000", "--bands", "100000",
+        ];
+        refused(&[cmd, &big].concat(), "at most 4096 hash functions");
+        let huge = ["--scheme", "disjoint", "--rows", "4294967295"];
+        refused(&[cmd, &huge].concat(), "--rows/--bands");
+    }
+    refused(
+        &[
+            "check", &docs, "--corpus", &docs, "--rows", "1000000", "--bands", "1000000",
+        ],
+        "at most 4096",
+    );
+    refused(
+        &[
+            "simhash",
+            &docs,
+            "--pairs",
+            "--method",
+            "window",
+            "--permutations",
+            "1000000",
+        ],
+        "above the supported 1024",
+    );
+    refused(
+        &[
+            "dedup",
+            &docs,
+            "--max-hamming",
+            "65",
+            "--out",
+            "/nonexistent/x",
+        ],
+        "--max-hamming",
+    );
+    refused(
+        &["tune", "--threshold", "0.8", "--recall", "NaN"],
+        "--recall",
+    );
+    refused(&["tune", "--min-set", "1048577"], "at most 1048576");
+    common::ok(&[
+        "tune", "--scheme", "disjoint", "--rows", "4096", "--bands", "1",
+    ]);
+}

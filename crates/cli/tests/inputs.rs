@@ -288,3 +288,40 @@ fn parquet_string_ids_and_a_null_row() {
         ]
     );
 }
+
+/// A UTF-8 byte-order mark (as Windows tools write) is skipped in JSON Lines and text, from a
+/// file or standard input; a UTF-16 file is skipped with an error that says how to convert it.
+#[test]
+fn byte_order_marks() {
+    let lines = "\u{feff}{\"id\": 7, \"text\": \"First one. Second one.\"}\n";
+    let out = with_stdin(
+        &["--quiet", "sentences", "-", "--min-shingles", "0"],
+        lines.as_bytes(),
+    );
+    assert_eq!(common::json_lines(&out)[0]["doc"], 7);
+    let dir = tempfile::tempdir().unwrap();
+    let jsonl = dir.path().join("bom.jsonl");
+    std::fs::write(&jsonl, lines).unwrap();
+    let out = common::ok(&[
+        "--quiet",
+        "sentences",
+        jsonl.to_str().unwrap(),
+        "--min-shingles",
+        "0",
+    ]);
+    assert_eq!(common::json_lines(&out).len(), 2);
+
+    let utf16: Vec<u8> = std::iter::once(0xfeff_u16)
+        .chain(lines.trim_start_matches('\u{feff}').encode_utf16())
+        .flat_map(u16::to_le_bytes)
+        .collect();
+    let wide = dir.path().join("wide.jsonl");
+    std::fs::write(&wide, utf16).unwrap();
+    let (out, stderr) = common::status(&["sentences", wide.to_str().unwrap()], 3);
+    assert!(out.is_empty());
+    assert!(
+        stderr.contains("wide.jsonl: UTF-16 (little-endian) encoded")
+            && stderr.contains("iconv -f UTF-16 -t UTF-8"),
+        "{stderr}"
+    );
+}

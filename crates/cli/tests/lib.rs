@@ -1,4 +1,5 @@
 //! The command line end to end: one test binary, a module per subcommand, one shared helper.
+mod align;
 mod check;
 mod common;
 mod dedup;
@@ -12,3 +13,4 @@ mod reuse;
 mod sentences;
 mod simhash;
 mod tune;
+mod walk;

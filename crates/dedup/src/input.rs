@@ -13,7 +13,7 @@
 //!   <string>}` (the field names can be changed, [`JsonFields`]), or instead of the text the
 //!   `paragraphs` array written by `textreuse extract` (objects with a `text` field, or plain
 //!   strings), whose texts are joined with blank lines so that no sentence crosses a paragraph.
-//!   Blank lines are skipped.
+//!   Blank lines are skipped, and so is a UTF-8 byte-order mark at the start.
 //! * Plain text: the whole input is one document: its id is given by the caller (the CLI uses
 //!   the file's 1-based position among the input files), its title the file name without its
 //!   extensions, its text the whole file (UTF-8; a leading byte-order mark is dropped).
@@ -22,6 +22,9 @@
 //!   because its footer is read first.
 //! * WARC and WET: one document per record with text (the `warc` feature; see
 //!   `crate::warc`).
+//!
+//! Text is UTF-8: an input that starts with a UTF-16 or UTF-32 byte-order mark is refused with
+//! [`InputError::Encoding`], which says how to convert it ([`Encoding::detect`]).
 //!
 //! Errors ([`InputError`]) name the file, and the line (the row for Parquet).
 use std::fs::File;
@@ -210,6 +213,21 @@ pub enum InputError {
         /// The offset of the first invalid byte.
         offset: u64,
     },
+    /// The input starts with the byte-order mark of UTF-16 or UTF-32: every reader here takes
+    /// UTF-8 only (the file is skipped). Recover by converting it, e.g.
+    /// `iconv -f UTF-16 -t UTF-8 in.txt > out.txt`.
+    #[error(
+        "{}: {encoding} encoded (it starts with that byte-order mark): convert it to UTF-8, \
+         e.g. iconv -f {iconv} -t UTF-8; skipped",
+        path.display(),
+        iconv = encoding.iconv_name()
+    )]
+    Encoding {
+        /// The file.
+        path: PathBuf,
+        /// The encoding its byte-order mark declares.
+        encoding: Encoding,
+    },
     /// A file in a structured format (Parquet) cannot be read as documents: a missing column,
     /// a column of the wrong type, a damaged file, a compressed file or standard input, or a
     /// build without the `parquet` feature (the rest of the file is skipped). Recover as the
@@ -251,10 +269,68 @@ impl InputError {
             InputError::Io { path, .. }
             | InputError::Line { path, .. }
             | InputError::NotUtf8 { path, .. }
+            | InputError::Encoding { path, .. }
             | InputError::Format { path, .. }
             | InputError::Dump { path, .. }
             | InputError::Damaged { path, .. } => path,
         }
+    }
+}
+
+/// A text encoding other than UTF-8 that an input declares with a byte-order mark
+/// ([`Encoding::detect`]); such inputs are refused with [`InputError::Encoding`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Encoding {
+    /// UTF-16, little-endian (starts `FF FE`).
+    Utf16Le,
+    /// UTF-16, big-endian (starts `FE FF`).
+    Utf16Be,
+    /// UTF-32, little-endian (starts `FF FE 00 00`).
+    Utf32Le,
+    /// UTF-32, big-endian (starts `00 00 FE FF`).
+    Utf32Be,
+}
+
+impl Encoding {
+    /// The encoding whose byte-order mark starts `head` (the first 4 bytes of the decompressed
+    /// input, fewer for a shorter input); `None` for anything else, UTF-8 (with or without its
+    /// mark) included.
+    ///
+    /// ```
+    /// use textreuse_dedup::input::Encoding;
+    ///
+    /// assert_eq!(Encoding::detect(b"\xff\xfe{\0"), Some(Encoding::Utf16Le));
+    /// assert_eq!(Encoding::detect(b"\xff\xfe\0\0"), Some(Encoding::Utf32Le));
+    /// assert_eq!(Encoding::detect(b"\xef\xbb\xbf{"), None);
+    /// ```
+    pub fn detect(head: &[u8]) -> Option<Encoding> {
+        match head {
+            [0xff, 0xfe, 0, 0, ..] => Some(Encoding::Utf32Le),
+            [0, 0, 0xfe, 0xff, ..] => Some(Encoding::Utf32Be),
+            [0xff, 0xfe, ..] => Some(Encoding::Utf16Le),
+            [0xfe, 0xff, ..] => Some(Encoding::Utf16Be),
+            _ => None,
+        }
+    }
+
+    /// The name `iconv -f` takes for it (`UTF-16`, which reads the byte-order mark).
+    pub fn iconv_name(self) -> &'static str {
+        match self {
+            Encoding::Utf16Le | Encoding::Utf16Be => "UTF-16",
+            Encoding::Utf32Le | Encoding::Utf32Be => "UTF-32",
+        }
+    }
+}
+
+impl std::fmt::Display for Encoding {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Encoding::Utf16Le => "UTF-16 (little-endian)",
+            Encoding::Utf16Be => "UTF-16 (big-endian)",
+            Encoding::Utf32Le => "UTF-32 (little-endian)",
+            Encoding::Utf32Be => "UTF-32 (big-endian)",
+        })
     }
 }
 
@@ -385,6 +461,23 @@ pub struct Opened {
     pub compression: Compression,
     /// What it holds (by name, else by content).
     pub format: Format,
+    /// The encoding a UTF-16 or UTF-32 byte-order mark at its start declares ([`open_file`]
+    /// refuses such a file; [`Opened::utf8`] turns it into the error for any input).
+    pub encoding: Option<Encoding>,
+}
+
+impl Opened {
+    /// This input, or [`InputError::Encoding`] (naming it `path`) when it starts with a UTF-16
+    /// or UTF-32 byte-order mark.
+    pub fn utf8(self, path: &Path) -> Result<Opened, InputError> {
+        match self.encoding {
+            None => Ok(self),
+            Some(encoding) => Err(InputError::Encoding {
+                path: path.to_path_buf(),
+                encoding,
+            }),
+        }
+    }
 }
 
 impl std::fmt::Debug for Opened {
@@ -392,12 +485,14 @@ impl std::fmt::Debug for Opened {
         f.debug_struct("Opened")
             .field("compression", &self.compression)
             .field("format", &self.format)
+            .field("encoding", &self.encoding)
             .finish_non_exhaustive()
     }
 }
 
 /// Decompresses `raw` (a file or stdin) after recognizing its compression by its first bytes,
-/// and recognizes its format by `name` or, failing that, by its first decompressed bytes.
+/// and recognizes its format by `name` or, failing that, by its first decompressed bytes, and
+/// a UTF-16 or UTF-32 byte-order mark at its start ([`Opened::encoding`]).
 pub fn open_reader(raw: Box<dyn Read + Send>, name: Option<&Path>) -> io::Result<Opened> {
     let (magic, raw) = head(raw, 4)?;
     let compression = Compression::detect(&magic);
@@ -409,6 +504,7 @@ pub fn open_reader(raw: Box<dyn Read + Send>, name: Option<&Path>) -> io::Result
             reader: Box::new(raw),
             compression,
             format,
+            encoding: Encoding::detect(&magic),
         });
     }
     let decoded: Box<dyn Read + Send> = match compression {
@@ -417,28 +513,26 @@ pub fn open_reader(raw: Box<dyn Read + Send>, name: Option<&Path>) -> io::Result
         Compression::Zstd => Box::new(zstd::stream::read::Decoder::with_buffer(raw)?),
         Compression::Bzip2 => Box::new(bzip2::bufread::MultiBzDecoder::new(raw)),
     };
-    let (format, decoded): (Format, Box<dyn Read + Send>) = match name.and_then(Format::from_name) {
-        Some(format) => (format, decoded),
-        None => {
-            let (start, whole) = head(decoded, SNIFF)?;
-            (Format::detect(&start), Box::new(whole))
-        }
-    };
+    let (start, decoded) = head(decoded, SNIFF)?;
     Ok(Opened {
         reader: Box::new(BufReader::with_capacity(1 << 16, decoded)),
         compression,
-        format,
+        format: declared.unwrap_or_else(|| Format::detect(&start)),
+        encoding: Encoding::detect(&start),
     })
 }
 
-/// Opens the file `path`: [`open_reader`] over it, its name giving the format if it can.
+/// Opens the file `path`: [`open_reader`] over it, its name giving the format if it can; a
+/// file in UTF-16 or UTF-32 (by its byte-order mark) is an [`InputError::Encoding`].
 pub fn open_file(path: &Path) -> Result<Opened, InputError> {
     let io_error = |source| InputError::Io {
         path: path.to_path_buf(),
         source,
     };
     let file = File::open(path).map_err(io_error)?;
-    open_reader(Box::new(file), Some(path)).map_err(io_error)
+    open_reader(Box::new(file), Some(path))
+        .map_err(io_error)?
+        .utf8(path)
 }
 
 /// Field names of JSON Lines records and Parquet columns (default `id`, `text`, `title`).
@@ -642,7 +736,12 @@ impl Iterator for JsonLines {
                     ))));
                 }
             }
-            let line = match std::str::from_utf8(&self.buf) {
+            // A UTF-8 byte-order mark may start the file (Windows tools write one).
+            let bytes = match self.line_no {
+                1 => self.buf.strip_prefix(b"\xef\xbb\xbf").unwrap_or(&self.buf),
+                _ => &self.buf[..],
+            };
+            let line = match std::str::from_utf8(bytes) {
                 Ok(line) => line.trim(),
                 Err(e) => {
                     return Some(Err(self.line_error(format!(
@@ -820,5 +919,88 @@ mod tests {
             matches!(err, InputError::NotUtf8 { offset: 3, .. }),
             "{err}"
         );
+    }
+
+    /// A UTF-8 byte-order mark starts JSON Lines and text files written by Windows tools: it is
+    /// skipped. UTF-16 and UTF-32 files are named as such, whatever their name or compression.
+    #[test]
+    fn byte_order_marks() {
+        let dir = tempfile::tempdir().unwrap();
+        let record = "{\"id\": 9, \"text\": \"x\"}\n{\"id\": 10, \"text\": \"y\"}\n";
+        for name in ["bom.jsonl", "bom-sniffed"] {
+            let path = dir.path().join(name);
+            std::fs::write(&path, format!("\u{feff}{record}")).unwrap();
+            let opened = open_file(&path).unwrap();
+            assert_eq!(opened.format, Format::JsonLines);
+            let docs: Vec<Document> = JsonLines::new(&path, opened.reader, JsonFields::default())
+                .collect::<Result<_, _>>()
+                .unwrap();
+            assert_eq!(docs.len(), 2);
+            assert_eq!(docs[0].id, 9);
+        }
+        // Only the file's first line may start with one.
+        let path = dir.path().join("inner.jsonl");
+        std::fs::write(&path, format!("{record}\u{feff}{record}")).unwrap();
+        let results: Vec<_> = JsonLines::open(&path).unwrap().collect();
+        assert!(results[2].is_err());
+
+        let utf16 = |big_endian: bool| -> Vec<u8> {
+            let mut bytes = Vec::new();
+            for unit in std::iter::once(0xfeff).chain(record.encode_utf16()) {
+                let b = if big_endian {
+                    unit.to_be_bytes()
+                } else {
+                    unit.to_le_bytes()
+                };
+                bytes.extend_from_slice(&b);
+            }
+            bytes
+        };
+        let cases = [
+            (
+                "le.jsonl",
+                utf16(false),
+                "UTF-16 (little-endian)",
+                "iconv -f UTF-16",
+            ),
+            (
+                "be.txt",
+                utf16(true),
+                "UTF-16 (big-endian)",
+                "iconv -f UTF-16",
+            ),
+            (
+                "le32",
+                vec![0xff, 0xfe, 0, 0, b'{', 0, 0, 0],
+                "UTF-32 (little-endian)",
+                "UTF-32",
+            ),
+            (
+                "be32.txt",
+                vec![0, 0, 0xfe, 0xff],
+                "UTF-32 (big-endian)",
+                "UTF-32",
+            ),
+        ];
+        for (name, bytes, encoding, advice) in cases {
+            let path = dir.path().join(name);
+            std::fs::write(&path, &bytes).unwrap();
+            let err = open_file(&path).unwrap_err();
+            let message = err.to_string();
+            assert!(matches!(err, InputError::Encoding { .. }), "{message}");
+            assert!(
+                message.contains(name) && message.contains(encoding) && message.contains(advice),
+                "{message}"
+            );
+            // Compressed, too.
+            let gz = dir.path().join(format!("{name}.gz"));
+            let mut encoder =
+                flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+            std::io::Write::write_all(&mut encoder, &bytes).unwrap();
+            std::fs::write(&gz, encoder.finish().unwrap()).unwrap();
+            assert!(matches!(open_file(&gz), Err(InputError::Encoding { .. })));
+        }
+        assert_eq!(Encoding::detect(b"\xfe"), None);
+        assert_eq!(Encoding::detect(b""), None);
     }
 }

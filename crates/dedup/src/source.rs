@@ -212,12 +212,12 @@ impl Inputs {
             path.clone()
         };
         let opened = if stdin {
-            input::open_reader(Box::new(std::io::stdin()), None).map_err(|source| {
-                InputError::Io {
+            input::open_reader(Box::new(std::io::stdin()), None)
+                .map_err(|source| InputError::Io {
                     path: shown.clone(),
                     source,
-                }
-            })?
+                })?
+                .utf8(&shown)?
         } else {
             input::open_file(&path)?
         };

@@ -95,12 +95,13 @@ mod signer;
 mod text;
 
 pub use math::{
-    Plan, Recommendation, Target, TuneOptions, cost_ns, independent, plan, sized_pair, tune,
+    MAX_SET_SIZE, Plan, Recommendation, Target, TuneOptions, cost_ns, independent, plan,
+    sized_pair, tune,
 };
 pub use signer::{
     BandKeys, BandScheme, DEFAULT_BANDS, DEFAULT_BITS, DEFAULT_HASHES, DEFAULT_OPH_BANDS,
-    DEFAULT_OPH_ROWS, DEFAULT_ROWS, DEFAULT_SEED, MAX_DRAWN_BANDS, MAX_DRAWN_HASHES, MAX_OPH_BINS,
-    Signature, Signer, SignerBuilder,
+    DEFAULT_OPH_ROWS, DEFAULT_ROWS, DEFAULT_SEED, MAX_DISJOINT_HASHES, MAX_DRAWN_BANDS,
+    MAX_DRAWN_HASHES, MAX_OPH_BINS, Signature, Signer, SignerBuilder,
 };
 pub use text::TextSigner;
 
@@ -158,8 +159,46 @@ pub enum BuildError {
     /// OPH bins are counted in 16 bits. Recover by using fewer rows or bands.
     #[error("the oph scheme supports at most {max} bins (rows * bands), got {bins}")]
     TooManyBins {
-        /// `K·M` as given.
+        /// `K·M` as given (`usize::MAX` when the product overflows).
         bins: usize,
+        /// The limit.
+        max: usize,
+    },
+    /// Disjoint bands need `N = K·M` functions, and every signature holds `N` minhashes: above
+    /// [`MAX_DISJOINT_HASHES`] a signer would only cost memory and time. Recover by using fewer
+    /// rows or bands.
+    #[error(
+        "the disjoint band scheme supports at most {max} hash functions (rows * bands; each \
+         signature holds one minhash per function), got {hashes}"
+    )]
+    TooManyDisjointHashes {
+        /// `K·M` as given (`usize::MAX` when the product overflows).
+        hashes: usize,
+        /// The limit.
+        max: usize,
+    },
+    /// A probability or weight of a [`Target`] or [`TuneOptions`] is out of its range (or NaN).
+    /// Recover by passing a value in the range the message gives.
+    #[error("{name} must be {allowed}, got {value}")]
+    OutOfRange {
+        /// The field, as [`Target`] or [`TuneOptions`] names it.
+        name: &'static str,
+        /// The value given.
+        value: f64,
+        /// The range allowed.
+        allowed: &'static str,
+    },
+    /// The planner evaluates the OPH curve at sets of `min_set` shingles and up to four times
+    /// that; the exact curve tabulates `ln k!` up to the union of two such sets, so sizes above
+    /// [`MAX_SET_SIZE`] are refused. Recover by a smaller `min_set` (sets that large follow the
+    /// large-set curve `1 - (1 - s^K)^M` closely) or by planning without OPH.
+    #[error(
+        "sets of {min_set} shingles are above the {max} the oph curve is computed for; ask for \
+         smaller sets (large ones follow the large-set curve)"
+    )]
+    SetTooLarge {
+        /// The target's `min_set`.
+        min_set: usize,
         /// The limit.
         max: usize,
     },

@@ -152,12 +152,47 @@ pub struct Recommendation {
 /// assert!(best.rows * best.bands <= 128);
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
+///
+/// Returns [`BuildError::Threshold`] for a threshold outside `(0, 1)`,
+/// [`BuildError::OutOfRange`] for a negative, infinite or NaN weight (or two zero weights), and
+/// the error of [`SignerBuilder::build`] when `hashes` is zero or above the scheme's limit.
 pub fn tune(threshold: f64, options: &TuneOptions) -> Result<Recommendation, BuildError> {
     if !(threshold > 0.0 && threshold < 1.0) {
         return Err(BuildError::Threshold { threshold });
     }
-    let mut best: Option<Recommendation> = None;
+    for (name, value) in [
+        ("false_positive_weight", options.false_positive_weight),
+        ("false_negative_weight", options.false_negative_weight),
+    ] {
+        if !(value.is_finite() && value >= 0.0) {
+            return Err(BuildError::OutOfRange {
+                name,
+                value,
+                allowed: "finite and at least 0",
+            });
+        }
+    }
+    if options.false_positive_weight + options.false_negative_weight == 0.0 {
+        return Err(BuildError::OutOfRange {
+            name: "false_positive_weight + false_negative_weight",
+            value: 0.0,
+            allowed: "above 0",
+        });
+    }
     let n = options.hashes;
+    if n == 0 {
+        return Err(BuildError::ZeroRows);
+    }
+    // The widest signer (one band of all `n` functions) is checked, and refused with the
+    // scheme's limit, before the candidates are listed: their number grows with `n`.
+    SignerBuilder::new()
+        .scheme(options.scheme)
+        .hashes(n)
+        .rows(n)
+        .bands(1)
+        .bits(options.bits)
+        .build()?;
+    let mut best: Option<Recommendation> = None;
     let candidates: Vec<(usize, usize)> = match options.scheme {
         BandScheme::Disjoint | BandScheme::Oph => (1..=n)
             .flat_map(|m| (1..=n / m).map(move |k| (k, m)))
@@ -222,7 +257,8 @@ pub struct Target {
     /// ...may become candidates with at most this probability (default 0.01).
     pub candidate_rate: f64,
     /// The smallest set the curve must hold for, in shingles (default 75, the research's
-    /// shortest sentence). Only [`BandScheme::Oph`]'s curve depends on it.
+    /// shortest sentence; at most [`MAX_SET_SIZE`]). Only [`BandScheme::Oph`]'s curve depends
+    /// on it.
     pub min_set: usize,
     /// The set size costs are compared at (default 150, the median kept sentence).
     pub set_size: usize,
@@ -230,7 +266,8 @@ pub struct Target {
     pub schemes: Vec<BandScheme>,
     /// `N` for [`BandScheme::Drawn`] (default 20).
     pub hashes: usize,
-    /// The largest `N = K·M` for [`BandScheme::Disjoint`] (default 512).
+    /// The largest `N = K·M` for [`BandScheme::Disjoint`] (default 512; at most
+    /// [`MAX_DISJOINT_HASHES`](crate::MAX_DISJOINT_HASHES) is used).
     pub max_hashes: usize,
     /// Output bits of the signer that is built (default 60).
     pub bits: u32,
@@ -323,6 +360,12 @@ pub fn cost_ns(
     sign + bands as f64 * (rows as f64 + 3.0 + 25.0)
 }
 
+/// The largest [`Target::min_set`] [`plan`] accepts when OPH is among the schemes. It computes
+/// OPH's exact curve for sets of up to four times `min_set` shingles, which tabulates `ln k!` up
+/// to the union of two such sets (here at most 2^23 values, 64 MiB). Sets that large follow the
+/// large-set curve `1 - (1 - s^K)^M` closely.
+pub const MAX_SET_SIZE: usize = 1 << 20;
+
 /// Largest `K` [`plan`] considers.
 const PLAN_MAX_ROWS: usize = 32;
 /// Largest `M` of the OPH scheme [`plan`] considers.
@@ -343,13 +386,36 @@ const PLAN_MAX_OPH_BANDS: usize = 256;
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 ///
-/// Returns [`BuildError::Threshold`] for a threshold or `below` outside `(0, 1)` and
-/// [`BuildError::Unreachable`] when no configuration in range meets the target.
+/// A [`Target::max_hashes`] above [`MAX_DISJOINT_HASHES`](crate::MAX_DISJOINT_HASHES) is
+/// that limit: no larger disjoint signer can be built.
+///
+/// Returns [`BuildError::Threshold`] for a threshold or `below` outside `(0, 1)`,
+/// [`BuildError::OutOfRange`] for a recall or candidate rate outside `[0, 1]` (or NaN),
+/// [`BuildError::SetTooLarge`] for a `min_set` above [`MAX_SET_SIZE`] when OPH is among the
+/// schemes, and [`BuildError::Unreachable`] when no configuration in range meets the target.
 pub fn plan(target: &Target) -> Result<Plan, BuildError> {
     for t in [target.threshold, target.below] {
         if !(t > 0.0 && t < 1.0) {
             return Err(BuildError::Threshold { threshold: t });
         }
+    }
+    for (name, value) in [
+        ("recall", target.recall),
+        ("candidate_rate", target.candidate_rate),
+    ] {
+        if !(0.0..=1.0).contains(&value) {
+            return Err(BuildError::OutOfRange {
+                name,
+                value,
+                allowed: "a probability from 0 to 1",
+            });
+        }
+    }
+    if target.schemes.contains(&BandScheme::Oph) && target.min_set > MAX_SET_SIZE {
+        return Err(BuildError::SetTooLarge {
+            min_set: target.min_set,
+            max: MAX_SET_SIZE,
+        });
     }
     if !(1..=64).contains(&target.bits) {
         return Err(textreuse_hash::HashError::InvalidBits { bits: target.bits }.into());
@@ -377,7 +443,10 @@ pub fn plan(target: &Target) -> Result<Plan, BuildError> {
                     let (max_n, max_m) = if scheme == BandScheme::Oph {
                         (crate::MAX_OPH_BINS, PLAN_MAX_OPH_BANDS)
                     } else {
-                        (target.max_hashes, usize::MAX)
+                        (
+                            target.max_hashes.min(crate::MAX_DISJOINT_HASHES),
+                            usize::MAX,
+                        )
                     };
                     for m in (1..=max_m).take_while(|m| k * m <= max_n) {
                         let n = k * m;
@@ -401,6 +470,13 @@ pub fn plan(target: &Target) -> Result<Plan, BuildError> {
             independent(target.below, k, m),
         );
         if scheme != BandScheme::Drawn && (hi < target.recall || lo > target.candidate_rate) {
+            continue;
+        }
+        // Drawn bands that share functions match together (their match events are increasing
+        // in the same per-function agreements, so by Harris' inequality they are positively
+        // correlated): their exact curve is at most the independent one, and a configuration
+        // whose independent recall misses the target is skipped without drawing its bands.
+        if scheme == BandScheme::Drawn && hi < target.recall {
             continue;
         }
         let (recall, candidate_rate) = match scheme {

@@ -521,6 +521,168 @@ fn builder_errors() {
     assert_eq!(oph().rows(64).bands(64).build().unwrap().hashes(), 4096);
 }
 
+/// The planner skips drawn configurations whose independent-bands recall misses the target,
+/// because the exact drawn curve never exceeds the independent one (positively correlated
+/// bands).
+#[test]
+fn drawn_curve_is_at_most_the_independent_curve() {
+    for seed in [1, 2, DEFAULT_SEED] {
+        for (n, k, m) in [
+            (20, 10, 10),
+            (20, 1, 20),
+            (20, 20, 3),
+            (40, 7, 12),
+            (128, 30, 20),
+        ] {
+            let signer = SignerBuilder::new()
+                .hashes(n)
+                .rows(k)
+                .bands(m)
+                .seed(seed)
+                .build()
+                .unwrap();
+            for i in 0..=20 {
+                let s = i as f64 / 20.0;
+                assert!(
+                    signer.exact_match_probability(s)
+                        <= signer.independent_approximation(s) + 1e-12,
+                    "N={n} K={k} M={m} seed {seed} s={s}"
+                );
+            }
+        }
+    }
+}
+
+/// Sizes that would allocate without bound (or overflow `K·M`) are refused before anything is
+/// allocated, with the limit (issue #22: `--rows 100000 --bands 100000` asked for 80 GB).
+#[test]
+fn sizes_above_the_limits_are_refused() {
+    let build = |scheme, k, m| {
+        let mut b = SignerBuilder::new();
+        b.scheme(scheme).rows(k).bands(m);
+        b.build()
+    };
+    assert_eq!(
+        build(BandScheme::Disjoint, 100_000, 100_000).unwrap_err(),
+        BuildError::TooManyDisjointHashes {
+            hashes: 10_000_000_000,
+            max: crate::MAX_DISJOINT_HASHES
+        }
+    );
+    for scheme in [BandScheme::Disjoint, BandScheme::Oph] {
+        let err = build(scheme, usize::MAX, 2).unwrap_err();
+        assert!(
+            matches!(
+                err,
+                BuildError::TooManyDisjointHashes {
+                    hashes: usize::MAX,
+                    ..
+                } | BuildError::TooManyBins {
+                    bins: usize::MAX,
+                    ..
+                }
+            ),
+            "{err:?}"
+        );
+        assert!(err.to_string().contains("at most 4096"), "{err}");
+    }
+    assert_eq!(
+        build(BandScheme::Disjoint, 4096, 1).unwrap().hashes(),
+        crate::MAX_DISJOINT_HASHES
+    );
+    assert!(matches!(
+        build(BandScheme::Disjoint, 4097, 1),
+        Err(BuildError::TooManyDisjointHashes { hashes: 4097, .. })
+    ));
+    assert!(matches!(
+        build(BandScheme::Drawn, u32::MAX as usize, 1),
+        Err(BuildError::RowsExceedHashes { .. })
+    ));
+}
+
+#[test]
+fn plan_and_tune_refuse_nan_and_oversized_targets() {
+    use crate::{MAX_SET_SIZE, Target, TuneOptions, plan, tune};
+    for (recall, rate) in [
+        (f64::NAN, 0.01),
+        (0.99, f64::NAN),
+        (1.5, 0.01),
+        (0.99, -0.1),
+    ] {
+        let t = Target {
+            recall,
+            candidate_rate: rate,
+            ..Target::new(0.8)
+        };
+        assert!(
+            matches!(plan(&t), Err(BuildError::OutOfRange { .. })),
+            "{recall} {rate}"
+        );
+    }
+    let big = Target {
+        min_set: MAX_SET_SIZE + 1,
+        ..Target::new(0.8)
+    };
+    assert_eq!(
+        plan(&big).unwrap_err(),
+        BuildError::SetTooLarge {
+            min_set: MAX_SET_SIZE + 1,
+            max: MAX_SET_SIZE
+        }
+    );
+    // Without OPH the set size does not matter.
+    let disjoint = Target {
+        schemes: vec![BandScheme::Disjoint],
+        ..big
+    };
+    assert!(plan(&disjoint).is_ok());
+    // A budget above the limit is the limit, not a list of billions of candidates.
+    let budget = Target {
+        schemes: vec![BandScheme::Disjoint],
+        max_hashes: usize::MAX,
+        ..Target::new(0.8)
+    };
+    let p = plan(&budget).unwrap();
+    assert!(p.hashes <= crate::MAX_DISJOINT_HASHES);
+    assert_eq!(
+        p,
+        plan(&Target {
+            max_hashes: crate::MAX_DISJOINT_HASHES,
+            ..budget
+        })
+        .unwrap()
+    );
+    // A NaN weight used to recommend K = 1, M = 1.
+    for (fp, fnw) in [
+        (f64::NAN, 0.5),
+        (0.5, f64::INFINITY),
+        (-1.0, 0.5),
+        (0.0, 0.0),
+    ] {
+        let options = TuneOptions {
+            false_positive_weight: fp,
+            false_negative_weight: fnw,
+            ..TuneOptions::default()
+        };
+        assert!(
+            matches!(tune(0.8, &options), Err(BuildError::OutOfRange { .. })),
+            "{fp} {fnw}"
+        );
+    }
+    for (scheme, hashes) in [
+        (BandScheme::Drawn, 129),
+        (BandScheme::Disjoint, 4097),
+        (BandScheme::Oph, usize::MAX),
+    ] {
+        let options = TuneOptions {
+            scheme,
+            hashes,
+            ..TuneOptions::default()
+        };
+        assert!(tune(0.8, &options).is_err(), "{scheme} {hashes}");
+    }
+}
+
 #[test]
 fn drawn_bands_are_sorted_subsets() {
     let signer = Signer::new();

@@ -106,8 +106,8 @@ pub use paragraph::{
     ParagraphFingerprint, ParagraphFingerprinter, ParagraphFingerprinterBuilder, set_cosine,
 };
 pub use search::{
-    HammingPair, TablePlan, TableSearch, TableSearchBuilder, WindowSearch, WindowSearchBuilder,
-    brute_force_pairs, recall,
+    HammingPair, MAX_PERMUTATIONS, TablePlan, TableSearch, TableSearchBuilder, WindowSearch,
+    WindowSearchBuilder, brute_force_pairs, recall,
 };
 pub use sparse::{Projection, SimHasher, SimHasherBuilder};
 
@@ -161,9 +161,12 @@ pub enum SimHashError {
         /// The index of the first bad offset.
         index: usize,
     },
-    /// A Hamming threshold beyond what the search supports (64 for [`TableSearch`], 255 for
-    /// [`WindowSearch`]). Recover by lowering it.
-    #[error("Hamming threshold {max_hamming} is too large for this search")]
+    /// A Hamming threshold beyond what the search supports (64 for [`TableSearch`]; 255 and the
+    /// signature width for [`WindowSearch`]). Recover by lowering it.
+    #[error(
+        "Hamming threshold {max_hamming} is too large for this search (at most 64 bits for the \
+         table search, the signature width for the window search)"
+    )]
     InvalidThreshold {
         /// The threshold asked for.
         max_hamming: u32,
@@ -184,6 +187,17 @@ pub enum SimHashError {
         name: &'static str,
         /// The value given.
         value: u64,
+    },
+    /// A count parameter is above the limit the search supports (the limit bounds the time and
+    /// memory one call can take). Recover by lowering it.
+    #[error("parameter {name} is {value}, above the supported {max}")]
+    AboveLimit {
+        /// The parameter's name.
+        name: &'static str,
+        /// The value given.
+        value: u64,
+        /// The largest value supported.
+        max: u64,
     },
     /// A weight parameter that must be finite and positive is not. Recover by fixing it.
     #[error("weight {name} must be finite and positive, got {value}")]

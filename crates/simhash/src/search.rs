@@ -400,6 +400,11 @@ fn default_blocks(k: u32, n: usize) -> u32 {
     best.1
 }
 
+/// The most permutations `Q` a [`WindowSearch`] takes. Each permutation is a full permuted,
+/// sorted copy of the signatures and a pass over them, so the search costs `Q` times a sort; the
+/// literature's settings are tens to a few hundred.
+pub const MAX_PERMUTATIONS: u32 = 1024;
+
 /// Approximate search over `Q` random bit permutations of sorted signatures (Ture, Elsayed and
 /// Lin, "No free lunch: brute force vs. locality-sensitive hashing for cross-lingual pairwise
 /// similarity", SIGIR 2011; after Charikar 2002).
@@ -450,7 +455,7 @@ impl WindowSearchBuilder {
         self
     }
 
-    /// The number of random permutations `Q` (default 10; at least 1).
+    /// The number of random permutations `Q` (default 10; 1 to [`MAX_PERMUTATIONS`]).
     pub fn permutations(&mut self, q: u32) -> &mut Self {
         self.inner.permutations = q;
         self
@@ -463,7 +468,7 @@ impl WindowSearchBuilder {
         self
     }
 
-    /// The Hamming threshold `T` (default 5; at most 255).
+    /// The Hamming threshold `T` (default 5; at most 255 and at most the width `D`).
     pub fn max_hamming(&mut self, t: u32) -> &mut Self {
         self.inner.max_hamming = t;
         self
@@ -481,7 +486,7 @@ impl WindowSearchBuilder {
         if s.bits == 0 || s.bits > MAX_BITS {
             return Err(SimHashError::InvalidBits { bits: s.bits });
         }
-        if s.max_hamming > 255 {
+        if s.max_hamming > 255 || s.max_hamming > s.bits {
             return Err(SimHashError::InvalidThreshold {
                 max_hamming: s.max_hamming,
             });
@@ -490,6 +495,13 @@ impl WindowSearchBuilder {
             return Err(SimHashError::InvalidParameter {
                 name: "permutations",
                 value: 0,
+            });
+        }
+        if s.permutations > MAX_PERMUTATIONS {
+            return Err(SimHashError::AboveLimit {
+                name: "permutations",
+                value: s.permutations.into(),
+                max: MAX_PERMUTATIONS.into(),
             });
         }
         if s.window == 0 {
@@ -657,8 +669,10 @@ impl WindowSearch {
 #[cfg(test)]
 mod tests {
     use super::{
-        TableSearch, WindowSearch, binomial, default_blocks, next_combination, radix_sort_by_prefix,
+        MAX_PERMUTATIONS, TableSearch, WindowSearch, binomial, default_blocks, next_combination,
+        radix_sort_by_prefix,
     };
+    use crate::SimHashError;
     use proptest::prelude::*;
 
     proptest! {
@@ -727,6 +741,34 @@ mod tests {
         assert!(WindowSearch::builder().window(0).build().is_err());
         assert!(WindowSearch::builder().permutations(0).build().is_err());
         assert!(WindowSearch::builder().max_hamming(256).build().is_err());
+        // The threshold cannot exceed the width; Q is bounded (issue #22: Q = 10^6 ran for
+        // minutes on a small input).
+        assert!(WindowSearch::builder().max_hamming(65).build().is_err());
+        assert!(
+            WindowSearch::builder()
+                .bits(128)
+                .max_hamming(65)
+                .build()
+                .is_ok()
+        );
+        let q = WindowSearch::builder()
+            .permutations(MAX_PERMUTATIONS + 1)
+            .build()
+            .unwrap_err();
+        assert_eq!(
+            q,
+            SimHashError::AboveLimit {
+                name: "permutations",
+                value: 1025,
+                max: 1024
+            }
+        );
+        assert!(
+            WindowSearch::builder()
+                .permutations(MAX_PERMUTATIONS)
+                .build()
+                .is_ok()
+        );
         assert!(WindowSearch::builder().bits(0).build().is_err());
         let w = WindowSearch::builder().bits(100).build().unwrap();
         assert!(w.pairs(&[1, 2, 3]).is_err());

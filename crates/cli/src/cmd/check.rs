@@ -9,7 +9,7 @@ use std::time::Instant;
 
 use anyhow::{Context, bail};
 use rayon::prelude::*;
-use textreuse_align::index::{Candidate, CorpusIndex};
+use textreuse_align::index::{Candidate, CorpusIndex, IndexError};
 use textreuse_align::reuse::{ReuseProfile, profile};
 use textreuse_align::{Aligner, Passage};
 use textreuse_dedup::{Document, Inputs, Source};
@@ -140,7 +140,12 @@ pub fn run(args: &Args, global: &Global) -> anyhow::Result<()> {
                 .ngram(args.ngram)
                 .rows(args.rows)
                 .bands(args.bands)
-                .build()?;
+                .build()
+                .map_err(|e| match e {
+                    IndexError::Signer(e) => util::signer_error(e),
+                    e @ IndexError::ZeroNgram => anyhow::Error::new(e).context("invalid --ngram"),
+                    e => anyhow::Error::new(e),
+                })?;
             for doc in &docs {
                 index.add(&doc.text);
             }

@@ -38,7 +38,7 @@ pub struct Args {
     /// The Jaccard similarity that makes a duplicate: picks K and M with the tuner for the
     /// --scheme and --hashes budget (explicit -k/-m win) and, with --verify, drops pairs below
     /// it. Recorded in stats.json.
-    #[arg(long, value_name = "T")]
+    #[arg(long, value_name = "T", value_parser = util::open_fraction)]
     threshold: Option<f64>,
     /// Which member of a cluster is kept (the others are listed in duplicates.jsonl): the first
     /// seen in input order, the earliest revision timestamp, or the longest text.
@@ -84,7 +84,7 @@ pub struct Args {
     #[arg(long, default_value_t = DEFAULT_MAX_BUCKET, value_name = "N")]
     max_bucket: usize,
     /// Keep only pairs whose normalized edit distance is at most this (e.g. 0.25), re-clustering.
-    #[arg(long, value_name = "D")]
+    #[arg(long, value_name = "D", value_parser = util::fraction)]
     max_edit: Option<f64>,
     /// How candidates are found: MinHash band keys, or SimHash fingerprints within
     /// --max-hamming bits (exact permuted-table search).
@@ -135,11 +135,13 @@ pub fn run(args: &Args, global: &Global) -> anyhow::Result<()> {
     let filter = args.filter.filter_for(unit)?;
     let mut builder = Dedup::builder();
     match args.threshold {
-        // The planner picks the scheme (unless --scheme), K and M for the target of the flags.
+        // The planner picks the scheme (unless --scheme), K and M for the target of the flags
+        // (here rather than in the builder, so that an error names the flags).
         Some(t) if !args.signer.explicit_bands() => {
-            builder
-                .threshold(t)
-                .target(args.signer.target(t, filter.min_shingles));
+            let plan = textreuse_minhash::plan(&args.signer.target(t, filter.min_shingles))
+                .map_err(util::signer_error)?;
+            let signer = plan.builder().build().map_err(util::signer_error)?;
+            builder.threshold(t).signer(signer);
         }
         Some(t) => {
             builder.threshold(t).signer(args.signer.build(unit)?);
@@ -175,8 +177,26 @@ pub fn run(args: &Args, global: &Global) -> anyhow::Result<()> {
     // every exit path (signals included).
     let tmp = RunDir::new_in(args.tmp.as_deref())?;
     builder.tmp_dir(tmp.path());
+    // --max-hamming is checked even when --method minhash leaves it unused.
+    textreuse_simhash::TableSearch::new(args.max_hamming).context("invalid --max-hamming")?;
     // The builder checks every option (and names it) before anything is read.
-    let dedup = builder.build()?;
+    let dedup = builder.build().map_err(|e| {
+        use textreuse_dedup::shuffle::ShuffleError;
+        let flag = match &e {
+            textreuse_dedup::Error::InvalidOption { option, .. } => {
+                format!("--{}", option.replace('_', "-"))
+            }
+            textreuse_dedup::Error::Shuffle(ShuffleError::BudgetTooSmall { .. }) => {
+                "--mem-budget".into()
+            }
+            textreuse_dedup::Error::Shuffle(ShuffleError::InvalidMaxBucket { .. }) => {
+                "--max-bucket".into()
+            }
+            textreuse_dedup::Error::SimHash(_) => "--max-hamming".into(),
+            _ => return anyhow::Error::new(e),
+        };
+        anyhow::Error::new(e).context(format!("invalid {flag}"))
+    })?;
     if args.write_deduplicated.is_some() {
         anyhow::ensure!(
             unit == Unit::Document,

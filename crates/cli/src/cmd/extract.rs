@@ -69,7 +69,7 @@ pub fn run(args: &Args, global: &Global) -> anyhow::Result<()> {
     let mut reader = ReaderBuilder::new();
     reader
         .redirects(args.redirects)
-        .max_page_bytes(args.max_page_mib.max(1) << 20);
+        .max_page_bytes(args.max_page_mib.max(1).saturating_mul(1 << 20));
     if args.all_namespaces {
         reader.namespaces(None);
     }

@@ -56,7 +56,7 @@ struct CreateArgs {
     unit: UnitArg,
     /// The Jaccard similarity to find: picks the cheapest scheme (or the --scheme given), K and M
     /// that find 99% of pairs at or above it (explicit -k/-m win).
-    #[arg(long, value_name = "T")]
+    #[arg(long, value_name = "T", value_parser = util::open_fraction)]
     threshold: Option<f64>,
     /// Hash functions N of drawn bands [default: 20; disjoint and oph: K*M].
     #[arg(long, value_name = "N")]
@@ -109,7 +109,7 @@ struct AddArgs {
 #[derive(Debug, clap::Args)]
 pub struct MatchArgs {
     /// Leave out matches below this Jaccard similarity (estimated, or exact with --verify).
-    #[arg(long, default_value_t = 0.0, value_name = "T")]
+    #[arg(long, default_value_t = 0.0, value_name = "T", value_parser = util::fraction)]
     pub min_jaccard: f64,
     /// Compute each match's exact Jaccard similarity from the stored texts.
     #[arg(long)]
@@ -242,6 +242,8 @@ fn create(a: &CreateArgs, global: &Global) -> anyhow::Result<()> {
             target.hashes = n;
             target.max_hashes = n;
         }
+        // Planned once here for an error that names the flags (index create is a one-off).
+        textreuse_minhash::plan(&target).map_err(util::signer_error)?;
         p = p.plan(&target)?;
     }
     if let Some(k) = a.rows {
@@ -251,8 +253,18 @@ fn create(a: &CreateArgs, global: &Global) -> anyhow::Result<()> {
         p.bands = m;
     }
     if p.scheme != "drawn" && a.hashes.is_none() {
-        p.hashes = p.rows * p.bands;
+        p.hashes = p.rows.saturating_mul(p.bands);
     }
+    // The signer the index will build, checked here for an error that names the flags.
+    let mut signer = textreuse_minhash::SignerBuilder::new();
+    signer
+        .scheme(p.band_scheme()?)
+        .hashes(p.hashes)
+        .rows(p.rows)
+        .bands(p.bands)
+        .bits(p.bits)
+        .seed(p.seed);
+    signer.build().map_err(util::signer_error)?;
     let w = IndexWriter::create(&a.dir, p)?;
     let p = w.params();
     global.log(format_args!(

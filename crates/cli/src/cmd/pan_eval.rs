@@ -15,7 +15,8 @@ use crate::util::{self, Global};
 #[derive(Debug, clap::Args)]
 pub struct Args {
     /// Directory of PAN truth XML files (searched recursively, so a corpus root with one
-    /// sub-directory per category works). Each file is one document pair.
+    /// sub-directory per category works). Each file is one document pair; a directory without
+    /// any is an error.
     #[arg(long, value_name = "DIR")]
     pub truth: PathBuf,
     /// Directory of PAN detection XML files (searched recursively).
@@ -38,6 +39,13 @@ pub struct Args {
 /// Runs the subcommand.
 pub fn run(args: &Args, global: &Global) -> anyhow::Result<()> {
     let truth_files = xml_files(&args.truth)?;
+    // Nothing to score against would make every measure vacuous (plagdet 1 with no cases).
+    anyhow::ensure!(
+        !truth_files.is_empty(),
+        "--truth {}: no truth files (*.xml) in it or below; give the directory of a PAN corpus \
+         (or one of its category sub-directories)",
+        args.truth.display()
+    );
     let detections = match (&args.candidates, &args.detections) {
         (Some(dir), _) => return candidate_recall(args, dir, &truth_files),
         (None, Some(dir)) => dir,

@@ -108,7 +108,21 @@ pub fn run(args: &Args, global: &Global) -> anyhow::Result<()> {
         .align(!args.candidates_only)
         .mem_budget(parse_size(&args.mem_budget).context("invalid --mem-budget")?)
         .tmp_dir(tmp.path())
-        .build()?;
+        .build()
+        .map_err(|e| {
+            use textreuse_dedup::shuffle::ShuffleError;
+            let flag = match &e {
+                textreuse_reuse::ReuseError::Shuffle(ShuffleError::InvalidMaxBucket { .. }) => {
+                    "--max-bucket"
+                }
+                textreuse_reuse::ReuseError::Shuffle(ShuffleError::BudgetTooSmall { .. }) => {
+                    "--mem-budget"
+                }
+                // The other parameter errors name their option.
+                _ => return anyhow::Error::new(e),
+            };
+            anyhow::Error::new(e).context(format!("invalid {flag}"))
+        })?;
     // The output directories are checked before the long run; their files appear at the end,
     // each directory as one.
     let out = OutputSet::create(&args.out, ReuseOutputDir::FILES)?;

@@ -27,7 +27,9 @@ use textreuse_dedup::pipeline::DocumentPipeline;
 
 use textreuse_dedup::{DocId, Error, Progress};
 use textreuse_shingle::Shingler;
-use textreuse_simhash::{ParagraphFingerprinter, SimHasher, TableSearch, WindowSearch};
+use textreuse_simhash::{
+    ParagraphFingerprinter, SimHashError, SimHasher, TableSearch, WindowSearch,
+};
 
 use crate::util::{self, FilterArgs, Global, InputArgs};
 
@@ -159,7 +161,25 @@ pub fn run(args: &Args, global: &Global) -> anyhow::Result<()> {
                 .window(args.window)
                 .seed(args.seed)
                 .build()
-                .context("invalid window search parameters")?,
+                .map_err(|e| {
+                    let flag = match &e {
+                        SimHashError::InvalidThreshold { .. } => "--max-hamming",
+                        SimHashError::InvalidParameter { name, .. }
+                        | SimHashError::AboveLimit { name, .. }
+                            if *name == "permutations" =>
+                        {
+                            "--permutations"
+                        }
+                        SimHashError::InvalidParameter { name, .. }
+                        | SimHashError::AboveLimit { name, .. }
+                            if *name == "window" =>
+                        {
+                            "--window"
+                        }
+                        _ => "window search parameters",
+                    };
+                    anyhow::Error::new(e).context(format!("invalid {flag}"))
+                })?,
         ),
     };
     let files = global.inputs_or_samples(&args.files);

@@ -17,11 +17,12 @@ pub struct Args {
     /// Plan for this Jaccard threshold: the cheapest scheme (or the --scheme given), K and M that
     /// find --recall of the pairs at or above it and make at most --candidate-rate of the pairs
     /// at or below --below candidates.
-    #[arg(long, value_name = "T")]
+    #[arg(long, value_name = "T", value_parser = util::open_fraction)]
     threshold: Option<f64>,
     /// Sets of this many shingles: the smallest the plan must hold for, and the size of the
-    /// `sized` column (OPH's curve depends on it).
-    #[arg(long, default_value_t = 75, value_name = "N")]
+    /// `sized` column (OPH's curve depends on it). At most 1048576 (larger sets follow the
+    /// `exact` curve).
+    #[arg(long, default_value_t = 75, value_name = "N", value_parser = set_size)]
     min_set: usize,
     /// Print JSON instead of a table.
     #[arg(long)]
@@ -96,7 +97,7 @@ pub fn run(args: &Args, global: &Global) -> anyhow::Result<()> {
                  shingles and more",
                 target.recall, target.candidate_rate, target.below, target.min_set
             ));
-            let (best, schemes, unreachable) = per_scheme(&target);
+            let (best, schemes, unreachable) = per_scheme(&target)?;
             // The plan over all schemes is the cheapest of the per-scheme plans.
             let best = best
                 .ok_or(BuildError::Unreachable {
@@ -105,7 +106,7 @@ pub fn run(args: &Args, global: &Global) -> anyhow::Result<()> {
                     below: target.below,
                     candidate_rate: target.candidate_rate,
                 })
-                .context("cannot plan a configuration")?;
+                .map_err(util::signer_error)?;
             let planned = Planned {
                 threshold: t,
                 recall: target.recall,
@@ -115,7 +116,7 @@ pub fn run(args: &Args, global: &Global) -> anyhow::Result<()> {
                 schemes,
                 unreachable,
             };
-            let signer = best.builder().build()?;
+            let signer = best.builder().build().map_err(util::signer_error)?;
             (signer, Some(planned))
         }
         _ => (args.signer.build(textreuse_dedup::Unit::Sentence)?, None),
@@ -147,9 +148,26 @@ pub fn run(args: &Args, global: &Global) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// `--min-set`: at most [`textreuse_minhash::MAX_SET_SIZE`], the largest set whose OPH curve
+/// is computed.
+fn set_size(text: &str) -> Result<usize, String> {
+    let max = textreuse_minhash::MAX_SET_SIZE;
+    match text.parse::<usize>() {
+        Ok(n) if n > max => Err(format!(
+            "must be at most {max}: the oph curve of larger sets is not computed (they follow \
+             the exact curve)"
+        )),
+        Ok(n) => Ok(n),
+        Err(e) => Err(e.to_string()),
+    }
+}
+
+/// What [`per_scheme`] finds.
+type PerScheme = (Option<Plan>, Vec<Choice>, Vec<String>);
+
 /// The cheapest configuration of each scheme of the target (cheapest first), the schemes that
-/// have none, and the cheapest of all.
-fn per_scheme(target: &Target) -> (Option<Plan>, Vec<Choice>, Vec<String>) {
+/// have none, and the cheapest of all; an error when the target itself is invalid.
+fn per_scheme(target: &Target) -> anyhow::Result<PerScheme> {
     let (mut plans, mut unreachable) = (Vec::new(), Vec::new());
     for &scheme in &target.schemes {
         let one = Target {
@@ -158,7 +176,8 @@ fn per_scheme(target: &Target) -> (Option<Plan>, Vec<Choice>, Vec<String>) {
         };
         match textreuse_minhash::plan(&one) {
             Ok(p) => plans.push(p),
-            Err(_) => unreachable.push(scheme.to_string()),
+            Err(BuildError::Unreachable { .. }) => unreachable.push(scheme.to_string()),
+            Err(e) => return Err(util::signer_error(e)),
         }
     }
     // Stable: among equal costs the scheme listed first wins, as in one plan over all.
@@ -175,7 +194,7 @@ fn per_scheme(target: &Target) -> (Option<Plan>, Vec<Choice>, Vec<String>) {
             cost_ns: p.cost_ns,
         })
         .collect();
-    (plans.into_iter().next(), met, unreachable)
+    Ok((plans.into_iter().next(), met, unreachable))
 }
 
 fn params(signer: &Signer) -> Params {

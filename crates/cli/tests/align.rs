@@ -1,0 +1,84 @@
+//! `align --pairs` batches and `pan-eval`: outputs never collide, and nothing is scored against
+//! an empty truth set.
+use super::common;
+
+/// `a-b` with `c` and `a` with `b-c` would both be written to `a-b-c.xml`: the pairs file is
+/// refused before anything is aligned. A pair listed twice is aligned once.
+#[test]
+fn batch_outputs_never_collide() {
+    let dir = tempfile::tempdir().unwrap();
+    let (src, susp, out) = (
+        dir.path().join("src"),
+        dir.path().join("susp"),
+        dir.path().join("out"),
+    );
+    std::fs::create_dir_all(&src).unwrap();
+    std::fs::create_dir_all(&susp).unwrap();
+    let text = std::fs::read_to_string(common::workspace("testdata/check/suspicious.txt")).unwrap();
+    for name in ["a-b.txt", "a.txt"] {
+        std::fs::write(susp.join(name), &text).unwrap();
+    }
+    for name in ["c.txt", "b-c.txt"] {
+        std::fs::write(src.join(name), &text).unwrap();
+    }
+    let pairs = dir.path().join("pairs");
+    let batch = |list: &str| {
+        std::fs::write(&pairs, list).unwrap();
+        common::textreuse(&[
+            "--quiet",
+            "align",
+            "--pairs",
+            pairs.to_str().unwrap(),
+            "--src",
+            src.to_str().unwrap(),
+            "--susp",
+            susp.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+        ])
+    };
+    let run = batch("a-b.txt c.txt\na.txt b-c.txt\n");
+    assert_eq!(run.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&run.stderr);
+    assert!(
+        stderr.contains(":2:") && stderr.contains("line 1") && stderr.contains("a-b-c.xml"),
+        "{stderr}"
+    );
+    assert!(!out.exists(), "nothing is written before the check");
+
+    let run = batch("a-b.txt c.txt\na-b.txt c.txt\na.txt c.txt\n");
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    let mut written: Vec<String> = std::fs::read_dir(&out)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    written.sort();
+    assert_eq!(written, ["a-b-c.xml", "a-c.xml"]);
+
+    let run = batch("../a.txt c.txt\n");
+    assert_eq!(run.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&run.stderr).contains("directly in --out"));
+}
+
+/// An empty truth directory used to score plagdet 1.00000 and exit 0.
+#[test]
+fn pan_eval_refuses_an_empty_truth_set() {
+    let empty = tempfile::tempdir().unwrap();
+    let e = empty.path().to_str().unwrap();
+    let detections = common::workspace("testdata/align/reference");
+    for args in [
+        &["pan-eval", "--truth", e, "--detections", &detections][..],
+        &["pan-eval", "--truth", e, "--candidates", e],
+    ] {
+        let (out, stderr) = common::status(args, 1);
+        assert!(out.is_empty());
+        assert!(
+            stderr.contains("--truth") && stderr.contains("no truth files"),
+            "{stderr}"
+        );
+    }
+}
