@@ -99,25 +99,30 @@ fn finished(which: usize, out: &Path, tmp: &Path) -> BTreeMap<String, String> {
 fn a_killed_run_leaves_the_old_results_or_the_new_ones() {
     let root = tempfile::tempdir().unwrap();
     let (out, tmp) = (root.path().join("out"), root.path().join("tmp"));
-    let expected = [
-        finished(0, &root.path().join("a"), &tmp),
-        finished(1, &root.path().join("b"), &tmp),
-    ];
+    let timed = |which: usize, dir: &str| {
+        let started = Instant::now();
+        (
+            finished(which, &root.path().join(dir), &tmp),
+            started.elapsed(),
+        )
+    };
+    let ((a, run_a), (b, run_b)) = (timed(0, "a"), timed(1, "b"));
+    let expected = [a, b];
     assert_ne!(expected[0], expected[1]);
-    let started = Instant::now();
+    // The longer run sets the schedule of the kills.
+    let run = run_a.max(run_b);
     let mut state = {
         let got = finished(0, &out, &tmp);
         assert_eq!(got, expected[0]);
         0
     };
-    let run = started.elapsed();
     let tries = 16;
     let mut landed = [0; 2];
     for i in 0..tries {
         let other = 1 - state;
         let mut child = spawn(&dedup_args(&sample(other), &out, &tmp));
         // From the start to past the usual end (a slow machine may take longer).
-        std::thread::sleep(run.mul_f64(1.5 * i as f64 / (tries - 1) as f64));
+        std::thread::sleep(run.mul_f64(2.0 * i as f64 / (tries - 1) as f64));
         let _ = child.kill();
         let _ = child.wait();
         let got = outputs(&out);
