@@ -10,9 +10,11 @@
 //! text, WARC, Parquet).
 #![no_main]
 
+#[path = "common.rs"]
+mod common;
+
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
-use std::sync::OnceLock;
 
 use libfuzzer_sys::fuzz_target;
 use textreuse_dedup::input::{Compression, Format, open_reader};
@@ -32,19 +34,6 @@ const NAMES: &[&str] = &[
     "in.txt.gz",
     "in.gz",
 ];
-
-fn dir() -> &'static Path {
-    static D: OnceLock<tempfile::TempDir> = OnceLock::new();
-    D.get_or_init(|| {
-        let shm = Path::new("/dev/shm");
-        if shm.is_dir() {
-            tempfile::tempdir_in(shm).unwrap()
-        } else {
-            tempfile::tempdir().unwrap()
-        }
-    })
-    .path()
-}
 
 /// An item as a comparable string (`Source` has no `PartialEq`).
 fn show(item: &Result<Source, InputError>) -> String {
@@ -90,7 +79,7 @@ fuzz_target!(|data: &[u8]| {
         // Plain bytes that start like a compressed stream are read as one.
         compression = Compression::detect(&file[..file.len().min(4)]);
     }
-    let path: PathBuf = dir().join(name);
+    let path: PathBuf = common::dir().join(name);
     std::fs::write(&path, &file).unwrap();
 
     // Recognition and decompression.

@@ -5,8 +5,11 @@
 //! changed, or arbitrary bytes: a typed error or documents, never a panic.
 #![no_main]
 
+#[path = "common.rs"]
+mod common;
+
 use std::path::Path;
-use std::sync::{Arc, OnceLock};
+use std::sync::Arc;
 
 use arrow_array::{ArrayRef, Int64Array, RecordBatch, StringArray};
 use libfuzzer_sys::arbitrary::{self, Arbitrary};
@@ -36,19 +39,6 @@ struct Input {
     raw: Vec<u8>,
 }
 
-fn dir() -> &'static Path {
-    static D: OnceLock<tempfile::TempDir> = OnceLock::new();
-    D.get_or_init(|| {
-        let shm = Path::new("/dev/shm");
-        if shm.is_dir() {
-            tempfile::tempdir_in(shm).unwrap()
-        } else {
-            tempfile::tempdir().unwrap()
-        }
-    })
-    .path()
-}
-
 fn read_all(path: &Path) {
     let Ok(docs) = ParquetDocs::open(path, &JsonFields::default()) else {
         return;
@@ -62,7 +52,7 @@ fn read_all(path: &Path) {
 }
 
 fuzz_target!(|input: Input| {
-    let path = dir().join("in.parquet");
+    let path = common::dir().join("in.parquet");
     if !input.raw.is_empty() {
         std::fs::write(&path, &input.raw).unwrap();
         read_all(&path);

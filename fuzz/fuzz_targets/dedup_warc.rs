@@ -8,9 +8,10 @@
 //! a WARC file: documents and at most one error (the reader stops there), never a panic.
 #![no_main]
 
+#[path = "common.rs"]
+mod common;
+
 use std::io::Write;
-use std::path::Path;
-use std::sync::OnceLock;
 
 use libfuzzer_sys::arbitrary::{self, Arbitrary};
 use libfuzzer_sys::fuzz_target;
@@ -42,22 +43,9 @@ struct Input {
     raw: Vec<u8>,
 }
 
-fn dir() -> &'static Path {
-    static D: OnceLock<tempfile::TempDir> = OnceLock::new();
-    D.get_or_init(|| {
-        let shm = Path::new("/dev/shm");
-        if shm.is_dir() {
-            tempfile::tempdir_in(shm).unwrap()
-        } else {
-            tempfile::tempdir().unwrap()
-        }
-    })
-    .path()
-}
-
 fuzz_target!(|input: Input| {
     if !input.raw.is_empty() {
-        let path = dir().join("raw.warc");
+        let path = common::dir().join("raw.warc");
         std::fs::write(&path, &input.raw).unwrap();
         let errors = Inputs::new([&path]).filter(|i| i.is_err()).count();
         assert!(errors <= 1, "{errors} errors");
@@ -121,7 +109,7 @@ fuzz_target!(|input: Input| {
             _ => {}
         }
     }
-    let path = dir().join(if input.gzip { "in.warc.gz" } else { "in.warc" });
+    let path = common::dir().join(if input.gzip { "in.warc.gz" } else { "in.warc" });
     std::fs::write(&path, &file).unwrap();
     let docs: Vec<_> = Inputs::new([&path])
         .map(|item| match item {

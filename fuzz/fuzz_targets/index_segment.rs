@@ -8,8 +8,10 @@
 //! typed error, never a panic.
 #![no_main]
 
-use std::path::{Path, PathBuf};
-use std::sync::OnceLock;
+#[path = "common.rs"]
+mod common;
+
+use std::path::PathBuf;
 
 use libfuzzer_sys::arbitrary::{self, Arbitrary};
 use libfuzzer_sys::fuzz_target;
@@ -37,19 +39,6 @@ struct Input {
     damage: Vec<(u32, u8)>,
     /// A query text against the damaged index.
     query: String,
-}
-
-fn dir() -> &'static Path {
-    static D: OnceLock<tempfile::TempDir> = OnceLock::new();
-    D.get_or_init(|| {
-        let shm = Path::new("/dev/shm");
-        if shm.is_dir() {
-            tempfile::tempdir_in(shm).unwrap()
-        } else {
-            tempfile::tempdir().unwrap()
-        }
-    })
-    .path()
 }
 
 fn id_of(i: usize, d: &Doc) -> DocId {
@@ -83,7 +72,7 @@ fuzz_target!(|input: Input| {
         IndexUnit::Paragraph,
         IndexUnit::Document,
     ][usize::from(input.unit % 3)];
-    let path: PathBuf = dir().join("index");
+    let path: PathBuf = common::dir().join("index");
     let _ = std::fs::remove_dir_all(&path);
     let docs: Vec<Document> = input
         .docs

@@ -11,6 +11,9 @@
 //! reading ends without a panic and yields at most one item per page and damaged byte.
 #![no_main]
 
+#[path = "common.rs"]
+mod common;
+
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
@@ -134,19 +137,6 @@ fn filler() -> &'static (Vec<Page>, Vec<u8>) {
     })
 }
 
-fn dir() -> &'static Path {
-    static D: OnceLock<tempfile::TempDir> = OnceLock::new();
-    D.get_or_init(|| {
-        let shm = Path::new("/dev/shm");
-        if shm.is_dir() {
-            tempfile::tempdir_in(shm).unwrap()
-        } else {
-            tempfile::tempdir().unwrap()
-        }
-    })
-    .path()
-}
-
 /// Every item of the dump at `path` read with `threads` threads and the index `index`;
 /// `Err(())` when opening fails.
 #[allow(deprecated)] // The index is ignored now; passing one must change nothing.
@@ -227,8 +217,8 @@ fuzz_target!(|input: Input| {
             ));
         }
     }
-    let dump_path: PathBuf = dir().join("dump.xml.bz2");
-    let index_path: PathBuf = dir().join("dump-index.txt");
+    let dump_path: PathBuf = common::dir().join("dump.xml.bz2");
+    let index_path: PathBuf = common::dir().join("dump-index.txt");
     let len = dump.len();
     // Whether the dump itself is damaged (a damaged index must change nothing).
     let damaged_dump = match &input.damage {
