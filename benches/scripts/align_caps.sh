@@ -6,7 +6,8 @@
 #   benches/scripts/align_caps.sh target/release/textreuse "1 4 16" 3
 #
 # Cases (all by default, or those named in $CASES): align and check on `vocab` (source and
-# suspicious from different seeds), `repeat` and `copies` (each aligned with itself).
+# suspicious from different seeds), `repeat` and `copies` (each aligned with itself); the
+# `index-*` cases run `check --index` against the source in a chunk index built beforehand.
 # Prints one line per case and size: wall seconds and peak RSS (MB) of each run, then the
 # medians. Inputs are written to $TMPDIR (default /tmp), about 100 MB for sizes 1 4 16.
 # A run is stopped after $LIMIT_S seconds (default 600) or when it maps more than $LIMIT_MB
@@ -55,8 +56,17 @@ for mb in $sizes; do
   ln -sf "$dir/vocab-src-$mb.txt" "$dir/corpus-vocab-$mb/src.txt"
   ln -sf "$dir/repeat-$mb.txt" "$dir/corpus-repeat-$mb/src.txt"
   ln -sf "$dir/copies-$mb.txt" "$dir/corpus-copies-$mb/src.txt"
-  for case in ${CASES:-align-vocab align-repeat align-copies check-vocab check-repeat check-copies}; do
+  for case in ${CASES:-align-vocab align-repeat align-copies check-vocab check-repeat check-copies index-vocab index-repeat index-copies}; do
     case $case in
+      index-*)
+        # check --index: the corpus in a persistent chunk index, built once (not timed).
+        c=${case#index-}
+        ix=$dir/index-$c-$mb
+        [ -d "$ix" ] || { "$bin" -q index create "$ix" --unit chunk &&
+          "$bin" -q index add "$ix" "$dir/corpus-$c-$mb"; } || exit 1
+        susp=$dir/$c-$mb.txt
+        [ "$c" = vocab ] && susp=$dir/vocab-susp-$mb.txt
+        cmd=("$bin" check --index "$ix" "$susp") ;;
       align-vocab) cmd=("$bin" align "$dir/vocab-src-$mb.txt" "$dir/vocab-susp-$mb.txt") ;;
       align-repeat) cmd=("$bin" align "$dir/repeat-$mb.txt" "$dir/repeat-$mb.txt") ;;
       check-vocab) cmd=("$bin" check --corpus "$dir/corpus-vocab-$mb" "$dir/vocab-susp-$mb.txt") ;;

@@ -8,7 +8,7 @@ use std::ops::Range;
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
-use textreuse_align::index::{Candidate, rank_candidates};
+use textreuse_align::index::{Candidate, DEFAULT_MAX_BUCKET, rank_candidates};
 use textreuse_dedup::{DocId, Document, Origin};
 use textreuse_minhash::Signer;
 
@@ -426,7 +426,9 @@ impl Index {
 
     /// Chunk indexes: the documents whose chunks share band keys with the chunks of `query`,
     /// ranked and cut to `top` exactly as [`CorpusIndex::candidates`](textreuse_align::index::CorpusIndex::candidates)
-    /// ranks them (so `check --index` finds what `check --corpus` finds). [`Candidate::doc`] is
+    /// ranks them (so `check --index` finds what `check --corpus` finds). Like it, band keys of
+    /// more than [`DEFAULT_MAX_BUCKET`] chunks are not counted, so repeated text costs a query
+    /// chunk at most bands × that many entries. [`Candidate::doc`] is
     /// the document number ([`Index::document`]); [`Candidate::best_chunk`] an entry number.
     pub fn candidate_documents(&self, query: &str, top: usize) -> Result<Vec<Candidate>, Error> {
         candidate_documents(&self.parts(), self, query, top)
@@ -470,18 +472,34 @@ fn to_match(
 }
 
 /// The candidates of one signed unit: `(part, entry, shared bands, equal minhashes)` of every
-/// live entry sharing a band key, in part and entry order.
+/// live entry sharing a band key, in part and entry order. With `max_bucket`, keys of more
+/// entries than that (over all parts) are skipped.
 fn candidates(
     parts: &[(&dyn Part, u64, u64)],
     mins: &[u64],
     keys: &[u64],
     width: usize,
+    max_bucket: Option<usize>,
 ) -> Vec<(usize, u32, usize, usize)> {
     let mut out = Vec::new();
     let mut seen = Vec::new();
+    let kept: Vec<u64> = match max_bucket {
+        None => keys.to_vec(),
+        Some(cap) => keys
+            .iter()
+            .copied()
+            .filter(|&k| {
+                parts
+                    .iter()
+                    .map(|(part, _, _)| part.key_len(k))
+                    .sum::<usize>()
+                    <= cap
+            })
+            .collect(),
+    };
     for (p, (part, _, _)) in parts.iter().enumerate() {
         seen.clear();
-        for &k in keys {
+        for &k in &kept {
             part.lookup(k, &mut seen);
         }
         seen.sort_unstable();
@@ -526,7 +544,7 @@ fn unit_matches(
         _ => Vec::new(),
     };
     let mut out = Vec::new();
-    for (p, e, shared, equal) in candidates(parts, mins, keys, width) {
+    for (p, e, shared, equal) in candidates(parts, mins, keys, width, None) {
         let (part, doc_base, entry_base) = parts[p];
         let estimate = equal as f64 / hashes;
         let jaccard = if verify {
@@ -670,7 +688,9 @@ fn candidate_documents(
     let mut by_doc: std::collections::BTreeMap<u64, Candidate> = Default::default();
     for u in recipe.units(query) {
         let hashes = u.mins.len() as f64;
-        for (p, e, shared, equal) in candidates(parts, &u.mins, &u.keys, width) {
+        for (p, e, shared, equal) in
+            candidates(parts, &u.mins, &u.keys, width, Some(DEFAULT_MAX_BUCKET))
+        {
             let (part, doc_base, entry_base) = parts[p];
             let jaccard = equal as f64 / hashes;
             let doc = doc_base + part.entry(e)[0] as u64;

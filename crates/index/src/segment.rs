@@ -50,6 +50,20 @@ fn bucket(key48: u64, bits: u32) -> usize {
     (key48 >> (64 - bits)) as usize
 }
 
+/// The first `i` in `0..n` where `pred(i)` is false (`pred` true on a prefix, false after).
+fn partition_point(n: usize, pred: impl Fn(usize) -> bool) -> usize {
+    let (mut lo, mut hi) = (0, n);
+    while lo < hi {
+        let mid = lo + (hi - lo) / 2;
+        if pred(mid) {
+            lo = mid + 1;
+        } else {
+            hi = mid;
+        }
+    }
+    lo
+}
+
 fn le_u32(b: &[u8], i: usize) -> u32 {
     u32::from_le_bytes(b[4 * i..4 * i + 4].try_into().expect("4 bytes"))
 }
@@ -72,6 +86,9 @@ pub(crate) fn equal_minhashes(stored: &[u8], mins: &[u64], width: usize) -> usiz
 pub(crate) trait Part {
     /// Appends the entries under band key `key` to `out`.
     fn lookup(&self, key: u64, out: &mut Vec<u32>);
+    /// How many entries are under band key `key` (removed documents' entries included until
+    /// a compaction drops them), without reading them.
+    fn key_len(&self, key: u64) -> usize;
     /// The stored signature of `entry`.
     fn signature(&self, entry: u32) -> &[u8];
     /// The document, start and end of `entry`.
@@ -278,6 +295,14 @@ impl Part for Batch {
         if let Some(v) = lookup.get(&(key & KEY_MASK)) {
             out.extend_from_slice(v);
         }
+    }
+
+    fn key_len(&self, key: u64) -> usize {
+        let lookup = self
+            .lookup
+            .as_ref()
+            .expect("Batch::index_keys before queries");
+        lookup.get(&(key & KEY_MASK)).map_or(0, Vec::len)
     }
 
     fn signature(&self, entry: u32) -> &[u8] {
@@ -621,6 +646,23 @@ impl Segment {
         le_u32(self.section(0), b)
     }
 
+    /// The positions in the pair section of the pairs under band key `key` (pairs are sorted by
+    /// key, then entry). Buckets hold about 4 pairs, but repeated text puts thousands under one
+    /// key: binary searches keep a lookup logarithmic in the bucket.
+    fn key_range(&self, key: u64) -> std::ops::Range<usize> {
+        let b = bucket(key, self.bits);
+        let want = (key >> 16) & 0xFFFF_FFFF;
+        let (lo, hi) = (self.dir(b) as usize, self.dir(b + 1) as usize);
+        let pairs = self.section(1);
+        let below = |i: usize, inclusive: bool| {
+            let k = le_u64(pairs, i) >> 32;
+            k < want || (inclusive && k == want)
+        };
+        let first = lo + partition_point(hi - lo, |i| below(lo + i, false));
+        let end = first + partition_point(hi - first, |i| below(first + i, true));
+        first..end
+    }
+
     /// The pairs of bucket `b` (as stored).
     fn bucket_pairs(&self, b: usize) -> impl Iterator<Item = u64> + '_ {
         let (lo, hi) = (self.dir(b) as usize, self.dir(b + 1) as usize);
@@ -680,19 +722,12 @@ impl Segment {
 
 impl Part for Segment {
     fn lookup(&self, key: u64, out: &mut Vec<u32>) {
-        let b = bucket(key, self.bits);
-        let want = (key >> 16) & 0xFFFF_FFFF;
-        let (lo, hi) = (self.dir(b) as usize, self.dir(b + 1) as usize);
         let pairs = self.section(1);
-        // Buckets hold about 4 pairs: a scan beats a binary search.
-        for i in lo..hi {
-            let p = le_u64(pairs, i);
-            match (p >> 32).cmp(&want) {
-                std::cmp::Ordering::Less => {}
-                std::cmp::Ordering::Equal => out.push(p as u32),
-                std::cmp::Ordering::Greater => break,
-            }
-        }
+        out.extend(self.key_range(key).map(|i| le_u64(pairs, i) as u32));
+    }
+
+    fn key_len(&self, key: u64) -> usize {
+        self.key_range(key).len()
     }
 
     fn signature(&self, entry: u32) -> &[u8] {

@@ -375,6 +375,53 @@ fn chunk_index_ranks_as_the_corpus_index() {
     }
 }
 
+/// A paragraph repeated in more documents than the bucket cap is skipped by both indexes (its
+/// keys are over-frequent); one repeated in fewer is found, the same way, with the repetitions
+/// spread over several segments.
+#[test]
+fn repeated_paragraphs_are_capped_as_in_the_corpus_index() {
+    use textreuse_align::index::DEFAULT_MAX_BUCKET;
+    let texts = textreuse_align_texts();
+    let common = &texts[0];
+    let rare = &texts[1];
+    let dir = tempfile::tempdir().unwrap();
+    let mut w = IndexWriter::create(dir.path(), Params::new(IndexUnit::Chunk)).unwrap();
+    let mut corpus = CorpusIndex::new();
+    let copies = DEFAULT_MAX_BUCKET + 20;
+    for i in 0..copies {
+        let mut text = common.clone();
+        if i % 3 == 0 {
+            text.push_str("\n\n");
+            text.push_str(rare);
+        }
+        w.add(&Document::new(i as u64, "", text.as_str())).unwrap();
+        corpus.add(&text);
+        if i % 50 == 49 {
+            w.commit().unwrap();
+        }
+    }
+    w.commit().unwrap();
+    let index = Index::open(dir.path()).unwrap();
+    for query in [common.clone(), rare.clone(), format!("{common}\n\n{rare}")] {
+        let want = corpus.candidates(&query, 1000);
+        let got = index.candidate_documents(&query, 1000).unwrap();
+        let key = |c: &textreuse_align::index::Candidate| {
+            (c.doc, c.shared_keys, c.best_jaccard.to_bits())
+        };
+        assert_eq!(
+            got.iter().map(key).collect::<Vec<_>>(),
+            want.iter().map(key).collect::<Vec<_>>()
+        );
+        if query == *common {
+            assert!(got.is_empty(), "{} over-frequent copies skipped", copies);
+        } else {
+            let rare_docs = (0..copies).filter(|i| i % 3 == 0).count();
+            assert!(rare_docs <= DEFAULT_MAX_BUCKET);
+            assert_eq!(got.len(), rare_docs, "the rarer paragraph's documents");
+        }
+    }
+}
+
 /// A few texts of several paragraphs (the bundled PAN slice is read by the CLI tests).
 fn textreuse_align_texts() -> Vec<String> {
     let topics = [
