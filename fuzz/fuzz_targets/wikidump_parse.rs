@@ -18,7 +18,7 @@ fn check(cleaner: &Cleaner, wikitext: &str) {
     if wikitext.contains('&') || wikitext.to_ascii_lowercase().contains("nowiki") {
         return;
     }
-    for p in &article.paragraphs {
+    for p in &article {
         assert!(
             !p.text.is_empty() && p.text.trim() == p.text,
             "untidy {:?}",

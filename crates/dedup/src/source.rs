@@ -69,11 +69,11 @@ impl Source {
             } => {
                 let article = cleaner.clean(&wikitext);
                 let mut text = String::with_capacity(wikitext.len() / 2);
-                for p in article.paragraphs.iter().filter(|p| !p.list) {
+                for p in article.paragraphs().filter(|p| !p.list) {
                     if !text.is_empty() {
                         text.push_str("\n\n");
                     }
-                    text.push_str(&p.text);
+                    text.push_str(p.text);
                 }
                 Document {
                     id: DocId::from(id),

@@ -16,30 +16,47 @@ use memchr::{memchr, memchr2, memmem};
 use crate::scan::ByteSet;
 use crate::xml::numeric_entity;
 
-/// One paragraph of an article: prose, or one list item.
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub struct Paragraph {
+/// One paragraph of an article: prose, or one list item (borrowed from its [`Article`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Paragraph<'a> {
     /// Title of the section it is in (`""` for the lead before the first heading; the innermost
     /// heading otherwise).
-    pub section: String,
+    pub section: &'a str,
     /// Plain text: markup removed, entities decoded, white space collapsed to single spaces.
-    pub text: String,
+    pub text: &'a str,
     /// Whether this is a list item (`*`, `#`, `:`, `;` lines).
     pub list: bool,
 }
 
-/// The clean text of one page: paragraphs in page order. Reuse one `Article` with
-/// [`Cleaner::clean_into`] to keep its scratch buffers between pages.
+/// Where one paragraph is in an [`Article`]'s buffers.
+#[derive(Debug, Clone, Copy)]
+struct Span {
+    /// End of its text in `Article::text` (it starts where the previous one ends).
+    end: usize,
+    /// Its section's index in `Article::sections`.
+    section: u32,
+    list: bool,
+}
+
+/// The clean text of one page: paragraphs in page order ([`Article::paragraphs`]). Reuse one
+/// `Article` with [`Cleaner::clean_into`] to keep its buffers between pages.
+///
+/// The paragraphs' texts are kept in one buffer with 16 bytes of bookkeeping per paragraph, so
+/// a page of millions of one-word list items takes a small multiple of its size, not one
+/// allocation per item.
 #[derive(Debug, Clone, Default)]
 pub struct Article {
-    /// The paragraphs, in order.
-    pub paragraphs: Vec<Paragraph>,
+    text: String,
+    spans: Vec<Span>,
+    /// Section titles in page order; the first is the lead's `""`.
+    sections: Vec<String>,
     tags: String,
     brackets: String,
     tokens: Vec<Tok>,
     stack: Vec<usize>,
     para: String,
     section: String,
+    tidied: String,
 }
 
 impl Article {
@@ -47,6 +64,120 @@ impl Article {
     #[must_use]
     pub fn new() -> Self {
         Self::default()
+    }
+
+    /// The paragraphs, in page order.
+    #[must_use]
+    pub fn paragraphs(&self) -> Paragraphs<'_> {
+        Paragraphs {
+            article: self,
+            range: 0..self.spans.len(),
+        }
+    }
+
+    /// Paragraph `i` (in page order), if there are more than `i`.
+    #[must_use]
+    pub fn paragraph(&self, i: usize) -> Option<Paragraph<'_>> {
+        let span = self.spans.get(i)?;
+        let start = if i == 0 { 0 } else { self.spans[i - 1].end };
+        Some(Paragraph {
+            section: &self.sections[span.section as usize],
+            text: &self.text[start..span.end],
+            list: span.list,
+        })
+    }
+
+    /// The number of paragraphs.
+    #[must_use]
+    pub fn len(&self) -> usize {
+        self.spans.len()
+    }
+
+    /// Whether the article has no paragraphs (a redirect, a page of templates only, ...).
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.spans.is_empty()
+    }
+
+    fn clear(&mut self) {
+        self.text.clear();
+        self.spans.clear();
+        self.sections.clear();
+        self.sections.push(String::new());
+    }
+
+    /// Starts a section titled `title` for the paragraphs that follow.
+    fn start_section(&mut self, title: &str) {
+        // sections is never empty (clear() puts the lead's "" in).
+        let last = self.sections.len() - 1;
+        let last_is_empty = self
+            .spans
+            .last()
+            .is_none_or(|p| (p.section as usize) < last);
+        if last_is_empty {
+            // No paragraph in the previous section: reuse its slot.
+            self.sections[last].clear();
+            self.sections[last].push_str(title);
+        } else {
+            self.sections.push(title.to_string());
+        }
+    }
+
+    /// Tidies `para` into a new paragraph of the current section (none if it tidies to nothing)
+    /// and clears it.
+    fn flush(&mut self, para: &mut String, list: bool) {
+        if !para.is_empty() {
+            tidy(para, &mut self.tidied);
+            if !self.tidied.is_empty() {
+                self.text.push_str(&self.tidied);
+                self.spans.push(Span {
+                    end: self.text.len(),
+                    section: (self.sections.len() - 1) as u32,
+                    list,
+                });
+            }
+        }
+        para.clear();
+    }
+}
+
+/// The paragraphs of an [`Article`], in page order ([`Article::paragraphs`]).
+#[derive(Debug, Clone)]
+pub struct Paragraphs<'a> {
+    article: &'a Article,
+    range: std::ops::Range<usize>,
+}
+
+impl<'a> Iterator for Paragraphs<'a> {
+    type Item = Paragraph<'a>;
+
+    fn next(&mut self) -> Option<Paragraph<'a>> {
+        let i = self.range.next()?;
+        self.article.paragraph(i)
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        self.range.size_hint()
+    }
+}
+
+impl DoubleEndedIterator for Paragraphs<'_> {
+    fn next_back(&mut self) -> Option<Self::Item> {
+        let i = self.range.next_back()?;
+        self.article.paragraph(i)
+    }
+}
+
+impl ExactSizeIterator for Paragraphs<'_> {}
+
+impl std::iter::FusedIterator for Paragraphs<'_> {}
+
+impl<'a> IntoIterator for &'a Article {
+    type Item = Paragraph<'a>;
+    type IntoIter = Paragraphs<'a>;
+
+    fn into_iter(self) -> Paragraphs<'a> {
+        self.paragraphs()
     }
 }
 
@@ -161,7 +292,7 @@ impl Cleaner {
 
     /// Cleans one page's wikitext into `out`, replacing its paragraphs and reusing its buffers.
     pub fn clean_into(&self, wikitext: &str, out: &mut Article) {
-        out.paragraphs.clear();
+        out.clear();
         let mut tags = std::mem::take(&mut out.tags);
         let mut brackets = std::mem::take(&mut out.brackets);
         strip_tags(wikitext, &mut tags);
@@ -188,11 +319,11 @@ impl Cleaner {
             let line = raw.trim_end();
             let trimmed = line.trim_start();
             if let Some((level, inner)) = heading(trimmed) {
-                flush(&mut para, &section, false, &mut out.paragraphs);
-                para.clear();
+                out.flush(&mut para, false);
                 inline(inner, &mut para);
                 tidy(&para, &mut section);
                 para.clear();
+                out.start_section(&section);
                 if dropping.is_some_and(|l| level <= l) {
                     dropping = None;
                 }
@@ -202,7 +333,7 @@ impl Cleaner {
                 continue;
             }
             if trimmed.is_empty() {
-                flush(&mut para, &section, false, &mut out.paragraphs);
+                out.flush(&mut para, false);
                 continue;
             }
             if dropping.is_some() {
@@ -211,7 +342,7 @@ impl Cleaner {
             let first = trimmed.as_bytes()[0];
             match first {
                 b'*' | b'#' | b':' | b';' => {
-                    flush(&mut para, &section, false, &mut out.paragraphs);
+                    out.flush(&mut para, false);
                     if trimmed.len() >= 9
                         && trimmed.as_bytes()[..9].eq_ignore_ascii_case(b"#redirect")
                     {
@@ -220,14 +351,14 @@ impl Cleaner {
                     if self.keep_lists {
                         let item = trimmed.trim_start_matches(['*', '#', ':', ';']);
                         inline(item, &mut para);
-                        flush(&mut para, &section, true, &mut out.paragraphs);
+                        out.flush(&mut para, true);
                     }
                 }
                 // Table rows left from unmatched tables, template parameters from unclosed
                 // templates: never prose.
                 b'|' | b'!' => {}
                 _ if trimmed.starts_with("----") => {
-                    flush(&mut para, &section, false, &mut out.paragraphs);
+                    out.flush(&mut para, false);
                 }
                 _ => {
                     if !para.is_empty() && !para.ends_with(' ') {
@@ -237,7 +368,7 @@ impl Cleaner {
                 }
             }
         }
-        flush(&mut para, &section, false, &mut out.paragraphs);
+        out.flush(&mut para, false);
         out.para = para;
         out.section = section;
     }
@@ -274,22 +405,6 @@ fn heading(line: &str) -> Option<(usize, &str)> {
     }
     let level = lead.min(trail).min(6);
     Some((level, &line[level..line.len() - level]))
-}
-
-/// Pushes the paragraph (tidied, if not empty) and clears the buffer.
-fn flush(para: &mut String, section: &str, list: bool, out: &mut Vec<Paragraph>) {
-    if !para.is_empty() {
-        let mut text = String::with_capacity(para.len());
-        tidy(para, &mut text);
-        if !text.is_empty() {
-            out.push(Paragraph {
-                section: section.to_string(),
-                text,
-                list,
-            });
-        }
-    }
-    para.clear();
 }
 
 /// Bytes [`tidy`] decides on one by one (with the space): ASCII white space, `,` `.` `;` `)`,

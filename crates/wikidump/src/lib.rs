@@ -24,8 +24,9 @@
 //!     let page = page?;
 //!     let article = cleaner.clean(&page.text);
 //!     assert_eq!(page.title, "Albedo");
-//!     assert_eq!(article.paragraphs.len(), 1); // "See also" is dropped
-//!     assert_eq!(article.paragraphs[0].text, "Albedo is the reflectance of a surface.");
+//!     assert_eq!(article.len(), 1); // "See also" is dropped
+//!     let lead = article.paragraph(0).unwrap();
+//!     assert_eq!((lead.section, lead.text), ("", "Albedo is the reflectance of a surface."));
 //! }
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
@@ -109,6 +110,7 @@ mod xml;
 
 pub use clean::{
     Article, Cleaner, CleanerBuildError, CleanerBuilder, DEFAULT_DROP_SECTIONS, Paragraph,
+    Paragraphs,
 };
 pub use error::Error;
 pub use reader::{DEFAULT_MAX_PAGE_BYTES, DumpReader, Page, ReaderBuilder};

@@ -50,7 +50,21 @@ pub struct Args {
 struct OutArticle<'a> {
     id: u64,
     title: &'a str,
-    paragraphs: Vec<OutParagraph<'a>>,
+    paragraphs: OutParagraphs<'a>,
+}
+
+/// The paragraphs, serialized straight from the article (a page of millions of list items
+/// needs no second copy).
+struct OutParagraphs<'a>(&'a Article);
+
+impl Serialize for OutParagraphs<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_seq(self.0.paragraphs().map(|p| OutParagraph {
+            section: p.section,
+            text: p.text,
+            list: p.list,
+        }))
+    }
 }
 
 #[derive(Serialize)]
@@ -115,7 +129,6 @@ fn extract_one(
     let started = Instant::now();
     let mut last_report = started;
     let mut article = Article::new();
-    let mut line = Vec::with_capacity(1 << 16);
     let mut faults = 0;
     let mut written = 0u64;
     while let Some(page) = pages.next() {
@@ -131,20 +144,10 @@ fn extract_one(
         let record = OutArticle {
             id: page.id,
             title: &page.title,
-            paragraphs: article
-                .paragraphs
-                .iter()
-                .map(|p| OutParagraph {
-                    section: &p.section,
-                    text: &p.text,
-                    list: p.list,
-                })
-                .collect(),
+            paragraphs: OutParagraphs(&article),
         };
-        line.clear();
-        serde_json::to_writer(&mut line, &record)?;
-        line.push(b'\n');
-        out.write_all(&line)?;
+        serde_json::to_writer(&mut *out, &record)?;
+        out.write_all(b"\n")?;
         written += 1;
         if progress && last_report.elapsed().as_millis() >= 500 {
             last_report = Instant::now();

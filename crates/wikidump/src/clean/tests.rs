@@ -3,9 +3,8 @@ use super::*;
 fn texts(wikitext: &str) -> Vec<String> {
     Cleaner::new()
         .clean(wikitext)
-        .paragraphs
-        .into_iter()
-        .map(|p| p.text)
+        .paragraphs()
+        .map(|p| p.text.to_string())
         .collect()
 }
 
@@ -89,9 +88,8 @@ fn structure() {
              == Later ==\nBack.";
     let a = Cleaner::new().clean(t);
     let got: Vec<_> = a
-        .paragraphs
-        .iter()
-        .map(|p| (p.section.as_str(), p.text.as_str(), p.list))
+        .paragraphs()
+        .map(|p| (p.section, p.text, p.list))
         .collect();
     assert_eq!(
         got,
@@ -115,7 +113,7 @@ fn builder_options() {
         .build()
         .unwrap();
     let a = c.clean("a\n== History ==\nb\n== See also ==\n* c\nd");
-    let got: Vec<_> = a.paragraphs.iter().map(|p| p.text.as_str()).collect();
+    let got: Vec<_> = a.paragraphs().map(|p| p.text).collect();
     assert_eq!(got, ["a", "d"]);
     assert!(CleanerBuilder::new().drop_sections(&[""]).build().is_err());
 }
@@ -124,7 +122,7 @@ fn builder_options() {
 fn fuzz_regression_unicode_white_space_is_collapsed() {
     // fuzz/artifacts/wikidump_parse/crash-d6c15d77...: a vertical tab led a paragraph.
     let a = Cleaner::new().clean("\u{b} Wikipedia <phge\u{a0}\u{a0}x");
-    assert_eq!(a.paragraphs[0].text, "Wikipedia <phge x");
+    assert_eq!(a.paragraph(0).unwrap().text, "Wikipedia <phge x");
 }
 
 #[test]
@@ -133,7 +131,12 @@ fn clean_into_reuses() {
     let mut a = Article::new();
     c.clean_into("one", &mut a);
     c.clean_into("two\n\nthree", &mut a);
-    assert_eq!(a.paragraphs.len(), 2);
+    assert_eq!(a.len(), 2);
+    let got: Vec<_> = a.paragraphs().rev().map(|p| p.text).collect();
+    assert_eq!(got, ["three", "two"]);
+    c.clean_into("{{only a template}}", &mut a);
+    assert!(a.is_empty());
+    assert_eq!(a.paragraph(0), None);
 }
 
 #[test]
@@ -283,7 +286,7 @@ fn pathological_inputs_are_linear() {
             "slow on {:?}...",
             &input[..20]
         );
-        for p in &a.paragraphs {
+        for p in &a {
             for r in RESIDUE {
                 assert!(
                     !p.text.contains(r),
@@ -321,7 +324,7 @@ proptest::proptest! {
         let a = Cleaner::new().clean(&s);
         // nowiki may legitimately produce brackets; it needs a closing tag, skip those.
         if !s.contains("nowiki") {
-            for p in &a.paragraphs {
+            for p in &a {
                 for r in RESIDUE {
                     proptest::prop_assert!(!p.text.contains(r), "{:?} left in {:?} from {:?}", r, p.text, s);
                 }
