@@ -330,6 +330,37 @@ impl SignerArgs {
     }
 }
 
+/// `--work-mem`: the memory of the sorts (and, in `reuse`, of the index blocks) before they
+/// spill to disk. It was called `--mem-budget`, which read as a bound on the whole run; the old
+/// name still works, with a warning.
+#[derive(Debug, clap::Args)]
+pub struct WorkMemArgs {
+    /// Memory of the sorts (in `reuse` also of the inverted index's blocks) before they spill
+    /// to disk (e.g. 64MB, 4GB). The rest of the run needs memory beside it
+    /// (docs/performance.md).
+    #[arg(long, default_value = "2GB", value_name = "SIZE")]
+    work_mem: String,
+    /// The old name of --work-mem.
+    #[arg(long, value_name = "SIZE", hide = true, conflicts_with = "work_mem")]
+    mem_budget: Option<String>,
+}
+
+impl WorkMemArgs {
+    /// The size in bytes.
+    pub fn bytes(&self, global: &Global) -> anyhow::Result<u64> {
+        use anyhow::Context;
+        match &self.mem_budget {
+            Some(old) => {
+                global.log(
+                    "--mem-budget is now called --work-mem (it bounds the sorts, not the whole run)",
+                );
+                crate::size::parse_size(old).context("invalid --mem-budget")
+            }
+            None => crate::size::parse_size(&self.work_mem).context("invalid --work-mem"),
+        }
+    }
+}
+
 /// The input flags of every command that reads documents: the field names of JSON Lines records.
 #[derive(Debug, clap::Args)]
 pub struct InputArgs {

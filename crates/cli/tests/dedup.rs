@@ -19,11 +19,11 @@ fn outputs_do_not_depend_on_threads_or_memory_budget() {
     let a = tempfile::tempdir().unwrap();
     let b = tempfile::tempdir().unwrap();
     dedup_cli(
-        &["--threads", "1", "dedup", &sample, "--mem-budget", "4KB"],
+        &["--threads", "1", "dedup", &sample, "--work-mem", "4KB"],
         a.path(),
     );
     dedup_cli(
-        &["--threads", "2", "dedup", &sample, "--mem-budget", "1GB"],
+        &["--threads", "2", "dedup", &sample, "--work-mem", "1GB"],
         b.path(),
     );
     for file in ["clusters.jsonl", "article-pairs.tsv"] {
@@ -89,6 +89,42 @@ fn bad_options_are_named() {
     assert!(!out.status.success());
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(stderr.contains("--max-edit"), "{stderr}");
-    let out = common::textreuse(&["dedup", "--mem-budget", "4 parsecs"]);
-    assert!(String::from_utf8_lossy(&out.stderr).contains("--mem-budget"));
+    let out = common::textreuse(&["dedup", "--work-mem", "4 parsecs"]);
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--work-mem"));
+}
+
+/// `--work-mem` was called `--mem-budget`: the old name gives the same result, with a warning,
+/// and is refused beside the new one.
+#[test]
+fn the_old_name_of_work_mem_still_works() {
+    let sample = common::workspace("data/enwiki-sample-206.xml.bz2");
+    let run = |flag: &str| {
+        let dir = tempfile::tempdir().unwrap();
+        let out_dir = dir.path().join("out");
+        let out = common::textreuse(&[
+            "dedup",
+            &sample,
+            flag,
+            "64KB",
+            "--out",
+            out_dir.to_str().unwrap(),
+        ]);
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let clusters = std::fs::read(out_dir.join("clusters.jsonl")).unwrap();
+        (clusters, String::from_utf8_lossy(&out.stderr).into_owned())
+    };
+    let (new, new_err) = run("--work-mem");
+    let (old, old_err) = run("--mem-budget");
+    assert_eq!(new, old);
+    assert!(!new_err.contains("now called"), "{new_err}");
+    assert!(
+        old_err.contains("--mem-budget is now called --work-mem"),
+        "{old_err}"
+    );
+    let both = common::textreuse(&["dedup", &sample, "--work-mem", "1GB", "--mem-budget", "1GB"]);
+    assert!(!both.status.success());
 }

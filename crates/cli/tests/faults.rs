@@ -32,7 +32,7 @@ fn dedup_args(inputs: &[String], out: &Path, tmp: &Path) -> Vec<String> {
             "--tmp",
             tmp.to_str().unwrap(),
             // Spills, so that the temporary directory fills during the run.
-            "--mem-budget",
+            "--work-mem",
             "64KB",
         ]
         .map(String::from),

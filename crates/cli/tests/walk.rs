@@ -19,7 +19,7 @@ const HANG: Duration = Duration::from_secs(120);
 const COUNTS: &[&str] = &["0", "1", "4294967295", "18446744073709551615", "-1"];
 /// Values every float flag gets.
 const FLOATS: &[&str] = &["0", "1", "0.9", "NaN", "inf", "-inf", "-1", "1e308"];
-/// Values every size flag (`--mem-budget`) gets.
+/// Values every size flag (`--work-mem`, `index --mem-budget`) gets.
 const SIZES: &[&str] = &[
     "0",
     "1",
@@ -75,7 +75,7 @@ fn flags() -> Vec<Flag> {
         flag(DEDUP, "--min-shingles", COUNTS, &[]),
         flag(DEDUP, "--max-shingles", COUNTS, &[]),
         flag(DEDUP, "--shingle", COUNTS, &["65535", "65536"]),
-        flag(DEDUP, "--mem-budget", SIZES, &[]),
+        flag(DEDUP, "--work-mem", SIZES, &[]),
         flag(DEDUP, "--max-bucket", COUNTS, &["2"]),
         flag(DEDUP, "--max-edit", FLOATS, &[]),
         flag(DEDUP, "--max-hamming", COUNTS, &["64", "65"]),
@@ -131,7 +131,7 @@ fn flags() -> Vec<Flag> {
         flag(REUSE, "--min-score", FLOATS, &[]),
         flag(REUSE, "--min-words", COUNTS, &[]),
         flag(REUSE, "--min-length", COUNTS, &[]),
-        flag(REUSE, "--mem-budget", SIZES, &[]),
+        flag(REUSE, "--work-mem", SIZES, &[]),
         flag(REUSE_MINHASH, "--ngram", COUNTS, &[]),
         flag(REUSE_MINHASH, "--rows", COUNTS, &["4096"]),
         flag(REUSE_MINHASH, "--bands", COUNTS, &["4096"]),

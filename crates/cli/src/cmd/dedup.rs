@@ -15,7 +15,6 @@ use std::io::Write;
 
 use textreuse_index::{Index, IndexWriter, QueryOptions};
 
-use crate::size::parse_size;
 use crate::util::{self, Bars, FilterArgs, Global, InputArgs, SignerArgs};
 
 /// Arguments of `textreuse dedup`.
@@ -74,10 +73,8 @@ pub struct Args {
     filter: FilterArgs,
     #[command(flatten)]
     signer: SignerArgs,
-    /// Memory budget of the shuffle's sorts (e.g. 64MB, 4GB); beyond it sorted runs spill to
-    /// disk. The rest of the run needs memory beside it (docs/performance.md).
-    #[arg(long, default_value = "2GB", value_name = "SIZE")]
-    mem_budget: String,
+    #[command(flatten)]
+    work_mem: util::WorkMemArgs,
     /// With --max-edit (which checks every pair that shares a band): a bucket larger than this
     /// checks only the pairs of its first N members (by id); the others are counted in
     /// stats.json and named in a warning. Without --max-edit buckets are never capped.
@@ -161,7 +158,7 @@ pub fn run(args: &Args, global: &Global) -> anyhow::Result<()> {
         .shingle(filter.shingle)
         .min_shingles(filter.min_shingles)
         .max_shingles(filter.max_shingles)
-        .mem_budget(parse_size(&args.mem_budget).context("invalid --mem-budget")?)
+        .mem_budget(args.work_mem.bytes(global)?)
         .max_bucket(args.max_bucket)
         .max_article_pairs(args.max_article_pairs)
         .method(match args.method {
@@ -187,7 +184,7 @@ pub fn run(args: &Args, global: &Global) -> anyhow::Result<()> {
                 format!("--{}", option.replace('_', "-"))
             }
             textreuse_dedup::Error::Shuffle(ShuffleError::BudgetTooSmall { .. }) => {
-                "--mem-budget".into()
+                "--work-mem".into()
             }
             textreuse_dedup::Error::Shuffle(ShuffleError::InvalidMaxBucket { .. }) => {
                 "--max-bucket".into()

@@ -2,12 +2,10 @@
 //! (`textreuse_reuse`).
 use std::path::{Path, PathBuf};
 
-use anyhow::Context;
 use textreuse_dedup::files::{OutputSet, RunDir};
 use textreuse_dedup::{Progress, Source, Stage};
 use textreuse_reuse::{DocumentStore, DocumentStoreBuilder, PanOutput, Reuse, ReuseOutputDir};
 
-use crate::size::parse_size;
 use crate::util::{self, Global, InputArgs};
 
 /// Find every reused passage within a corpus (all document pairs) or between it and another.
@@ -75,9 +73,8 @@ pub struct Args {
     /// aligned.
     #[arg(long)]
     candidates_only: bool,
-    /// Memory budget of the sorts (e.g. 64MB, 4GB); beyond it sorted runs spill to disk.
-    #[arg(long, default_value = "2GB", value_name = "SIZE")]
-    mem_budget: String,
+    #[command(flatten)]
+    work_mem: util::WorkMemArgs,
     /// Directory of the temporary files: the document texts (the whole input's text, kept on
     /// disk and mapped into memory) and the sorts' spilled runs. Default: the system's.
     #[arg(long, value_name = "DIR")]
@@ -106,7 +103,7 @@ pub fn run(args: &Args, global: &Global) -> anyhow::Result<()> {
         .min_passage_len(args.min_length)
         .max_bucket(args.max_bucket)
         .align(!args.candidates_only)
-        .mem_budget(parse_size(&args.mem_budget).context("invalid --mem-budget")?)
+        .mem_budget(args.work_mem.bytes(global)?)
         .tmp_dir(tmp.path())
         .build()
         .map_err(|e| {
@@ -116,7 +113,7 @@ pub fn run(args: &Args, global: &Global) -> anyhow::Result<()> {
                     "--max-bucket"
                 }
                 textreuse_reuse::ReuseError::Shuffle(ShuffleError::BudgetTooSmall { .. }) => {
-                    "--mem-budget"
+                    "--work-mem"
                 }
                 // The other parameter errors name their option.
                 _ => return anyhow::Error::new(e),
