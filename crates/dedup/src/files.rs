@@ -72,6 +72,9 @@ pub fn remove_temporaries() {
 pub struct OutputSet {
     target: PathBuf,
     staging: PathBuf,
+    /// Where the old result goes while the new one moves in, where the two cannot be swapped
+    /// in one step: `.NAME.textreuse-old-` with the staging directory's unique suffix.
+    aside: PathBuf,
 }
 
 impl OutputSet {
@@ -102,13 +105,21 @@ impl OutputSet {
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
             Err(e) => return Err(OutputError::new("cannot read", &target, e)),
         }
+        let suffix = format!("{}-", std::process::id());
+        let prefix = format!(".{name}.textreuse-new-{suffix}");
         let staging = tempfile::Builder::new()
-            .prefix(&format!(".{name}.textreuse-new-{}-", std::process::id()))
+            .prefix(&prefix)
             .tempdir_in(&parent)
             .map_err(|e| OutputError::new("cannot write the output", &target, e))?
             .keep();
+        let unique = &staging.file_name().unwrap_or_default().to_string_lossy()[prefix.len()..];
+        let aside = parent.join(format!(".{name}.textreuse-old-{suffix}{unique}"));
         temporaries().push(staging.clone());
-        Ok(OutputSet { target, staging })
+        Ok(OutputSet {
+            target,
+            staging,
+            aside,
+        })
     }
 
     /// The directory to write the new files into.
@@ -125,11 +136,11 @@ impl OutputSet {
     /// directory in for the old one with one rename, then removes the old one.
     pub fn commit(self) -> Result<(), OutputError> {
         sync_dir_tree(&self.staging)?;
-        let (parent, name) = split(&self.target)?;
+        let (parent, _) = split(&self.target)?;
         let old = {
             let mut registered = temporaries();
             let old = if self.target.exists() {
-                replace(&self.staging, &self.target, &parent, &name)?
+                replace(&self.staging, &self.target, &self.aside)?
             } else {
                 std::fs::rename(&self.staging, &self.target).map_err(|e| {
                     OutputError::new("cannot move the results into", &self.target, e)
@@ -262,13 +273,9 @@ fn check_only_outputs(target: &Path, names: &[&str]) -> Result<(), OutputError> 
     ))
 }
 
-/// Replaces the directory `target` with `new`; returns where the old one now is.
-fn replace(
-    new: &Path,
-    target: &Path,
-    parent: &Path,
-    name: &str,
-) -> Result<Option<PathBuf>, OutputError> {
+/// Replaces the directory `target` with `new`; returns where the old one now is (`new`'s
+/// place, or `aside`).
+fn replace(new: &Path, target: &Path, aside: &Path) -> Result<Option<PathBuf>, OutputError> {
     #[cfg(target_os = "linux")]
     {
         if exchange(new, target).is_ok() {
@@ -276,21 +283,21 @@ fn replace(
             return Ok(Some(new.to_path_buf()));
         }
     }
-    // Aside, then in: a crash between the two leaves the old result under `aside`, which the
-    // next `OutputSet::create` puts back.
-    let aside = parent.join(format!(
-        ".{name}.textreuse-old-{}-{}",
-        std::process::id(),
-        new.file_name()
-            .and_then(|n| n.to_str())
-            .and_then(|n| n.rsplit('-').next())
-            .unwrap_or("0")
-    ));
-    std::fs::rename(target, &aside)
+    move_aside_and_in(new, target, aside)
+}
+
+/// Renames `target` to `aside`, then `new` to `target`: a crash between the two leaves the old
+/// result under `aside`, which the next [`OutputSet::create`] puts back.
+fn move_aside_and_in(
+    new: &Path,
+    target: &Path,
+    aside: &Path,
+) -> Result<Option<PathBuf>, OutputError> {
+    std::fs::rename(target, aside)
         .map_err(|e| OutputError::new("cannot move the old results out of", target, e))?;
     std::fs::rename(new, target)
         .map_err(|e| OutputError::new("cannot move the results into", target, e))?;
-    Ok(Some(aside))
+    Ok(Some(aside.to_path_buf()))
 }
 
 /// `renameat2(a, b, RENAME_EXCHANGE)`: swaps two directories atomically.
@@ -343,9 +350,13 @@ fn remove_stale(dir: &Path, prefix: &str) {
 
 /// The entries of `dir` named `PREFIX<pid>-...` whose process is gone, in name order.
 fn stale(dir: &Path, prefix: &str) -> Vec<PathBuf> {
+    // Without /proc every process counts as running, so nothing is removed.
     let Ok(entries) = std::fs::read_dir(dir) else {
         return Vec::new();
     };
+    if !Path::new("/proc/self").exists() {
+        return Vec::new();
+    }
     let mut found: Vec<PathBuf> = entries
         .filter_map(Result::ok)
         .filter(|e| {
@@ -354,7 +365,9 @@ fn stale(dir: &Path, prefix: &str) -> Vec<PathBuf> {
                 return false;
             };
             match rest.split('-').next().map(str::parse::<u32>) {
-                Some(Ok(pid)) => pid != std::process::id() && process_gone(pid),
+                Some(Ok(pid)) => {
+                    pid != std::process::id() && !Path::new("/proc").join(pid.to_string()).exists()
+                }
                 _ => false,
             }
         })
@@ -362,12 +375,6 @@ fn stale(dir: &Path, prefix: &str) -> Vec<PathBuf> {
         .collect();
     found.sort();
     found
-}
-
-/// Whether process `pid` has ended, as far as this system can tell (`/proc`); without `/proc`,
-/// every process counts as running, so nothing is removed.
-fn process_gone(pid: u32) -> bool {
-    Path::new("/proc/self").exists() && !Path::new("/proc").join(pid.to_string()).exists()
 }
 
 /// fsyncs every file under `dir` (recursively) and the directories themselves.
@@ -486,6 +493,60 @@ mod tests {
         let e = OutputSet::create(&file, &["a"]).unwrap_err();
         assert_eq!(e.path(), std::fs::canonicalize(&file).unwrap());
         assert_eq!(names(parent.path()), ["file", "out"]);
+    }
+
+    /// The replacement where directories cannot be swapped in one step, interrupted between
+    /// its two renames: the next set puts the old result back.
+    #[test]
+    fn an_interrupted_replacement_is_repaired() {
+        let parent = tempfile::tempdir().unwrap();
+        let out = parent.path().join("out");
+        let first = OutputSet::create(&out, &["a"]).unwrap();
+        std::fs::write(first.dir().join("a"), "old").unwrap();
+        first.commit().unwrap();
+        let second = OutputSet::create(&out, &["a"]).unwrap();
+        std::fs::write(second.dir().join("a"), "new").unwrap();
+        let aside = second.aside.clone();
+        let name = aside.file_name().unwrap().to_string_lossy().into_owned();
+        let staging = second
+            .dir()
+            .file_name()
+            .unwrap()
+            .to_string_lossy()
+            .into_owned();
+        assert_eq!(
+            name.strip_prefix(".out.textreuse-old-"),
+            staging.strip_prefix(".out.textreuse-new-")
+        );
+        // Only the first rename happens, as if the process died before the second; its
+        // directories belong to a dead process.
+        std::fs::rename(&out, &aside).unwrap();
+        let dead = 1 << 23;
+        let pid = std::process::id();
+        let renamed = |p: &Path| {
+            let to = p.with_file_name(
+                p.file_name()
+                    .unwrap()
+                    .to_string_lossy()
+                    .replace(&format!("-{pid}-"), &format!("-{dead}-")),
+            );
+            std::fs::rename(p, &to).unwrap();
+        };
+        renamed(&aside);
+        renamed(second.dir());
+        std::mem::forget(second);
+        OutputSet::create(&out, &["a"]).unwrap();
+        assert_eq!(read_all(&out), [("a".to_string(), "old".to_string())]);
+        assert_eq!(names(parent.path()), ["out"]);
+        // Uninterrupted, the fallback leaves the new result and returns where the old one is.
+        let third = OutputSet::create(&out, &["a"]).unwrap();
+        std::fs::write(third.dir().join("a"), "third").unwrap();
+        let old = move_aside_and_in(third.dir(), &out, &third.aside)
+            .unwrap()
+            .unwrap();
+        assert_eq!(read_all(&out), [("a".to_string(), "third".to_string())]);
+        assert_eq!(read_all(&old), [("a".to_string(), "old".to_string())]);
+        std::mem::forget(third);
     }
 
     #[test]
