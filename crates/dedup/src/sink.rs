@@ -237,6 +237,10 @@ impl OutputDir {
         "stats.json",
     ];
 
+    /// The files the front ends add beside [`OutputDir::FILES`] (`textreuse dedup --against`
+    /// and `--report`): a new result may replace a directory holding them too.
+    pub const FRONT_END_FILES: &'static [&'static str] = &["against.jsonl", "report.html"];
+
     /// Outputs into `dir`; nothing is created before the first result arrives.
     pub fn new(dir: impl Into<PathBuf>) -> OutputDir {
         OutputDir {

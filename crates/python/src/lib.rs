@@ -25,6 +25,8 @@
 //! - `Signer` wraps [`textreuse_minhash::Signer`] (`src/signer.rs`). Signatures go out as numpy
 //!   uint64 arrays and come in as any uint64 buffer or sequence of ints (`src/numpy.rs`, through
 //!   the buffer protocol and `numpy.frombuffer`: no Rust NumPy dependency).
+//! - `OutputSet` wraps [`textreuse_dedup::files::OutputSet`] (`src/files.rs`): the Spark jobs'
+//!   outputs are swapped in as one, like the command line's.
 //! - `LSHIndex` wraps [`textreuse_index::IndexWriter`] (`src/index.rs`) with datasketch's
 //!   `MinHashLSH` vocabulary (`insert`, `query`, `remove`, `in`, `len`), batch methods that sign
 //!   on all cores, and pickling by the bytes of the committed files.
@@ -55,6 +57,7 @@
 #![warn(missing_debug_implementations)]
 
 mod arrow;
+mod files;
 mod index;
 mod kernels;
 mod numpy;
@@ -73,6 +76,9 @@ mod _native {
 
     #[pymodule_export]
     use crate::index::PyLSHIndex;
+
+    #[pymodule_export]
+    use crate::files::{PyOutputSet, remove_temporaries};
 
     #[pymodule_export]
     use crate::report::report;
@@ -137,6 +143,17 @@ mod _native {
         defaults.set_item("reuse_min_words", textreuse_align::index::DEFAULT_MIN_WORDS)?;
         defaults.set_item("reuse_min_length", textreuse_align::DEFAULT_MIN_PASSAGE_LEN)?;
         m.add("DEFAULTS", defaults)?;
+        // The files of each job's output directory (what an OutputSet for it may replace).
+        let dedup_outputs = [
+            textreuse_dedup::OutputDir::FILES,
+            textreuse_dedup::OutputDir::FRONT_END_FILES,
+        ]
+        .concat();
+        m.add("DEDUP_OUTPUTS", dedup_outputs)?;
+        m.add(
+            "REUSE_OUTPUTS",
+            textreuse_reuse::ReuseOutputDir::FILES.to_vec(),
+        )?;
         m.add("REUSE_PAIRS_HEADER", textreuse_reuse::PAIRS_HEADER)
     }
 }

@@ -503,8 +503,16 @@ pub(crate) fn reuse_align<'py>(
             counts[0].push_ne_u32(cases.len() as u32);
             counts[1].push_ne_u32(content as u32);
             counts[2].push_ne_u32((cases.len() - content) as u32);
-            chars[0].push_ne_u64(susp_text.chars().count() as u64);
-            chars[1].push_ne_u64(src_text.chars().count() as u64);
+            // The lengths go into documents.tsv, which lists documents with reuse only.
+            let length = |t: &str| {
+                if cases.is_empty() {
+                    0
+                } else {
+                    t.chars().count() as u64
+                }
+            };
+            chars[0].push_ne_u64(length(susp_text));
+            chars[1].push_ne_u64(length(src_text));
             for c in &cases {
                 ranges[0].push_ne_u64(c.suspicious.start as u64);
                 ranges[1].push_ne_u64(c.suspicious.end as u64);

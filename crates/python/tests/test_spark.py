@@ -214,3 +214,62 @@ def test_command_line_errors(tmp_path):
     assert main(["dedup", "x.jsonl", "--bits", "0", "--out", str(tmp_path)]) == 2
     with pytest.raises(SystemExit):
         main(["dedup"])
+
+
+def test_outputs_are_replaced_as_one(spark, samples, tmp_path):
+    # A run that fails leaves the previous result whole and nothing beside it; a directory
+    # holding other files is refused before any work.
+    import glob
+    import os
+
+    from textreuse.spark import DedupParams, run_dedup
+
+    d, sentences, counts = samples
+    out = tmp_path / "out"
+    run_dedup(spark, [str(sentences)], str(out), DedupParams(), input_stats=[str(counts)])
+    before = {p.name: p.read_bytes() for p in out.iterdir()}
+    assert set(before) == {"clusters.jsonl", "duplicates.jsonl", "stats.json", "article-pairs.tsv"}
+    with pytest.raises(Exception):
+        run_dedup(spark, [str(tmp_path / "missing.jsonl")], str(out), DedupParams())
+    assert {p.name: p.read_bytes() for p in out.iterdir()} == before
+    assert glob.glob(str(tmp_path / ".out.*")) == []
+    other = tmp_path / "other"
+    other.mkdir()
+    (other / "notes.txt").write_text("mine")
+    with pytest.raises(OSError, match="notes.txt"):
+        run_dedup(spark, [str(sentences)], str(other), DedupParams())
+    assert os.listdir(other) == ["notes.txt"]
+
+
+def test_sigterm_leaves_the_previous_result_and_no_temporaries(samples, tmp_path):
+    # The command line, terminated while it writes its outputs: exit status 143, the old
+    # result untouched, the new directory removed.
+    import glob
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    d, sentences, counts = samples
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "stats.json").write_text("old\n")
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "textreuse.spark", "dedup", str(sentences), "--out", str(out),
+         "--master", "local[2]", "--conf", "spark.ui.enabled=false"],
+        stderr=subprocess.PIPE, text=True,
+        env=dict(os.environ, PYSPARK_PYTHON=sys.executable),
+    )
+    deadline = time.monotonic() + 300
+    while not glob.glob(str(tmp_path / ".out.textreuse-new-*")):
+        assert proc.poll() is None, proc.stderr.read()[-4000:]
+        assert time.monotonic() < deadline, "the run never started its outputs"
+        time.sleep(0.1)
+    time.sleep(2)
+    proc.send_signal(signal.SIGTERM)
+    _, stderr = proc.communicate(timeout=120)
+    assert proc.returncode == 128 + signal.SIGTERM, stderr[-4000:]
+    assert os.listdir(out) == ["stats.json"]
+    assert (out / "stats.json").read_text() == "old\n"
+    assert glob.glob(str(tmp_path / ".out.*")) == []

@@ -118,10 +118,6 @@ enum MethodArg {
     Simhash,
 }
 
-/// The files `textreuse dedup` writes into --out besides the engine's ([`OutputDir::FILES`]);
-/// an existing --out holding anything else is refused rather than replaced.
-const EXTRA_OUTPUTS: &[&str] = &["against.jsonl", "report.html"];
-
 /// Runs `textreuse dedup`.
 pub fn run(args: &Args, global: &Global) -> anyhow::Result<()> {
     let unit = match args.unit {
@@ -233,7 +229,10 @@ pub fn run(args: &Args, global: &Global) -> anyhow::Result<()> {
     };
     // The output directory is checked (and its replacement started) before the long run; the
     // files are written into `out.dir()` and appear in --out together at the end.
-    let out = OutputSet::create(&args.out, &[OutputDir::FILES, EXTRA_OUTPUTS].concat())?;
+    let out = OutputSet::create(
+        &args.out,
+        &[OutputDir::FILES, OutputDir::FRONT_END_FILES].concat(),
+    )?;
     let files = global.inputs_or_samples(&args.files);
     // The deduplicated copy is a set of its own (the inputs' paths under DIR).
     let copy = match &args.write_deduplicated {

@@ -388,7 +388,8 @@ def reuse_align(job: ReuseJob, pairs: pa.RecordBatch, align: bool = True) -> dic
     the source side ``src_``: ``n`` (document number), ``id``, ``title``, ``text``, ``source``
     (the input it was read from) and ``record`` (its line). Returns a dict of arrays, one row
     per pair: ``lines`` (its ``reuse.jsonl`` lines), ``pair_row`` (its ``pairs.tsv`` row),
-    ``cases``, ``content``, ``structure``, ``susp_chars``, ``src_chars``, and the passages'
+    ``cases``, ``content``, ``structure``, ``susp_chars``, ``src_chars`` (the texts' lengths
+    in characters, for ``documents.tsv``; 0 for pairs without passages), and the passages'
     character ranges as lists: ``susp_starts``, ``susp_ends``, ``src_starts``, ``src_ends``.
     Without ``align`` no pair has passages (``--candidates-only``).
     """

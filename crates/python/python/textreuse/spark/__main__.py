@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import signal
 import sys
 import time
 
@@ -186,10 +187,23 @@ def main(argv: list[str] | None = None) -> int:
     ))
 
 
+def _exit_on_signals() -> None:
+    """SIGTERM and SIGHUP end the run as Ctrl-C does: an exception unwinds it, so the new
+    outputs are removed and Spark is stopped; the exit status is 128 + the signal's number,
+    as the command line's."""
+
+    def handler(signum, frame):
+        raise SystemExit(128 + signum)
+
+    for s in (signal.SIGTERM, signal.SIGHUP):
+        signal.signal(s, handler)
+
+
 def _run(builder, args, log, job) -> int:
     """Starts Spark, runs `job(spark)`, reports; the exit status of `textreuse`: 3 when input
     problems were skipped."""
     started = time.monotonic()
+    _exit_on_signals()
     spark = builder.getOrCreate()
     try:
         if not args.quiet:
@@ -198,7 +212,12 @@ def _run(builder, args, log, job) -> int:
         spark.conf.set("spark.sql.shuffle.partitions", str(partitions))
         stats = job(spark)
     finally:
-        spark.stop()
+        try:
+            spark.stop()
+        except Exception as e:  # noqa: BLE001
+            # A signal that interrupted a call into the JVM leaves the gateway mid-answer;
+            # the JVM ends with this process anyway.
+            log(f"Spark did not stop cleanly: {e}")
     if args.command == "reuse":
         log(
             f"{stats['candidate_pairs']} candidate pairs, {stats['pairs_with_reuse']} with "

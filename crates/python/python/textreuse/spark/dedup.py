@@ -6,7 +6,6 @@ import contextlib
 import dataclasses
 import json
 import os
-import tempfile
 import time
 from typing import Iterable, Iterator, Sequence
 
@@ -246,29 +245,30 @@ def read_sentences(spark: SparkSession, paths: Sequence[str]) -> DataFrame:
     return df
 
 
-def _write_atomically(paths: Sequence[str], write) -> None:
-    """Calls ``write`` with one open text file per path, each under a temporary name in its
-    directory, and renames them all into place once ``write`` returned."""
-    tmps: list[str] = []
+def _write_files(paths: Sequence[str], write) -> None:
+    """Calls ``write`` with one open text file per path (UTF-8, ``\\n`` line ends). The paths
+    are in an :class:`OutputSet`'s private directory: the files appear in the output
+    directory together, when the set is committed."""
+    with contextlib.ExitStack() as stack:
+        files = [
+            stack.enter_context(open(path, "w", encoding="utf-8", newline="\n"))
+            for path in paths
+        ]
+        write(*files)
+
+
+@contextlib.contextmanager
+def output_set(out_dir: str, names: Sequence[str]):
+    """An :class:`textreuse._native.OutputSet` for ``out_dir``: yields the directory to write
+    into; the files replace ``out_dir``'s as one when the block ends without an exception,
+    and are removed otherwise (signals included, with the handlers of ``python -m
+    textreuse.spark``)."""
+    outputs = _native.OutputSet(out_dir, list(names))
     try:
-        with contextlib.ExitStack() as stack:
-            files = []
-            for path in paths:
-                directory = os.path.dirname(os.path.abspath(path))
-                fd, tmp = tempfile.mkstemp(dir=directory, prefix=".tmp-")
-                tmps.append(tmp)
-                files.append(
-                    stack.enter_context(os.fdopen(fd, "w", encoding="utf-8", newline="\n"))
-                )
-            write(*files)
-        for tmp, path in zip(tmps, paths):
-            os.chmod(tmp, 0o644)
-            os.replace(tmp, path)
-    except BaseException:
-        for tmp in tmps:
-            if os.path.exists(tmp):
-                os.unlink(tmp)
-        raise
+        yield str(outputs.dir)
+        outputs.commit()
+    finally:
+        outputs.abort()
 
 
 def _tsv(s: str) -> str:
@@ -293,11 +293,27 @@ def run_dedup(
     ``sentences`` and ``input_problems`` are the extractor's counts (documents without any
     sentence included), otherwise they are counted from the records (documents with at least
     one sentence).
+
+    ``out_dir`` is checked before any work and its files are replaced as one at the end
+    (:func:`output_set`): a failed or interrupted run leaves the previous result.
     """
     if params.max_bucket < 2:
         raise ValueError("max_bucket must be at least 2")
     if params.keep not in KEEP_RULES:
         raise ValueError(f"keep must be one of {', '.join(KEEP_RULES)}, got {params.keep!r}")
+    with output_set(out_dir, _native.DEDUP_OUTPUTS) as staging:
+        return _dedup(spark, inputs, staging, params, log, input_stats)
+
+
+def _dedup(
+    spark: SparkSession,
+    inputs: Sequence[str] | DataFrame,
+    out_dir: str,
+    params: DedupParams = DedupParams(),
+    log=lambda msg: None,
+    input_stats: Sequence[str] = (),
+) -> dict:
+    """:func:`run_dedup` writing into ``out_dir`` directly."""
     signer = _signer(params.signer_args())
     if isinstance(inputs, DataFrame):
         sentences = sentence_frame(inputs)
@@ -446,7 +462,7 @@ def run_dedup(
             duplicates_file.write(row["duplicates"])
             duplicates += row["duplicates"].count("\n")
 
-    _write_atomically(
+    _write_files(
         [os.path.join(out_dir, "clusters.jsonl"), os.path.join(out_dir, "duplicates.jsonl")],
         write_clusters,
     )
@@ -511,7 +527,7 @@ def run_dedup(
                 f"{r['count']}\t{shown(a)}\t{_tsv(titles[a])}\t{shown(b)}\t{_tsv(titles[b])}\n"
             )
 
-    _write_atomically([os.path.join(out_dir, "article-pairs.tsv")], write_pairs)
+    _write_files([os.path.join(out_dir, "article-pairs.tsv")], write_pairs)
     members.unpersist()
     clusters.unpersist()
     kept.unpersist()
@@ -523,5 +539,5 @@ def run_dedup(
         json.dump(stats, f, indent=2, ensure_ascii=False)
         f.write("\n")
 
-    _write_atomically([os.path.join(out_dir, "stats.json")], write_stats)
+    _write_files([os.path.join(out_dir, "stats.json")], write_stats)
     return stats

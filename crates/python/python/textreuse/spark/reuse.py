@@ -37,7 +37,7 @@ from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 
 from .. import _native, kernels
-from .dedup import _write_atomically
+from .dedup import _write_files, output_set
 
 _DEFAULTS = _native.DEFAULTS
 
@@ -288,9 +288,19 @@ def run_reuse(
     """Runs ``textreuse reuse`` with tf-idf candidates over the JSON Lines files (or
     directories) ``corpus``, or between them and ``against``, and writes ``reuse.jsonl``,
     ``pairs.tsv``, ``documents.tsv`` and ``stats.json`` into ``out_dir`` as the CLI does.
-    Returns the stats; ``stats["input_problems"]`` counts the lines skipped."""
+    Returns the stats; ``stats["input_problems"]`` counts the lines skipped.
+
+    ``out_dir`` is checked before any work and its files are replaced as one at the end
+    (:func:`textreuse.spark.dedup.output_set`): a failed or interrupted run leaves the
+    previous result."""
     job_args = params.job_args()
     job = _job(job_args)  # parameter errors before any work
+    with output_set(out_dir, _native.REUSE_OUTPUTS) as staging:
+        return _reuse(spark, corpus, staging, params, against, log, job_args, job)
+
+
+def _reuse(spark, corpus, out_dir, params, against, log, job_args, job) -> dict:
+    """:func:`run_reuse` writing into ``out_dir`` directly."""
     corpus_files = input_files(corpus)
     against_files = input_files(against)
     started = time.monotonic()
@@ -406,12 +416,10 @@ def run_reuse(
                         r[p + "chars"], r["cases"], r[p + "starts"], r[p + "ends"],
                     )
 
-    _write_atomically(
+    _write_files(
         [os.path.join(out_dir, "reuse.jsonl"), os.path.join(out_dir, "pairs.tsv")], write
     )
-    partial = os.path.join(out_dir, ".documents.tsv.partial")
-    documents.write(partial)
-    os.replace(partial, os.path.join(out_dir, "documents.tsv"))
+    documents.write(os.path.join(out_dir, "documents.tsv"))
     stats.update(totals)
     stats["seconds"] = dict(
         chunk_and_sign=chunk_seconds,
@@ -427,6 +435,6 @@ def run_reuse(
         json.dump(stats, f, indent=2, ensure_ascii=False)
         f.write("\n")
 
-    _write_atomically([os.path.join(out_dir, "stats.json")], write_stats)
+    _write_files([os.path.join(out_dir, "stats.json")], write_stats)
     stats["input_problems"] = problems
     return stats
