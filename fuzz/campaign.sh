@@ -4,6 +4,7 @@
 #   fuzz/campaign.sh                      # the long campaign: 10M executions per target
 #   fuzz/campaign.sh --runs 1000000       # fewer executions per target
 #   fuzz/campaign.sh --seconds 10 --seed 1   # a time box per target, fixed seed (CI uses this)
+#   fuzz/campaign.sh --seconds 600        # 10M executions or 10 minutes, whichever comes first
 #   fuzz/campaign.sh --seconds 60 wikidump_parse index_segment   # some targets only
 #
 # Needs the nightly toolchain and cargo-fuzz (`cargo install cargo-fuzz --locked`); builds the
@@ -78,7 +79,7 @@ for t in "${targets[@]}"; do
   mkdir -p "corpus/$t" "artifacts/$t"
   before=$(find "artifacts/$t" -type f | wc -l)
   limit=(-runs="$runs")
-  [[ -n $seconds ]] && limit=(-max_total_time="$seconds")
+  [[ -n $seconds ]] && limit+=(-max_total_time="$seconds")
   start=$(date +%s)
   # shellcheck disable=SC2086
   cargo +nightly fuzz run ${FUZZ_BUILD_FLAGS:-} "$t" "corpus/$t" -- \
