@@ -342,6 +342,28 @@ fn damaged_files_are_errors_not_panics() {
     ));
 }
 
+/// The index's candidates for `query`, after checking that they are `corpus`'s (documents,
+/// shared keys and best Jaccard, in rank order).
+fn same_candidates(
+    index: &Index,
+    corpus: &CorpusIndex,
+    query: &str,
+    top: usize,
+) -> Vec<textreuse_align::index::Candidate> {
+    let got = index.candidate_documents(query, top).unwrap();
+    let key =
+        |c: &textreuse_align::index::Candidate| (c.doc, c.shared_keys, c.best_jaccard.to_bits());
+    assert_eq!(
+        got.iter().map(key).collect::<Vec<_>>(),
+        corpus
+            .candidates(query, top)
+            .iter()
+            .map(key)
+            .collect::<Vec<_>>()
+    );
+    got
+}
+
 #[test]
 fn chunk_index_ranks_as_the_corpus_index() {
     let pan = textreuse_align_texts();
@@ -362,15 +384,7 @@ fn chunk_index_ranks_as_the_corpus_index() {
             "Something else entirely, to start with.\n\n{}",
             &q[q.len() / 3..]
         );
-        let want = corpus.candidates(&query, 3);
-        let got = index.candidate_documents(&query, 3).unwrap();
-        let key = |c: &textreuse_align::index::Candidate| {
-            (c.doc, c.shared_keys, c.best_jaccard.to_bits())
-        };
-        assert_eq!(
-            got.iter().map(key).collect::<Vec<_>>(),
-            want.iter().map(key).collect::<Vec<_>>()
-        );
+        let got = same_candidates(&index, &corpus, &query, 3);
         assert!(!got.is_empty());
     }
 }
@@ -403,15 +417,7 @@ fn repeated_paragraphs_are_capped_as_in_the_corpus_index() {
     w.commit().unwrap();
     let index = Index::open(dir.path()).unwrap();
     for query in [common.clone(), rare.clone(), format!("{common}\n\n{rare}")] {
-        let want = corpus.candidates(&query, 1000);
-        let got = index.candidate_documents(&query, 1000).unwrap();
-        let key = |c: &textreuse_align::index::Candidate| {
-            (c.doc, c.shared_keys, c.best_jaccard.to_bits())
-        };
-        assert_eq!(
-            got.iter().map(key).collect::<Vec<_>>(),
-            want.iter().map(key).collect::<Vec<_>>()
-        );
+        let got = same_candidates(&index, &corpus, &query, 1000);
         if query == *common {
             assert!(got.is_empty(), "{} over-frequent copies skipped", copies);
         } else {

@@ -305,14 +305,7 @@ def run_dedup(
         return _dedup(spark, inputs, staging, params, log, input_stats)
 
 
-def _dedup(
-    spark: SparkSession,
-    inputs: Sequence[str] | DataFrame,
-    out_dir: str,
-    params: DedupParams = DedupParams(),
-    log=lambda msg: None,
-    input_stats: Sequence[str] = (),
-) -> dict:
+def _dedup(spark, inputs, out_dir, params, log, input_stats) -> dict:
     """:func:`run_dedup` writing into ``out_dir`` directly."""
     signer = _signer(params.signer_args())
     if isinstance(inputs, DataFrame):
