@@ -52,7 +52,7 @@ use parquet::arrow::arrow_reader::{ParquetRecordBatchReader, ParquetRecordBatchR
 use parquet::arrow::arrow_writer::ArrowWriter;
 use parquet::arrow::{ARROW_SCHEMA_META_KEY, ProjectionMask};
 use parquet::basic::Compression;
-use parquet::file::metadata::KeyValue;
+use parquet::file::metadata::{KeyValue, ParquetMetaData};
 use parquet::file::properties::WriterProperties;
 
 use crate::input::{DocId, Document, InputError, JsonFields, Origin};
@@ -211,6 +211,33 @@ fn flag(role: &str) -> &'static str {
 }
 
 /// The names of `schema`'s columns, quoted, for messages.
+/// Checks that every column chunk the footer describes lies inside the file: the `parquet`
+/// crate asserts that offsets and sizes are not negative (a panic on a damaged footer) and
+/// trusts them otherwise.
+fn check_chunks(metadata: &ParquetMetaData, file_len: u64) -> Result<(), String> {
+    for (g, group) in metadata.row_groups().iter().enumerate() {
+        for column in group.columns() {
+            let start = column
+                .dictionary_page_offset()
+                .unwrap_or(column.data_page_offset());
+            let len = column.compressed_size();
+            let inside = u64::try_from(start)
+                .ok()
+                .zip(u64::try_from(len).ok())
+                .and_then(|(s, l)| s.checked_add(l))
+                .is_some_and(|end| end <= file_len);
+            if !inside {
+                return Err(format!(
+                    "damaged footer: column \"{}\" of row group {g} claims bytes {start} to \
+                     {start}+{len} of a {file_len}-byte file",
+                    column.column_path()
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
 fn column_list(schema: &Schema) -> String {
     let names: Vec<String> = schema
         .fields()
@@ -243,12 +270,16 @@ impl ParquetDocs {
             path: path.to_path_buf(),
             source,
         })?;
-        let builder = ParquetRecordBatchReaderBuilder::try_new(file).map_err(|e| {
-            format(format!(
-                "not a readable Parquet file ({e}); the file is skipped: check that it is \
-                 complete, or export it again"
-            ))
-        })?;
+        let file_len = file.metadata().map(|m| m.len()).unwrap_or(u64::MAX);
+        let builder = ParquetRecordBatchReaderBuilder::try_new(file)
+            .map_err(|e| e.to_string())
+            .and_then(|b| check_chunks(b.metadata(), file_len).map(|()| b))
+            .map_err(|e| {
+                format(format!(
+                    "not a readable Parquet file ({e}); the file is skipped: check that it is \
+                     complete, or export it again"
+                ))
+            })?;
         let schema = builder.schema().clone();
         let mut roots = Vec::with_capacity(3);
         for (role, name, required) in [
@@ -484,12 +515,11 @@ pub fn write_without_rows(src: &Path, dst: &Path, drop: &[u64]) -> Result<u64, W
         source,
     };
     let file = File::open(src).map_err(|e| read_error(e.into()))?;
-    let permissions = file
-        .metadata()
-        .map_err(|e| read_error(e.into()))?
-        .permissions();
+    let file_meta = file.metadata().map_err(|e| read_error(e.into()))?;
+    let permissions = file_meta.permissions();
     let builder =
         ParquetRecordBatchReaderBuilder::try_new(file).map_err(|e| read_error(e.into()))?;
+    check_chunks(builder.metadata(), file_meta.len()).map_err(|e| read_error(e.into()))?;
     let metadata = builder.metadata().clone();
     let compression = metadata
         .row_groups()
@@ -763,6 +793,23 @@ mod tests {
         let err = ParquetDocs::open(&dir.path().join("none.parquet"), &JsonFields::default())
             .unwrap_err();
         assert!(matches!(err, InputError::Io { .. }), "{err:?}");
+    }
+
+    /// Found by the `dedup_parquet` fuzz target: a footer whose column chunk has a negative
+    /// offset made the `parquet` crate panic while reading; it is a damaged file now, for
+    /// reading and for `write_without_rows`.
+    #[test]
+    fn negative_column_offsets_are_a_damaged_file() {
+        let path = fixture("fuzz-negative-column-offset.parquet");
+        let err = ParquetDocs::open(&path, &JsonFields::default()).unwrap_err();
+        assert!(
+            matches!(&err, InputError::Format { message, .. } if message.contains("damaged footer")),
+            "{err:?}"
+        );
+        let dir = tempfile::tempdir().unwrap();
+        let dst = dir.path().join("copy.parquet");
+        assert!(write_without_rows(&path, &dst, &[]).is_err());
+        assert!(!dst.exists());
     }
 
     /// A file written by the `parquet` crate itself: dictionary-encoded string ids with a null,
