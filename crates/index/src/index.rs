@@ -237,8 +237,10 @@ fn read_deleted(path: &Path) -> Result<Vec<u32>, Error> {
     if bytes.len() < 16 || &bytes[..8] != DEL_MAGIC {
         return Err(Error::corrupt(path, "not a deletion file"));
     }
-    let n = u64::from_le_bytes(bytes[8..16].try_into().expect("8 bytes")) as usize;
-    if bytes.len() != 16 + 4 * n {
+    let n = u64::from_le_bytes(bytes[8..16].try_into().expect("8 bytes"));
+    // A damaged count can be anything: the size it implies is computed without overflow.
+    let want = n.checked_mul(4).and_then(|b| b.checked_add(16));
+    if want != Some(bytes.len() as u64) {
         return Err(Error::corrupt(path, "truncated deletion file"));
     }
     Ok(bytes[16..]

@@ -597,18 +597,24 @@ impl Segment {
             off[i] = h[7 + i] as usize;
         }
         off[8] = map.len();
+        // Damaged counts can be anything: the sizes they imply are computed without overflow
+        // (None: larger than any file).
         let need = [
-            ((1u64 << bits) + 1) * 4,
-            pairs * 8,
-            entries * hashes * width,
-            entries * 12,
-            0,
-            (docs + 1) * 8,
-            docs * 8,
-            docs * 4,
+            Some(((1u64 << bits) + 1) * 4),
+            pairs.checked_mul(8),
+            entries
+                .checked_mul(hashes)
+                .and_then(|n| n.checked_mul(width)),
+            entries.checked_mul(12),
+            Some(0),
+            docs.checked_add(1).and_then(|n| n.checked_mul(8)),
+            docs.checked_mul(8),
+            docs.checked_mul(4),
         ];
         for i in 0..8 {
-            if off[i] > off[i + 1] || ((off[i + 1] - off[i]) as u64) < need[i] {
+            if off[i] > off[i + 1]
+                || need[i].is_none_or(|need| ((off[i + 1] - off[i]) as u64) < need)
+            {
                 return Err(bad("section sizes disagree with the header"));
             }
         }
@@ -652,7 +658,9 @@ impl Segment {
     fn key_range(&self, key: u64) -> std::ops::Range<usize> {
         let b = bucket(key, self.bits);
         let want = (key >> 16) & 0xFFFF_FFFF;
-        let (lo, hi) = (self.dir(b) as usize, self.dir(b + 1) as usize);
+        // A damaged directory may point anywhere: clamped, it gives wrong answers, not a panic.
+        let hi = (self.dir(b + 1) as usize).min(self.pairs as usize);
+        let lo = (self.dir(b) as usize).min(hi);
         let pairs = self.section(1);
         let below = |i: usize, inclusive: bool| {
             let k = le_u64(pairs, i) >> 32;

@@ -342,6 +342,56 @@ fn damaged_files_are_errors_not_panics() {
     ));
 }
 
+/// Counts in file headers that would overflow the sizes they imply (the `index_segment` fuzz
+/// target found the deletion file's): corrupt, not a panic or a huge allocation.
+#[test]
+fn huge_counts_in_headers_are_corrupt() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut w = IndexWriter::create(dir.path(), Params::new(IndexUnit::Sentence)).unwrap();
+    let all = docs();
+    for d in &all {
+        w.add(d).unwrap();
+    }
+    w.commit().unwrap();
+    w.remove(&all[0].id).unwrap();
+    w.commit().unwrap();
+    drop(w);
+    let del = fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|p| p.to_string_lossy().contains(".del-"))
+        .expect("a deletion file");
+    let good_del = fs::read(&del).unwrap();
+    let seg = dir.path().join("seg-000001.seg");
+    let good_seg = fs::read(&seg).unwrap();
+    for count in [u64::MAX, u64::MAX / 4 + 1, 1 << 62] {
+        let mut bad = good_del.clone();
+        bad[8..16].copy_from_slice(&count.to_le_bytes());
+        fs::write(&del, &bad).unwrap();
+        assert!(
+            matches!(Index::open(dir.path()), Err(Error::Corrupt { .. })),
+            "deletion count {count}"
+        );
+        fs::write(&del, &good_del).unwrap();
+        // The segment header's counts: documents, entries, pairs, then hashes and width.
+        for field in [0, 1, 2, 4] {
+            let mut bad = good_seg.clone();
+            let at = 8 + 8 * field;
+            bad[at..at + 8].copy_from_slice(&count.to_le_bytes());
+            fs::write(&seg, &bad).unwrap();
+            assert!(
+                matches!(Index::open(dir.path()), Err(Error::Corrupt { .. })),
+                "segment header field {field} = {count}"
+            );
+        }
+        fs::write(&seg, &good_seg).unwrap();
+    }
+    assert_eq!(
+        Index::open(dir.path()).unwrap().stats().documents,
+        all.len() as u64 - 1
+    );
+}
+
 /// The index's candidates for `query`, after checking that they are `corpus`'s (documents,
 /// shared keys and best Jaccard, in rank order).
 fn same_candidates(
