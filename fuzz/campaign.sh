@@ -70,6 +70,10 @@ seed_corpus() {
 seed_corpus wikidump_parse ../testdata/wikidump/*
 seed_corpus wikidump_clean ../testdata/wikidump/*
 seed_corpus align_pan ../testdata/align/truth/*.xml
+# Inputs that once crashed a target: every campaign starts from them again.
+for d in ../testdata/fuzz/*/; do
+  seed_corpus "$(basename "$d")" "$d"*
+done
 
 mkdir -p artifacts/logs
 rows=()

@@ -345,9 +345,17 @@ impl ParquetDocs {
         let Some(reader) = &mut self.reader else {
             return Ok(None);
         };
-        let batch = match reader.next() {
-            None => return Ok(None),
-            Some(batch) => batch.map_err(|e| e.to_string())?,
+        // The `parquet` crate panics on some damaged pages (definition levels past the page,
+        // found by the `dedup_parquet` fuzz target) instead of returning an error: such a panic
+        // is this file's damage, reported like any other, and the reader is not used again.
+        let next = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| reader.next()));
+        let batch = match next {
+            Ok(None) => return Ok(None),
+            Ok(Some(batch)) => batch.map_err(|e| e.to_string())?,
+            Err(_) => {
+                self.reader = None;
+                return Err("the Parquet decoder failed on damaged data".into());
+            }
         };
         let column = |name: &str| {
             batch
@@ -810,6 +818,22 @@ mod tests {
         let dst = dir.path().join("copy.parquet");
         assert!(write_without_rows(&path, &dst, &[]).is_err());
         assert!(!dst.exists());
+    }
+
+    /// Found by the `dedup_parquet` fuzz target: a data page whose definition levels run past
+    /// it makes the `parquet` crate panic while decoding; the reader reports the damage after
+    /// the rows before it and stops.
+    #[test]
+    fn a_panicking_decoder_is_a_damaged_file() {
+        let path = fixture("fuzz-definition-levels.parquet");
+        let results: Vec<_> = ParquetDocs::open(&path, &JsonFields::default())
+            .unwrap()
+            .collect();
+        let err = results.last().unwrap().as_ref().unwrap_err();
+        assert!(
+            matches!(err, InputError::Format { message, .. } if message.contains("decoder failed on damaged data")),
+            "{err:?}"
+        );
     }
 
     /// A file written by the `parquet` crate itself: dictionary-encoded string ids with a null,
