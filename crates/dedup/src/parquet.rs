@@ -211,11 +211,23 @@ fn flag(role: &str) -> &'static str {
 }
 
 /// The names of `schema`'s columns, quoted, for messages.
-/// Checks that every column chunk the footer describes lies inside the file: the `parquet`
-/// crate asserts that offsets and sizes are not negative (a panic on a damaged footer) and
-/// trusts them otherwise.
+/// Checks that every column chunk the footer describes lies inside the file and that the row
+/// counts add up: the `parquet` crate asserts that offsets and sizes are not negative (a panic
+/// on a damaged footer) and trusts them otherwise.
 fn check_chunks(metadata: &ParquetMetaData, file_len: u64) -> Result<(), String> {
+    // The reader adds the row groups' row counts up (with overflow checks in test builds).
+    let mut rows = 0u64;
     for (g, group) in metadata.row_groups().iter().enumerate() {
+        rows = u64::try_from(group.num_rows())
+            .ok()
+            .and_then(|n| rows.checked_add(n))
+            .filter(|&total| i64::try_from(total).is_ok())
+            .ok_or_else(|| {
+                format!(
+                    "damaged footer: row group {g} claims {} rows",
+                    group.num_rows()
+                )
+            })?;
         for column in group.columns() {
             let start = column
                 .dictionary_page_offset()
@@ -818,6 +830,18 @@ mod tests {
         let dst = dir.path().join("copy.parquet");
         assert!(write_without_rows(&path, &dst, &[]).is_err());
         assert!(!dst.exists());
+    }
+
+    /// Found by the `dedup_parquet` fuzz target: row groups whose row counts overflow their
+    /// sum (the `parquet` crate's reader panicked in `build` with overflow checks on).
+    #[test]
+    fn row_counts_that_overflow_are_a_damaged_file() {
+        let path = fixture("fuzz-row-count-overflow.parquet");
+        let err = ParquetDocs::open(&path, &JsonFields::default()).unwrap_err();
+        assert!(
+            matches!(&err, InputError::Format { message, .. } if message.contains("damaged footer")),
+            "{err:?}"
+        );
     }
 
     /// Found by the `dedup_parquet` fuzz target: a data page whose definition levels run past
