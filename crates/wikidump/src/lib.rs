@@ -82,22 +82,24 @@
 //! tables cost time linear in the page size. `docs/performance.md` has the measured speeds
 //! (`wikidump/clean`, `wikidump/xml`, end to end).
 //!
-//! Decompression dominates reading a `.bz2` dump. With `threads > 1`:
-//! - a *multistream* dump (many concatenated bzip2 streams, as Wikipedia publishes them) is cut
-//!   at stream starts (above). Groups of about 1 MiB of whole streams are decoded on `threads`
-//!   workers and reassembled in order; memory stays at a few jobs per thread.
-//! - a *single-stream* file is decoded on one background thread while the caller parses and
-//!   cleans. Its bzip2 blocks are not decoded in parallel: block boundaries are bit-aligned
-//!   48-bit magics that can also occur by chance inside compressed data, and no bzip2 library
-//!   we depend on can start decoding at a bit offset, so one core's decompression speed limits a
-//!   single-stream file. If 32 MiB of a file go by without a stream boundary, the rest of the
-//!   file is decoded this way too.
+//! Decompression dominates reading a `.bz2` dump. With `threads > 1` every stream (one per 100
+//! pages in a *multistream* dump, one in all in a *single-stream* file) is decoded block by
+//! block: a splitter finds the bit-aligned block magics (`0x314159265359`), each candidate block
+//! is decoded on a worker and kept only if its CRC matches and it ends exactly at the next magic,
+//! and the combined CRC is checked at the stream's end. A magic that occurs by chance inside
+//! compressed data is repaired by decoding the block together with the next candidates; damage
+//! is decoded sequentially from the damaged block, so the pages and errors are those of
+//! `threads == 1`. A worker hands on at most 8 MiB of one block's output (larger blocks, from
+//! bombs of long runs, are decoded again, streaming).
 //!
 //! With `threads == 1` everything runs on the calling thread.
 //!
 //! # Crate features
 //!
-//! None. bzip2 decoding uses the `bzip2` crate's default pure-Rust backend.
+//! None. Sequential bzip2 decoding uses the `bzip2` crate's default pure-Rust backend
+//! (libbz2-rs); the parallel path decodes blocks with the `lbzip2` crate (pure Rust, about 20%
+//! less CPU per byte in our measurements, docs/performance.md) and falls back to libbz2-rs for
+//! anything that decoder does not accept.
 #![deny(missing_docs)]
 #![warn(missing_debug_implementations)]
 

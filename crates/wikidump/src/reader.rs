@@ -82,7 +82,7 @@ impl ReaderBuilder {
     }
 
     /// Decompression threads for bzip2 input. 1 decodes on the calling thread; more decode
-    /// multistream dumps stream-parallel (and single-stream files on one background thread).
+    /// multistream dumps stream by stream and single-stream files block by block, in parallel.
     /// The pages and errors are the same at any setting. Default:
     /// [`std::thread::available_parallelism`].
     pub fn threads(&mut self, threads: usize) -> &mut Self {

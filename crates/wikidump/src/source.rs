@@ -24,14 +24,9 @@ use crate::Error;
 /// fills up to the next multiple of `CHUNK` of its output (fewer bytes only before an error or
 /// at the end), so the reader's view does not depend on how the output was produced.
 pub(crate) const CHUNK: usize = 1 << 20;
-/// Compressed bytes per parallel job: a job is cut at the last stream start after this many bytes.
-const TARGET_JOB: usize = 1 << 20;
-/// If this many compressed bytes go by without a stream start, the rest of the input is decoded
-/// on the splitter thread, streaming, instead of buffering an ever-growing job.
-const MAX_JOB: usize = 32 << 20;
-/// Decoded pieces (of up to [`CHUNK`] bytes) a parallel job may hold before its worker waits for
-/// the reader: enough for a typical job's whole output (about 5 MiB per MiB of compressed
-/// text), so workers rarely wait, and a bound on what a decompression bomb can pile up.
+/// Decoded pieces the parallel path's output channel holds before the resolver waits for the
+/// reader; also, in MiB, the most output of one block a worker hands on (a 900 kB block of text
+/// gives about 1 MiB; only bombs of long runs give more).
 const JOB_PIECES: usize = 8;
 
 /// Where the scanner gets decompressed XML from. `fill` appends bytes to `out` up to the next
@@ -431,25 +426,12 @@ impl InFlight {
     }
 }
 
-/// A group of whole segments for a worker: compressed `bytes` at absolute `offset`, the
-/// segments' starts in it (the first is 0), whether the input ends after it, and where to send
-/// the output.
-struct Job {
-    offset: u64,
-    bytes: Vec<u8>,
-    starts: Vec<usize>,
-    at_eof: bool,
-    reply: Sender<Piece>,
-}
-
-/// Parallel bzip2 decoding. A splitter thread reads the compressed input, finds the segment
-/// starts, and hands groups of whole segments (about [`TARGET_JOB`] compressed bytes) to
-/// `threads` workers. Each job streams its output back in pieces through its own bounded
-/// channel, and the reader takes the jobs in input order through a queue of those channels, so
-/// at most about `3 * threads` jobs and [`JOB_PIECES`] pieces per job are in memory, whatever
-/// the data decompresses to. Input without stream starts in [`MAX_JOB`] bytes (a single-stream
-/// file) is decoded by a [`Bz2Seq`] on the splitter thread, which still overlaps decompression
-/// with parsing.
+/// Parallel bzip2 decoding, block by block ([`blocks`]): a splitter thread reads the compressed
+/// input, finds the segment starts and the candidate blocks in each segment, and hands each
+/// candidate to one of `threads` workers; a resolver thread takes the verdicts in input order
+/// and sends the output on through one bounded channel of pieces. Memory: a few compressed
+/// blocks and at most 8 MiB of output per job in flight (about `3 * threads` jobs), whatever the
+/// data decompresses to.
 pub(crate) struct Bz2Parallel {
     order: Receiver<Receiver<Piece>>,
     current: Option<Receiver<Piece>>,
@@ -467,14 +449,13 @@ impl Bz2Parallel {
     pub(crate) fn new<R: Read + Send + 'static>(prefix: Vec<u8>, inner: R, threads: usize) -> Self {
         let threads = threads.max(1);
         let in_flight = Arc::new(InFlight::default());
-        let (work_tx, work_rx) = bounded::<Job>(threads);
+        let (work_tx, work_rx) = bounded::<blocks::BlockJob>(threads);
         let (order_tx, order_rx) = bounded::<Receiver<Piece>>(2 * threads);
         for _ in 0..threads {
             let work_rx = work_rx.clone();
-            let in_flight = Arc::clone(&in_flight);
             thread::spawn(move || {
                 for job in work_rx {
-                    decode_job(&job, &in_flight);
+                    blocks::decode_block(job);
                 }
             });
         }
@@ -484,6 +465,7 @@ impl Bz2Parallel {
                 work_tx,
                 order_tx,
                 in_flight: splitter_flight,
+                threads,
             };
             splitter.run(prefix, inner);
         });
@@ -585,160 +567,19 @@ fn send(reply: &Sender<Piece>, piece: Piece, in_flight: &InFlight) -> bool {
     true
 }
 
-/// Decodes the segments of one job, streaming the output in pieces of up to [`CHUNK`] bytes.
-fn decode_job(job: &Job, in_flight: &InFlight) {
-    let mut piece = Vec::with_capacity(CHUNK);
-    for (i, &start) in job.starts.iter().enumerate() {
-        let end = job.starts.get(i + 1).copied().unwrap_or(job.bytes.len());
-        let mut seg = Segment::new(job.offset + start as u64);
-        let mut at = start;
-        loop {
-            let room = CHUNK - piece.len();
-            let (used, progress) = seg.feed(&job.bytes[at..end], true, &mut piece, room);
-            at += used;
-            if progress == Progress::Input {
-                break;
-            }
-            let full = std::mem::replace(&mut piece, Vec::with_capacity(CHUNK));
-            if !send(&job.reply, Piece::Data(full), in_flight) {
-                return;
-            }
-        }
-        let at_eof = job.at_eof && i + 1 == job.starts.len();
-        if let Some(err) = seg.finish(job.offset + end as u64, at_eof) {
-            if !piece.is_empty() {
-                let data = std::mem::replace(&mut piece, Vec::with_capacity(CHUNK));
-                if !send(&job.reply, Piece::Data(data), in_flight) {
-                    return;
-                }
-            }
-            if !send(&job.reply, Piece::Error(err), in_flight) {
-                return;
-            }
-        }
-    }
-    if !piece.is_empty() && !send(&job.reply, Piece::Data(piece), in_flight) {
-        return;
-    }
-    let _ = job.reply.send(Piece::Done);
-}
-
 struct Splitter {
-    work_tx: Sender<Job>,
+    work_tx: Sender<blocks::BlockJob>,
     order_tx: Sender<Receiver<Piece>>,
     in_flight: Arc<InFlight>,
+    threads: usize,
 }
 
 impl Splitter {
-    /// Queues one job; false when the reader has gone away.
-    fn send_job(&self, offset: u64, bytes: Vec<u8>, starts: Vec<usize>, at_eof: bool) -> bool {
-        let (reply, rx) = bounded(JOB_PIECES);
-        let job = Job {
-            offset,
-            bytes,
-            starts,
-            at_eof,
-            reply,
-        };
-        self.order_tx.send(rx).is_ok() && self.work_tx.send(job).is_ok()
-    }
-
-    fn run<R: Read + Send>(&self, prefix: Vec<u8>, mut inner: R) {
-        // `pending` holds compressed bytes not yet sent, from absolute offset `base` (always a
-        // segment start); `starts` the segment starts in it; `scanned` how far it was checked.
-        let mut pending = prefix;
-        let mut base = 0u64;
-        let mut starts = vec![0usize];
-        let mut scanned = 1usize;
-        loop {
-            let (eof, read_error) = match read_up_to(&mut inner, &mut pending, CHUNK) {
-                Ok(n) => (n < CHUNK, None),
-                Err(e) => (true, Some(e)),
-            };
-            loop {
-                let (found, upto) = next_start(&pending, scanned, eof);
-                match found {
-                    Some(at) => {
-                        starts.push(at);
-                        scanned = at + 1;
-                    }
-                    None => {
-                        scanned = upto;
-                        break;
-                    }
-                }
-            }
-            if let Some(source) = read_error {
-                // Decode what was read, then report the read error (fatal).
-                if !self.send_job(base, pending, starts, true) {
-                    return;
-                }
-                let (tx, rx) = bounded(2);
-                let _ = tx.send(Piece::Error(Error::Io {
-                    what: "compressed input".into(),
-                    source,
-                }));
-                let _ = tx.send(Piece::Done);
-                let _ = self.order_tx.send(rx);
-                return;
-            }
-            if eof {
-                if starts.len() == 1 && pending.len() > TARGET_JOB {
-                    // One big stream: stream its output rather than decoding it as one job.
-                    self.stream(base, pending, io::empty());
-                } else {
-                    self.send_job(base, pending, starts, true);
-                }
-                return;
-            }
-            if pending.len() >= TARGET_JOB {
-                if starts.len() > 1 {
-                    let cut = starts.pop().unwrap_or_default();
-                    let rest = pending.split_off(cut);
-                    let job = std::mem::replace(&mut pending, rest);
-                    let job_starts = std::mem::replace(&mut starts, vec![0]);
-                    if !self.send_job(base, job, job_starts, false) {
-                        return;
-                    }
-                    base += cut as u64;
-                    scanned -= cut;
-                } else if pending.len() >= MAX_JOB {
-                    // No stream start in sight: a single-stream file (or a huge stream).
-                    self.stream(base, pending, inner);
-                    return;
-                }
-            }
-        }
-    }
-
-    /// Decodes the rest of the input (from absolute `base`, a segment start) on this thread and
-    /// queues the output as one job.
-    fn stream<R: Read + Send>(&self, base: u64, pending: Vec<u8>, inner: R) {
-        let (tx, rx) = bounded(JOB_PIECES);
-        if self.order_tx.send(rx).is_err() {
-            return;
-        }
-        let mut seq = Bz2Seq::new(io::Cursor::new(pending).chain(inner), base);
-        loop {
-            let mut data = Vec::with_capacity(CHUNK);
-            match seq.fill(&mut data) {
-                Ok(0) => break,
-                Ok(_) => {
-                    if !send(&tx, Piece::Data(data), &self.in_flight) {
-                        return;
-                    }
-                }
-                Err(err) => {
-                    let fatal = err.is_fatal();
-                    if !send(&tx, Piece::Error(err), &self.in_flight) || fatal {
-                        break;
-                    }
-                }
-            }
-        }
-        let _ = tx.send(Piece::Done);
+    fn run<R: Read + Send>(&self, prefix: Vec<u8>, inner: R) {
+        blocks::split(self, 0, prefix, inner, false, self.threads);
     }
 }
 
+mod blocks;
 #[cfg(test)]
 mod tests;

@@ -201,3 +201,98 @@ proptest! {
         }
     }
 }
+
+/// `size` bytes of random lowercase words (about 2:1 under bzip2), deterministic.
+fn words(size: usize, seed: u64) -> Vec<u8> {
+    let mut x = seed | 1;
+    let mut out = Vec::with_capacity(size + 16);
+    while out.len() < size {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        for i in 0..2 + x % 7 {
+            out.push(b'a' + ((x >> (8 + 5 * i)) % 26) as u8);
+        }
+        out.push(if x.is_multiple_of(13) { b'\n' } else { b' ' });
+    }
+    out.truncate(size);
+    out
+}
+
+/// One bzip2 stream of 24 blocks of 100 kB.
+fn large_stream(seed: u64) -> (Vec<u8>, Vec<u8>) {
+    let text = words(2_400_000, seed);
+    let file = bz2(&text);
+    (text, file)
+}
+
+#[test]
+fn a_large_stream_is_decoded_block_by_block_alike() {
+    let (text, file) = large_stream(1);
+    let want = sequential(&file);
+    assert_eq!(want.0, text);
+    assert!(want.1.is_empty(), "{:?}", want.1);
+    let before = blocks::BLOCKS_DECODED.load(Ordering::Relaxed);
+    assert_eq!(parallel(&file, 2), want);
+    assert!(blocks::BLOCKS_DECODED.load(Ordering::Relaxed) >= before + 20);
+    assert_eq!(parallel(&file, 3), want);
+    // Followed by more streams, and with junk after it.
+    let mut more = file.clone();
+    let (tail, _) = streams(3);
+    more.extend_from_slice(&tail);
+    more.extend_from_slice(b"junk");
+    let want = sequential(&more);
+    assert_eq!(want.1.len(), 1, "{:?}", want.1);
+    assert_eq!(parallel(&more, 2), want);
+}
+
+#[test]
+fn false_block_magics_are_repaired() {
+    let (text, file) = large_stream(2);
+    blocks::tests_hook::FALSE_CANDIDATES.store(true, Ordering::Relaxed);
+    let got = parallel(&file, 2);
+    blocks::tests_hook::FALSE_CANDIDATES.store(false, Ordering::Relaxed);
+    assert_eq!(got.0, text);
+    assert!(got.1.is_empty(), "{:?}", got.1);
+}
+
+#[test]
+fn blocks_with_large_output_are_decoded_again_streaming() {
+    let (text, file) = large_stream(4);
+    blocks::tests_hook::MAX_BLOCK_OUTPUT.store(1000, Ordering::Relaxed);
+    let got = parallel(&file, 2);
+    blocks::tests_hook::MAX_BLOCK_OUTPUT.store(0, Ordering::Relaxed);
+    assert_eq!(got.0, text);
+    assert!(got.1.is_empty(), "{:?}", got.1);
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(24))]
+    /// Damage anywhere in a large stream (bytes overwritten, inserted or cut off): the same
+    /// bytes and errors at every thread count, and the text before the damage comes out.
+    #[test]
+    fn damage_in_a_large_stream_gives_the_same_result_at_any_thread_count(
+        at in 0usize..1_400_000,
+        junk in proptest::collection::vec(any::<u8>(), 0..8),
+        remove in 0usize..8,
+        cut in 0usize..300_000,
+    ) {
+        let (text, mut file) = large_stream(3);
+        let at = at.min(file.len());
+        let end = (at + remove).min(file.len());
+        file.splice(at..end, junk.iter().copied());
+        file.truncate(file.len() - cut.min(file.len() - 4));
+        if !is_bzip2(&file) {
+            return Ok(());
+        }
+        let want = sequential(&file);
+        prop_assert_eq!(&parallel(&file, 2), &want);
+        prop_assert_eq!(&parallel(&file, 3), &want);
+        // A 100 kB block compresses to about 60 kB: all but the last few blocks before the
+        // damage come out.
+        let damage = at.min(file.len());
+        let intact = (damage / 60_000).saturating_sub(3) * 100_000;
+        prop_assert!(want.0.len() >= intact.min(text.len()), "{} < {}", want.0.len(), intact);
+        prop_assert_eq!(&want.0[..intact.min(want.0.len())], &text[..intact.min(want.0.len())]);
+    }
+}
