@@ -507,11 +507,12 @@ pub fn open_reader(raw: Box<dyn Read + Send>, name: Option<&Path>) -> io::Result
             encoding: Encoding::detect(&magic),
         });
     }
+    // A decoder runs on a thread of its own (ReadAhead), so decompression overlaps parsing.
     let decoded: Box<dyn Read + Send> = match compression {
         Compression::None => Box::new(raw),
-        Compression::Gzip => Box::new(flate2::bufread::MultiGzDecoder::new(raw)),
-        Compression::Zstd => Box::new(zstd::stream::read::Decoder::with_buffer(raw)?),
-        Compression::Bzip2 => Box::new(bzip2::bufread::MultiBzDecoder::new(raw)),
+        Compression::Gzip => ReadAhead::start(flate2::bufread::MultiGzDecoder::new(raw)),
+        Compression::Zstd => ReadAhead::start(zstd::stream::read::Decoder::with_buffer(raw)?),
+        Compression::Bzip2 => ReadAhead::start(bzip2::bufread::MultiBzDecoder::new(raw)),
     };
     let (start, decoded) = head(decoded, SNIFF)?;
     Ok(Opened {
@@ -520,6 +521,79 @@ pub fn open_reader(raw: Box<dyn Read + Send>, name: Option<&Path>) -> io::Result
         format: declared.unwrap_or_else(|| Format::detect(&start)),
         encoding: Encoding::detect(&start),
     })
+}
+
+/// A reader whose source is read on a thread of its own, [`READ_AHEAD_PIECES`] pieces of up to
+/// 1 MiB ahead: decompression on one core while the caller parses on another. An error is
+/// handed on in its place, after the bytes read before it.
+struct ReadAhead {
+    rx: std::sync::mpsc::Receiver<io::Result<Vec<u8>>>,
+    piece: Vec<u8>,
+    at: usize,
+    done: bool,
+}
+
+/// Pieces a [`ReadAhead`] thread may hold before the reader takes them.
+const READ_AHEAD_PIECES: usize = 4;
+
+impl ReadAhead {
+    fn start<R: Read + Send + 'static>(mut inner: R) -> Box<dyn Read + Send> {
+        let (tx, rx) = std::sync::mpsc::sync_channel(READ_AHEAD_PIECES);
+        std::thread::spawn(move || {
+            loop {
+                let mut piece = Vec::with_capacity(1 << 20);
+                match (&mut inner).take(1 << 20).read_to_end(&mut piece) {
+                    Ok(0) => return,
+                    Ok(_) => {
+                        if tx.send(Ok(piece)).is_err() {
+                            return;
+                        }
+                    }
+                    Err(e) => {
+                        if !piece.is_empty() && tx.send(Ok(piece)).is_err() {
+                            return;
+                        }
+                        let _ = tx.send(Err(e));
+                        return;
+                    }
+                }
+            }
+        });
+        Box::new(ReadAhead {
+            rx,
+            piece: Vec::new(),
+            at: 0,
+            done: false,
+        })
+    }
+}
+
+impl Read for ReadAhead {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        while self.at == self.piece.len() {
+            if self.done {
+                return Ok(0);
+            }
+            match self.rx.recv() {
+                Ok(Ok(piece)) => {
+                    self.piece = piece;
+                    self.at = 0;
+                }
+                Ok(Err(e)) => {
+                    self.done = true;
+                    return Err(e);
+                }
+                Err(_) => {
+                    self.done = true;
+                    return Ok(0);
+                }
+            }
+        }
+        let n = buf.len().min(self.piece.len() - self.at);
+        buf[..n].copy_from_slice(&self.piece[self.at..self.at + n]);
+        self.at += n;
+        Ok(n)
+    }
 }
 
 /// Opens the file `path`: [`open_reader`] over it, its name giving the format if it can; a
@@ -820,6 +894,33 @@ pub fn read_plain(path: &Path, id: u64) -> Result<Document, InputError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A decoder on its own thread hands on the same bytes over many pieces, then the error of
+    /// damaged data after the bytes decoded before it.
+    #[test]
+    fn compressed_input_is_read_ahead_whole_and_errors_come_in_place() {
+        use std::io::Write;
+        let text: Vec<u8> = (0..3_000_000u32)
+            .flat_map(|i| format!("{i}\n").into_bytes())
+            .take(3 << 20)
+            .collect();
+        let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+        gz.write_all(&text).unwrap();
+        let gz = gz.finish().unwrap();
+        let mut opened = open_reader(Box::new(io::Cursor::new(gz.clone())), None).unwrap();
+        let mut got = Vec::new();
+        opened.reader.read_to_end(&mut got).unwrap();
+        assert_eq!(got, text);
+
+        let mut damaged = gz;
+        let at = damaged.len() * 2 / 3;
+        damaged.truncate(at);
+        let mut opened = open_reader(Box::new(io::Cursor::new(damaged)), None).unwrap();
+        let mut got = Vec::new();
+        let err = opened.reader.read_to_end(&mut got).unwrap_err();
+        assert_eq!(err.kind(), io::ErrorKind::UnexpectedEof, "{err}");
+        assert!(got.len() > 1 << 20 && text.starts_with(&got), "{}", got.len());
+    }
 
     #[test]
     fn json_forms() {
