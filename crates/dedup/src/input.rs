@@ -919,7 +919,11 @@ mod tests {
         let mut got = Vec::new();
         let err = opened.reader.read_to_end(&mut got).unwrap_err();
         assert_eq!(err.kind(), io::ErrorKind::UnexpectedEof, "{err}");
-        assert!(got.len() > 1 << 20 && text.starts_with(&got), "{}", got.len());
+        assert!(
+            got.len() > 1 << 20 && text.starts_with(&got),
+            "{}",
+            got.len()
+        );
     }
 
     #[test]

@@ -24,7 +24,9 @@ fn streams(n: usize) -> (Vec<u8>, Vec<u64>) {
 
 /// Everything a source yields: the bytes, and each error (as text) with the output offset it
 /// came at.
-fn drain(mut source: impl Source) -> (Vec<u8>, Vec<(usize, String)>) {
+type Drained = (Vec<u8>, Vec<(usize, String)>);
+
+fn drain(mut source: impl Source) -> Drained {
     let mut out = Vec::new();
     let mut errors = Vec::new();
     loop {
@@ -48,14 +50,39 @@ fn drain(mut source: impl Source) -> (Vec<u8>, Vec<(usize, String)>) {
     (out, errors)
 }
 
-fn sequential(bytes: &[u8]) -> (Vec<u8>, Vec<(usize, String)>) {
+fn sequential(bytes: &[u8]) -> Drained {
     drain(Bz2Seq::new(io::Cursor::new(bytes.to_vec()), 0))
 }
 
-fn parallel(bytes: &[u8], threads: usize) -> (Vec<u8>, Vec<(usize, String)>) {
+fn parallel(bytes: &[u8], threads: usize) -> Drained {
     let prefix = bytes[..4.min(bytes.len())].to_vec();
     let rest = io::Cursor::new(bytes[prefix.len()..].to_vec());
     drain(Bz2Parallel::new(prefix, rest, threads))
+}
+
+/// `file` with `junk` written over `remove` bytes at `at` and `cut` bytes cut off its end;
+/// `None` when what is left does not start like bzip2.
+fn damaged(
+    mut file: Vec<u8>,
+    at: usize,
+    junk: &[u8],
+    remove: usize,
+    cut: usize,
+) -> Option<Vec<u8>> {
+    let at = at.min(file.len());
+    let end = (at + remove).min(file.len());
+    file.splice(at..end, junk.iter().copied());
+    file.truncate(file.len() - cut.min(file.len() - 4));
+    is_bzip2(&file).then_some(file)
+}
+
+/// The sequential source's bytes and errors, checked to be the parallel source's at 2 and 3
+/// threads.
+fn alike(file: &[u8]) -> Result<Drained, TestCaseError> {
+    let want = sequential(file);
+    prop_assert_eq!(&parallel(file, 2), &want);
+    prop_assert_eq!(&parallel(file, 3), &want);
+    Ok(want)
 }
 
 #[test]
@@ -180,17 +207,11 @@ proptest! {
         remove in 0usize..40,
         cut in 0usize..200,
     ) {
-        let (mut file, offsets) = streams(8);
-        let at = at.min(file.len());
-        let end = (at + remove).min(file.len());
-        file.splice(at..end, junk.iter().copied());
-        file.truncate(file.len() - cut.min(file.len() - 4));
-        if !is_bzip2(&file) {
+        let (file, offsets) = streams(8);
+        let Some(file) = damaged(file, at, &junk, remove, cut) else {
             return Ok(());
-        }
-        let want = sequential(&file);
-        prop_assert_eq!(&parallel(&file, 2), &want);
-        prop_assert_eq!(&parallel(&file, 3), &want);
+        };
+        let want = alike(&file)?;
         // Streams wholly before the damage come out intact.
         let damage = at.min(file.len());
         for (i, w) in offsets.windows(2).enumerate() {
@@ -277,17 +298,11 @@ proptest! {
         remove in 0usize..8,
         cut in 0usize..300_000,
     ) {
-        let (text, mut file) = large_stream(3);
-        let at = at.min(file.len());
-        let end = (at + remove).min(file.len());
-        file.splice(at..end, junk.iter().copied());
-        file.truncate(file.len() - cut.min(file.len() - 4));
-        if !is_bzip2(&file) {
+        let (text, file) = large_stream(3);
+        let Some(file) = damaged(file, at, &junk, remove, cut) else {
             return Ok(());
-        }
-        let want = sequential(&file);
-        prop_assert_eq!(&parallel(&file, 2), &want);
-        prop_assert_eq!(&parallel(&file, 3), &want);
+        };
+        let want = alike(&file)?;
         // A 100 kB block compresses to about 60 kB: all but the last few blocks before the
         // damage come out.
         let damage = at.min(file.len());
