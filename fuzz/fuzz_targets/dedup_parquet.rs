@@ -39,22 +39,6 @@ struct Input {
     raw: Vec<u8>,
 }
 
-/// libFuzzer's panic hook aborts on every panic; `ParquetDocs` turns panics of the `parquet`
-/// crate's decoder on damaged pages into an error (a known weakness of that crate), so those
-/// unwind to it. Any other panic is still a finding.
-fn tolerate_decoder_panics() {
-    static ONCE: std::sync::Once = std::sync::Once::new();
-    ONCE.call_once(|| {
-        let abort_hook = std::panic::take_hook();
-        std::panic::set_hook(Box::new(move |info| {
-            let file = info.location().map(|l| l.file()).unwrap_or("");
-            if !(file.contains("/parquet-") || file.contains("/arrow-")) {
-                abort_hook(info);
-            }
-        }));
-    });
-}
-
 fn read_all(path: &Path) {
     let Ok(docs) = ParquetDocs::open(path, &JsonFields::default()) else {
         return;
@@ -68,7 +52,7 @@ fn read_all(path: &Path) {
 }
 
 fuzz_target!(|input: Input| {
-    tolerate_decoder_panics();
+    common::tolerate_caught_panics();
     let path = common::dir().join("in.parquet");
     if !input.raw.is_empty() {
         std::fs::write(&path, &input.raw).unwrap();

@@ -157,6 +157,7 @@ fn read(
 }
 
 fuzz_target!(|input: Input| {
+    common::tolerate_caught_panics();
     let pages: Vec<Page> = input
         .pages
         .into_iter()

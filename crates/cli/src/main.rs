@@ -54,7 +54,25 @@ enum Command {
     Index(cmd::index::Args),
 }
 
+/// Panics inside the decoders the libraries call on damaged input (the `lbzip2` block decoder,
+/// the `parquet` crate) are caught there and reported as that input's damage; their default
+/// message and backtrace on stderr would only alarm. Any other panic is printed as before.
+fn quiet_caught_panics() {
+    let default = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        let file = info.location().map_or("", |l| l.file());
+        let caught = textreuse_wikidump::CAUGHT_PANICS
+            .iter()
+            .chain(textreuse_dedup::CAUGHT_PANICS)
+            .any(|c| file.contains(c));
+        if !caught {
+            default(info);
+        }
+    }));
+}
+
 fn main() -> ExitCode {
+    quiet_caught_panics();
     let cli = Cli::parse();
     cli.global.init();
     let result = match cli.command {

@@ -101,6 +101,11 @@ mod text_store;
 #[cfg(feature = "warc")]
 mod warc;
 
+/// Where in source paths the decoders this crate catches panics of live: the `parquet` crate
+/// (and `arrow`, under it) panics on some damaged pages, which [`Inputs`] reports as that file's
+/// damage. A front end's panic hook may keep quiet about panics located there.
+pub const CAUGHT_PANICS: &[&str] = &["/parquet-", "/arrow-"];
+
 pub use classify::ClusterType;
 pub use cluster::{Cluster, Keep, Member, within_edit_distance};
 pub use error::Error;
