@@ -71,8 +71,9 @@
 //!   index, and cannot disagree with the dump.)
 //!
 //! A bomb (a small stream that decompresses to gigabytes) costs decompression time but not
-//! memory: output is handed on in pieces of 1 MiB, a page over the cap is dropped while it
-//! streams by, and with threads each job may hold at most 8 MiB of output ahead of the reader.
+//! unbounded memory: a page over the cap is dropped while it streams by; with threads a worker
+//! holds one block's output (at most about 46 MB, for a block of long runs) and hands on at most
+//! 8 MiB of it, a larger block being decoded again by the resolver in pieces of 1 MiB.
 //!
 //! # Performance
 //!
