@@ -4,6 +4,7 @@ use std::ops::{Range, RangeInclusive};
 
 use ahash::AHashMap;
 
+use crate::Language;
 use crate::text::{Doc, Vocabulary};
 use crate::{Aligner, Passage};
 
@@ -135,13 +136,27 @@ impl Aligner {
         self.align_counted(source, suspicious).0
     }
 
+    /// The language a pair is aligned in: the configured one ([`AlignerBuilder::language`]), or
+    /// the suspicious document's detected language when [`AlignerBuilder::detect_language`] is
+    /// on and detection is sure.
+    ///
+    /// [`AlignerBuilder::language`]: crate::AlignerBuilder::language
+    /// [`AlignerBuilder::detect_language`]: crate::AlignerBuilder::detect_language
+    pub fn language_of(&self, suspicious: &str) -> Language {
+        if self.detect_language {
+            Language::detect(suspicious).unwrap_or(self.language)
+        } else {
+            self.language
+        }
+    }
+
     /// [`Aligner::align`], with the work it did.
     pub(crate) fn align_counted(&self, source: &str, suspicious: &str) -> (Vec<Passage>, Work) {
         let mut work = Work::default();
         if source.len() > u32::MAX as usize || suspicious.len() > u32::MAX as usize {
             return (Vec::new(), work);
         }
-        let mut vocab = Vocabulary::default();
+        let mut vocab = Vocabulary::new(self.language_of(suspicious));
         let susp = Doc::new(suspicious, &mut vocab, self.min_sentence_words);
         let src = Doc::new(source, &mut vocab, self.min_sentence_words);
         if susp.sentences.is_empty() || src.sentences.is_empty() {

@@ -33,7 +33,9 @@
 //! 1. **Units.** Both documents are split into words (runs of alphanumeric characters) and
 //!    sentences (ending at `.`, `!`, `?` or a blank line; sentences with fewer than
 //!    [`AlignerBuilder::min_sentence_words`] content words join the next one). Words are
-//!    lowercased and Porter-stemmed; stopwords are left out of the sentence vectors.
+//!    lowercased and stemmed, and stopwords are left out of the sentence vectors, by the rules
+//!    of the texts' [`Language`] ([`AlignerBuilder::language`], English by default, or
+//!    detected per pair with [`AlignerBuilder::detect_language`]).
 //! 2. **Seeding.** Each sentence is a tf-idf vector (tf: count in the sentence; idf over the
 //!    sentences of both documents). A pair of sentences is a seed when their cosine exceeds
 //!    [`AlignerBuilder::cosine_threshold`] and the Dice coefficient of their term sets exceeds
@@ -85,11 +87,12 @@ use std::ops::Range;
 
 mod align;
 pub mod index;
+mod lang;
 pub mod pan;
 pub mod reuse;
-mod stem;
 mod text;
 
+pub use lang::{Language, UnknownLanguage};
 pub use text::char_range;
 
 /// A reused passage: a byte range of the source document, the byte range of the suspicious
@@ -141,6 +144,8 @@ pub struct Aligner {
     best_ratio: f64,
     max_postings: usize,
     max_seeds: usize,
+    language: Language,
+    detect_language: bool,
 }
 
 impl Default for Aligner {
@@ -231,6 +236,8 @@ impl AlignerBuilder {
                 best_ratio: 0.9,
                 max_postings: DEFAULT_MAX_POSTINGS,
                 max_seeds: DEFAULT_MAX_SEEDS,
+                language: Language::English,
+                detect_language: false,
             },
         }
     }
@@ -343,6 +350,21 @@ impl AlignerBuilder {
     /// `usize::MAX` for no cap.
     pub fn max_seeds(&mut self, n: usize) -> &mut Self {
         self.aligner.max_seeds = n;
+        self
+    }
+
+    /// The language of the texts: its stemmer and stopword list normalize the words (default
+    /// [`Language::English`]). See [`Language`] for what each language gets.
+    pub fn language(&mut self, language: Language) -> &mut Self {
+        self.aligner.language = language;
+        self
+    }
+
+    /// Detect the language of each pair from the suspicious document's text
+    /// ([`Language::detect`]), falling back to [`AlignerBuilder::language`] when detection is
+    /// unsure or finds a language not supported (default false).
+    pub fn detect_language(&mut self, yes: bool) -> &mut Self {
+        self.aligner.detect_language = yes;
         self
     }
 

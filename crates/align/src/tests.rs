@@ -289,3 +289,90 @@ proptest! {
         prop_assert!(w.seeds <= c as u64 * w.sentences.0.min(w.sentences.1), "{w:?}");
     }
 }
+
+fn lang_text(file: &str) -> Vec<String> {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../testdata/lang")
+        .join(file);
+    let text = std::fs::read_to_string(path).unwrap();
+    text.split("\n\n").map(|p| p.trim().to_string()).collect()
+}
+
+/// A paragraph of real Wikipedia text copied into other text of its language is found, in
+/// each language's settings and with detection, exactly where it was copied.
+#[test]
+fn copies_in_other_languages_are_found() {
+    for (file, language) in [
+        ("bg.txt", Language::Bulgarian),
+        ("ru.txt", Language::Russian),
+        ("de.txt", Language::German),
+        ("uk.txt", Language::Ukrainian),
+    ] {
+        let p = lang_text(file);
+        assert!(p.len() >= 4, "{file}");
+        assert_eq!(Language::detect(&p.join("\n\n")), Some(language), "{file}");
+        let source = format!("{}\n\n{}", p[0], p[1]);
+        let suspicious = format!("{}\n\n{}\n\n{}", p[2], p[0], p[3]);
+        let copied = p[2].len() + 2..p[2].len() + 2 + p[0].len();
+        for aligner in [
+            Aligner::builder().language(language).build().unwrap(),
+            Aligner::builder().detect_language(true).build().unwrap(),
+        ] {
+            assert_eq!(aligner.language_of(&suspicious), language, "{file}");
+            let found = aligner.align(&source, &suspicious);
+            assert_eq!(found.len(), 1, "{file}: {found:?}");
+            assert_eq!(found[0].suspicious, copied, "{file}");
+            assert_eq!(found[0].source, 0..p[0].len(), "{file}");
+        }
+    }
+}
+
+/// The same sentences with their words in other inflected forms: the language's stemmer maps
+/// the forms together, so the pair scores higher than with English rules (which leave these
+/// words as they are), and is found.
+#[test]
+fn stemming_joins_inflected_forms() {
+    let ru = lang_text("ru.txt");
+    let ru_source = format!("{}\n\n{}", ru[0], ru[1]);
+    let ru_inflected = format!(
+        "{}\n\n{}\n\n{}",
+        ru[3],
+        "В XIV — начале XV века территории Великое княжество Литовское стремительно расширяло, \
+         в основном присоединяя земли Западной Руси. Включением в состав государства славянской \
+         земли, многократно превышавшей по площадям и количествам населения собственно литовскую \
+         землю, литовские князья, получившие во владения русскую землю, переняли православную \
+         культуру и западнорусский язык. Со временем западнорусский язык стал официальный язык \
+         канцелярий великого князя. Собственно литовскому языку до XVI века оставаться \
+         бесписьменным, хотя и продолжая использоваться на этнически литовской земле.",
+        ru[4]
+    );
+    let de = lang_text("de.txt");
+    let de_source = format!("{}\n\n{}\n\n{}", de[0], de[1], de[2]);
+    let de_inflected = format!(
+        "{}\n\n{}\n\n{}",
+        de[5],
+        "Die Nut einer Welle wird mit scheibenförmigen Formfräsern gefräst, die den inneren \
+         Durchmessern und den Keilbreiten in einem einzigen Arbeitsgang fertigen. Die Fräser \
+         müssen daher genau zu den gewünschten Toleranz-Paarungen für die inneren Durchmesser und \
+         die Keilbreiten passen. Alternativ können Keilwellenprofile auch durch das Wälzfräsen \
+         auf Wälzfräsmaschinen gefertigt werden, genauso wie man Zahnräder fertigt.",
+        de[6]
+    );
+    for (language, source, suspicious) in [
+        (Language::Russian, &ru_source, &ru_inflected),
+        (Language::German, &de_source, &de_inflected),
+    ] {
+        let score = |language| {
+            let aligner = Aligner::builder().language(language).build().unwrap();
+            let found = aligner.align(source, suspicious);
+            found.iter().map(|p| p.score).fold(0.0, f64::max)
+        };
+        let (stemmed, english) = (score(language), score(Language::English));
+        assert!(stemmed > 0.0, "{language:?}: not found");
+        assert!(
+            stemmed > english,
+            "{language:?}: {stemmed} vs English {english}"
+        );
+        eprintln!("{language:?}: {stemmed:.3} vs English rules {english:.3}");
+    }
+}

@@ -7,7 +7,12 @@ use std::ops::Range;
 
 use ahash::AHashMap;
 
-use crate::stem;
+use std::borrow::Cow;
+use std::cell::RefCell;
+
+use rust_stemmers::Stemmer;
+
+use crate::Language;
 
 /// One word of a document.
 #[derive(Clone, Copy, Debug)]
@@ -37,13 +42,80 @@ pub(crate) struct Doc {
 }
 
 /// Maps normalized words to dense term ids; shared by the two documents of a pair.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub(crate) struct Vocabulary {
-    ids: AHashMap<Vec<u8>, u32>,
-    buf: Vec<u8>,
+    language: Language,
+    /// The thread's stem number -> this pair's term id.
+    ids: AHashMap<u32, u32>,
+    buf: String,
+}
+
+/// Stemming is the costly part of normalizing a word, and the pairs a thread aligns share most
+/// of their words, so each thread keeps the words it has normalized: lowercased form ->
+/// (stem number, stopword). Cleared when a pair starts in another language or the cache has
+/// grown past `MAX_FORMS`.
+struct Normalized {
+    language: Language,
+    stemmer: Option<Stemmer>,
+    forms: AHashMap<Box<str>, (u32, bool)>,
+    stems: AHashMap<Box<str>, u32>,
+}
+
+const MAX_FORMS: usize = 1 << 20;
+
+thread_local! {
+    static NORMALIZED: RefCell<Normalized> = RefCell::new(Normalized {
+        language: Language::English,
+        stemmer: Language::English.stemmer(),
+        forms: AHashMap::default(),
+        stems: AHashMap::default(),
+    });
+}
+
+impl Normalized {
+    fn get(&mut self, form: &str) -> (u32, bool) {
+        if let Some(&known) = self.forms.get(form) {
+            return known;
+        }
+        let stop = self.language.is_stopword(form);
+        let stem = match &self.stemmer {
+            Some(s) if !stop => s.stem(form),
+            _ => Cow::Borrowed(form),
+        };
+        let next = self.stems.len() as u32;
+        let number = match self.stems.get(stem.as_ref()) {
+            Some(&n) => n,
+            None => {
+                self.stems.insert(Box::from(stem.as_ref()), next);
+                next
+            }
+        };
+        self.forms.insert(Box::from(form), (number, stop));
+        (number, stop)
+    }
 }
 
 impl Vocabulary {
+    /// Starts a pair's vocabulary (the thread's cache of normalized words is reset here when
+    /// needed, never in the middle of a pair).
+    pub fn new(language: Language) -> Vocabulary {
+        NORMALIZED.with_borrow_mut(|n| {
+            if n.language != language || n.forms.len() > MAX_FORMS {
+                *n = Normalized {
+                    language,
+                    stemmer: language.stemmer(),
+                    forms: AHashMap::default(),
+                    stems: AHashMap::default(),
+                };
+            }
+        });
+        Vocabulary {
+            language,
+            ids: AHashMap::default(),
+            buf: String::new(),
+        }
+    }
+
     pub fn len(&self) -> usize {
         self.ids.len()
     }
@@ -51,22 +123,14 @@ impl Vocabulary {
     fn term(&mut self, word: &str) -> (u32, bool) {
         self.buf.clear();
         for c in word.chars() {
-            for l in c.to_lowercase() {
-                let mut tmp = [0u8; 4];
-                self.buf
-                    .extend_from_slice(l.encode_utf8(&mut tmp).as_bytes());
-            }
+            self.buf.extend(c.to_lowercase());
         }
-        let stop = stem::is_stopword(&self.buf);
-        if !stop {
-            stem::porter(&mut self.buf);
-        }
-        if let Some(&id) = self.ids.get(self.buf.as_slice()) {
-            return (id, stop);
-        }
-        let id = self.ids.len() as u32;
-        self.ids.insert(self.buf.clone(), id);
-        (id, stop)
+        let (number, stop) = NORMALIZED.with_borrow_mut(|n| {
+            debug_assert_eq!(n.language, self.language);
+            n.get(&self.buf)
+        });
+        let next = self.ids.len() as u32;
+        (*self.ids.entry(number).or_insert(next), stop)
     }
 }
 
@@ -172,7 +236,7 @@ mod tests {
     #[test]
     fn sentences_and_spans() {
         let text = "The cat sat on the mat. Dogs were barking loudly!  New\n\nparagraph here now";
-        let mut v = Vocabulary::default();
+        let mut v = Vocabulary::new(crate::Language::English);
         let d = Doc::new(text, &mut v, 1);
         let spans: Vec<&str> = d.sentences.iter().map(|s| &text[s.span.clone()]).collect();
         assert_eq!(
@@ -198,7 +262,7 @@ mod tests {
 
     #[test]
     fn stems_share_ids() {
-        let mut v = Vocabulary::default();
+        let mut v = Vocabulary::new(crate::Language::English);
         let d = Doc::new("Connected connections CONNECTING", &mut v, 1);
         assert!(d.words.iter().all(|w| w.term == d.words[0].term));
     }

@@ -620,3 +620,44 @@ mod tests {
         assert!(parse(&["--shingle", "0"]).is_err());
     }
 }
+
+/// `--lang`: the language alignment stems and drops stopwords in.
+#[derive(Debug, clap::Args)]
+pub struct LangArgs {
+    /// Language of the texts, for stemming and stopwords: an ISO 639-1 code (en, de, fr, es,
+    /// ru, bg, ...; see `textreuse_align::Language`) or `auto` to detect each suspicious
+    /// document's language (English when detection is unsure).
+    #[arg(long, value_name = "CODE", default_value = "en", value_parser = lang_choice)]
+    pub lang: LangChoice,
+}
+
+/// A fixed language or detection per document.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LangChoice {
+    /// One language for every document.
+    Fixed(textreuse_align::Language),
+    /// Detected per suspicious document.
+    Auto,
+}
+
+fn lang_choice(text: &str) -> Result<LangChoice, String> {
+    if text.eq_ignore_ascii_case("auto") {
+        return Ok(LangChoice::Auto);
+    }
+    text.parse()
+        .map(LangChoice::Fixed)
+        .map_err(|e: textreuse_align::UnknownLanguage| format!("{e}, or auto"))
+}
+
+impl LangArgs {
+    /// Sets the builder's language (or detection).
+    pub fn apply<'b>(
+        &self,
+        builder: &'b mut textreuse_align::AlignerBuilder,
+    ) -> &'b mut textreuse_align::AlignerBuilder {
+        match self.lang {
+            LangChoice::Fixed(language) => builder.language(language),
+            LangChoice::Auto => builder.detect_language(true),
+        }
+    }
+}

@@ -82,3 +82,38 @@ fn pan_eval_refuses_an_empty_truth_set() {
         );
     }
 }
+
+/// `--lang`: Russian text aligned with Russian rules, with detection, and an unknown code
+/// refused with the list of supported ones.
+#[test]
+fn lang_chooses_the_stemmer_and_stopwords() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = std::fs::read_to_string(common::workspace("testdata/lang/ru.txt")).unwrap();
+    let p: Vec<&str> = text.split("\n\n").collect();
+    let (src, susp) = (dir.path().join("src.txt"), dir.path().join("susp.txt"));
+    std::fs::write(&src, format!("{}\n\n{}", p[0], p[1])).unwrap();
+    std::fs::write(&susp, format!("{}\n\n{}\n\n{}", p[2], p[0], p[3])).unwrap();
+    let (src, susp) = (src.to_str().unwrap(), susp.to_str().unwrap());
+    for lang in ["ru", "auto", "Russian"] {
+        let run = common::textreuse(&["align", src, susp, "--lang", lang]);
+        assert!(
+            run.status.success(),
+            "{}",
+            String::from_utf8_lossy(&run.stderr)
+        );
+        let lines: Vec<serde_json::Value> = String::from_utf8(run.stdout)
+            .unwrap()
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect();
+        assert_eq!(lines.len(), 1, "{lang}");
+        assert_eq!(lines[0]["suspicious_text"], p[0], "{lang}");
+    }
+    let run = common::textreuse(&["align", src, susp, "--lang", "xx"]);
+    assert_eq!(run.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&run.stderr);
+    assert!(
+        stderr.contains("--lang") && stderr.contains("bg, cs") && stderr.contains("auto"),
+        "{stderr}"
+    );
+}

@@ -116,24 +116,36 @@ pub(crate) fn paragraph_simhash(py: Python<'_>, text: &str) -> Option<u64> {
     py.detach(|| ParagraphFingerprinter::new().fingerprint_paragraph(text))
 }
 
-/// align(source, suspicious, min_length=150) -> list[dict]
+/// align(source, suspicious, min_length=150, lang="en") -> list[dict]
 ///
 /// Passages of `suspicious` reused from `source` (PAN text alignment, as `textreuse align`
 /// does), one dict per detection in the suspicious document's order:
 /// {"source_offset", "source_length", "suspicious_offset", "suspicious_length"} in characters
 /// (str indices), "score" (the passages' tf-idf cosine) and "source_text" / "suspicious_text".
-/// Passages shorter than `min_length` bytes on either side are dropped. Runs with the GIL
-/// released.
+/// Passages shorter than `min_length` bytes on either side are dropped. `lang` is the texts'
+/// language for stemming and stopwords (an ISO 639-1 code such as "en", "de", "ru", "bg"), or
+/// "auto" to detect it from `suspicious` (English when unsure); an unknown code raises
+/// ValueError listing the supported ones. Runs with the GIL released.
 #[pyfunction]
-#[pyo3(signature = (source, suspicious, min_length=textreuse_align::DEFAULT_MIN_PASSAGE_LEN))]
+#[pyo3(signature = (source, suspicious, min_length=textreuse_align::DEFAULT_MIN_PASSAGE_LEN, lang="en"))]
 pub(crate) fn align<'py>(
     py: Python<'py>,
     source: &str,
     suspicious: &str,
     min_length: usize,
+    lang: &str,
 ) -> PyResult<Vec<Bound<'py, PyDict>>> {
-    let aligner = Aligner::builder()
-        .min_passage_len(min_length)
+    let mut builder = Aligner::builder();
+    builder.min_passage_len(min_length);
+    if lang.eq_ignore_ascii_case("auto") {
+        builder.detect_language(true);
+    } else {
+        let language: textreuse_align::Language = lang
+            .parse()
+            .map_err(|e: textreuse_align::UnknownLanguage| PyValueError::new_err(e.to_string()))?;
+        builder.language(language);
+    }
+    let aligner = builder
         .build()
         .map_err(|e| PyValueError::new_err(e.to_string()))?;
     let passages = py.detach(|| aligner.align(source, suspicious));

@@ -322,6 +322,17 @@ def test_align_finds_the_copied_passage():
     assert textreuse.align("", "") == []
 
 
+def test_align_in_other_languages():
+    paragraphs = (TESTDATA / "lang" / "bg.txt").read_text().split("\n\n")
+    source = paragraphs[0] + "\n\n" + paragraphs[1]
+    suspicious = paragraphs[2] + "\n\n" + paragraphs[0] + "\n\n" + paragraphs[3]
+    for lang in ("bg", "auto"):
+        (d,) = textreuse.align(source, suspicious, lang=lang)
+        assert d["suspicious_text"] == paragraphs[0].strip()
+    with pytest.raises(ValueError, match="unknown language"):
+        textreuse.align(source, suspicious, lang="xx")
+
+
 def test_plan_matches_the_cli(cli):
     best = textreuse.plan(0.8)
     (out,) = cli("tune", "--threshold", "0.8", "--json")

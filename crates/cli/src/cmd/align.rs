@@ -40,12 +40,15 @@ pub struct Args {
     /// Passages shorter than this many bytes on either side are dropped.
     #[arg(long, value_name = "N", default_value_t = textreuse_align::DEFAULT_MIN_PASSAGE_LEN)]
     pub min_length: usize,
+    #[command(flatten)]
+    pub lang: util::LangArgs,
 }
 
 /// Runs the subcommand.
 pub fn run(args: &Args, global: &Global) -> anyhow::Result<()> {
-    let aligner = Aligner::builder()
-        .min_passage_len(args.min_length)
+    let aligner = args
+        .lang
+        .apply(Aligner::builder().min_passage_len(args.min_length))
         .build()?;
     match (&args.pairs, &args.source, &args.suspicious) {
         (Some(pairs), _, _) => batch(args, pairs, &aligner, global),

@@ -45,6 +45,8 @@ pub struct Args {
     /// Passages shorter than this many bytes on either side are dropped.
     #[arg(long, value_name = "N", default_value_t = textreuse_align::DEFAULT_MIN_PASSAGE_LEN)]
     pub min_length: usize,
+    #[command(flatten)]
+    pub lang: util::LangArgs,
     /// Word n-gram length of the index's shingles.
     #[arg(long, value_name = "N", default_value_t = textreuse_align::index::DEFAULT_NGRAM)]
     pub ngram: usize,
@@ -159,8 +161,9 @@ pub fn run(args: &Args, global: &Global) -> anyhow::Result<()> {
         }
         (None, None) => unreachable!("clap requires --corpus or --index"),
     };
-    let aligner = Aligner::builder()
-        .min_passage_len(args.min_length)
+    let aligner = args
+        .lang
+        .apply(Aligner::builder().min_passage_len(args.min_length))
         .build()?;
     let mut out = util::stdout();
     let start = Instant::now();

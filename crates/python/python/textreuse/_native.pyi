@@ -297,9 +297,13 @@ def paragraph_simhash(text: str) -> int | None:
     None when no sentence is long enough.
     """
 
-def align(source: str, suspicious: str, min_length: int = 150) -> list[Detection]:
+def align(
+    source: str, suspicious: str, min_length: int = 150, lang: str = "en"
+) -> list[Detection]:
     """Passages of ``suspicious`` reused from ``source`` (PAN text alignment, as
-    ``textreuse align``); passages shorter than ``min_length`` bytes on a side are dropped."""
+    ``textreuse align``); passages shorter than ``min_length`` bytes on a side are dropped.
+    ``lang`` is the texts' language for stemming and stopwords (ISO 639-1: "en", "de", "ru",
+    "bg", ...) or "auto" to detect it from ``suspicious``; ValueError for an unknown code."""
 
 def tune(
     threshold: float,
