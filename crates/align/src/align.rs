@@ -5,6 +5,7 @@ use std::ops::{Range, RangeInclusive};
 use ahash::AHashMap;
 
 use crate::Language;
+use crate::refine::{self, Span};
 use crate::text::{Doc, Vocabulary};
 use crate::{Aligner, Passage};
 
@@ -228,11 +229,16 @@ impl Aligner {
         if seeds.is_empty() {
             return (Vec::new(), pair.work);
         }
-        let mut frags = pair.extend_all(&seeds, self.max_gap, self.max_gap);
+        let mut frags = pair.extend_all(
+            &seeds,
+            self.max_gap,
+            self.max_gap,
+            self.validation_threshold,
+        );
         if let Some(gap) = self.summary_max_gap {
             // Summary-like passages (much longer in the source) from a run with the large gap
             // replace the passages of the normal run that they overlap.
-            let mut summary = pair.extend_all(&seeds, gap, gap);
+            let mut summary = pair.extend_all(&seeds, gap, gap, self.summary_validation_threshold);
             summary.retain(|f| f.src.len() as f64 >= self.summary_ratio * f.susp.len() as f64);
             if !summary.is_empty() {
                 // Both lists are sorted by their start in the suspicious document.
@@ -247,12 +253,40 @@ impl Aligner {
                 frags.sort_by_key(|f| (f.susp.start, f.src.start));
             }
         }
-        let passages = frags
+        let mut spans: Vec<Span> = frags
             .into_iter()
-            .map(|f| Passage {
-                source: f.src,
-                suspicious: f.susp,
+            .map(|f| Span {
+                susp: f.susp,
+                src: f.src,
                 score: f.score,
+                summary: false,
+            })
+            .collect();
+        if let (Some(_), Some(snap)) = (self.summary_max_gap, self.summary_snap) {
+            refine::merge_summary(&mut spans, source.len(), self.summary_ratio, snap);
+        }
+        if let Some(cover) = self.copy_cover {
+            for span in &mut spans {
+                *span = refine::fit_copy(
+                    std::mem::take(span),
+                    &pair.susp,
+                    &pair.src,
+                    suspicious,
+                    source,
+                    cover,
+                );
+            }
+            spans.retain(|s| {
+                s.susp.len() >= self.min_passage_len && s.src.len() >= self.min_passage_len
+            });
+            spans.sort_by_key(|s| (s.susp.start, s.src.start));
+        }
+        let passages = spans
+            .into_iter()
+            .map(|s| Passage {
+                source: s.src,
+                suspicious: s.susp,
+                score: s.score,
             })
             .collect();
         (passages, pair.work)
@@ -450,13 +484,28 @@ impl Pair<'_> {
 
     /// Extension of all seeds: recursive gap clustering, validation with decreasing gaps,
     /// overlap resolution and the length filter.
-    fn extend_all(&mut self, seeds: &[Seed], susp_gap: usize, src_gap: usize) -> Vec<Frag> {
+    fn extend_all(
+        &mut self,
+        seeds: &[Seed],
+        susp_gap: usize,
+        src_gap: usize,
+        threshold: f64,
+    ) -> Vec<Frag> {
         let mut frags = Vec::new();
-        self.extend(seeds.to_vec(), susp_gap, src_gap, &mut frags);
+        self.extend(seeds.to_vec(), susp_gap, src_gap, threshold, &mut frags);
         self.resolve_overlaps(frags)
     }
 
-    fn extend(&mut self, seeds: Vec<Seed>, susp_gap: usize, src_gap: usize, out: &mut Vec<Frag>) {
+    /// Clusters `seeds` and keeps the clusters whose passages' cosine exceeds `threshold`;
+    /// the others are clustered again with smaller gaps.
+    fn extend(
+        &mut self,
+        seeds: Vec<Seed>,
+        susp_gap: usize,
+        src_gap: usize,
+        threshold: f64,
+        out: &mut Vec<Frag>,
+    ) {
         let mut clusters = Vec::new();
         cluster(seeds, susp_gap, src_gap, &mut clusters, &mut self.work);
         for c in clusters {
@@ -468,14 +517,14 @@ impl Pair<'_> {
             let src =
                 c.iter().map(|s| s.1).min().unwrap_or(0)..=c.iter().map(|s| s.1).max().unwrap_or(0);
             let score = self.fragment_cosine(&susp, &src);
-            if score > self.aligner.validation_threshold {
+            if score > threshold {
                 out.push(self.frag(susp, src, score));
             } else if susp_gap.max(src_gap) > self.aligner.min_gap {
                 let (a, b) = (
                     susp_gap.saturating_sub(1).max(self.aligner.min_gap),
                     src_gap.saturating_sub(1).max(self.aligner.min_gap),
                 );
-                self.extend(c, a, b, out);
+                self.extend(c, a, b, threshold, out);
             }
         }
     }

@@ -53,10 +53,19 @@
 //!    the cluster is re-clustered with a gap one smaller.
 //! 4. **Summary mode.** When the passages found are much longer in the source than in the
 //!    suspicious document ([`AlignerBuilder::summary_ratio`]), the suspicious text is likely a
-//!    summary and extension is redone with the larger [`AlignerBuilder::summary_max_gap`].
+//!    summary and extension is redone with the larger [`AlignerBuilder::summary_max_gap`] and
+//!    the lower [`AlignerBuilder::summary_validation_threshold`].
 //! 5. **Filtering.** Passages shorter than [`AlignerBuilder::min_passage_len`] on either side
 //!    are dropped; of passages overlapping in the suspicious document, the more similar one
 //!    is kept.
+//! 6. **Fitting to the kind of reuse.** A passage pair whose suspicious words mostly lie in
+//!    word 4-grams of its source passage is a copy: its boundaries move to where the copied
+//!    text begins and ends ([`AlignerBuilder::copy_cover`]), instead of the sentence
+//!    boundaries extension gives. When a pair's passages together span several times more
+//!    source than suspicious text, the suspicious text is a summary: they become one passage
+//!    pair, whose source side reaches the source document's start or end when little of it is
+//!    left uncovered there ([`AlignerBuilder::summary_snap`]). Fitting runs after filtering, so
+//!    a fitted copy shorter than [`AlignerBuilder::min_passage_len`] is dropped too.
 //!
 //! The [`pan`] module reads and writes PAN XML and computes precision, recall, granularity and
 //! plagdet. For a plagiarism checker, [`index`] retrieves candidate source documents from a
@@ -89,6 +98,7 @@ mod align;
 pub mod index;
 mod lang;
 pub mod pan;
+mod refine;
 pub mod reuse;
 mod text;
 
@@ -146,6 +156,9 @@ pub struct Aligner {
     max_seeds: usize,
     language: Language,
     detect_language: bool,
+    copy_cover: Option<f64>,
+    summary_snap: Option<f64>,
+    summary_validation_threshold: f64,
 }
 
 impl Default for Aligner {
@@ -238,6 +251,9 @@ impl AlignerBuilder {
                 max_seeds: DEFAULT_MAX_SEEDS,
                 language: Language::English,
                 detect_language: false,
+                copy_cover: Some(0.6),
+                summary_snap: Some(0.7),
+                summary_validation_threshold: 0.30,
             },
         }
     }
@@ -285,6 +301,15 @@ impl AlignerBuilder {
     /// mode (default `Some(24)`).
     pub fn summary_max_gap(&mut self, gap: Option<usize>) -> &mut Self {
         self.aligner.summary_max_gap = gap;
+        self
+    }
+
+    /// Minimum cosine of a passage pair's summed vectors in summary mode's extension (default
+    /// 0.30, below [`AlignerBuilder::validation_threshold`]'s 0.38, chosen on half of the PAN
+    /// 2013 training corpus): a summary shares fewer words with its long source passage than a
+    /// copy or a paraphrase does.
+    pub fn summary_validation_threshold(&mut self, t: f64) -> &mut Self {
+        self.aligner.summary_validation_threshold = t;
         self
     }
 
@@ -353,6 +378,30 @@ impl AlignerBuilder {
         self
     }
 
+    /// Copies get exact boundaries: a passage pair with at least this share of its suspicious
+    /// words in word 4-grams found in its source passage is trimmed to the first and last
+    /// shared 4-gram, then extended while both texts agree, word by word (over up to 4 words
+    /// that differ when a content word agrees behind them, so an obfuscated copy keeps its
+    /// edges; never across a blank line) and then character by character (default
+    /// `Some(0.6)`, chosen on half of the PAN 2013 training corpus, see `docs/performance.md`;
+    /// `None` keeps sentence boundaries).
+    pub fn copy_cover(&mut self, share: Option<f64>) -> &mut Self {
+        self.aligner.copy_cover = share;
+        self
+    }
+
+    /// Summaries cover their source: when a pair's passages together span at least
+    /// [`AlignerBuilder::summary_ratio`] times more source than suspicious text (and summary
+    /// mode is on), they are merged into one passage pair whose source side is extended to the
+    /// start or end of the source document when less than this share of the source lies
+    /// beyond it (default `Some(0.7)`, chosen on half of the PAN 2013 training corpus; `None`
+    /// leaves summary passages as extension found them). Values near 1 assume a summary covers
+    /// all of its source document, as PAN's summaries do.
+    pub fn summary_snap(&mut self, share: Option<f64>) -> &mut Self {
+        self.aligner.summary_snap = share;
+        self
+    }
+
     /// The language of the texts: its stemmer and stopword list normalize the words (default
     /// [`Language::English`]). See [`Language`] for what each language gets.
     pub fn language(&mut self, language: Language) -> &mut Self {
@@ -379,6 +428,12 @@ impl AlignerBuilder {
             ("cosine_threshold", a.cosine_threshold),
             ("dice_threshold", a.dice_threshold),
             ("validation_threshold", a.validation_threshold),
+            (
+                "summary_validation_threshold",
+                a.summary_validation_threshold,
+            ),
+            ("copy_cover", a.copy_cover.unwrap_or(0.0)),
+            ("summary_snap", a.summary_snap.unwrap_or(0.0)),
         ] {
             if !(0.0..=1.0).contains(&value) {
                 return Err(BuildError::Threshold { name, value });

@@ -376,3 +376,71 @@ fn stemming_joins_inflected_forms() {
         eprintln!("{language:?}: {stemmed:.3} vs English rules {english:.3}");
     }
 }
+
+/// A copy that starts inside a source sentence and ends inside another: sentence extension
+/// takes the whole sentences, fitting the copy finds where it begins and ends.
+#[test]
+fn copies_get_exact_boundaries() {
+    let copied = "the river flooded the whole valley during the wet spring of that year. \
+        Farmers moved their cattle to the hills above the old mill and waited for the water \
+        to fall. The mill itself was never rebuilt after the flood destroyed its wheel";
+    let source = format!(
+        "Gardens need patience and good soil in every season. Old records say that {copied}, \
+         and nobody remembers exactly why the wheel was not replaced."
+    );
+    let suspicious = format!(
+        "Quantum computers use qubits that hold superpositions of states. {copied}. Then the \
+         essay returns to computing with entirely unrelated words."
+    );
+    let at = |text: &str| text.find(copied).unwrap()..text.find(copied).unwrap() + copied.len();
+    let fitted = Aligner::builder().min_passage_len(50).build().unwrap();
+    let found = fitted.align(&source, &suspicious);
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert_eq!(found[0].source, at(&source));
+    // The suspicious side keeps the copy's final period, which the source lacks.
+    assert_eq!(found[0].suspicious, at(&suspicious));
+    let sentences = Aligner::builder()
+        .min_passage_len(50)
+        .copy_cover(None)
+        .build()
+        .unwrap();
+    let found = sentences.align(&source, &suspicious);
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert!(found[0].source.start < at(&source).start, "{found:?}");
+}
+
+/// A summary: three sentences whose seeds spread over most of a longer source. The passages
+/// become one pair whose source side is the whole source document.
+#[test]
+fn summaries_cover_their_source() {
+    let sentences: Vec<String> = (0..12)
+        .map(|i| {
+            format!(
+                "Sentence {i} reports that the {} committee approved {} new rules for the {} harbour district.",
+                ["northern", "eastern", "coastal", "central"][i % 4],
+                ["several", "three", "many", "two"][i / 4 % 4],
+                ["fishing", "shipping", "ferry", "cargo", "tourist", "naval"][i % 6],
+            )
+        })
+        .collect();
+    let source = sentences.join(" ");
+    let suspicious = format!(
+        "An unrelated opening about mountain climbing and alpine weather. {} {} {} A closing \
+         remark on mountain huts.",
+        sentences[1], sentences[5], sentences[10]
+    );
+    let aligner = Aligner::builder().min_passage_len(50).build().unwrap();
+    let found = aligner.align(&source, &suspicious);
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert_eq!(found[0].source, 0..source.len());
+    let unsnapped = Aligner::builder()
+        .min_passage_len(50)
+        .summary_snap(None)
+        .build()
+        .unwrap();
+    let found = unsnapped.align(&source, &suspicious);
+    assert!(
+        found.iter().all(|p| p.source != (0..source.len())),
+        "{found:?}"
+    );
+}

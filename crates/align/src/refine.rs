@@ -1,0 +1,210 @@
+//! The last step of alignment: passage boundaries adapted to the kind of reuse the pair shows.
+//!
+//! - **Copies.** A passage pair whose suspicious words are mostly covered by word n-grams found
+//!   in order in the source passage is a copy (verbatim, or nearly). Its boundaries are moved
+//!   to where the copied text begins and ends: trimmed to the first and last shared n-gram, then
+//!   extended word by word and character by character while both texts agree. Sentence-level
+//!   extension overshoots copies that begin or end inside a sentence, and undershoots copies
+//!   whose first sentence was too short to seed.
+//! - **Summaries.** When the passages of a pair span much more source text than suspicious text
+//!   (a summary condenses its source), they are one case: merged into one passage pair, whose
+//!   source side reaches the start or end of the source document when the passages leave only
+//!   a small share of it uncovered there (a summary usually condenses a whole text or section).
+use std::ops::Range;
+
+use ahash::AHashMap;
+
+use crate::text::{Doc, Word};
+
+/// A passage pair as byte ranges with its score.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Span {
+    pub susp: Range<usize>,
+    pub src: Range<usize>,
+    pub score: f64,
+    /// Made by [`merge_summary`]: its boundaries are final.
+    pub summary: bool,
+}
+
+/// Word n-gram size for recognizing copies.
+const COPY_NGRAM: usize = 4;
+
+/// Words that may differ between two agreeing content words when a copy's edges are extended.
+const COPY_SLACK: usize = 4;
+
+/// The words of `doc` inside the byte range `r` (whole words only).
+fn word_range(doc: &Doc, r: &Range<usize>) -> Range<usize> {
+    let first = doc.words.partition_point(|w| (w.start as usize) < r.start);
+    let end = doc.words.partition_point(|w| (w.end as usize) <= r.end);
+    first..end.max(first)
+}
+
+fn gram_key(words: &[Word]) -> u64 {
+    let mut h = 0xcbf2_9ce4_8422_2325u64;
+    for w in words {
+        h = (h ^ u64::from(w.term)).wrapping_mul(0x0000_0100_0000_01b3);
+    }
+    h
+}
+
+/// Moves the boundaries of a copied passage pair to where the copy begins and ends, when at
+/// least `min_cover` of its suspicious words lie in word n-grams found in the source passage.
+/// Returns the pair unchanged otherwise.
+pub(crate) fn fit_copy(
+    span: Span,
+    susp: &Doc,
+    src: &Doc,
+    suspicious: &str,
+    source: &str,
+    min_cover: f64,
+) -> Span {
+    if span.summary {
+        return span;
+    }
+    let (tw, sw) = (word_range(susp, &span.susp), word_range(src, &span.src));
+    let (t, s) = (&susp.words[tw.clone()], &src.words[sw.clone()]);
+    if t.len() < COPY_NGRAM || s.len() < COPY_NGRAM {
+        return span;
+    }
+    // Source n-gram -> its first and last word index (within the passage).
+    let mut at: AHashMap<u64, (usize, usize)> = AHashMap::with_capacity(s.len());
+    for (j, g) in s.windows(COPY_NGRAM).enumerate() {
+        at.entry(gram_key(g))
+            .and_modify(|e| e.1 = j)
+            .or_insert((j, j));
+    }
+    let mut covered = 0usize;
+    let mut covered_to = 0usize;
+    let mut first: Option<(usize, usize)> = None;
+    let mut last: Option<(usize, usize)> = None;
+    for (i, g) in t.windows(COPY_NGRAM).enumerate() {
+        if let Some(&(j_first, j_last)) = at.get(&gram_key(g)) {
+            covered += (i + COPY_NGRAM).saturating_sub(covered_to.max(i));
+            covered_to = i + COPY_NGRAM;
+            if first.is_none() {
+                first = Some((i, j_first));
+            }
+            last = Some((i + COPY_NGRAM, j_last + COPY_NGRAM));
+        }
+    }
+    let (Some((mut i0, mut j0)), Some((mut i1, mut j1))) = (first, last) else {
+        return span;
+    };
+    if (covered as f64) < min_cover * t.len() as f64 || j1 <= j0 {
+        return span;
+    }
+    // Indices into the documents' word lists.
+    i0 += tw.start;
+    i1 += tw.start;
+    j0 += sw.start;
+    j1 += sw.start;
+    // Word by word while both documents agree, beyond the passage if need be, over at most
+    // COPY_SLACK words that differ (an obfuscated copy's edges) when a content word agrees
+    // behind them, never across a blank line (a paragraph break) in either document.
+    let joined = |doc: &Doc, text: &str, i: usize| {
+        let gap = &text.as_bytes()[doc.words[i - 1].end as usize..doc.words[i].start as usize];
+        !gap.windows(2).any(|w| w == b"\n\n") && !gap.windows(4).any(|w| w == b"\r\n\r\n")
+    };
+    // Backwards: the word before (i0, j0) that agrees, a words back in susp and b in src.
+    loop {
+        let step = (1..=COPY_SLACK + 1)
+            .flat_map(|a| (1..=COPY_SLACK + 1).map(move |b| (a, b)))
+            .filter(|&(a, b)| a <= i0 && b <= j0 && (a == b || a + b <= COPY_SLACK + 2))
+            .filter(|&(a, b)| {
+                let (w, v) = (&susp.words[i0 - a], &src.words[j0 - b]);
+                w.term == v.term && (a + b == 2 || !w.stop)
+            })
+            .filter(|&(a, b)| {
+                (i0 - a + 1..=i0).all(|k| joined(susp, suspicious, k))
+                    && (j0 - b + 1..=j0).all(|k| joined(src, source, k))
+            })
+            .min_by_key(|&(a, b)| (a + b, a));
+        let Some((a, b)) = step else { break };
+        i0 -= a;
+        j0 -= b;
+    }
+    // Forwards likewise, from the ends (exclusive) i1 and j1.
+    loop {
+        let step = (1..=COPY_SLACK + 1)
+            .flat_map(|a| (1..=COPY_SLACK + 1).map(move |b| (a, b)))
+            .filter(|&(a, b)| {
+                i1 + a <= susp.words.len()
+                    && j1 + b <= src.words.len()
+                    && (a == b || a + b <= COPY_SLACK + 2)
+            })
+            .filter(|&(a, b)| {
+                let (w, v) = (&susp.words[i1 + a - 1], &src.words[j1 + b - 1]);
+                w.term == v.term && (a + b == 2 || !w.stop)
+            })
+            .filter(|&(a, b)| {
+                (i1..i1 + a).all(|k| joined(susp, suspicious, k))
+                    && (j1..j1 + b).all(|k| joined(src, source, k))
+            })
+            .min_by_key(|&(a, b)| (a + b, a));
+        let Some((a, b)) = step else { break };
+        i1 += a;
+        j1 += b;
+    }
+    // Then character by character (punctuation, and a word's case or inflection).
+    let (mut ts, mut ss) = (susp.words[i0].start as usize, src.words[j0].start as usize);
+    let (mut te, mut se) = (
+        susp.words[i1 - 1].end as usize,
+        src.words[j1 - 1].end as usize,
+    );
+    let (tb, sb) = (suspicious.as_bytes(), source.as_bytes());
+    while ts > 0 && ss > 0 && tb[ts - 1] == sb[ss - 1] && !tb[ts - 1].is_ascii_whitespace() {
+        ts -= 1;
+        ss -= 1;
+    }
+    while te < tb.len() && se < sb.len() && tb[te] == sb[se] && !tb[te].is_ascii_whitespace() {
+        te += 1;
+        se += 1;
+    }
+    // Stay on char boundaries (equal bytes of multi-byte chars may stop mid-char).
+    while !suspicious.is_char_boundary(ts) || !source.is_char_boundary(ss) {
+        ts += 1;
+        ss += 1;
+    }
+    while !suspicious.is_char_boundary(te) || !source.is_char_boundary(se) {
+        te -= 1;
+        se -= 1;
+    }
+    Span {
+        susp: ts..te,
+        src: ss..se,
+        score: span.score,
+        summary: false,
+    }
+}
+
+/// Merges the passages of a pair into one when together they span at least `ratio` times more
+/// source than suspicious text, and moves its source edges to the document's edges when less
+/// than `snap` of the source length lies beyond them.
+pub(crate) fn merge_summary(spans: &mut Vec<Span>, source_len: usize, ratio: f64, snap: f64) {
+    let (Some(t0), Some(t1)) = (
+        spans.iter().map(|s| s.susp.start).min(),
+        spans.iter().map(|s| s.susp.end).max(),
+    ) else {
+        return;
+    };
+    let s0 = spans.iter().map(|s| s.src.start).min().unwrap_or(0);
+    let s1 = spans.iter().map(|s| s.src.end).max().unwrap_or(0);
+    if ((s1 - s0) as f64) < ratio * (t1 - t0) as f64 {
+        return;
+    }
+    let score = spans.iter().map(|s| s.score).fold(0.0, f64::max);
+    let margin = snap * source_len as f64;
+    let src = (if (s0 as f64) <= margin { 0 } else { s0 })
+        ..(if ((source_len - s1) as f64) <= margin {
+            source_len
+        } else {
+            s1
+        });
+    spans.clear();
+    spans.push(Span {
+        susp: t0..t1,
+        src,
+        score,
+        summary: true,
+    });
+}
