@@ -650,14 +650,20 @@ fn lang_choice(text: &str) -> Result<LangChoice, String> {
 }
 
 impl LangArgs {
-    /// Sets the builder's language (or detection).
+    /// The fixed language (English under `auto`, the fallback) and whether to detect it.
+    pub fn choice(&self) -> (textreuse_align::Language, bool) {
+        match self.lang {
+            LangChoice::Fixed(language) => (language, false),
+            LangChoice::Auto => (textreuse_align::Language::English, true),
+        }
+    }
+
+    /// Sets the aligner's language (or detection).
     pub fn apply<'b>(
         &self,
         builder: &'b mut textreuse_align::AlignerBuilder,
     ) -> &'b mut textreuse_align::AlignerBuilder {
-        match self.lang {
-            LangChoice::Fixed(language) => builder.language(language),
-            LangChoice::Auto => builder.detect_language(true),
-        }
+        let (language, detect) = self.choice();
+        builder.language(language).detect_language(detect)
     }
 }

@@ -153,3 +153,43 @@ fn pan_slice_without_the_pairs_file() {
         "{tfidf_scores}"
     );
 }
+
+/// `--lang`: a Russian corpus with a copied paragraph, aligned with Russian rules or detected;
+/// stats.json records the choice.
+#[test]
+fn lang_reaches_the_aligner_and_the_stats() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = std::fs::read_to_string(common::workspace("testdata/lang/ru.txt")).unwrap();
+    let p: Vec<&str> = text.split("\n\n").collect();
+    let corpus = dir.path().join("corpus.jsonl");
+    let docs = [
+        serde_json::json!({"id": 1, "title": "a", "text": format!("{}\n\n{}", p[0], p[1])}),
+        serde_json::json!({"id": 2, "title": "b", "text": format!("{}\n\n{}\n\n{}", p[2], p[0], p[3])}),
+    ];
+    std::fs::write(
+        &corpus,
+        docs.iter().map(|d| format!("{d}\n")).collect::<String>(),
+    )
+    .unwrap();
+    for lang in ["ru", "auto"] {
+        let out = dir.path().join(format!("out-{lang}"));
+        common::ok(&[
+            "--quiet",
+            "reuse",
+            corpus.to_str().unwrap(),
+            "--lang",
+            lang,
+            "--out",
+            out.to_str().unwrap(),
+        ]);
+        let stats: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(out.join("stats.json")).unwrap())
+                .unwrap();
+        assert_eq!(stats["lang"], lang);
+        let cases = common::json_lines(&std::fs::read_to_string(out.join("reuse.jsonl")).unwrap());
+        assert_eq!(cases.len(), 1, "{lang}: {cases:?}");
+        let copied = p[0].chars().count() as u64;
+        assert_eq!(cases[0]["suspicious_length"], copied, "{lang}");
+        assert_eq!(cases[0]["source_length"], copied, "{lang}");
+    }
+}

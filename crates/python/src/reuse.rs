@@ -46,7 +46,7 @@ impl PyReuseJob {
         max_postings = textreuse_reuse::DEFAULT_MAX_POSTINGS,
         min_score = textreuse_reuse::DEFAULT_MIN_SCORE,
         min_words = textreuse_align::index::DEFAULT_MIN_WORDS,
-        min_length = textreuse_align::DEFAULT_MIN_PASSAGE_LEN,
+        min_length = textreuse_align::DEFAULT_MIN_PASSAGE_LEN, lang = "en",
     ))]
     fn new(
         terms: usize,
@@ -55,7 +55,9 @@ impl PyReuseJob {
         min_score: f32,
         min_words: usize,
         min_length: usize,
+        lang: &str,
     ) -> PyResult<Self> {
+        let (language, detect) = crate::text::language_choice(lang)?;
         let inner = Reuse::builder()
             .terms(terms)
             .top_docs(top_docs)
@@ -63,6 +65,8 @@ impl PyReuseJob {
             .min_score(min_score)
             .min_words(min_words)
             .min_passage_len(min_length)
+            .language(language)
+            .detect_language(detect)
             .build()
             .map_err(reuse_error)?;
         Ok(PyReuseJob { inner })

@@ -116,6 +116,16 @@ pub(crate) fn paragraph_simhash(py: Python<'_>, text: &str) -> Option<u64> {
     py.detach(|| ParagraphFingerprinter::new().fingerprint_paragraph(text))
 }
 
+/// A `lang` argument: an ISO 639-1 code or name, or "auto" (detection, English when unsure).
+pub(crate) fn language_choice(lang: &str) -> PyResult<(textreuse_align::Language, bool)> {
+    if lang.eq_ignore_ascii_case("auto") {
+        return Ok((textreuse_align::Language::English, true));
+    }
+    lang.parse()
+        .map(|language| (language, false))
+        .map_err(|e: textreuse_align::UnknownLanguage| PyValueError::new_err(e.to_string()))
+}
+
 /// align(source, suspicious, min_length=150, lang="en") -> list[dict]
 ///
 /// Passages of `suspicious` reused from `source` (PAN text alignment, as `textreuse align`
@@ -135,17 +145,11 @@ pub(crate) fn align<'py>(
     min_length: usize,
     lang: &str,
 ) -> PyResult<Vec<Bound<'py, PyDict>>> {
-    let mut builder = Aligner::builder();
-    builder.min_passage_len(min_length);
-    if lang.eq_ignore_ascii_case("auto") {
-        builder.detect_language(true);
-    } else {
-        let language: textreuse_align::Language = lang
-            .parse()
-            .map_err(|e: textreuse_align::UnknownLanguage| PyValueError::new_err(e.to_string()))?;
-        builder.language(language);
-    }
-    let aligner = builder
+    let (language, detect) = language_choice(lang)?;
+    let aligner = Aligner::builder()
+        .min_passage_len(min_length)
+        .language(language)
+        .detect_language(detect)
         .build()
         .map_err(|e| PyValueError::new_err(e.to_string()))?;
     let passages = py.detach(|| aligner.align(source, suspicious));

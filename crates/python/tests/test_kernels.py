@@ -569,6 +569,9 @@ def test_reuse_kernels_check_their_input():
 
     with pytest.raises(ValueError, match="min_score"):
         kernels.ReuseJob(min_score=2.0)
+    with pytest.raises(ValueError, match="unknown language"):
+        kernels.ReuseJob(lang="xx")
+    assert json.loads(kernels.ReuseJob(lang="de").stats_template(1, 0))["lang"] == "de"
     job = kernels.ReuseJob(min_words=3)
     rows, ids, titles, texts, bad, errors = kernels.reuse_parse_documents(
         pa.array(['{"id": 7, "title": "T", "paragraphs": ["One two three.", "Four."]}', "  ",

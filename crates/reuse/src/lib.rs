@@ -67,6 +67,8 @@ use std::time::Instant;
 
 use rayon::prelude::*;
 use serde::Serialize;
+/// The languages alignment can stem and drop stopwords in ([`ReuseBuilder::language`]).
+pub use textreuse_align::Language;
 use textreuse_align::index::{
     DEFAULT_BANDS, DEFAULT_MIN_WORDS, DEFAULT_NGRAM, DEFAULT_ROWS, chunk_spans, word_shingles,
 };
@@ -191,6 +193,8 @@ pub struct ReuseBuilder {
     top_docs: usize,
     max_postings: usize,
     min_score: f32,
+    language: Language,
+    detect_language: bool,
 }
 
 impl Default for Reuse {
@@ -230,7 +234,24 @@ impl ReuseBuilder {
             top_docs: DEFAULT_TOP_DOCS,
             max_postings: DEFAULT_MAX_POSTINGS,
             min_score: DEFAULT_MIN_SCORE,
+            language: Language::English,
+            detect_language: false,
         }
+    }
+
+    /// The language alignment stems and drops stopwords in (default English; see
+    /// [`AlignerBuilder::language`](textreuse_align::AlignerBuilder::language)).
+    pub fn language(&mut self, language: Language) -> &mut Self {
+        self.language = language;
+        self
+    }
+
+    /// Detect each candidate pair's language from its suspicious (corpus) document instead,
+    /// falling back to [`ReuseBuilder::language`] when unsure (default false; see
+    /// [`AlignerBuilder::detect_language`](textreuse_align::AlignerBuilder::detect_language)).
+    pub fn detect_language(&mut self, yes: bool) -> &mut Self {
+        self.detect_language = yes;
+        self
     }
 
     /// Whether candidate pairs are aligned (default). Without, the sink gets every candidate
@@ -382,6 +403,8 @@ impl ReuseBuilder {
             .map_err(|e| ReuseError::Parameter(e.to_string()))?;
         let aligner = Aligner::builder()
             .min_passage_len(self.min_passage_len)
+            .language(self.language)
+            .detect_language(self.detect_language)
             .build()
             .map_err(|e| ReuseError::Parameter(e.to_string()))?;
         Ok(Reuse {
@@ -517,6 +540,8 @@ pub struct ReuseStats {
     pub min_shared: u32,
     /// Shortest passage in bytes.
     pub min_passage_len: usize,
+    /// The alignment language's ISO 639-1 code, or `auto` when detected per pair.
+    pub lang: String,
     /// The bucket cap.
     pub max_bucket: usize,
     /// Documents of the corpus.
@@ -738,6 +763,11 @@ impl Reuse {
             min_words: o.min_words,
             min_shared: o.min_shared,
             min_passage_len: o.min_passage_len,
+            lang: if o.detect_language {
+                "auto".to_string()
+            } else {
+                o.language.code().to_string()
+            },
             max_bucket: o.max_bucket,
             documents,
             against_documents,

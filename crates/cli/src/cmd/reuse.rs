@@ -65,6 +65,8 @@ pub struct Args {
     /// Passages shorter than this many bytes on either side are dropped.
     #[arg(long, value_name = "N", default_value_t = textreuse_align::DEFAULT_MIN_PASSAGE_LEN)]
     min_length: usize,
+    #[command(flatten)]
+    lang: util::LangArgs,
     /// MinHash: buckets with more chunks contribute only the pairs of their first N (counted in
     /// stats.json).
     #[arg(long, value_name = "N", default_value_t = textreuse_reuse::DEFAULT_MAX_BUCKET)]
@@ -88,6 +90,7 @@ pub fn run(args: &Args, global: &Global) -> anyhow::Result<()> {
     // The document texts and the sorts' runs go into a directory of this run, removed on every
     // exit path (signals included).
     let tmp = RunDir::new_in(args.tmp.as_deref())?;
+    let (language, detect_language) = args.lang.choice();
     let job = Reuse::builder()
         .candidates(args.candidates)
         .terms(args.terms)
@@ -101,6 +104,8 @@ pub fn run(args: &Args, global: &Global) -> anyhow::Result<()> {
         .seed(args.seed)
         .min_shared(args.min_shared)
         .min_passage_len(args.min_length)
+        .language(language)
+        .detect_language(detect_language)
         .max_bucket(args.max_bucket)
         .align(!args.candidates_only)
         .mem_budget(args.work_mem.bytes(global)?)

@@ -415,6 +415,7 @@ class ReuseJob:
         min_score: float = ...,
         min_words: int = ...,
         min_length: int = ...,
+        lang: str = "en",
     ) -> None: ...
     def stats_template(self, documents: int, against_documents: int) -> str: ...
 

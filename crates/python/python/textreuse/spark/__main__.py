@@ -122,6 +122,8 @@ def _parser() -> argparse.ArgumentParser:
     r.add_argument("--min-score", type=float, default=rd.min_score, metavar="S")
     r.add_argument("--min-words", type=int, default=rd.min_words, metavar="N")
     r.add_argument("--min-length", type=int, default=rd.min_length, metavar="N")
+    r.add_argument("--lang", default=rd.lang, metavar="CODE",
+                   help="the texts' language for alignment (ISO 639-1 code) or auto")
     r.add_argument("--candidates-only", action="store_true",
                    help="stop after the candidates: pairs.tsv lists them all")
     for option in ("--master", "--partitions", "--conf", "--quiet"):
@@ -149,7 +151,7 @@ def main(argv: list[str] | None = None) -> int:
             params = ReuseParams(
                 terms=args.terms, top_docs=args.top_docs, max_postings=args.max_postings,
                 min_score=args.min_score, min_words=args.min_words, min_length=args.min_length,
-                candidates_only=args.candidates_only,
+                lang=args.lang, candidates_only=args.candidates_only,
             )
             from textreuse.kernels import ReuseJob
 

@@ -54,6 +54,8 @@ class ReuseParams:
     min_words: int = _DEFAULTS["reuse_min_words"]
     #: Passages shorter than this many bytes on either side are dropped (``--min-length``).
     min_length: int = _DEFAULTS["reuse_min_length"]
+    #: The texts' language for alignment (``--lang``): an ISO 639-1 code, or "auto".
+    lang: str = "en"
     #: Stop after the candidates: ``pairs.tsv`` lists them all, nothing is aligned.
     candidates_only: bool = False
 
@@ -61,6 +63,7 @@ class ReuseParams:
         return dict(
             terms=self.terms, top_docs=self.top_docs, max_postings=self.max_postings,
             min_score=self.min_score, min_words=self.min_words, min_length=self.min_length,
+            lang=self.lang,
         )
 
 
