@@ -6,7 +6,7 @@ use ahash::AHashMap;
 
 use crate::Language;
 use crate::refine::{self, Span};
-use crate::text::{Doc, Vocabulary};
+use crate::text::{Doc, Vocabulary, ngram_key};
 use crate::{Aligner, Passage};
 
 /// A seed: a pair of similar sentences (suspicious sentence, source sentence, cosine).
@@ -333,13 +333,7 @@ impl Grams {
             terms
                 .windows(k)
                 .enumerate()
-                .map(|(i, g)| {
-                    let mut h = 0xcbf2_9ce4_8422_2325u64;
-                    for &t in g {
-                        h = (h ^ t as u64).wrapping_mul(0x0000_0100_0000_01b3);
-                    }
-                    (h, sentence_of[i])
-                })
+                .map(|(i, g)| (ngram_key(g.iter().copied()), sentence_of[i]))
                 .collect()
         };
         let src = grams(src);

@@ -14,7 +14,7 @@ use std::ops::Range;
 
 use ahash::AHashMap;
 
-use crate::text::{Doc, Word};
+use crate::text::{Doc, Word, ngram_key};
 
 /// A passage pair as byte ranges with its score.
 #[derive(Clone, Debug, Default)]
@@ -40,11 +40,7 @@ fn word_range(doc: &Doc, r: &Range<usize>) -> Range<usize> {
 }
 
 fn gram_key(words: &[Word]) -> u64 {
-    let mut h = 0xcbf2_9ce4_8422_2325u64;
-    for w in words {
-        h = (h ^ u64::from(w.term)).wrapping_mul(0x0000_0100_0000_01b3);
-    }
-    h
+    ngram_key(words.iter().map(|w| w.term))
 }
 
 /// Moves the boundaries of a copied passage pair to where the copy begins and ends, when at

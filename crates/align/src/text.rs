@@ -61,7 +61,9 @@ struct Normalized {
     stems: AHashMap<Box<str>, u32>,
 }
 
-const MAX_FORMS: usize = 1 << 20;
+/// About 15 MB per thread when full (a form and a stem with their map entries take about 120
+/// bytes); a document pair rarely holds more than 20,000 distinct forms.
+const MAX_FORMS: usize = 1 << 17;
 
 thread_local! {
     static NORMALIZED: RefCell<Normalized> = RefCell::new(Normalized {
@@ -93,6 +95,15 @@ impl Normalized {
         self.forms.insert(Box::from(form), (number, stop));
         (number, stop)
     }
+}
+
+/// The key of a word n-gram: FNV-1a over its term ids (in-memory only, per pair).
+pub(crate) fn ngram_key(terms: impl IntoIterator<Item = u32>) -> u64 {
+    let mut h = 0xcbf2_9ce4_8422_2325u64;
+    for t in terms {
+        h = (h ^ u64::from(t)).wrapping_mul(0x0000_0100_0000_01b3);
+    }
+    h
 }
 
 impl Vocabulary {
