@@ -37,6 +37,8 @@ use std::ops::Range;
 
 use rayon::prelude::*;
 
+use crate::{ArticlePairRow, DocId};
+
 /// Clusters spanning more articles than this are left out of `article-pairs.tsv`: giant
 /// template clusters say little about article pairs and cost quadratic work.
 pub const MAX_CLUSTER_ARTICLES: usize = 200;
@@ -105,6 +107,50 @@ impl TopPairs {
         self.rows.sort_unstable_by_key(ArticlePair::key);
         self.rows
     }
+}
+
+/// The rows of `article-pairs.tsv`: the `k` pairs of `articles` that share the most clusters,
+/// most shared first, ties by ascending document ids.
+///
+/// `articles` are the distinct documents of the clusters, sorted; `pair_docs[bounds[i]..
+/// bounds[i + 1]]` are the distinct documents, ascending, of the `i`-th cluster that counts (at
+/// most [`MAX_CLUSTER_ARTICLES`]); `title` gives a document's title. `textreuse dedup` and the
+/// Spark backend both rank with this function.
+///
+/// # Panics
+///
+/// When a document of `pair_docs` is not in `articles`, or `bounds` is not ascending within
+/// `pair_docs`.
+pub fn article_pair_rows(
+    articles: &[&DocId],
+    pair_docs: &[DocId],
+    bounds: &[usize],
+    k: usize,
+    title: impl Fn(&DocId) -> String,
+) -> Vec<ArticlePairRow> {
+    // Article indices in document-id order, so ties sort by document ids.
+    let lists: Vec<u32> = pair_docs
+        .par_iter()
+        .map(|doc| {
+            let i = articles
+                .binary_search(&doc)
+                .expect("every clustered document is an article");
+            u32::try_from(i).expect("at most 2^32 documents (checked in stage 1)")
+        })
+        .collect();
+    let top = top_article_pairs(&lists, bounds, articles.len(), k);
+    top.iter()
+        .map(|row| {
+            let (a, b) = (articles[row.a as usize], articles[row.b as usize]);
+            ArticlePairRow {
+                shared_clusters: row.shared as u64,
+                doc_a: a.clone(),
+                title_a: title(a),
+                doc_b: b.clone(),
+                title_b: title(b),
+            }
+        })
+        .collect()
 }
 
 /// The `k` article pairs that share the most lists, most shared first, ties by ascending

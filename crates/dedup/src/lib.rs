@@ -51,7 +51,8 @@
 //! * The stages as building blocks, for other drivers (the CLI's `sentences` and `simhash`, the
 //!   Python package's Spark backend, the benches): [`features`] (the sentence filter, kept
 //!   sentences with their ids, SimHash of a sentence), [`pipeline`] (the parallel, ordered
-//!   stage 1-2 driver), [`shuffle`] (the external sort, buckets, pairs, clusters),
+//!   stage 1-2 driver), [`records`] (the sentence records of `textreuse sentences`, and reading
+//!   a file of them in byte ranges), [`shuffle`] (the external sort, buckets, pairs, clusters),
 //!   [`classify`], [`article_pairs`], [`within_edit_distance`].
 //!
 //! Signatures and band keys come from [`textreuse_minhash::TextSigner`], the one text ->
@@ -91,6 +92,7 @@ pub mod input;
 pub mod parquet;
 pub mod pipeline;
 mod progress;
+pub mod records;
 pub mod rewrite;
 mod run;
 pub mod shuffle;

@@ -10,7 +10,7 @@ use textreuse_shingle::Shingler;
 use textreuse_simhash::{ParagraphFingerprinter, SimHasher, TableSearch};
 use textreuse_unionfind::{Clustering, Clusters};
 
-use crate::article_pairs::{MAX_CLUSTER_ARTICLES, top_article_pairs};
+use crate::article_pairs::{MAX_CLUSTER_ARTICLES, article_pair_rows};
 use crate::classify::ClusterType;
 use crate::cluster::{Cluster, Keep, Member, within_edit_distance};
 use crate::features::{KeptSentences, SentenceFilter, Unit, unit_simhash};
@@ -957,31 +957,13 @@ impl Dedup {
         let mut articles: Vec<&DocId> = first_seq.keys().collect();
         articles.sort_unstable();
         stats.distinct_articles = articles.len() as u64;
-        // Article indices in document-id order, so ties sort by document ids.
-        let lists: Vec<u32> = pair_docs
-            .par_iter()
-            .map(|doc| {
-                let i = articles
-                    .binary_search(&doc)
-                    .expect("every clustered document was recorded");
-                u32::try_from(i).expect("at most 2^32 documents (checked in stage 1)")
-            })
-            .collect();
-        drop(pair_docs);
-        let top = top_article_pairs(&lists, &pair_bounds, articles.len(), self.max_article_pairs);
-        let title = |doc: &DocId| docs[first_seq[doc] as usize].title.clone();
-        top.iter()
-            .map(|row| {
-                let (a, b) = (articles[row.a as usize], articles[row.b as usize]);
-                ArticlePairRow {
-                    shared_clusters: row.shared as u64,
-                    doc_a: a.clone(),
-                    title_a: title(a),
-                    doc_b: b.clone(),
-                    title_b: title(b),
-                }
-            })
-            .collect()
+        article_pair_rows(
+            &articles,
+            &pair_docs,
+            &pair_bounds,
+            self.max_article_pairs,
+            |doc| docs[first_seq[doc] as usize].title.clone(),
+        )
     }
 }
 

@@ -28,6 +28,9 @@ pub struct ArticlePairRow {
 }
 
 impl ArticlePairRow {
+    /// The header line of `article-pairs.tsv` (without the newline).
+    pub const TSV_HEADER: &str = "shared_clusters\tdoc_a\ttitle_a\tdoc_b\ttitle_b";
+
     /// Its line of `article-pairs.tsv` (without the newline): `shared_clusters, doc_a, title_a,
     /// doc_b, title_b`, tab-separated, with tabs and line breaks in titles turned into spaces.
     pub fn to_tsv(&self) -> String {
@@ -401,7 +404,7 @@ impl Sink for OutputDir {
     fn article_pairs(&mut self, rows: Vec<ArticlePairRow>) -> Result<(), OutputError> {
         self.finish_clusters()?;
         self.write_file("article-pairs.tsv", |w| {
-            writeln!(w, "shared_clusters\tdoc_a\ttitle_a\tdoc_b\ttitle_b")?;
+            writeln!(w, "{}", ArticlePairRow::TSV_HEADER)?;
             for r in &rows {
                 writeln!(w, "{}", r.to_tsv())?;
             }

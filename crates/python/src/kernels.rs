@@ -241,7 +241,7 @@ pub(crate) fn connected_components<'py>(
 type StrArg<'py> = (Bound<'py, PyAny>, bool);
 
 /// The representative rule named `keep` (as `textreuse dedup --keep`).
-fn parse_keep(keep: &str) -> PyResult<Keep> {
+pub(crate) fn parse_keep(keep: &str) -> PyResult<Keep> {
     match keep {
         "first" => Ok(Keep::First),
         "earliest" => Ok(Keep::Earliest),
@@ -255,7 +255,7 @@ fn parse_keep(keep: &str) -> PyResult<Keep> {
 /// The smallest exact Jaccard of a duplicate with verification: `threshold`, else the signer's
 /// [`threshold_estimate`](textreuse_minhash::Signer::threshold_estimate), as in
 /// `DedupBuilder::build`.
-fn min_jaccard(
+pub(crate) fn min_jaccard(
     signer: &textreuse_minhash::Signer,
     verify: bool,
     threshold: Option<f64>,

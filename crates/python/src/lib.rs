@@ -41,6 +41,10 @@
 //!   (`src/arrow.rs`), loop over the rows in Rust with the GIL released, and return output
 //!   buffers that become pyarrow arrays without a copy; no per-row Python work. These are the
 //!   steps the Spark backend (`textreuse.spark`) runs inside `mapInArrow`.
+//! - The dedup job's kernels (`src/spark.rs`): `sentence_tasks`, `sentence_keys`, `BucketPairs`,
+//!   `distinct_pairs`, `pair_clusters`, `member_lines`, `cluster_chunk`, `article_pairs_tsv`:
+//!   read record files in byte ranges, sign, shuffle per partition and format clusters with the
+//!   dedup library's own functions, exchanging packed binary records through Spark.
 //!
 //! # Performance
 //!
@@ -64,6 +68,7 @@ mod numpy;
 mod report;
 mod reuse;
 mod signer;
+mod spark;
 mod text;
 
 use pyo3::prelude::*;
@@ -93,6 +98,12 @@ mod _native {
     use crate::text::{
         align, char_offsets, jaccard, paragraph_simhash, plan, sentences, shingle_count, shingles,
         simhash, tune,
+    };
+
+    #[pymodule_export]
+    use crate::spark::{
+        PyBucketPairs, article_pairs_tsv, cluster_chunk, distinct_pairs, member_lines,
+        pair_clusters, sentence_keys, sentence_tasks,
     };
 
     #[pymodule_export]

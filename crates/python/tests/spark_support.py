@@ -90,15 +90,17 @@ def _wait_for_port(port: int, proc: subprocess.Popen, what: str, timeout: float 
 
 
 @contextlib.contextmanager
-def standalone_cluster(cores: int = 2, memory: str = "2g"):
-    """Starts `spark-class ...Master` and `...Worker` on free loopback ports, yields the master
-    URL and the worker process, and stops both by PID (their process groups)."""
+def standalone_cluster(cores: int = 2, memory: str = "2g", workers: int = 1):
+    """Starts `spark-class ...Master` and `workers` x `...Worker` (each with `cores` cores) on
+    free loopback ports, yields the master URL and the worker processes (each with its
+    `work_dir`, where it makes a directory per executor it launches), and stops them all by PID
+    (their process groups)."""
     home = spark_home()
     spark_class = os.path.join(home, "bin", "spark-class")
     logs = Path(tempfile.mkdtemp(prefix="textreuse-spark-"))
     env = dict(os.environ, SPARK_HOME=home, SPARK_LOCAL_IP="127.0.0.1",
-               SPARK_WORKER_DIR=str(logs / "work"), PYSPARK_PYTHON=sys.executable)
-    port, ui, worker_ui = free_port(), free_port(), free_port()
+               PYSPARK_PYTHON=sys.executable)
+    port, ui = free_port(), free_port()
     procs = []
     try:
         master = subprocess.Popen(
@@ -110,15 +112,21 @@ def standalone_cluster(cores: int = 2, memory: str = "2g"):
         procs.append(master)
         _wait_for_port(port, master, "the Spark master")
         url = f"spark://127.0.0.1:{port}"
-        worker = subprocess.Popen(
-            [spark_class, "org.apache.spark.deploy.worker.Worker", "--host", "127.0.0.1",
-             "--cores", str(cores), "--memory", memory, "--webui-port", str(worker_ui), url],
-            env=env, stdout=open(logs / "worker.log", "wb"), stderr=subprocess.STDOUT,
-            start_new_session=True,
-        )
-        procs.append(worker)
-        _wait_for_port(worker_ui, worker, "the Spark worker")
-        yield url, worker
+        started = []
+        for i in range(workers):
+            worker_ui = free_port()
+            worker = subprocess.Popen(
+                [spark_class, "org.apache.spark.deploy.worker.Worker", "--host", "127.0.0.1",
+                 "--cores", str(cores), "--memory", memory, "--webui-port", str(worker_ui),
+                 "--work-dir", str(logs / f"work-{i}"), url],
+                env=env, stdout=open(logs / f"worker-{i}.log", "wb"), stderr=subprocess.STDOUT,
+                start_new_session=True,
+            )
+            worker.work_dir = logs / f"work-{i}"
+            procs.append(worker)
+            started.append(worker)
+            _wait_for_port(worker_ui, worker, f"Spark worker {i}")
+        yield url, started
     finally:
         for proc in reversed(procs):
             with contextlib.suppress(ProcessLookupError):

@@ -163,6 +163,43 @@ def test_parquet_records_give_the_same_outputs(spark, tmp_path):
     assert_same_outputs(tmp_path / "cli", tmp_path / "spark")
 
 
+def test_split_compressed_and_uri_records_give_the_same_outputs(spark, samples, tmp_path):
+    """The tasks read local record files themselves: an uncompressed file in byte ranges (a
+    range's lines are those that start in it), a gzip file whole; a URI is read by Spark as
+    lines, which the same kernels parse."""
+    import gzip
+
+    from textreuse import _native
+    from textreuse.spark import DedupParams, run_dedup
+
+    d, sentences, counts = samples
+    lines = sentences.read_bytes().splitlines(keepends=True)
+    third = len(lines) // 3
+    plain, packed, uri = tmp_path / "a.jsonl", tmp_path / "b.jsonl.gz", tmp_path / "c.jsonl"
+    plain.write_bytes(b"".join(lines[:third]))
+    packed.write_bytes(gzip.compress(b"".join(lines[third : 2 * third])))
+    uri.write_bytes(b"".join(lines[2 * third :]))
+    split = 1 << 18
+    tasks = _native.sentence_tasks([str(plain), str(packed)], split)
+    assert len(tasks) == -(-plain.stat().st_size // split) + 1 > 4
+    params = DedupParams(split_bytes=split)
+    inputs = [str(plain), str(packed), uri.as_uri()]
+    run_dedup(spark, inputs, str(tmp_path / "out"), params, input_stats=[str(counts)])
+    assert_same_outputs(d / "cli", tmp_path / "out")
+
+
+def test_a_line_that_is_not_a_record_is_an_error(spark, samples, tmp_path):
+    from textreuse.spark import DedupParams, run_dedup
+
+    _, sentences, _ = samples
+    bad = tmp_path / "bad.jsonl"
+    lines = sentences.read_bytes().splitlines(keepends=True)
+    bad.write_bytes(b"".join(lines[:100]) + b'{"id": "seven"}\n' + b"".join(lines[100:200]))
+    with pytest.raises(Exception, match="not a sentence record"):
+        run_dedup(spark, [str(bad)], str(tmp_path / "out"), DedupParams())
+    assert not (tmp_path / "out").exists()
+
+
 def test_sentence_frame_keeps_ids_as_written(spark):
     from pyspark.errors import PySparkException
 

@@ -1,5 +1,6 @@
-"""The Spark backend on a standalone cluster (master + worker on 127.0.0.1): the command-line
-entry end to end, and (slow) an executor killed mid-stage."""
+"""The Spark backend on a standalone cluster (a master and two workers on 127.0.0.1): the
+command-line entry end to end from JSON Lines and from Parquet shards, and (slow) an executor
+killed mid-stage."""
 
 from __future__ import annotations
 
@@ -23,19 +24,36 @@ from spark_support import (
 pytestmark = pytest.mark.skipif(not java_available(), reason="Spark needs Java (java not found)")
 
 
-def test_command_line_on_a_standalone_cluster(samples, tmp_path):
+def parquet_shards(records, directory, shards: int = 3):
+    """The sentence records as `shards` Parquet files in `directory`."""
+    import pyarrow.json
+    import pyarrow.parquet as pq
+
+    table = pyarrow.json.read_json(str(records))
+    directory.mkdir()
+    step = -(-table.num_rows // shards)
+    for i in range(shards):
+        pq.write_table(table.slice(i * step, step), directory / f"part-{i}.parquet")
+    return directory
+
+
+@pytest.mark.parametrize("form", ["jsonl", "parquet-shards"])
+def test_command_line_on_two_workers(samples, tmp_path, form):
     d, sentences, counts = samples
-    with standalone_cluster() as (url, _worker):
+    inputs = str(sentences) if form == "jsonl" else str(parquet_shards(sentences, tmp_path / "shards"))
+    with standalone_cluster(cores=1, workers=2) as (url, workers):
         out = tmp_path / "out"
         done = subprocess.run(
-            [sys.executable, "-m", "textreuse.spark", "dedup", str(sentences), "--out", str(out), "--input-stats", str(counts),
-             "--master", url, "--partitions", "4",
+            [sys.executable, "-m", "textreuse.spark", "dedup", inputs, "--out", str(out),
+             "--input-stats", str(counts), "--master", url, "--partitions", "4",
              "--conf", "spark.driver.host=127.0.0.1", "--conf", "spark.ui.enabled=false"],
             capture_output=True, text=True, timeout=900,
             env=dict(os.environ, PYSPARK_PYTHON=sys.executable),
         )
         # The samples' six damaged spots were skipped at extraction: status 3, as the CLI's.
         assert done.returncode == 3, done.stderr[-4000:]
+        # Both workers ran an executor of the job.
+        assert all(list(w.work_dir.glob("app-*/*")) for w in workers), "an executor on each worker"
     assert_same_outputs(d / "cli", out)
     assert "clusters of" in done.stderr
     assert "6 input problem(s)" in done.stderr
@@ -46,7 +64,7 @@ def test_executor_killed_mid_stage_gives_the_same_result(samples, tmp_path):
     from textreuse.spark import DedupParams, run_dedup
 
     d, sentences, counts = samples
-    with standalone_cluster() as (url, _worker):
+    with standalone_cluster() as (url, _workers):
         spark = session(url, "textreuse-fault-injection", **{"spark.task.maxFailures": "8"})
         killed: list[int] = []
         stop = threading.Event()

@@ -29,13 +29,14 @@
 //! normalized sentence is shorter than one shingle, which dedup skips). Hex strings, because
 //! JSON readers that parse numbers as doubles lose the low bits of 64-bit keys. The Python
 //! package's tests compare its Arrow kernels with this output.
+use std::borrow::Cow;
 use std::io::Write;
 use std::path::PathBuf;
 
 use anyhow::Context;
-use serde::Serialize;
 use textreuse_dedup::features::KeptSentences;
 use textreuse_dedup::pipeline::DocumentPipeline;
+use textreuse_dedup::records::SentenceRecord;
 use textreuse_dedup::{DocId, Progress};
 use textreuse_minhash::TextSigner;
 
@@ -72,31 +73,6 @@ pub struct Args {
     pub band_keys: bool,
     #[command(flatten)]
     pub signer: SignerArgs,
-}
-
-#[derive(Serialize)]
-struct OutSentence<'a> {
-    id: u64,
-    doc: &'a DocId,
-    #[serde(skip_serializing_if = "std::ops::Not::not")]
-    doc_is_string: bool,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    source: Option<&'a str>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    record: Option<u64>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    revision: Option<u64>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    timestamp: Option<&'a str>,
-    title: &'a str,
-    idx: usize,
-    /// Character offsets into the document text.
-    start: u64,
-    end: u64,
-    shingles: usize,
-    text: &'a str,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    band_keys: Option<Vec<String>>,
 }
 
 /// Logs input problems (reading goes on) through `--quiet`-aware logging.
@@ -138,20 +114,20 @@ pub fn run(args: &Args, global: &Global) -> anyhow::Result<()> {
                         keys.iter().map(|k| format!("{k:016x}")).collect()
                     })
                 });
-                let rec = OutSentence {
+                let rec = SentenceRecord {
                     id: s.id,
-                    doc: &doc.id,
+                    doc: Cow::Borrowed(&doc.id),
                     doc_is_string: matches!(doc.id, DocId::Str(_)),
-                    source: doc.origin.source.as_deref(),
+                    source: doc.origin.source.as_deref().map(Cow::Borrowed),
                     record: doc.origin.record,
                     revision: doc.origin.revision,
-                    timestamp: doc.origin.timestamp.as_deref(),
-                    title: &doc.title,
-                    idx: s.idx as usize,
+                    timestamp: doc.origin.timestamp.as_deref().map(Cow::Borrowed),
+                    title: Cow::Borrowed(&doc.title),
+                    idx: s.idx,
                     start: s.chars.start,
                     end: s.chars.end,
-                    shingles: s.shingles,
-                    text: s.text,
+                    shingles: s.shingles as u64,
+                    text: Cow::Borrowed(s.text),
                     band_keys,
                 };
                 serde_json::to_writer(&mut lines, &rec)?;

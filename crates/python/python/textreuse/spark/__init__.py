@@ -2,34 +2,36 @@
 ``textreuse reuse``: :mod:`textreuse.spark.reuse`, :func:`run_reuse`).
 
 Spark supplies the cluster manager, the spilling sort-based shuffle, task retry and stage
-re-execution; the Rust kernels of :mod:`textreuse.kernels` do the per-record work inside
-``mapInArrow``. Only the DataFrame API is used (no RDDs), so the job also runs over Spark
-Connect.
+re-execution; the Rust kernels do all per-record work inside ``mapInArrow``, and Spark only
+schedules tasks and moves compact binary records between them. Only the DataFrame API is used
+(no RDDs), so the job also runs over Spark Connect.
 
 Input: sentence records as ``textreuse sentences --min-shingles 0 --max-shingles 0`` writes them
-(JSON Lines, or Parquet with the same columns; see :data:`~textreuse.spark.dedup.SENTENCE_SCHEMA`
-and :func:`~textreuse.spark.dedup.sentence_frame`). ``id`` is ``seq << 32 | idx``, the id
+(JSON Lines files, plain or compressed, which the tasks read themselves; or Parquet with the same
+columns, or a DataFrame; see :data:`~textreuse.spark.dedup.SENTENCE_SCHEMA` and
+:func:`~textreuse.spark.dedup.sentence_frame`). ``id`` is ``seq << 32 | idx``, the id
 ``textreuse dedup`` gives the sentence, so both produce the same cluster ids; ``doc`` (with
 ``doc_is_string``), ``source``, ``record``, ``revision``, ``timestamp`` and the character
 offsets ``start``/``end`` are what a member of ``clusters.jsonl`` shows.
 
-Stages (see :func:`run_dedup`):
+Stages (see :func:`run_dedup` and ``docs/spark.md``):
 
-1. filter the sentences by shingle count (as the CLI does);
-2. ``mapInArrow`` band keys (:func:`textreuse.kernels.band_key_records`; its uint64 keys are
-   stored in a LongType column as the same 64 bits, ``keys.view(pa.int64())``: Spark has no
-   unsigned type, and the keys are only grouped on);
-3. ``groupBy(key)``: buckets, sorted and de-duplicated ids;
-4. star pairs (never capped), or with ``max_edit`` all pairs of each bucket's first
-   ``max_bucket`` ids (the ids left out counted in ``bucket_ids_left_out``), ``distinct``;
-5. connected components: union-find on the driver when the pairs fit
-   (``driver_pairs_limit``), otherwise large-star/small-star rounds in DataFrames;
-6. join back to text; 7. ``mapInArrow`` edit-distance filter (optional, re-clustering);
-8. ``mapInArrow`` classification, scoring (representative by ``keep``, similarities with the
-   run's signer, exact Jaccard with ``verify``) and formatting
-   (:func:`textreuse.kernels.cluster_lines`, the same Rust functions ``textreuse dedup`` uses),
-   then the driver writes ``clusters.jsonl`` and ``duplicates.jsonl`` (ordered by cluster id),
-   ``stats.json`` and ``article-pairs.tsv``.
+1-2. each task reads a byte range of a record file (a whole compressed file), filters by
+   shingle count, signs, and returns its ``(band key, id)`` records packed in one blob per
+   shuffle partition (the partition of a key's range);
+3-4. ``repartition`` moves the blobs; each partition runs the library's shuffle (sort,
+   buckets, star pairs, or with ``max_edit`` all pairs of each bucket's first ``max_bucket``
+   ids, de-duplicated) and returns its pairs as blobs;
+5. the driver de-duplicates the pairs and runs the union-find (large-star/small-star rounds in
+   DataFrames beyond ``driver_pairs_limit`` pairs); 7. with ``max_edit``, the edit-distance
+   filter on the pairs joined with their texts, then union-find again;
+6. each task reads its range again and returns the records of clustered sentences, tagged with
+   their output range (a range of cluster ids);
+8. per output range (sorted by cluster and id), the library's clusters are built, scored and
+   formatted (the same Rust functions ``textreuse dedup`` uses) and written to files in
+   parallel; the driver joins the files in range order into ``clusters.jsonl`` and
+   ``duplicates.jsonl``, ranks ``article-pairs.tsv`` with the library's ranking, and writes
+   ``stats.json``.
 
 Example::
 

@@ -86,6 +86,16 @@ def _parser() -> argparse.ArgumentParser:
         help="union-find on the driver up to this many pairs, else large-star/small-star",
     )
     d.add_argument(
+        "--split-bytes", type=int, default=defaults.split_bytes, metavar="N",
+        help="bytes of an uncompressed record file per read task (compressed files: one task each)",
+    )
+    d.add_argument(
+        "--chunks-dir", default=None, metavar="DIR",
+        help="where the tasks write their parts of the outputs for the driver to join: a "
+        "directory the executors and the driver share (default: inside --out's staging "
+        "directory, which is shared in local mode)",
+    )
+    d.add_argument(
         "--master", default=None,
         help="Spark master (default: spark-submit's, or local[*])",
     )
@@ -177,6 +187,7 @@ def main(argv: list[str] | None = None) -> int:
             seed=args.seed, scheme=args.scheme, max_bucket=args.max_bucket,
             max_edit=args.max_edit, max_article_pairs=args.max_article_pairs,
             keep=args.keep, verify=args.verify, driver_pairs_limit=args.driver_pairs_limit,
+            split_bytes=args.split_bytes, chunks_dir=args.chunks_dir,
         )
         from textreuse import Signer
 

@@ -6,9 +6,12 @@ import contextlib
 import dataclasses
 import json
 import os
+import shutil
+import tempfile
 import time
 from typing import Iterable, Iterator, Sequence
 
+import numpy as np
 import pyarrow as pa
 from pyspark.sql import Column, DataFrame, SparkSession
 from pyspark.sql import functions as F
@@ -47,9 +50,6 @@ COLUMNS = (
     "source", "record", "revision", "timestamp", "start", "end",
 )
 
-#: The columns of a cluster member (the kernel's input besides ``cluster``).
-_MEMBER_COLUMNS = tuple(c for c in COLUMNS if c != "shingles")
-
 #: The representative rules of ``textreuse dedup --keep``.
 KEEP_RULES = ("first", "earliest", "longest")
 
@@ -87,6 +87,15 @@ class DedupParams:
     #: Connected components run on the driver (Rust union-find) when there are at most this
     #: many distinct pairs, otherwise as large-star/small-star rounds in DataFrames.
     driver_pairs_limit: int = 50_000_000
+    #: The bytes of a sentence-record file each read task takes (uncompressed files are split
+    #: into ranges of about this size; a compressed file is one task).
+    split_bytes: int = 64 << 20
+    #: The sort budget of the shuffle in each partition's task (beyond it, it spills to disk).
+    task_work_mem: int = 256 << 20
+    #: Where the tasks of stage 8 write their part of the outputs, for the driver to join: a
+    #: directory the executors and the driver share (default: inside ``out_dir``'s staging
+    #: directory, which in local mode they do).
+    chunks_dir: str | None = None
 
     def signer_args(self) -> dict:
         return dict(
@@ -113,70 +122,11 @@ def _signer(args: dict):
     return signer
 
 
-def _band_keys(signer_args: dict, shingle: int):
-    """The (key, id) records of stage 2. Spark has no unsigned 64-bit type, so the uint64 band
-    keys of the kernel become the LongType column ``key`` here, and only here, by reinterpreting
-    their 64 bits as int64 (a zero-copy view: keys of 2**63 and above read as negative). Keys
-    are only grouped, compared for equality and counted, never ordered or written out, so the
-    job's results stay byte-identical to ``textreuse dedup``'s."""
-
-    def run(batches: Iterable[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
-        signer = _signer(signer_args)
-        for batch in batches:
-            rows, keys = kernels.band_key_records(signer, batch.column("text"), shingle)
-            ids = batch.column("id").take(rows)
-            yield pa.RecordBatch.from_arrays([keys.view(pa.int64()), ids], names=["key", "id"])
-
-    return run
-
-
 def _edit_keep(max_edit: float):
     def run(batches: Iterable[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
         for batch in batches:
             keep = kernels.edit_keep(batch.column("text_a"), batch.column("text_b"), max_edit)
             yield batch.select(["a", "b"]).filter(keep)
-
-    return run
-
-
-def _cluster_lines(signer_args: dict, shingle: int, keep: str, verify: bool):
-    """Formats the clusters of a partition whose rows are sorted by cluster. A cluster may
-    straddle two Arrow batches: the rows of the last cluster of a batch wait for the next."""
-    columns = ["cluster", *_MEMBER_COLUMNS]
-
-    def lines(table: pa.Table) -> pa.RecordBatch:
-        col = {c: table.column(c).combine_chunks() for c in columns}
-        cluster, kind, size, line, duplicates = kernels.cluster_lines(
-            col["cluster"], col["id"], col["doc_int"], col["title"], col["text"],
-            doc_str=col["doc_str"], source=col["source"], record=col["record"],
-            revision=col["revision"], timestamp=col["timestamp"], start=col["start"],
-            end=col["end"], signer=_signer(signer_args), shingle=shingle, keep=keep,
-            verify=verify,
-        )
-        return pa.RecordBatch.from_arrays(
-            [cluster, kind, size, line, duplicates],
-            names=["cluster", "type", "size", "line", "duplicates"],
-        )
-
-    def run(batches: Iterable[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
-        pending = None
-        for batch in batches:
-            table = pa.Table.from_batches([batch.select(columns)])
-            if pending is not None:
-                table = pa.concat_tables([pending, table])
-            if table.num_rows == 0:
-                continue
-            cluster = table.column("cluster")
-            last = cluster[table.num_rows - 1]
-            # Rows are sorted by cluster, so the last cluster's rows are the tail.
-            tail = table.num_rows
-            while tail > 0 and cluster[tail - 1] == last:
-                tail -= 1
-            pending = table.slice(tail)
-            if tail > 0:
-                yield lines(table.slice(0, tail))
-        if pending is not None and pending.num_rows:
-            yield lines(pending)
 
     return run
 
@@ -229,22 +179,6 @@ def sentence_frame(df: DataFrame) -> DataFrame:
     return df.select(*[picked[c] if c in picked else column(c) for c in COLUMNS])
 
 
-def read_sentences(spark: SparkSession, paths: Sequence[str]) -> DataFrame:
-    """Sentence records from JSON Lines or Parquet files (by extension; a directory is
-    Parquet), in the pipeline's columns (:func:`sentence_frame`)."""
-    parquet = [p for p in paths if p.endswith(".parquet") or os.path.isdir(p)]
-    jsonl = [p for p in paths if p not in parquet]
-    frames = []
-    if jsonl:
-        frames.append(sentence_frame(spark.read.schema(SENTENCE_SCHEMA).json(jsonl)))
-    if parquet:
-        frames.append(sentence_frame(spark.read.parquet(*parquet)))
-    df = frames[0]
-    for other in frames[1:]:
-        df = df.unionByName(other)
-    return df
-
-
 def _write_files(paths: Sequence[str], write) -> None:
     """Calls ``write`` with one open text file per path (UTF-8, ``\\n`` line ends). The paths
     are in an :class:`OutputSet`'s private directory: the files appear in the output
@@ -269,10 +203,6 @@ def output_set(out_dir: str, names: Sequence[str]):
         outputs.commit()
     finally:
         outputs.abort()
-
-
-def _tsv(s: str) -> str:
-    return s.replace("\t", " ").replace("\n", " ").replace("\r", " ")
 
 
 def run_dedup(
@@ -305,13 +235,399 @@ def run_dedup(
         return _dedup(spark, inputs, staging, params, log, input_stats)
 
 
+#: The rows of stages 1-4 (see :class:`_Files` and :func:`_bucket_pairs`): ``part`` routes a
+#: row to its shuffle partition; ``kind`` says what ``blob`` holds: packed little-endian
+#: ``(band key, id)`` records (0, ``n`` of them), a read task's counts (1: ``n`` sentences, the
+#: blob its distinct document positions as u32), a partition's distinct pairs (2, ``n`` pairs)
+#: or its bucket counts (3: records, buckets, capped, left out as u64).
+_BLOB_SCHEMA = "part long, kind int, n long, blob binary"
+_KEYS, _READ, _PAIRS, _BUCKETS = 0, 1, 2, 3
+
+#: The clustered sentences of stage 6: output range (as its partition tag), cluster, id and
+#: the sentence record as ``textreuse sentences`` wrote it.
+_MEMBER_SCHEMA = "part long, cluster long, id long, line string"
+
+#: The formatted clusters of stage 8, one row per output range: the files its task wrote (the
+#: range's ``clusters.jsonl`` and ``duplicates.jsonl`` lines), its counts and its clusters'
+#: articles (see :func:`_format_range`).
+_RANGE_SCHEMA = (
+    "range int, clusters_path string, duplicates_path string, summary string, articles string"
+)
+
+
+def _blob_batch(parts, kinds, ns, blobs) -> pa.RecordBatch:
+    return pa.RecordBatch.from_arrays(
+        [
+            pa.array(parts, pa.int64()), pa.array(kinds, pa.int32()),
+            pa.array(ns, pa.int64()), pa.array(blobs, pa.binary()),
+        ],
+        names=["part", "kind", "n", "blob"],
+    )
+
+
+def _keys_batch(tags: list[int], task: int, blobs, sentences: int, seqs: bytes) -> pa.RecordBatch:
+    """The rows of a read task: its key blobs, each tagged for its partition, and its counts."""
+    return _blob_batch(
+        [tags[p] for p, _, _ in blobs] + [tags[task % len(tags)]],
+        [_KEYS] * len(blobs) + [_READ],
+        [n for _, n, _ in blobs] + [sentences],
+        [b for _, _, b in blobs] + [seqs],
+    )
+
+
+def partition_tags(spark: SparkSession, partitions: int) -> list[int]:
+    """For each shuffle partition ``p``, a value ``v`` that ``repartition(partitions, col)``
+    sends to partition ``p`` (Spark hash-partitions by ``pmod(hash(col), partitions)``, which
+    SQL's ``hash`` computes too): records tagged ``v`` meet in partition ``p``, so the kernels,
+    not the hash, decide what each partition holds (a key range, an output range). A partition
+    without such a value below ``64 * partitions`` (vanishingly unlikely) gets ``p`` itself,
+    which only unbalances the partitions."""
+    found: dict[int, int] = {}
+    for row in spark.range(0, 64 * partitions).select(
+        "id", F.expr(f"pmod(hash(id), {partitions})").alias("p")
+    ).collect():
+        found.setdefault(row["p"], row["id"])
+    return [found.get(p, p) for p in range(partitions)]
+
+
+class _Files:
+    """Sentence-record files read by the tasks themselves (JSON Lines, plain or compressed):
+    byte ranges of about ``split_bytes`` of each uncompressed file, one task per compressed
+    file. Spark only schedules the tasks and moves what they return."""
+
+    def __init__(self, spark: SparkSession, paths: Sequence[str], split_bytes: int):
+        self.spark = spark
+        self.tasks = _native.sentence_tasks([str(p) for p in paths], split_bytes)
+
+    def _frame(self) -> DataFrame:
+        n = max(len(self.tasks), 1)
+        return self.spark.range(0, len(self.tasks), numPartitions=n)
+
+    def keys(self, params: DedupParams, tags: list[int]) -> DataFrame:
+        tasks, args, shingle = self.tasks, params.signer_args(), params.shingle
+        lo, hi = params.min_shingles, params.max_shingles if params.max_shingles > 0 else 1 << 62
+
+        def run(batches: Iterable[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+            signer = _signer(args)
+            for batch in batches:
+                for task in batch.column("id").to_pylist():
+                    path, start, end = tasks[task]
+                    yield _keys_batch(
+                        tags, task,
+                        *_native.sentence_keys(
+                            signer, shingle, lo, hi, len(tags), path=path, start=start, end=end
+                        ),
+                    )
+
+        return self._frame().mapInArrow(run, _BLOB_SCHEMA)
+
+    def members(self, assignment: "_Assignment") -> DataFrame:
+        tasks, a = self.tasks, assignment
+
+        def run(batches: Iterable[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+            for batch in batches:
+                for task in batch.column("id").to_pylist():
+                    path, start, end = tasks[task]
+                    yield a.member_batch(*_native.member_lines(
+                        a.ids, a.clusters, a.bounds, path=path, start=start, end=end
+                    ))
+
+        return self._frame().mapInArrow(run, _MEMBER_SCHEMA)
+
+
+class _Text:
+    """Sentence-record files on storage the Rust reader cannot open (``s3a://``, ``hdfs://``):
+    Spark reads them as lines (``spark.read.text``, which splits and decompresses), and the
+    kernels parse the lines as the file reader's tasks do."""
+
+    def __init__(self, spark: SparkSession, paths: Sequence[str]):
+        self.lines = spark.read.option("lineSep", "\n").text(list(paths))
+
+    def keys(self, params: DedupParams, tags: list[int]) -> DataFrame:
+        args, shingle = params.signer_args(), params.shingle
+        lo, hi = params.min_shingles, params.max_shingles if params.max_shingles > 0 else 1 << 62
+
+        def run(batches: Iterable[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+            signer = _signer(args)
+            for i, batch in enumerate(batches):
+                lines, large = kernels._string_parts(batch.column("value"), "value")
+                yield _keys_batch(
+                    tags, i,
+                    *_native.sentence_keys(
+                        signer, shingle, lo, hi, len(tags), lines=lines, large=large
+                    ),
+                )
+
+        return self.lines.mapInArrow(run, _BLOB_SCHEMA)
+
+    def members(self, assignment: "_Assignment") -> DataFrame:
+        a = assignment
+
+        def run(batches: Iterable[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+            for batch in batches:
+                lines, large = kernels._string_parts(batch.column("value"), "value")
+                yield a.member_batch(*_native.member_lines(
+                    a.ids, a.clusters, a.bounds, lines=lines, large=large
+                ))
+
+        return self.lines.mapInArrow(run, _MEMBER_SCHEMA)
+
+
+class _Frame:
+    """Sentence records in a DataFrame (Parquet files, or a DataFrame given): Spark's columnar
+    readers hand the columns to the kernels as Arrow batches."""
+
+    def __init__(self, df: DataFrame):
+        self.df = sentence_frame(df)
+
+    def keys(self, params: DedupParams, tags: list[int]) -> DataFrame:
+        args, shingle, bands = params.signer_args(), params.shingle, params.bands
+        lo, hi = params.min_shingles, params.max_shingles if params.max_shingles > 0 else 1 << 62
+        parts = len(tags)
+        tag_of = np.array(tags, dtype=np.int64)
+
+        def run(batches: Iterable[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+            signer = _signer(args)
+            for batch in batches:
+                ids = batch.column("id").to_numpy(zero_copy_only=False).astype(np.uint64)
+                shingles = batch.column("shingles").fill_null(-1).to_numpy()
+                keep = (shingles >= lo) & (shingles <= hi)
+                text = batch.column("text").filter(pa.array(keep))
+                rows, keys = kernels.band_key_records(signer, text, shingle)
+                kept_ids = ids[keep][rows.to_numpy()]
+                keys = keys.to_numpy()
+                part = ((keys >> np.uint64(32)) * np.uint64(parts)) >> np.uint64(32)
+                order = np.argsort(part, kind="stable")
+                part, records = part[order], np.empty((len(keys), 2), dtype="<u8")
+                records[:, 0], records[:, 1] = keys[order], kept_ids[order]
+                cuts = np.flatnonzero(np.diff(part)) + 1
+                starts = np.concatenate([[0], cuts]).astype(np.int64)
+                ends = np.concatenate([cuts, [len(part)]]).astype(np.int64)
+                used = [(int(part[s]), s, e) for s, e in zip(starts, ends) if e > s]
+                seqs = np.unique((ids >> np.uint64(32)).astype("<u4"))
+                yield _blob_batch(
+                    [int(tag_of[p]) for p, _, _ in used] + [tags[0]],
+                    [_KEYS] * len(used) + [_READ],
+                    [e - s for _, s, e in used] + [len(ids)],
+                    [records[s:e].tobytes() for _, s, e in used] + [seqs.tobytes()],
+                )
+
+        return self.df.select("id", "text", "shingles").mapInArrow(run, _BLOB_SCHEMA)
+
+    def members(self, assignment: "_Assignment") -> DataFrame:
+        spark = self.df.sparkSession
+        a = assignment
+        ids = np.frombuffer(a.ids, dtype="<u8").astype(np.int64)
+        clusters = np.frombuffer(a.clusters, dtype="<u8").astype(np.int64)
+        assigned = spark.createDataFrame(pa.table({"id": ids, "cluster": clusters}))
+        doc_is_string = F.col("doc_str").isNotNull()
+        record = F.to_json(F.struct(
+            "id",
+            F.coalesce("doc_str", F.col("doc_int").cast("string")).alias("doc"),
+            doc_is_string.alias("doc_is_string"),
+            "source", "record", "revision", "timestamp", "title",
+            F.col("id").bitwiseAND(0xFFFFFFFF).alias("idx"),
+            "start", "end", F.lit(0).alias("shingles"), "text",
+        ))
+        joined = self.df.join(F.broadcast(assigned), "id").select(
+            "cluster", "id", record.alias("line")
+        )
+
+        def run(batches: Iterable[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+            for batch in batches:
+                yield a.tagged(batch)
+
+        return joined.mapInArrow(run, _MEMBER_SCHEMA)
+
+
+@dataclasses.dataclass
+class _Assignment:
+    """Stage 5's result on the driver: every clustered id with its cluster (little-endian
+    u64, sorted by id), and the output ranges: ``bounds`` are the first cluster ids of the
+    ranges (about equal numbers of members each), ``tags`` their partition tags."""
+
+    ids: bytes
+    clusters: bytes
+    bounds: bytes
+    tags: list[int]
+
+    @staticmethod
+    def of(ids: bytes, clusters: bytes, tags: list[int]) -> "_Assignment":
+        c = np.sort(np.frombuffer(clusters, dtype="<u8"))
+        if len(c):
+            # Range r starts at the cluster holding its share of the members.
+            at = (np.arange(len(tags)) * len(c)) // len(tags)
+            bounds = np.unique(c[at])
+        else:
+            bounds = np.zeros(1, dtype="<u8")
+        bounds[0] = 0
+        return _Assignment(ids, clusters, bounds.astype("<u8").tobytes(), tags)
+
+    def _tags(self, ranges: np.ndarray) -> pa.Array:
+        return pa.array(np.asarray(self.tags, dtype=np.int64)[ranges])
+
+    def member_batch(self, ranges, clusters, ids, offsets, data) -> pa.RecordBatch:
+        n = len(ids) // 8
+        lines = pa.Array.from_buffers(
+            pa.large_string(), n, [None, pa.py_buffer(offsets), pa.py_buffer(data)]
+        )
+        return pa.RecordBatch.from_arrays(
+            [
+                self._tags(np.frombuffer(ranges, dtype="<u4")),
+                pa.array(np.frombuffer(clusters, dtype="<u8").view(np.int64)),
+                pa.array(np.frombuffer(ids, dtype="<u8").view(np.int64)),
+                lines.cast(pa.string()),
+            ],
+            names=["part", "cluster", "id", "line"],
+        )
+
+    def tagged(self, batch: pa.RecordBatch) -> pa.RecordBatch:
+        cluster = batch.column("cluster").to_numpy(zero_copy_only=False).astype(np.uint64)
+        bounds = np.frombuffer(self.bounds, dtype="<u8")
+        ranges = np.searchsorted(bounds, cluster, side="right") - 1
+        return pa.RecordBatch.from_arrays(
+            [self._tags(ranges), batch.column("cluster"), batch.column("id"), batch.column("line")],
+            names=["part", "cluster", "id", "line"],
+        )
+
+
+def _sources(spark: SparkSession, inputs, params: DedupParams) -> list:
+    """Where the records come from: Parquet files and directories (and a DataFrame) through
+    Spark's columnar reader, URIs (``scheme://``) as lines Spark reads, and every other path
+    read by the tasks themselves."""
+    if isinstance(inputs, DataFrame):
+        return [_Frame(inputs)]
+    paths = [str(p) for p in inputs]
+    parquet = [p for p in paths if p.endswith(".parquet") or os.path.isdir(p)]
+    remote = [p for p in paths if p not in parquet and "://" in p]
+    files = [p for p in paths if p not in parquet and p not in remote]
+    sources: list = []
+    if files:
+        sources.append(_Files(spark, files, params.split_bytes))
+    if remote:
+        sources.append(_Text(spark, remote))
+    if parquet:
+        sources.append(_Frame(spark.read.parquet(*parquet)))
+    return sources
+
+
+def _bucket_pairs(params: DedupParams):
+    """Stages 3-4 in a shuffle partition: its band-key records through the library's shuffle
+    (star pairs, or with the edit filter the pairs of each bucket's first ``max_bucket`` ids);
+    the read counts pass through."""
+    all_pairs, max_bucket, budget = params.max_edit is not None, params.max_bucket, params.task_work_mem
+
+    def run(batches: Iterable[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+        buckets = _native.BucketPairs(max_bucket, all_pairs, budget)
+        for batch in batches:
+            kinds = batch.column("kind").to_pylist()
+            blobs = batch.column("blob")
+            passed = [i for i, k in enumerate(kinds) if k != _KEYS]
+            for i, k in enumerate(kinds):
+                if k == _KEYS:
+                    buckets.push(blobs[i].as_buffer())
+            if passed:
+                yield batch.take(pa.array(passed, pa.int64()))
+        pairs, counts = buckets.finish()
+        step = 1 << 22  # 4 MiB rows
+        chunks = [pairs[i : i + step] for i in range(0, len(pairs), step)]
+        yield _blob_batch(
+            [0] * (len(chunks) + 1),
+            [_PAIRS] * len(chunks) + [_BUCKETS],
+            [len(c) // 16 for c in chunks] + [0],
+            chunks + [np.array(counts, dtype="<u8").tobytes()],
+        )
+
+    return run
+
+
+def _pairs_frame(spark: SparkSession, pairs: bytes) -> DataFrame:
+    p = np.frombuffer(pairs, dtype="<u8").reshape(-1, 2).astype(np.int64)
+    return spark.createDataFrame(pa.table({"a": p[:, 0], "b": p[:, 1]}))
+
+
+def _add_summary(total: dict, s: dict) -> None:
+    """Adds the counts ``s`` of some clusters to ``total``."""
+    for key in ("clusters", "clustered", "duplicates"):
+        total[key] = total.get(key, 0) + s[key]
+    for key in ("sizes", "types"):
+        into = total.setdefault(key, {})
+        for k, v in s[key].items():
+            into[k] = into.get(k, 0) + v
+
+
+def _format_range(params: DedupParams, tags: list[int], chunks_dir: str):
+    """Stage 8 in an output range (rows sorted by cluster and id): the library's clusters,
+    formatted in chunks and written to two files of this task attempt in ``chunks_dir`` (a
+    retried task writes new files; the driver joins only the files of the rows it received).
+    A cluster may straddle two Arrow batches: the rows of the last cluster of a batch wait for
+    the next."""
+    args, shingle, keep, verify = params.signer_args(), params.shingle, params.keep, params.verify
+    range_of = {t: r for r, t in enumerate(tags)}
+
+    def run(batches: Iterable[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+        import uuid
+
+        signer = _signer(args)
+        pending, part, files = None, None, None
+        summary: dict = {}
+        articles = []
+
+        def flush(table: pa.Table):
+            cluster = table.column("cluster").combine_chunks()
+            parts, large = kernels._string_parts(table.column("line").combine_chunks(), "line")
+            for text, duplicates, counts, arts in _native.cluster_chunk(
+                signer, shingle, keep, verify, None,
+                kernels._int64_parts(cluster, "cluster"), parts, large,
+            ):
+                files[0].write(text)
+                files[1].write(duplicates)
+                _add_summary(summary, json.loads(counts))
+                articles.append(arts)
+
+        with contextlib.ExitStack() as stack:
+            for batch in batches:
+                if batch.num_rows == 0:
+                    continue
+                if files is None:
+                    part = batch.column("part")[0].as_py()
+                    stem = os.path.join(chunks_dir, f"{range_of[part]:05d}-{uuid.uuid4().hex}")
+                    files = [
+                        stack.enter_context(open(f"{stem}.{name}", "wb"))
+                        for name in ("clusters", "duplicates")
+                    ]
+                table = pa.Table.from_batches([batch.select(["cluster", "line"])])
+                if pending is not None:
+                    table = pa.concat_tables([pending, table])
+                cluster = table.column("cluster")
+                last = cluster[table.num_rows - 1]
+                tail = table.num_rows
+                while tail > 0 and cluster[tail - 1] == last:
+                    tail -= 1
+                pending = table.slice(tail)
+                if tail > 0:
+                    flush(table.slice(0, tail))
+            if pending is not None and pending.num_rows:
+                flush(pending)
+        if files is not None:
+            yield pa.RecordBatch.from_arrays(
+                [
+                    pa.array([range_of[part]], pa.int32()),
+                    pa.array([files[0].name]), pa.array([files[1].name]),
+                    pa.array([json.dumps(summary)]), pa.array(["".join(articles)]),
+                ],
+                names=["range", "clusters_path", "duplicates_path", "summary", "articles"],
+            )
+
+    return run
+
+
 def _dedup(spark, inputs, out_dir, params, log, input_stats) -> dict:
     """:func:`run_dedup` writing into ``out_dir`` directly."""
     signer = _signer(params.signer_args())
-    if isinstance(inputs, DataFrame):
-        sentences = sentence_frame(inputs)
-    else:
-        sentences = read_sentences(spark, list(inputs))
+    partitions = int(spark.conf.get("spark.sql.shuffle.partitions"))
+    tags = partition_tags(spark, partitions)
+    sources = _sources(spark, inputs, params)
     seconds = dict(
         sentences_and_signatures=0.0, shuffle_and_clusters=0.0, edit_filter=0.0,
         text_classify_write=0.0,
@@ -323,107 +639,89 @@ def _dedup(spark, inputs, out_dir, params, log, input_stats) -> dict:
         threshold=None, verified=params.verify, keep=params.keep,
     )
 
-    # Stages 1-2.
+    # Stages 1-4, one Spark job: the tasks read, filter and sign their sentences and route each
+    # band-key record to the partition of its key; each partition makes its buckets' pairs.
     started = time.monotonic()
-    max_shingles = params.max_shingles if params.max_shingles > 0 else (1 << 62)
-    totals = sentences.agg(
-        F.count(F.lit(1)).alias("sentences"),
-        F.countDistinct(F.shiftright("id", 32)).alias("documents"),
-    ).first()
-    kept = (
-        sentences.where(F.col("shingles").between(params.min_shingles, max_shingles))
-        .select(*_MEMBER_COLUMNS)
-        .persist()
-    )
-    records = kept.select("id", "text").mapInArrow(
-        _band_keys(params.signer_args(), params.shingle), "key long, id long"
-    ).persist()
-    stats["documents"] = totals["documents"]
-    stats["sentences"] = totals["sentences"]
-    band_key_records = records.count()
+    keyed = sources[0].keys(params, tags)
+    for other in sources[1:]:
+        keyed = keyed.unionByName(other.keys(params, tags))
+    buckets = keyed.repartition(partitions, "part").mapInArrow(_bucket_pairs(params), _BLOB_SCHEMA)
+    rows = buckets.toArrow()
+    kinds = rows.column("kind").to_numpy()
+    ns = rows.column("n").to_numpy()
+    blobs = rows.column("blob").to_pylist()
+    pick = lambda kind: [b for b, k in zip(blobs, kinds) if k == kind]  # noqa: E731
+    sentences = int(ns[kinds == _READ].sum())
+    seqs = [np.frombuffer(b, dtype="<u4") for b in pick(_READ)]
+    documents = len(np.unique(np.concatenate(seqs))) if seqs else 0
+    counts = np.zeros(4, dtype=np.uint64)
+    for b in pick(_BUCKETS):
+        counts += np.frombuffer(b, dtype="<u8")
+    band_key_records, bucket_count, capped, left_out = (int(x) for x in counts)
+    stats["documents"] = documents
+    stats["sentences"] = sentences
     stats["sentences_kept"] = band_key_records // params.bands
     stats["input_problems"] = 0
     if input_stats:
         extracted = [json.loads(open(p, encoding="utf-8").read()) for p in input_stats]
         for key in ("documents", "sentences", "input_problems"):
             stats[key] = sum(e[key] for e in extracted)
-        if stats["sentences"] != totals["sentences"]:
+        if stats["sentences"] != sentences:
             raise ValueError(
                 f"the input stats count {stats['sentences']} sentences but the inputs hold "
-                f"{totals['sentences']}: were they extracted with a shingle filter? Use "
+                f"{sentences}: were they extracted with a shingle filter? Use "
                 "`textreuse sentences --min-shingles 0 --max-shingles 0`"
             )
     stats["band_key_records"] = band_key_records
     seconds["sentences_and_signatures"] = time.monotonic() - started
     log(
-        f"stages 1-2: {stats['documents']} documents, {stats['sentences']} sentences, "
+        f"stages 1-4: {stats['documents']} documents, {stats['sentences']} sentences, "
         f"{stats['sentences_kept']} kept, {band_key_records} band-key records "
         f"in {seconds['sentences_and_signatures']:.1f}s"
     )
 
-    # Stages 3-4: buckets of sorted distinct ids; star pairs (never capped), or all pairs of the
-    # first max_bucket ids with the edit filter (the ids left out counted); distinct.
+    # Stage 5 (and 7) on the driver: the distinct pairs, then union-find.
     started = time.monotonic()
-    all_pairs = params.max_edit is not None
-    cap = params.max_bucket if all_pairs else None
-    buckets = records.groupBy("key").agg(F.array_sort(F.collect_set("id")).alias("ids"))
-    buckets = buckets.select(
-        F.size("ids").alias("n"),
-        (F.slice("ids", 1, cap) if cap is not None else F.col("ids")).alias("ids"),
-    ).persist()
-    over = F.col("n") > cap if cap is not None else F.lit(False)
-    bucket_counts = buckets.agg(
-        F.count(F.lit(1)).alias("buckets"),
-        F.sum(F.when(over, 1).otherwise(0)).alias("capped"),
-        F.sum(F.when(over, F.col("n") - F.lit(cap or 0)).otherwise(0)).alias("left_out"),
-    ).first()
-    stats["buckets"] = bucket_counts["buckets"]
-    stats["buckets_capped"] = bucket_counts["capped"] or 0
-    stats["bucket_ids_left_out"] = bucket_counts["left_out"] or 0
-    if not all_pairs:
-        pairs = buckets.where(F.col("n") > 1).select(
-            F.col("ids")[0].alias("a"), F.explode(F.expr("slice(ids, 2, size(ids))")).alias("b")
-        )
-    else:
-        pairs = (
-            buckets.where(F.col("n") > 1)
-            .select("ids", F.posexplode("ids").alias("i", "a"))
-            .select("a", F.explode(F.slice("ids", F.col("i") + 2, params.max_bucket)).alias("b"))
-        )
-    pairs = pairs.distinct().persist()
-    stats["candidate_pairs"] = pairs.count()
+    pairs = _native.distinct_pairs(pick(_PAIRS))
+    del blobs, rows
+    stats["buckets"] = bucket_count
+    stats["buckets_capped"] = capped
+    stats["bucket_ids_left_out"] = left_out
+    stats["candidate_pairs"] = len(pairs) // 16
     stats["pairs_after_edit_filter"] = stats["candidate_pairs"]
     stats["bytes_spilled"] = 0
-    records.unpersist()
-    buckets.unpersist()
-
-    # Stage 7 (before clustering: only the pairs that pass are unioned).
     if params.max_edit is not None:
         seconds["shuffle_and_clusters"] = time.monotonic() - started
         started = time.monotonic()
-        texts = kept.select("id", "text")
-        joined = pairs.join(
+        nodes = np.unique(np.frombuffer(pairs, dtype="<u8")).astype("<u8").tobytes()
+        texts = _members(sources, _Assignment.of(nodes, nodes, tags)).select(
+            "id", F.get_json_object("line", "$.text").alias("text")
+        )
+        joined = _pairs_frame(spark, pairs).join(
             texts.select(F.col("id").alias("a"), F.col("text").alias("text_a")), "a"
         ).join(texts.select(F.col("id").alias("b"), F.col("text").alias("text_b")), "b")
-        filtered = joined.select("a", "b", "text_a", "text_b").mapInArrow(
+        kept = joined.select("a", "b", "text_a", "text_b").mapInArrow(
             _edit_keep(params.max_edit), "a long, b long"
-        ).persist()
-        stats["pairs_after_edit_filter"] = filtered.count()
-        pairs.unpersist()
-        pairs = filtered
+        ).toArrow()
+        p = np.empty((kept.num_rows, 2), dtype="<u8")
+        p[:, 0] = kept.column("a").to_numpy()
+        p[:, 1] = kept.column("b").to_numpy()
+        pairs = _native.distinct_pairs([p.tobytes()])
+        stats["pairs_after_edit_filter"] = len(pairs) // 16
         seconds["edit_filter"] = time.monotonic() - started
         log(
             f"stage 7: {stats['pairs_after_edit_filter']} of {stats['candidate_pairs']} pairs "
             f"within edit distance {params.max_edit} in {seconds['edit_filter']:.1f}s"
         )
         started = time.monotonic()
-
-    # Stage 5.
-    assignment = connected_components(
-        spark, pairs, params.driver_pairs_limit, stats["pairs_after_edit_filter"]
-    ).persist()
-    assignment.count()
-    pairs.unpersist()
+    if len(pairs) // 16 <= params.driver_pairs_limit:
+        ids, clusters = _native.pair_clusters(pairs)
+    else:
+        table = connected_components(spark, _pairs_frame(spark, pairs), 0).orderBy("id").toArrow()
+        ids = table.column("id").to_numpy().astype("<u8").tobytes()
+        clusters = table.column("cluster").to_numpy().astype("<u8").tobytes()
+    assignment = _Assignment.of(ids, clusters, tags)
+    del pairs
     seconds["shuffle_and_clusters"] += time.monotonic() - started
     log(
         f"stages 3-5: {stats['buckets']} buckets ({stats['buckets_capped']} capped, "
@@ -431,100 +729,34 @@ def _dedup(spark, inputs, out_dir, params, log, input_stats) -> dict:
         f"{stats['candidate_pairs']} candidate pairs in {seconds['shuffle_and_clusters']:.1f}s"
     )
 
-    # Stages 6 and 8, outputs.
+    # Stages 6 and 8: the tasks read the clustered sentences again, each goes to the partition
+    # of its output range, is formatted there, and the chunks are written in parallel; the
+    # driver then joins them into the files in order.
     started = time.monotonic()
-    members = assignment.join(kept, "id").persist()
-    clusters = (
-        members.repartition("cluster")
-        .sortWithinPartitions("cluster", "id")
-        .mapInArrow(
-            _cluster_lines(params.signer_args(), params.shingle, params.keep, params.verify),
-            "cluster long, type string, size long, line string, duplicates string",
+    if params.chunks_dir:
+        os.makedirs(params.chunks_dir, exist_ok=True)
+    chunks_dir = tempfile.mkdtemp(prefix=".textreuse-chunks-", dir=params.chunks_dir or out_dir)
+    try:
+        ranges = (
+            _members(sources, assignment)
+            .repartition(partitions, "part")
+            .sortWithinPartitions("cluster", "id")
+            .mapInArrow(_format_range(params, tags, chunks_dir), _RANGE_SCHEMA)
+            .toArrow()
+            .sort_by("range")
+            .to_pylist()
         )
-        .persist()
-    )
-    os.makedirs(out_dir, exist_ok=True)
-    duplicates = 0
-
-    def write_clusters(clusters_file, duplicates_file):
-        nonlocal duplicates
-        rows = clusters.orderBy("cluster").select("line", "duplicates").toLocalIterator()
-        for row in rows:
-            clusters_file.write(row["line"])
-            clusters_file.write("\n")
-            duplicates_file.write(row["duplicates"])
-            duplicates += row["duplicates"].count("\n")
-
-    _write_files(
-        [os.path.join(out_dir, "clusters.jsonl"), os.path.join(out_dir, "duplicates.jsonl")],
-        write_clusters,
-    )
-
-    summary = clusters.agg(
-        F.count(F.lit(1)).alias("clusters"), F.sum("size").alias("clustered")
-    ).first()
-    stats["clusters"] = summary["clusters"]
-    stats["clustered_sentences"] = summary["clustered"] or 0
-    stats["duplicates"] = duplicates
-    stats["distinct_articles"] = members.select("doc_int", "doc_str").distinct().count()
-    histogram = {r["size"]: r["count"] for r in clusters.groupBy("size").count().collect()}
-    stats["cluster_size_histogram"] = {str(k): histogram[k] for k in sorted(histogram)}
-    types = {t: 0 for t in CLUSTER_TYPES}
-    for r in clusters.groupBy("type").count().collect():
-        types[r["type"]] = r["count"]
+        summary = _merge_ranges(ranges, out_dir, params.max_article_pairs)
+    finally:
+        shutil.rmtree(chunks_dir, ignore_errors=True)
+    stats["clusters"] = summary.get("clusters", 0)
+    stats["clustered_sentences"] = summary.get("clustered", 0)
+    stats["duplicates"] = summary.get("duplicates", 0)
+    stats["distinct_articles"] = summary["distinct_articles"]
+    sizes = {int(k): v for k, v in summary.get("sizes", {}).items()}
+    stats["cluster_size_histogram"] = {str(k): sizes[k] for k in sorted(sizes)}
+    types = {t: summary.get("types", {}).get(t, 0) for t in CLUSTER_TYPES}
     stats["types"] = {t: types[t] for t in sorted(types)}
-
-    # article-pairs.tsv: article pairs ranked by shared clusters (clusters of at most 200
-    # articles count), titles as the first member of each article in output order shows them.
-    # Documents compare as the CLI's ids do: integers first (by value), then strings (by bytes).
-    keyed = members.withColumn(
-        "doc",
-        F.struct(
-            F.col("doc_str").isNotNull().alias("is_string"), F.col("doc_int"), F.col("doc_str")
-        ),
-    )
-    cluster_docs = keyed.select("cluster", "doc").distinct()
-    small = (
-        cluster_docs.groupBy("cluster").count().where(F.col("count") <= 200).select("cluster")
-    )
-    docs = cluster_docs.join(small, "cluster")
-    ranked = (
-        docs.alias("x")
-        .join(docs.alias("y"), "cluster")
-        .where(F.col("x.doc") < F.col("y.doc"))
-        .groupBy(F.col("x.doc").alias("a"), F.col("y.doc").alias("b"))
-        .count()
-        .orderBy(F.desc("count"), "a", "b")
-        .limit(params.max_article_pairs)
-        .collect()
-    )
-    titles = {
-        r["doc"]: r["title"]
-        for r in keyed.groupBy("doc")
-        .agg(
-            F.min_by(
-                "title", F.struct("cluster", F.col("id").bitwiseAND(0xFFFFFFFF), "id")
-            ).alias("title")
-        )
-        .collect()
-    }
-
-    def shown(doc) -> str:
-        return doc["doc_str"] if doc["is_string"] else str(doc["doc_int"])
-
-    def write_pairs(f):
-        f.write("shared_clusters\tdoc_a\ttitle_a\tdoc_b\ttitle_b\n")
-        for r in ranked:
-            a, b = r["a"], r["b"]
-            f.write(
-                f"{r['count']}\t{shown(a)}\t{_tsv(titles[a])}\t{shown(b)}\t{_tsv(titles[b])}\n"
-            )
-
-    _write_files([os.path.join(out_dir, "article-pairs.tsv")], write_pairs)
-    members.unpersist()
-    clusters.unpersist()
-    kept.unpersist()
-    assignment.unpersist()
     seconds["text_classify_write"] = time.monotonic() - started
     stats["seconds"] = seconds
 
@@ -534,3 +766,46 @@ def _dedup(spark, inputs, out_dir, params, log, input_stats) -> dict:
 
     _write_files([os.path.join(out_dir, "stats.json")], write_stats)
     return stats
+
+
+def _members(sources: list, assignment: _Assignment) -> DataFrame:
+    frame = sources[0].members(assignment)
+    for other in sources[1:]:
+        frame = frame.unionByName(other.members(assignment))
+    return frame
+
+
+def _append(dst, path: str) -> None:
+    """Appends the file at ``path`` to the open binary file ``dst`` (in the kernel where the
+    system can)."""
+    with open(path, "rb") as src:
+        size = os.fstat(src.fileno()).st_size
+        dst.flush()
+        at = 0
+        try:
+            while at < size:
+                sent = os.sendfile(dst.fileno(), src.fileno(), at, size - at)
+                if sent == 0:
+                    break
+                at += sent
+        except OSError:
+            src.seek(at)
+            shutil.copyfileobj(src, dst, 1 << 20)
+
+
+def _merge_ranges(ranges: list[dict], out_dir: str, max_article_pairs: int) -> dict:
+    """Joins the files of the output ranges, in range order, into ``clusters.jsonl`` and
+    ``duplicates.jsonl`` (the CLI's files byte for byte), writes ``article-pairs.tsv``, and
+    sums the counts."""
+    summary: dict = {}
+    for r in ranges:
+        _add_summary(summary, json.loads(r["summary"]))
+    for name, column in (("clusters.jsonl", "clusters_path"), ("duplicates.jsonl", "duplicates_path")):
+        with open(os.path.join(out_dir, name), "wb") as f:
+            for r in ranges:
+                _append(f, r[column])
+    tsv, summary["distinct_articles"] = _native.article_pairs_tsv(
+        [r["articles"] for r in ranges], max_article_pairs
+    )
+    _write_files([os.path.join(out_dir, "article-pairs.tsv")], lambda f: f.write(tsv))
+    return summary
