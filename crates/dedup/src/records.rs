@@ -34,7 +34,8 @@ use std::sync::Arc;
 use serde::{Deserialize, Serialize};
 
 use crate::Member;
-use crate::input::{Compression, DocId, Origin, open_file};
+use crate::features::KeptSentence;
+use crate::input::{Compression, DocId, Document, Origin, open_file};
 
 /// One sentence record (see the [module docs](self)). Strings borrow from the parsed line when
 /// it needs no unescaping.
@@ -112,6 +113,31 @@ impl<'a> SentenceRecord<'a> {
             end: self.end,
             similarity: None,
             jaccard: None,
+        }
+    }
+
+    /// The record of a kept sentence of `doc` ([`KeptSentences`](crate::features::KeptSentences)),
+    /// under the sentence id `id` (usually `sentence.id`).
+    pub fn of_sentence(
+        doc: &'a Document,
+        sentence: &KeptSentence<'a>,
+        id: u64,
+    ) -> SentenceRecord<'a> {
+        SentenceRecord {
+            id,
+            doc: Cow::Borrowed(&doc.id),
+            doc_is_string: matches!(doc.id, DocId::Str(_)),
+            source: doc.origin.source.as_deref().map(Cow::Borrowed),
+            record: doc.origin.record,
+            revision: doc.origin.revision,
+            timestamp: doc.origin.timestamp.as_deref().map(Cow::Borrowed),
+            title: Cow::Borrowed(&doc.title),
+            idx: sentence.idx,
+            start: sentence.chars.start,
+            end: sentence.chars.end,
+            shingles: sentence.shingles as u64,
+            text: Cow::Borrowed(sentence.text),
+            band_keys: None,
         }
     }
 

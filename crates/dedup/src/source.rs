@@ -204,6 +204,14 @@ impl Inputs {
 
     /// Opens the next input file (or stdin) and returns its plain-text document, or sets up
     /// `current` for a dump, JSON Lines or Parquet.
+    /// The number of input files read before these (default 0): a plain-text document's id
+    /// is its file's 1-based position among all input files, so a driver that reads a list of
+    /// files one at a time gives each reader the files before it.
+    pub fn files_before(mut self, files: u64) -> Inputs {
+        self.files = files;
+        self
+    }
+
     fn open(&mut self, path: PathBuf) -> Result<Option<Source>, InputError> {
         let stdin = path.as_os_str() == "-";
         let shown = if stdin {
@@ -323,8 +331,8 @@ impl Inputs {
 }
 
 /// The files under `dir` that `include` matches, recursively, in sorted path order; names
-/// starting with `.` skipped.
-pub(crate) fn walk(dir: &Path, include: &Include) -> Result<Vec<PathBuf>, InputError> {
+/// starting with `.` skipped: the files [`Inputs`] reads for a directory, in its order.
+pub fn walk(dir: &Path, include: &Include) -> Result<Vec<PathBuf>, InputError> {
     let mut files = Vec::new();
     let mut dirs = vec![dir.to_path_buf()];
     while let Some(d) = dirs.pop() {

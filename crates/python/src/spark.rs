@@ -22,9 +22,12 @@ use pyo3::prelude::*;
 use pyo3::types::PyBytes;
 
 use textreuse_dedup::article_pairs::{MAX_CLUSTER_ARTICLES, article_pair_rows};
+use textreuse_dedup::features::{KeptSentences, SentenceFilter};
+use textreuse_dedup::pipeline::DocumentPipeline;
 use textreuse_dedup::records::{SentenceRecord, file_ranges, read_lines};
 use textreuse_dedup::shuffle::{PairMode, Shuffle, ShuffleBuilder};
-use textreuse_dedup::{ArticlePairRow, Cluster, DocId, Member};
+use textreuse_dedup::source::{Include, Inputs, walk};
+use textreuse_dedup::{ArticlePairRow, Cluster, DocId, Error, Member, Progress};
 use textreuse_minhash::TextSigner;
 use textreuse_unionfind::Clustering;
 
@@ -138,7 +141,9 @@ impl<'a> Lines<'a> {
             }
             Lines::Column(col) => {
                 for i in 0..col.len() {
-                    match col.get(i)? {
+                    // Lines split at `\n` only: a `\r\n` line keeps its `\r`.
+                    let line = col.get(i)?.map(|l| l.strip_suffix('\r').unwrap_or(l));
+                    match line {
                         Some(line) if !line.is_empty() => {
                             f(line.as_bytes(), &|| format!("line {i} of the batch"))
                                 .map_err(io_err)?
@@ -268,6 +273,216 @@ pub(crate) fn sentence_keys<'py>(
         counts.sentences,
         PyBytes::new(py, &seqs),
     ))
+}
+
+/// Provisional sentence ids of documents read one file per task: file `f`'s `d`-th document's
+/// `i`-th sentence is `f << 44 | d << 20 | i`, in input order without knowing how many
+/// documents the files before hold; [`real_id`] maps them to `textreuse dedup`'s `seq << 32 |
+/// i` once the counts are known. Limits: 2^20 files, 2^24 documents per file, 2^20 sentences
+/// per document.
+const DOC_SHIFT: u32 = 20;
+const FILE_SHIFT: u32 = 44;
+
+/// `textreuse dedup`'s id of a provisional id, `bases[f]` being the documents of the files
+/// before file `f`.
+#[inline]
+fn real_id(id: u64, bases: &[u64]) -> Option<u64> {
+    let file = (id >> FILE_SHIFT) as usize;
+    let doc = (id >> DOC_SHIFT) & ((1 << (FILE_SHIFT - DOC_SHIFT)) - 1);
+    let idx = id & ((1 << DOC_SHIFT) - 1);
+    Some((bases.get(file)? + doc) << 32 | idx)
+}
+
+/// input_files(paths) -> list[str]
+///
+/// The files `textreuse dedup` reads for `paths`, in its order: files as given, directories
+/// walked (sorted, hidden names skipped).
+#[pyfunction]
+pub(crate) fn input_files(paths: Vec<String>) -> PyResult<Vec<String>> {
+    let mut files = Vec::new();
+    for path in paths {
+        if path == "-" {
+            return Err(PyValueError::new_err(
+                "standard input cannot be split over tasks; give files",
+            ));
+        }
+        let p = Path::new(&path);
+        if p.is_dir() {
+            let found =
+                walk(p, &Include::default()).map_err(|e| PyIOError::new_err(e.to_string()))?;
+            files.extend(found.into_iter().map(|f| f.to_string_lossy().into_owned()));
+        } else {
+            files.push(path);
+        }
+    }
+    Ok(files)
+}
+
+/// Collects the input problems a task skipped, for the driver to report.
+#[derive(Default)]
+struct Problems(std::sync::Mutex<Vec<String>>);
+
+impl Progress for Problems {
+    fn log(&self, line: &str) {
+        self.0.lock().expect("not poisoned").push(line.to_string());
+    }
+}
+
+/// document_keys(signer, shingle, min_shingles, max_shingles, parts, path, files_before,
+///     records) -> (blobs: list[(part, records, bytes)], documents, sentences, problems,
+///     messages: list[str])
+///
+/// Stages 1-2 for one input file of documents (a dump, JSON Lines, plain text; compressed or
+/// not), read as `textreuse dedup` reads it (`Inputs`, the same cleaning, sentence splitting
+/// and filter, in parallel on the rayon pool): the kept sentences' `(band key, id)` records by
+/// partition as in `sentence_keys`, under provisional ids (file `files_before`), and the kept
+/// sentences written as sentence records to the file `records` for stage 6. Input problems are
+/// skipped, counted and described in `messages`.
+#[pyfunction]
+#[allow(clippy::too_many_arguments, clippy::type_complexity)]
+pub(crate) fn document_keys<'py>(
+    py: Python<'py>,
+    signer: &Bound<'py, PySigner>,
+    shingle: i64,
+    min_shingles: usize,
+    max_shingles: usize,
+    parts: usize,
+    path: String,
+    files_before: u64,
+    records: String,
+) -> PyResult<(
+    Vec<(usize, u64, Bound<'py, PyBytes>)>,
+    u64,
+    u64,
+    u64,
+    Vec<String>,
+)> {
+    let shingle = shingle_len(shingle)?;
+    if parts == 0 {
+        return Err(PyValueError::new_err("parts must be at least 1"));
+    }
+    if files_before >= 1 << (64 - FILE_SHIFT) {
+        return Err(PyValueError::new_err(format!(
+            "at most {} input files",
+            1u64 << (64 - FILE_SHIFT)
+        )));
+    }
+    let signer = &signer.get().inner;
+    let filter = SentenceFilter {
+        shingle,
+        min_shingles,
+        max_shingles,
+    };
+    let (blobs, counts, sentences, problems) = py.detach(|| -> PyResult<_> {
+        let mut out = io::BufWriter::with_capacity(
+            1 << 20,
+            std::fs::File::create(&records)
+                .map_err(|e| PyIOError::new_err(format!("{records}: {e}")))?,
+        );
+        let mut buffers: Vec<Vec<u8>> = vec![Vec::new(); parts];
+        let mut blobs: Vec<(usize, u64, Vec<u8>)> = Vec::new();
+        let mut sentences = 0u64;
+        let problems = Problems::default();
+        let file = files_before << FILE_SHIFT;
+        let counts = DocumentPipeline::new()
+            .run(
+                Inputs::new([&path]).files_before(files_before),
+                &problems,
+                || {
+                    (
+                        TextSigner::new(signer).shingle_chars(shingle),
+                        vec![0u64; signer.bands()],
+                    )
+                },
+                |(ts, keys), seq, doc| -> Result<_, String> {
+                    if seq >= 1 << (FILE_SHIFT - DOC_SHIFT) {
+                        return Err(format!(
+                            "{path}: more than {} documents; split the file",
+                            1u64 << (FILE_SHIFT - DOC_SHIFT)
+                        ));
+                    }
+                    let mut lines = Vec::new();
+                    let mut records = Vec::new();
+                    let mut kept = KeptSentences::new(&doc.text, seq, &filter);
+                    for s in kept.by_ref() {
+                        if s.idx >= 1 << DOC_SHIFT {
+                            return Err(format!(
+                                "{path}: a document of more than {} sentences",
+                                1u64 << DOC_SHIFT
+                            ));
+                        }
+                        let id = file | seq << DOC_SHIFT | s.idx as u64;
+                        let record = SentenceRecord::of_sentence(&doc, &s, id);
+                        if let Some(mins) = ts.minhashes(s.text) {
+                            signer.band_keys_into(mins, keys);
+                            records.extend(keys.iter().map(|&k| (k, id)));
+                            serde_json::to_writer(&mut lines, &record).expect("records serialize");
+                            lines.push(b'\n');
+                        }
+                    }
+                    Ok((kept.sentences_seen(), lines, records))
+                },
+                |_, result| {
+                    let (seen, lines, records) = result.map_err(|e| Error::Sink(e.into()))?;
+                    sentences += seen;
+                    io::Write::write_all(&mut out, &lines).map_err(|e| Error::Sink(e.into()))?;
+                    for (key, id) in records {
+                        let p = part_of(key, parts);
+                        let buf = &mut buffers[p];
+                        push_record(buf, key, id);
+                        if buf.len() >= BLOB_RECORDS * 16 {
+                            blobs.push((p, (buf.len() / 16) as u64, std::mem::take(buf)));
+                        }
+                    }
+                    Ok(())
+                },
+            )
+            .map_err(|e| PyValueError::new_err(e.to_string()))?;
+        io::Write::flush(&mut out).map_err(io_err)?;
+        for (p, buf) in buffers.into_iter().enumerate() {
+            if !buf.is_empty() {
+                blobs.push((p, (buf.len() / 16) as u64, buf));
+            }
+        }
+        Ok((
+            blobs,
+            counts,
+            sentences,
+            problems.0.into_inner().expect("not poisoned"),
+        ))
+    })?;
+    Ok((
+        blobs
+            .into_iter()
+            .map(|(p, n, b)| (p, n, PyBytes::new(py, &b)))
+            .collect(),
+        counts.documents,
+        sentences,
+        counts.input_problems,
+        problems,
+    ))
+}
+
+/// real_ids(blob, bases) -> bytes
+///
+/// A blob of provisional `(a, b)` id pairs (`document_keys`) with `textreuse dedup`'s ids
+/// instead: `bases` (little-endian u64) are the documents of the files before each file.
+#[pyfunction]
+pub(crate) fn real_ids<'py>(
+    py: Python<'py>,
+    blob: &Bound<'py, PyAny>,
+    bases: &[u8],
+) -> PyResult<Bound<'py, PyBytes>> {
+    let bases = u64s(bases)?;
+    let held = HeldBuffer::get(Some(blob), "blob")?;
+    let mut out = Vec::with_capacity(held.bytes().len());
+    for (a, b) in records(held.bytes())? {
+        let (Some(a), Some(b)) = (real_id(a, &bases), real_id(b, &bases)) else {
+            return Err(PyValueError::new_err("an id of a file without a base"));
+        };
+        push_record(&mut out, a, b);
+    }
+    Ok(PyBytes::new(py, &out))
 }
 
 /// BucketPairs(max_bucket, all_pairs, mem_budget, tmp_dir=None)
@@ -420,7 +635,9 @@ pub(crate) fn pair_clusters<'py>(
 /// last range starting at or below it). `range` is little-endian u32, `cluster` and `id` u64,
 /// `offsets` the i64 offsets of a large_string array of the lines in `data`.
 #[pyfunction]
-#[pyo3(signature = (ids, clusters, bounds, path=None, start=0, end=u64::MAX, lines=None, large=false))]
+#[pyo3(signature = (
+    ids, clusters, bounds, path=None, start=0, end=u64::MAX, lines=None, large=false, bases=None
+))]
 #[allow(clippy::too_many_arguments, clippy::type_complexity)]
 pub(crate) fn member_lines<'py>(
     py: Python<'py>,
@@ -432,6 +649,7 @@ pub(crate) fn member_lines<'py>(
     end: u64,
     lines: Option<&Bound<'py, PyAny>>,
     large: bool,
+    bases: Option<&[u8]>,
 ) -> PyResult<(
     Bound<'py, PyBytes>,
     Bound<'py, PyBytes>,
@@ -445,23 +663,37 @@ pub(crate) fn member_lines<'py>(
     }
     let held = lines.map(|l| HeldArray::extract(l, "lines")).transpose()?;
     let input = Lines::of(path, start, end, held.as_ref(), large)?;
+    let bases = bases.map(u64s).transpose()?;
     let out = py.detach(|| -> PyResult<_> {
         let (mut range, mut cluster, mut id) = (Vec::new(), Vec::new(), Vec::new());
         let (mut offsets, mut data) = (vec![0u8; 8], Vec::new());
         input.each(|line, place| {
-            let wanted = sentence_id(line).ok_or_else(|| {
-                io::Error::new(
-                    io::ErrorKind::InvalidData,
-                    format!("{} has no sentence id", place()),
-                )
-            })?;
+            let bad = |what: &str| {
+                io::Error::new(io::ErrorKind::InvalidData, format!("{} {what}", place()))
+            };
+            let written = sentence_id(line).ok_or_else(|| bad("has no sentence id"))?;
+            let wanted = match &bases {
+                None => written,
+                Some(bases) => real_id(written, bases).ok_or_else(|| bad("has a stray id"))?,
+            };
             if let Ok(i) = ids.binary_search(&wanted) {
                 let c = clusters[i];
                 let r = bounds.partition_point(|&b| b <= c).saturating_sub(1) as u32;
                 range.extend_from_slice(&r.to_le_bytes());
                 cluster.extend_from_slice(&c.to_le_bytes());
                 id.extend_from_slice(&wanted.to_le_bytes());
-                data.extend_from_slice(line);
+                if wanted == written {
+                    data.extend_from_slice(line);
+                } else {
+                    // The record with its real id (the id is its first field, as written).
+                    let rest = line
+                        .strip_prefix(ID_PREFIX)
+                        .map(|r| &r[r.iter().take_while(|b| b.is_ascii_digit()).count()..])
+                        .ok_or_else(|| bad("does not start with its id"))?;
+                    data.extend_from_slice(ID_PREFIX);
+                    data.extend_from_slice(wanted.to_string().as_bytes());
+                    data.extend_from_slice(rest);
+                }
                 offsets.extend_from_slice(&(data.len() as i64).to_le_bytes());
             }
             Ok(())
@@ -478,10 +710,13 @@ pub(crate) fn member_lines<'py>(
     ))
 }
 
+/// How a sentence record starts.
+const ID_PREFIX: &[u8] = b"{\"id\":";
+
 /// The `id` of a sentence record, read without parsing the rest (`textreuse sentences` writes
 /// it first); a full parse when the line starts otherwise.
 fn sentence_id(line: &[u8]) -> Option<u64> {
-    if let Some(rest) = line.strip_prefix(b"{\"id\":") {
+    if let Some(rest) = line.strip_prefix(ID_PREFIX) {
         let digits = rest.iter().take_while(|b| b.is_ascii_digit()).count();
         if digits > 0 && rest.get(digits).is_some_and(|&b| b == b',' || b == b'}') {
             return std::str::from_utf8(&rest[..digits]).ok()?.parse().ok();

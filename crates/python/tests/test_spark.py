@@ -188,6 +188,44 @@ def test_split_compressed_and_uri_records_give_the_same_outputs(spark, samples, 
     assert_same_outputs(d / "cli", tmp_path / "out")
 
 
+@pytest.mark.parametrize("edit", [None, 0.25], ids=["default", "edit-filter"])
+def test_dumps_read_in_the_tasks_give_the_cli_outputs(spark, samples, tmp_path, edit):
+    """Documents mode: the tasks read the bundled dumps themselves (one per file; the damaged
+    spots skipped and counted), and ids, clusters and counts are those of `textreuse dedup`."""
+    from spark_support import REPO
+
+    from textreuse.spark import DedupParams, run_dedup
+
+    d, _, _ = samples
+    dumps = [str((REPO / "data" / f).resolve()) for f in ("enwiki-part-201.xml.bz2", "enwiki-sample-206.xml.bz2")]
+    params = DedupParams(documents=True, max_edit=edit)
+    stats = run_dedup(spark, dumps, str(tmp_path), params)
+    assert_same_outputs(d / ("cli" if edit is None else "cli-edit"), tmp_path)
+    assert stats["input_problems"] == 6
+
+
+def test_document_files_give_the_cli_outputs(spark, tmp_path):
+    """Documents mode over several files (JSON Lines with string ids and a blank line, a plain
+    text file, a gzip file): the second file's ids continue after the first's documents."""
+    import gzip
+
+    from textreuse.spark import DedupParams, run_dedup
+
+    corpus = tmp_path / "corpus.jsonl"
+    string_id_corpus(corpus)
+    lines = corpus.read_text(encoding="utf-8").splitlines(keepends=True)
+    first, second = tmp_path / "first.jsonl", tmp_path / "second.jsonl.gz"
+    first.write_text("".join(lines[:4]), encoding="utf-8")
+    second.write_bytes(gzip.compress("".join(lines[4:]).encode()))
+    plain = tmp_path / "mill.txt"
+    plain.write_text(json.loads(lines[0])["text"], encoding="utf-8")
+    inputs = [str(first), str(plain), str(second)]
+    run_cli("dedup", "-q", "--out", str(tmp_path / "cli"), *inputs)
+    stats = run_dedup(spark, inputs, str(tmp_path / "spark"), DedupParams(documents=True))
+    assert_same_outputs(tmp_path / "cli", tmp_path / "spark")
+    assert stats["documents"] == 8 and stats["clusters"] > 0
+
+
 def test_a_line_that_is_not_a_record_is_an_error(spark, samples, tmp_path):
     from textreuse.spark import DedupParams, run_dedup
 

@@ -29,15 +29,14 @@
 //! normalized sentence is shorter than one shingle, which dedup skips). Hex strings, because
 //! JSON readers that parse numbers as doubles lose the low bits of 64-bit keys. The Python
 //! package's tests compare its Arrow kernels with this output.
-use std::borrow::Cow;
 use std::io::Write;
 use std::path::PathBuf;
 
 use anyhow::Context;
+use textreuse_dedup::Progress;
 use textreuse_dedup::features::KeptSentences;
 use textreuse_dedup::pipeline::DocumentPipeline;
 use textreuse_dedup::records::SentenceRecord;
-use textreuse_dedup::{DocId, Progress};
 use textreuse_minhash::TextSigner;
 
 use crate::util::{self, FilterArgs, Global, InputArgs, SignerArgs};
@@ -115,20 +114,8 @@ pub fn run(args: &Args, global: &Global) -> anyhow::Result<()> {
                     })
                 });
                 let rec = SentenceRecord {
-                    id: s.id,
-                    doc: Cow::Borrowed(&doc.id),
-                    doc_is_string: matches!(doc.id, DocId::Str(_)),
-                    source: doc.origin.source.as_deref().map(Cow::Borrowed),
-                    record: doc.origin.record,
-                    revision: doc.origin.revision,
-                    timestamp: doc.origin.timestamp.as_deref().map(Cow::Borrowed),
-                    title: Cow::Borrowed(&doc.title),
-                    idx: s.idx,
-                    start: s.chars.start,
-                    end: s.chars.end,
-                    shingles: s.shingles as u64,
-                    text: Cow::Borrowed(s.text),
                     band_keys,
+                    ..SentenceRecord::of_sentence(&doc, &s, s.id)
                 };
                 serde_json::to_writer(&mut lines, &rec)?;
                 lines.push(b'\n');

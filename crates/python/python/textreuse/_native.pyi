@@ -407,8 +407,15 @@ _Side = tuple[_Parts, _Str, _Str, _Str, _Str, _Parts]
 def sentence_tasks(paths: list[str], split: int) -> list[tuple[str, int, int]]: ...
 def sentence_keys(
     signer: Signer, shingle: int, min_shingles: int, max_shingles: int, parts: int,
-    path: str, start: int, end: int,
+    path: str | None = None, start: int = 0, end: int = 2**64 - 1,
+    lines: _Parts | None = None, large: bool = False,
 ) -> tuple[list[tuple[int, int, bytes]], int, bytes]: ...
+def input_files(paths: list[str]) -> list[str]: ...
+def document_keys(
+    signer: Signer, shingle: int, min_shingles: int, max_shingles: int, parts: int,
+    path: str, files_before: int, records: str,
+) -> tuple[list[tuple[int, int, bytes]], int, int, int, list[str]]: ...
+def real_ids(blob: bytes | Any, bases: bytes) -> bytes: ...
 
 class BucketPairs:
     def __init__(
@@ -420,7 +427,9 @@ class BucketPairs:
 def distinct_pairs(blobs: list[bytes]) -> bytes: ...
 def pair_clusters(pairs: bytes) -> tuple[bytes, bytes]: ...
 def member_lines(
-    path: str, start: int, end: int, ids: bytes, clusters: bytes, bounds: bytes
+    ids: bytes, clusters: bytes, bounds: bytes, path: str | None = None, start: int = 0,
+    end: int = 2**64 - 1, lines: _Parts | None = None, large: bool = False,
+    bases: bytes | None = None,
 ) -> tuple[bytes, bytes, bytes, bytes, bytes]: ...
 def cluster_chunk(
     signer: Signer, shingle: int, keep: Literal["first", "earliest", "longest"], verify: bool,

@@ -6,7 +6,9 @@ re-execution; the Rust kernels do all per-record work inside ``mapInArrow``, and
 schedules tasks and moves compact binary records between them. Only the DataFrame API is used
 (no RDDs), so the job also runs over Spark Connect.
 
-Input: sentence records as ``textreuse sentences --min-shingles 0 --max-shingles 0`` writes them
+Input: documents with ``DedupParams(documents=True)`` (Wikipedia dumps, JSON Lines documents,
+plain text; compressed or not), one read task per file, read, cleaned and split as ``textreuse
+dedup`` does; or sentence records as ``textreuse sentences --min-shingles 0 --max-shingles 0`` writes them
 (JSON Lines files, plain or compressed, which the tasks read themselves; or Parquet with the same
 columns, or a DataFrame; see :data:`~textreuse.spark.dedup.SENTENCE_SCHEMA` and
 :func:`~textreuse.spark.dedup.sentence_frame`). ``id`` is ``seq << 32 | idx``, the id
@@ -16,7 +18,8 @@ offsets ``start``/``end`` are what a member of ``clusters.jsonl`` shows.
 
 Stages (see :func:`run_dedup` and ``docs/spark.md``):
 
-1-2. each task reads a byte range of a record file (a whole compressed file), filters by
+1-2. each task reads an input file of documents (splitting it into sentences and writing their
+   records for stage 6), or a byte range of a record file (a whole compressed file), filters by
    shingle count, signs, and returns its ``(band key, id)`` records packed in one blob per
    shuffle partition (the partition of a key's range);
 3-4. ``repartition`` moves the blobs; each partition runs the library's shuffle (sort,

@@ -86,6 +86,12 @@ def _parser() -> argparse.ArgumentParser:
         help="union-find on the driver up to this many pairs, else large-star/small-star",
     )
     d.add_argument(
+        "--documents", action="store_true",
+        help="the inputs are documents (Wikipedia dumps, JSON Lines documents, plain text; "
+        "compressed or not; directories walked), read as textreuse dedup reads them, one task "
+        "per file, instead of the sentence records of textreuse sentences",
+    )
+    d.add_argument(
         "--split-bytes", type=int, default=defaults.split_bytes, metavar="N",
         help="bytes of an uncompressed record file per read task (compressed files: one task each)",
     )
@@ -187,7 +193,7 @@ def main(argv: list[str] | None = None) -> int:
             seed=args.seed, scheme=args.scheme, max_bucket=args.max_bucket,
             max_edit=args.max_edit, max_article_pairs=args.max_article_pairs,
             keep=args.keep, verify=args.verify, driver_pairs_limit=args.driver_pairs_limit,
-            split_bytes=args.split_bytes, chunks_dir=args.chunks_dir,
+            split_bytes=args.split_bytes, chunks_dir=args.chunks_dir, documents=args.documents,
         )
         from textreuse import Signer
 

@@ -96,6 +96,10 @@ class DedupParams:
     #: directory the executors and the driver share (default: inside ``out_dir``'s staging
     #: directory, which in local mode they do).
     chunks_dir: str | None = None
+    #: The inputs are documents (Wikipedia dumps, JSON Lines documents, plain text; compressed
+    #: or not; directories walked), read one task per file as ``textreuse dedup`` reads them,
+    #: instead of the sentence records of ``textreuse sentences``.
+    documents: bool = False
 
     def signer_args(self) -> dict:
         return dict(
@@ -239,9 +243,10 @@ def run_dedup(
 #: row to its shuffle partition; ``kind`` says what ``blob`` holds: packed little-endian
 #: ``(band key, id)`` records (0, ``n`` of them), a read task's counts (1: ``n`` sentences, the
 #: blob its distinct document positions as u32), a partition's distinct pairs (2, ``n`` pairs)
-#: or its bucket counts (3: records, buckets, capped, left out as u64).
+#: or its bucket counts (3: records, buckets, capped, left out as u64), or a document file's
+#: counts (4: ``n`` the file's index, the blob JSON, see :class:`_Documents`).
 _BLOB_SCHEMA = "part long, kind int, n long, blob binary"
-_KEYS, _READ, _PAIRS, _BUCKETS = 0, 1, 2, 3
+_KEYS, _READ, _PAIRS, _BUCKETS, _DOCS = 0, 1, 2, 3, 4
 
 #: The clustered sentences of stage 6: output range (as its partition tag), cluster, id and
 #: the sentence record as ``textreuse sentences`` wrote it.
@@ -333,6 +338,78 @@ class _Files:
                     ))
 
         return self._frame().mapInArrow(run, _MEMBER_SCHEMA)
+
+
+class _Documents:
+    """Documents (Wikipedia dumps, JSON Lines documents, plain text; compressed or not), one
+    read task per input file, each reading, cleaning and splitting its file as ``textreuse
+    dedup`` does (in parallel inside the task) under provisional sentence ids, and writing its
+    kept sentences as sentence records to ``work`` for stage 6; once every file's document count
+    is known, the ids become ``textreuse dedup``'s (``seq << 32 | idx``, ``seq`` counting the
+    documents of all files in order)."""
+
+    def __init__(self, spark: SparkSession, paths: Sequence[str], work: str, split_bytes: int):
+        self.spark, self.work, self.split_bytes = spark, work, split_bytes
+        self.files = _native.input_files([str(p) for p in paths])
+        self.records: list[str] = []
+        self.bases = b""
+
+    def keys(self, params: DedupParams, tags: list[int]) -> DataFrame:
+        files, work, args, shingle = self.files, self.work, params.signer_args(), params.shingle
+        lo, hi = params.min_shingles, params.max_shingles if params.max_shingles > 0 else (1 << 64) - 1
+
+        def run(batches: Iterable[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+            import uuid
+
+            signer = _signer(args)
+            for batch in batches:
+                for f in batch.column("id").to_pylist():
+                    records = os.path.join(work, f"{f:06d}-{uuid.uuid4().hex}.jsonl")
+                    blobs, documents, sentences, problems, messages = _native.document_keys(
+                        signer, shingle, lo, hi, len(tags), files[f], f, records
+                    )
+                    counts = dict(
+                        documents=documents, sentences=sentences, problems=problems,
+                        messages=messages, records=records,
+                    )
+                    yield _blob_batch(
+                        [tags[p] for p, _, _ in blobs] + [tags[f % len(tags)]],
+                        [_KEYS] * len(blobs) + [_DOCS],
+                        [n for _, n, _ in blobs] + [f],
+                        [b for _, _, b in blobs] + [json.dumps(counts).encode()],
+                    )
+
+        n = max(len(files), 1)
+        return self.spark.range(0, len(files), numPartitions=n).mapInArrow(run, _BLOB_SCHEMA)
+
+    def read(self, files: dict[int, dict]) -> dict:
+        """Takes the files' counts (by file index): the records to read again, the id bases;
+        returns the totals."""
+        counts = [files[f] for f in range(len(self.files))]
+        self.records = [c["records"] for c in counts]
+        bases = np.concatenate([[0], np.cumsum([c["documents"] for c in counts])[:-1]])
+        self.bases = bases.astype("<u8").tobytes()
+        return dict(
+            documents=sum(c["documents"] for c in counts),
+            sentences=sum(c["sentences"] for c in counts),
+            input_problems=sum(c["problems"] for c in counts),
+            messages=[m for c in counts for m in c["messages"]],
+        )
+
+    def members(self, assignment: "_Assignment") -> DataFrame:
+        tasks = _native.sentence_tasks(self.records, self.split_bytes)
+        a, bases = assignment, self.bases
+
+        def run(batches: Iterable[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+            for batch in batches:
+                for task in batch.column("id").to_pylist():
+                    path, start, end = tasks[task]
+                    yield a.member_batch(*_native.member_lines(
+                        a.ids, a.clusters, a.bounds, path=path, start=start, end=end, bases=bases
+                    ))
+
+        n = max(len(tasks), 1)
+        return self.spark.range(0, len(tasks), numPartitions=n).mapInArrow(run, _MEMBER_SCHEMA)
 
 
 class _Text:
@@ -491,10 +568,15 @@ class _Assignment:
         )
 
 
-def _sources(spark: SparkSession, inputs, params: DedupParams) -> list:
-    """Where the records come from: Parquet files and directories (and a DataFrame) through
-    Spark's columnar reader, URIs (``scheme://``) as lines Spark reads, and every other path
-    read by the tasks themselves."""
+def _sources(spark: SparkSession, inputs, params: DedupParams, work: str) -> list:
+    """Where the records come from: documents (``params.documents``) read by one task per
+    file; Parquet files and directories (and a DataFrame) through Spark's columnar reader,
+    URIs (``scheme://``) as lines Spark reads, and every other path read by the tasks
+    themselves."""
+    if params.documents:
+        if isinstance(inputs, DataFrame):
+            raise ValueError("documents are read from files; a DataFrame holds sentence records")
+        return [_Documents(spark, inputs, work, params.split_bytes)]
     if isinstance(inputs, DataFrame):
         return [_Frame(inputs)]
     paths = [str(p) for p in inputs]
@@ -623,11 +705,22 @@ def _format_range(params: DedupParams, tags: list[int], chunks_dir: str):
 
 
 def _dedup(spark, inputs, out_dir, params, log, input_stats) -> dict:
-    """:func:`run_dedup` writing into ``out_dir`` directly."""
+    """:func:`run_dedup` writing into ``out_dir`` directly, with a work directory (the
+    documents' sentence records, the output ranges' files) removed at the end."""
+    if params.chunks_dir:
+        os.makedirs(params.chunks_dir, exist_ok=True)
+    work = tempfile.mkdtemp(prefix=".textreuse-work-", dir=params.chunks_dir or out_dir)
+    try:
+        return _stages(spark, inputs, out_dir, params, log, input_stats, work)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def _stages(spark, inputs, out_dir, params, log, input_stats, work) -> dict:
     signer = _signer(params.signer_args())
     partitions = int(spark.conf.get("spark.sql.shuffle.partitions"))
     tags = partition_tags(spark, partitions)
-    sources = _sources(spark, inputs, params)
+    sources = _sources(spark, inputs, params, work)
     seconds = dict(
         sentences_and_signatures=0.0, shuffle_and_clusters=0.0, edit_filter=0.0,
         text_classify_write=0.0,
@@ -662,7 +755,15 @@ def _dedup(spark, inputs, out_dir, params, log, input_stats) -> dict:
     stats["sentences"] = sentences
     stats["sentences_kept"] = band_key_records // params.bands
     stats["input_problems"] = 0
-    if input_stats:
+    if params.documents:
+        docs = sources[0].read(
+            {int(n): json.loads(b) for b, n, k in zip(blobs, ns, kinds) if k == _DOCS}
+        )
+        for key in ("documents", "sentences", "input_problems"):
+            stats[key] = docs[key]
+        for message in docs["messages"]:
+            log(message)
+    elif input_stats:
         extracted = [json.loads(open(p, encoding="utf-8").read()) for p in input_stats]
         for key in ("documents", "sentences", "input_problems"):
             stats[key] = sum(e[key] for e in extracted)
@@ -682,7 +783,11 @@ def _dedup(spark, inputs, out_dir, params, log, input_stats) -> dict:
 
     # Stage 5 (and 7) on the driver: the distinct pairs, then union-find.
     started = time.monotonic()
-    pairs = _native.distinct_pairs(pick(_PAIRS))
+    pair_blobs = pick(_PAIRS)
+    if params.documents:
+        pair_blobs = [_native.real_ids(b, sources[0].bases) for b in pair_blobs]
+    pairs = _native.distinct_pairs(pair_blobs)
+    del pair_blobs
     del blobs, rows
     stats["buckets"] = bucket_count
     stats["buckets_capped"] = capped
@@ -733,9 +838,7 @@ def _dedup(spark, inputs, out_dir, params, log, input_stats) -> dict:
     # of its output range, is formatted there, and the chunks are written in parallel; the
     # driver then joins them into the files in order.
     started = time.monotonic()
-    if params.chunks_dir:
-        os.makedirs(params.chunks_dir, exist_ok=True)
-    chunks_dir = tempfile.mkdtemp(prefix=".textreuse-chunks-", dir=params.chunks_dir or out_dir)
+    chunks_dir = tempfile.mkdtemp(prefix="ranges-", dir=work)
     try:
         ranges = (
             _members(sources, assignment)
