@@ -3,7 +3,7 @@ use std::cell::RefCell;
 use std::io::{self, IsTerminal, Write};
 use std::process::ExitCode;
 
-use textreuse_dedup::features::{SentenceFilter, Unit};
+use textreuse_dedup::features::{SentenceFilter, SignerOptions, Unit};
 use textreuse_dedup::{Progress, Stage};
 use textreuse_minhash::{DEFAULT_BITS, DEFAULT_SEED};
 use textreuse_shingle::DEFAULT_SHINGLE_CHARS;
@@ -279,54 +279,37 @@ impl From<Scheme> for textreuse_minhash::BandScheme {
 }
 
 impl SignerArgs {
-    /// Whether -k or -m was given (they win over a threshold's plan).
-    pub fn explicit_bands(&self) -> bool {
-        self.rows.is_some() || self.bands.is_some()
+    /// These flags as the library's options (the rule that turns them into a signer is
+    /// [`SignerOptions`]'s, shared with the Spark job).
+    pub fn options(&self) -> SignerOptions {
+        SignerOptions {
+            scheme: self.scheme.map(Into::into),
+            hashes: self.hashes,
+            rows: self.rows,
+            bands: self.bands,
+            bits: self.bits,
+            seed: self.seed,
+            recall: self.recall,
+            below: self.below,
+            candidate_rate: self.candidate_rate,
+        }
     }
 
-    /// What the planner must meet for `threshold`, for units of at least `min_set` shingles:
-    /// these flags' recall, `--below`, candidate rate, scheme (all schemes when none is given),
-    /// N, bits and seed.
+    /// Whether -k or -m was given (they win over a threshold's plan).
+    pub fn explicit_bands(&self) -> bool {
+        self.options().explicit_bands()
+    }
+
+    /// What the planner must meet for `threshold`, for units of at least `min_set` shingles
+    /// ([`SignerOptions::target`]).
     pub fn target(&self, threshold: f64, min_set: usize) -> textreuse_minhash::Target {
-        let mut t = textreuse_minhash::Target::new(threshold);
-        t.recall = self.recall;
-        t.candidate_rate = self.candidate_rate;
-        if let Some(b) = self.below {
-            t.below = b;
-        }
-        t.min_set = min_set.max(1);
-        if let Some(s) = self.scheme {
-            t.schemes = vec![s.into()];
-        }
-        if let Some(n) = self.hashes {
-            // N of drawn bands, the budget K*M of disjoint ones.
-            t.hashes = n;
-            t.max_hashes = n;
-        }
-        t.bits = self.bits;
-        t.seed = self.seed;
-        t
+        self.options().target(threshold, min_set)
     }
 
     /// The signer these flags describe for `unit`: the scheme's preset (the unit's default
     /// scheme when none is given) with the flags that were given.
     pub fn build(&self, unit: textreuse_dedup::Unit) -> anyhow::Result<textreuse_minhash::Signer> {
-        use textreuse_minhash::SignerBuilder;
-        let mut builder = match self.scheme {
-            None => unit.default_signer(),
-            Some(s) => SignerBuilder::preset(s.into()),
-        };
-        builder.bits(self.bits).seed(self.seed);
-        if let Some(k) = self.rows {
-            builder.rows(k);
-        }
-        if let Some(m) = self.bands {
-            builder.bands(m);
-        }
-        if let Some(n) = self.hashes {
-            builder.hashes(n);
-        }
-        builder.build().map_err(signer_error)
+        self.options().builder(unit).build().map_err(signer_error)
     }
 }
 

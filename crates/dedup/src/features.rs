@@ -25,7 +25,7 @@
 //! ```
 use std::ops::Range;
 
-use textreuse_minhash::SignerBuilder;
+use textreuse_minhash::{BandScheme, BuildError, Signer, SignerBuilder, Target, plan};
 use textreuse_shingle::{DEFAULT_SHINGLE_CHARS, Sentences, Shingler, char_shingle_count};
 use textreuse_simhash::{ParagraphFingerprinter, SimHasher};
 
@@ -109,6 +109,25 @@ impl Unit {
     }
 }
 
+/// A unit name that is not `sentence`, `paragraph` or `document` ([`Unit`]'s `FromStr`).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("unknown unit {0:?}: use sentence, paragraph or document")]
+pub struct UnknownUnit(pub String);
+
+impl std::str::FromStr for Unit {
+    type Err = UnknownUnit;
+
+    /// The unit of a name as [`Unit::as_str`] writes it.
+    fn from_str(name: &str) -> Result<Unit, UnknownUnit> {
+        match name {
+            "sentence" => Ok(Unit::Sentence),
+            "paragraph" => Ok(Unit::Paragraph),
+            "document" => Ok(Unit::Document),
+            _ => Err(UnknownUnit(name.to_string())),
+        }
+    }
+}
+
 impl Unit {
     /// The default signer of this unit: for sentences the Weissman preset (the research's
     /// `N = 20`, `K = 10`, `M = 10` drawn bands, [`SignerBuilder::weissman`]), for paragraphs and
@@ -118,6 +137,137 @@ impl Unit {
         match self {
             Unit::Sentence => SignerBuilder::weissman(),
             Unit::Paragraph | Unit::Document => SignerBuilder::oph(),
+        }
+    }
+}
+
+/// The MinHash options of a dedup run as its front ends take them (`textreuse dedup`'s
+/// `--scheme --hashes --rows --bands --bits --seed` and, with `--threshold`, `--recall --below
+/// --candidate-rate`), and the one rule that turns them into a signer, shared by the command
+/// line and the Spark job so that the same options give the same band keys.
+///
+/// Without a threshold the signer is the scheme's preset (the unit's
+/// [`Unit::default_signer`] when no scheme is given) with the options that were given. With a
+/// threshold and neither rows nor bands given, [`textreuse_minhash::plan`] picks the cheapest
+/// scheme (or the given one), `K` and `M` that meet [`SignerOptions::target`].
+///
+/// ```
+/// use textreuse_dedup::Unit;
+/// use textreuse_dedup::features::SignerOptions;
+/// use textreuse_minhash::BandScheme;
+///
+/// let options = SignerOptions::default();
+/// let paragraphs = options.signer(Unit::Paragraph, None, 20)?;
+/// assert_eq!((paragraphs.scheme(), paragraphs.rows(), paragraphs.bands()), (BandScheme::Oph, 11, 13));
+/// let planned = options.signer(Unit::Sentence, Some(0.8), 75)?;
+/// assert!(planned.rows() * planned.bands() > 0);
+/// let bad = SignerOptions { rows: Some(0), ..SignerOptions::default() };
+/// assert!(bad.signer(Unit::Sentence, None, 75).is_err());
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Clone, Debug, PartialEq)]
+pub struct SignerOptions {
+    /// The band scheme (default: the unit's; with a threshold, the cheapest of all).
+    pub scheme: Option<BandScheme>,
+    /// `N` of drawn bands (default 20; `K·M` for disjoint and OPH). With a threshold: `N`, or
+    /// the budget `K·M` of disjoint bands.
+    pub hashes: Option<usize>,
+    /// `K`, minhashes per band (default: the scheme's, or planned for a threshold).
+    pub rows: Option<usize>,
+    /// `M`, bands (default: the scheme's, or planned for a threshold).
+    pub bands: Option<usize>,
+    /// Output bits of each hash function.
+    pub bits: u32,
+    /// Seed of the hash functions and band subsets.
+    pub seed: u64,
+    /// With a threshold: the probability of finding a pair at or above it.
+    pub recall: f64,
+    /// With a threshold: pairs at or below this similarity (default `max(T - 0.4, T / 6)`)...
+    pub below: Option<f64>,
+    /// ... become candidates with at most this probability.
+    pub candidate_rate: f64,
+}
+
+impl Default for SignerOptions {
+    fn default() -> Self {
+        let target = Target::new(0.5);
+        SignerOptions {
+            scheme: None,
+            hashes: None,
+            rows: None,
+            bands: None,
+            bits: target.bits,
+            seed: target.seed,
+            recall: target.recall,
+            below: None,
+            candidate_rate: target.candidate_rate,
+        }
+    }
+}
+
+impl SignerOptions {
+    /// Whether rows or bands were given (they win over a threshold's plan).
+    pub fn explicit_bands(&self) -> bool {
+        self.rows.is_some() || self.bands.is_some()
+    }
+
+    /// What the planner must meet for `threshold`, for units of at least `min_set` shingles:
+    /// these options' recall, below, candidate rate, scheme (all schemes when none is given),
+    /// `N`, bits and seed.
+    pub fn target(&self, threshold: f64, min_set: usize) -> Target {
+        let mut t = Target::new(threshold);
+        t.recall = self.recall;
+        t.candidate_rate = self.candidate_rate;
+        if let Some(b) = self.below {
+            t.below = b;
+        }
+        t.min_set = min_set.max(1);
+        if let Some(s) = self.scheme {
+            t.schemes = vec![s];
+        }
+        if let Some(n) = self.hashes {
+            // N of drawn bands, the budget K*M of disjoint ones.
+            t.hashes = n;
+            t.max_hashes = n;
+        }
+        t.bits = self.bits;
+        t.seed = self.seed;
+        t
+    }
+
+    /// The builder these options describe for `unit`, without a threshold: the scheme's preset
+    /// (the unit's default scheme when none is given) with the options that were given.
+    pub fn builder(&self, unit: Unit) -> SignerBuilder {
+        let mut builder = match self.scheme {
+            None => unit.default_signer(),
+            Some(s) => SignerBuilder::preset(s),
+        };
+        builder.bits(self.bits).seed(self.seed);
+        if let Some(k) = self.rows {
+            builder.rows(k);
+        }
+        if let Some(m) = self.bands {
+            builder.bands(m);
+        }
+        if let Some(n) = self.hashes {
+            builder.hashes(n);
+        }
+        builder
+    }
+
+    /// The signer of a run over `unit` with an optional similarity `threshold`, for units of
+    /// at least `min_set` shingles (the filter's minimum): planned when there is a threshold
+    /// and neither rows nor bands were given, else [`SignerOptions::builder`]'s. The error
+    /// names the parameter to change ([`BuildError`]).
+    pub fn signer(
+        &self,
+        unit: Unit,
+        threshold: Option<f64>,
+        min_set: usize,
+    ) -> Result<Signer, BuildError> {
+        match threshold {
+            Some(t) if !self.explicit_bands() => plan(&self.target(t, min_set))?.builder().build(),
+            _ => self.builder(unit).build(),
         }
     }
 }

@@ -77,7 +77,7 @@ use pyo3::prelude::*;
 #[pymodule]
 mod _native {
     #[pymodule_export]
-    use crate::signer::PySigner;
+    use crate::signer::{PySigner, dedup_settings};
 
     #[pymodule_export]
     use crate::index::PyLSHIndex;
@@ -132,6 +132,10 @@ mod _native {
         defaults.set_item(
             "max_shingles",
             textreuse_dedup::features::DEFAULT_MAX_SHINGLES,
+        )?;
+        defaults.set_item(
+            "min_shingles_long_units",
+            textreuse_dedup::features::DEFAULT_MIN_SHINGLES_LONG_UNITS,
         )?;
         defaults.set_item("hashes", textreuse_minhash::DEFAULT_HASHES)?;
         defaults.set_item("bits", textreuse_minhash::DEFAULT_BITS)?;

@@ -2,6 +2,8 @@
 use pyo3::exceptions::{PyIndexError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyList, PyString, PyTuple, PyType};
+use textreuse_dedup::features::SignerOptions;
+use textreuse_dedup::{Dedup, Unit};
 use textreuse_minhash::{
     BandScheme, DEFAULT_BANDS, DEFAULT_BITS, DEFAULT_ROWS, DEFAULT_SEED, Signature, Signer,
     SignerBuilder, TextSigner,
@@ -247,6 +249,97 @@ fn fingerprint(item: &Bound<'_, PyAny>, i: usize) -> PyResult<u64> {
             item.repr().map(|r| r.to_string()).unwrap_or_default()
         ))
     })
+}
+
+/// dedup_settings(unit="sentence", threshold=None, shingle=12, min_shingles=None,
+///     max_shingles=None, scheme=None, hashes=None, rows=None, bands=None, bits=60,
+///     seed=1123456, recall=0.99, below=None, candidate_rate=0.01)
+///     -> (Signer, min_shingles, max_shingles)
+///
+/// The signer and unit filter that `textreuse dedup` runs with these options: `None` is the
+/// unit's default (sentences: 75..=600 shingles and the Weissman preset; paragraphs and
+/// documents: at least 20 shingles and the OPH preset), `threshold` plans the cheapest scheme,
+/// K and M that meet the target unless rows or bands are given (the library's rule,
+/// `textreuse_dedup::features::SignerOptions`). `max_shingles` 0, given or returned, means no
+/// upper bound. ValueError names the option to change.
+///
+/// >>> signer, lo, hi = dedup_settings("paragraph")
+/// >>> (signer.scheme, signer.rows, signer.bands, lo, hi)
+/// ('oph', 11, 13, 20, 0)
+#[pyfunction]
+#[pyo3(signature = (unit="sentence", threshold=None, shingle=DEFAULT_SHINGLE_CHARS as i64, min_shingles=None, max_shingles=None, scheme=None, hashes=None, rows=None, bands=None, bits=DEFAULT_BITS as i64, seed=DEFAULT_SEED as i128, recall=0.99, below=None, candidate_rate=0.01))]
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn dedup_settings(
+    unit: &str,
+    threshold: Option<f64>,
+    shingle: i64,
+    min_shingles: Option<i64>,
+    max_shingles: Option<i64>,
+    scheme: Option<&str>,
+    hashes: Option<i64>,
+    rows: Option<i64>,
+    bands: Option<i64>,
+    bits: i64,
+    seed: i128,
+    recall: f64,
+    below: Option<f64>,
+    candidate_rate: f64,
+) -> PyResult<(PySigner, usize, usize)> {
+    let unit: Unit = unit
+        .parse()
+        .map_err(|e: textreuse_dedup::features::UnknownUnit| {
+            PyValueError::new_err(e.to_string())
+        })?;
+    let optional = |name, v: Option<i64>| v.map(|v| count(name, v)).transpose();
+    let options = SignerOptions {
+        scheme: scheme.map(parse_scheme).transpose()?,
+        hashes: optional("hashes", hashes)?,
+        rows: optional("rows", rows)?,
+        bands: optional("bands", bands)?,
+        bits: u32::try_from(bits).map_err(|_| {
+            PyValueError::new_err(format!("bits must be between 1 and 64, got {bits}"))
+        })?,
+        seed: seed_u64(seed)?,
+        recall,
+        below,
+        candidate_rate,
+    };
+    let defaults = unit.default_filter();
+    let min = optional("min_shingles", min_shingles)?.unwrap_or(defaults.min_shingles);
+    let max = match optional("max_shingles", max_shingles)? {
+        Some(0) => usize::MAX,
+        Some(n) => n,
+        None => defaults.max_shingles,
+    };
+    let signer = options
+        .signer(unit, threshold, min)
+        .map_err(|e| PyValueError::new_err(format!("invalid MinHash parameters: {e}")))?;
+    let mut builder = Dedup::builder();
+    builder
+        .unit(unit)
+        .shingle(shingle_len(shingle)?)
+        .min_shingles(min)
+        .max_shingles(max)
+        .signer(signer);
+    if let Some(t) = threshold {
+        builder.threshold(t);
+    }
+    let dedup = builder
+        .build()
+        .map_err(|e| PyValueError::new_err(e.to_string()))?;
+    let filter = dedup.filter();
+    let max = if filter.max_shingles == usize::MAX {
+        0
+    } else {
+        filter.max_shingles
+    };
+    Ok((
+        PySigner {
+            inner: dedup.signer().clone(),
+        },
+        filter.min_shingles,
+        max,
+    ))
 }
 
 #[pymethods]

@@ -22,12 +22,12 @@ use pyo3::prelude::*;
 use pyo3::types::PyBytes;
 
 use textreuse_dedup::article_pairs::{MAX_CLUSTER_ARTICLES, article_pair_rows};
-use textreuse_dedup::features::{KeptSentences, SentenceFilter};
+use textreuse_dedup::features::{KeptSentences, SentenceFilter, UnknownUnit};
 use textreuse_dedup::pipeline::DocumentPipeline;
 use textreuse_dedup::records::{SentenceRecord, file_ranges, read_lines};
 use textreuse_dedup::shuffle::{PairMode, Shuffle, ShuffleBuilder};
 use textreuse_dedup::source::{Include, Inputs, walk};
-use textreuse_dedup::{ArticlePairRow, Cluster, DocId, Error, Member, Progress};
+use textreuse_dedup::{ArticlePairRow, Cluster, DocId, Error, Member, Progress, Unit};
 use textreuse_minhash::TextSigner;
 use textreuse_unionfind::Clustering;
 
@@ -329,16 +329,18 @@ impl Progress for Problems {
 }
 
 /// document_keys(signer, shingle, min_shingles, max_shingles, parts, path, files_before,
-///     records) -> (blobs: list[(part, records, bytes)], documents, sentences, problems,
-///     messages: list[str])
+///     records, unit="sentence") -> (blobs: list[(part, records, bytes)], documents,
+///     sentences, problems, messages: list[str])
 ///
 /// Stages 1-2 for one input file of documents (a dump, JSON Lines, plain text; compressed or
-/// not), read as `textreuse dedup` reads it (`Inputs`, the same cleaning, sentence splitting
-/// and filter, in parallel on the rayon pool): the kept sentences' `(band key, id)` records by
-/// partition as in `sentence_keys`, under provisional ids (file `files_before`), and the kept
-/// sentences written as sentence records to the file `records` for stage 6. Input problems are
+/// not), read as `textreuse dedup` reads it (`Inputs`, the same cleaning, unit splitting
+/// (sentences, paragraphs or the whole document) and filter, in parallel on the rayon pool):
+/// the kept units' `(band key, id)` records by partition as in `sentence_keys`, under
+/// provisional ids (file `files_before`), and the kept units written as sentence records to
+/// the file `records` for stage 6. `sentences` counts the units seen. Input problems are
 /// skipped, counted and described in `messages`.
 #[pyfunction]
+#[pyo3(signature = (signer, shingle, min_shingles, max_shingles, parts, path, files_before, records, unit="sentence"))]
 #[allow(clippy::too_many_arguments, clippy::type_complexity)]
 pub(crate) fn document_keys<'py>(
     py: Python<'py>,
@@ -350,6 +352,7 @@ pub(crate) fn document_keys<'py>(
     path: String,
     files_before: u64,
     records: String,
+    unit: &str,
 ) -> PyResult<(
     Vec<(usize, u64, Bound<'py, PyBytes>)>,
     u64,
@@ -367,6 +370,9 @@ pub(crate) fn document_keys<'py>(
             1u64 << (64 - FILE_SHIFT)
         )));
     }
+    let unit: Unit = unit
+        .parse()
+        .map_err(|e: UnknownUnit| PyValueError::new_err(e.to_string()))?;
     let signer = &signer.get().inner;
     let filter = SentenceFilter {
         shingle,
@@ -403,7 +409,7 @@ pub(crate) fn document_keys<'py>(
                     }
                     let mut lines = Vec::new();
                     let mut records = Vec::new();
-                    let mut kept = KeptSentences::new(&doc.text, seq, &filter);
+                    let mut kept = KeptSentences::with_unit(&doc.text, seq, &filter, unit);
                     for s in kept.by_ref() {
                         if s.idx >= 1 << DOC_SHIFT {
                             return Err(format!(

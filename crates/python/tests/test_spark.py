@@ -204,6 +204,48 @@ def test_dumps_read_in_the_tasks_give_the_cli_outputs(spark, samples, tmp_path, 
     assert stats["input_problems"] == 6
 
 
+@pytest.mark.parametrize(
+    "unit, threshold, verify",
+    [("paragraph", None, False), ("document", None, False), ("paragraph", 0.7, True)],
+    ids=["paragraphs", "documents", "paragraphs-threshold-verify"],
+)
+def test_units_give_the_cli_outputs(spark, tmp_path, unit, threshold, verify):
+    """Paragraphs and whole documents of the bundled dumps, with the unit's defaults (filter,
+    OPH signer) or a signer planned for a threshold with verification: `textreuse dedup
+    --unit`'s files byte for byte."""
+    from spark_support import REPO, SKIPPED_INPUTS
+
+    from textreuse.spark import DedupParams, run_dedup
+
+    dumps = [str((REPO / "data" / f).resolve()) for f in ("enwiki-part-201.xml.bz2", "enwiki-sample-206.xml.bz2")]
+    flags = ["--unit", unit] + (["--threshold", str(threshold)] if threshold else [])
+    flags += ["--verify"] if verify else []
+    run_cli("dedup", "-q", "--out", str(tmp_path / "cli"), *flags, *dumps, status=SKIPPED_INPUTS)
+    params = DedupParams(documents=True, unit=unit, threshold=threshold, verify=verify)
+    run_dedup(spark, dumps, str(tmp_path / "spark"), params)
+    stats = assert_same_outputs(tmp_path / "cli", tmp_path / "spark")
+    assert stats["unit"] == unit and stats["clusters"] > 0
+    assert stats["threshold"] == threshold
+    if threshold is None:
+        assert (stats["scheme"], stats["rows"], stats["bands"]) == ("oph", 11, 13)
+
+
+def test_unit_parameters_are_checked_before_any_work(spark, tmp_path):
+    from textreuse.spark import DedupParams, run_dedup
+
+    with pytest.raises(ValueError, match="needs documents=True"):
+        run_dedup(spark, ["missing.jsonl"], str(tmp_path / "a"), DedupParams(unit="paragraph"))
+    with pytest.raises(ValueError, match="unit must be one of"):
+        run_dedup(spark, ["missing.jsonl"], str(tmp_path / "b"), DedupParams(unit="line", documents=True))
+    with pytest.raises(ValueError, match="rows"):
+        DedupParams(rows=0).resolved()
+    # A threshold plans K and M (as `textreuse dedup --threshold`); explicit -k/-m win.
+    planned = DedupParams(threshold=0.9).resolved()
+    assert (planned.rows, planned.bands) != (None, None)
+    assert DedupParams(threshold=0.9, rows=5, bands=4).resolved().rows == 5
+    assert not (tmp_path / "a").exists() and not (tmp_path / "b").exists()
+
+
 def test_document_files_give_the_cli_outputs(spark, tmp_path):
     """Documents mode over several files (JSON Lines with string ids and a blank line, a plain
     text file, a gzip file): the second file's ids continue after the first's documents."""

@@ -127,21 +127,16 @@ pub fn run(args: &Args, global: &Global) -> anyhow::Result<()> {
     };
     let filter = args.filter.filter_for(unit)?;
     let mut builder = Dedup::builder();
-    match args.threshold {
-        // The planner picks the scheme (unless --scheme), K and M for the target of the flags
-        // (here rather than in the builder, so that an error names the flags).
-        Some(t) if !args.signer.explicit_bands() => {
-            let plan = textreuse_minhash::plan(&args.signer.target(t, filter.min_shingles))
-                .map_err(util::signer_error)?;
-            let signer = plan.builder().build().map_err(util::signer_error)?;
-            builder.threshold(t).signer(signer);
-        }
-        Some(t) => {
-            builder.threshold(t).signer(args.signer.build(unit)?);
-        }
-        None => {
-            builder.signer(args.signer.build(unit)?);
-        }
+    // The planner picks the scheme (unless --scheme), K and M for a --threshold without -k/-m
+    // (here rather than in the builder, so that an error names the flags).
+    let signer = args
+        .signer
+        .options()
+        .signer(unit, args.threshold, filter.min_shingles)
+        .map_err(util::signer_error)?;
+    builder.signer(signer);
+    if let Some(t) = args.threshold {
+        builder.threshold(t);
     }
     builder
         .unit(unit)

@@ -413,8 +413,15 @@ def sentence_keys(
 def input_files(paths: list[str]) -> list[str]: ...
 def document_keys(
     signer: Signer, shingle: int, min_shingles: int, max_shingles: int, parts: int,
-    path: str, files_before: int, records: str,
+    path: str, files_before: int, records: str, unit: str = "sentence",
 ) -> tuple[list[tuple[int, int, bytes]], int, int, int, list[str]]: ...
+def dedup_settings(
+    unit: str = "sentence", threshold: float | None = None, shingle: int = 12,
+    min_shingles: int | None = None, max_shingles: int | None = None,
+    scheme: str | None = None, hashes: int | None = None, rows: int | None = None,
+    bands: int | None = None, bits: int = 60, seed: int = 1123456, recall: float = 0.99,
+    below: float | None = None, candidate_rate: float = 0.01,
+) -> tuple[Signer, int, int]: ...
 def real_ids(blob: bytes | Any, bases: bytes) -> bytes: ...
 
 class BucketPairs:

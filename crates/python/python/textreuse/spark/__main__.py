@@ -18,7 +18,7 @@ import sys
 import time
 
 from textreuse._native import DEFAULTS as _DEFAULTS
-from textreuse.spark.dedup import KEEP_RULES, DedupParams, run_dedup
+from textreuse.spark.dedup import KEEP_RULES, UNITS, DedupParams, run_dedup
 from textreuse.spark.reuse import ReuseParams, run_reuse
 
 
@@ -30,42 +30,78 @@ def _parser() -> argparse.ArgumentParser:
     sub = p.add_subparsers(dest="command", required=True)
     d = sub.add_parser(
         "dedup",
-        help="near-duplicate sentence clusters",
+        help="clusters of near-duplicate sentences, paragraphs or documents",
         description=(
             "Reads sentence records written by `textreuse sentences --min-shingles 0 "
-            "--max-shingles 0` (JSON Lines, or Parquet with the same columns) and writes "
-            "clusters.jsonl, duplicates.jsonl, stats.json and article-pairs.tsv like "
-            "`textreuse dedup`."
+            "--max-shingles 0` (JSON Lines, or Parquet with the same columns), or with "
+            "--documents the documents themselves, and writes clusters.jsonl, duplicates.jsonl, "
+            "stats.json and article-pairs.tsv like `textreuse dedup`."
         ),
     )
-    d.add_argument("inputs", nargs="+", metavar="SENTENCES", help="JSON Lines or Parquet files")
+    d.add_argument(
+        "inputs", nargs="+", metavar="INPUT",
+        help="sentence records (JSON Lines or Parquet), or documents with --documents",
+    )
     d.add_argument("--out", default="textreuse-out", metavar="DIR")
     d.add_argument(
         "--input-stats", action="append", default=[], metavar="FILE",
         help="counts written by `textreuse sentences --stats FILE` (repeat per shard)",
     )
     defaults = DedupParams()
-    d.add_argument("--shingle", type=int, default=defaults.shingle, metavar="CHARS")
-    d.add_argument("--min-shingles", type=int, default=defaults.min_shingles, metavar="N")
     d.add_argument(
-        "--max-shingles", type=int, default=defaults.max_shingles, metavar="N",
-        help="0: no upper bound",
+        "--unit", choices=UNITS, default=defaults.unit,
+        help="what is compared: sentences, paragraphs (non-blank lines) or whole documents; "
+        "paragraphs and documents need --documents",
+    )
+    d.add_argument(
+        "--threshold", type=float, default=None, metavar="T",
+        help="the Jaccard similarity that counts as a duplicate: plans the cheapest scheme, K "
+        "and M that find 99%% of pairs at T (unless -k/-m); with --verify, members below T "
+        "leave duplicates.jsonl",
+    )
+    d.add_argument("--shingle", type=int, default=defaults.shingle, metavar="CHARS")
+    d.add_argument(
+        "--min-shingles", type=int, default=None, metavar="N",
+        help=f"default {_DEFAULTS['min_shingles']} for sentences, "
+        f"{_DEFAULTS['min_shingles_long_units']} for paragraphs and documents",
+    )
+    d.add_argument(
+        "--max-shingles", type=int, default=None, metavar="N",
+        help=f"0: no upper bound (default {_DEFAULTS['max_shingles']} for sentences, none "
+        "otherwise)",
     )
     d.add_argument(
         "--hashes", type=int, default=None, metavar="N",
-        help=f"N of drawn bands (default {defaults.hashes}); K*M for disjoint and oph",
+        help=f"N of drawn bands (default {_DEFAULTS['hashes']}); K*M for disjoint and oph",
     )
     d.add_argument("--bits", type=int, default=defaults.bits)
     d.add_argument(
         "-k", "--rows", type=int, default=None,
-        help=f"default {defaults.rows}; oph {_DEFAULTS['oph_rows']}",
+        help=f"default {_DEFAULTS['rows']}; oph {_DEFAULTS['oph_rows']}; or planned for --threshold",
     )
     d.add_argument(
         "-m", "--bands", type=int, default=None,
-        help=f"default {defaults.bands}; oph {_DEFAULTS['oph_bands']}",
+        help=f"default {_DEFAULTS['bands']}; oph {_DEFAULTS['oph_bands']}; or planned for "
+        "--threshold",
     )
     d.add_argument("--seed", type=int, default=defaults.seed)
-    d.add_argument("--scheme", choices=["drawn", "disjoint", "oph"], default=defaults.scheme)
+    d.add_argument(
+        "--scheme", choices=["drawn", "disjoint", "oph"], default=None,
+        help="default: drawn for sentences, oph for paragraphs and documents; with --threshold "
+        "the cheapest",
+    )
+    d.add_argument(
+        "--recall", type=float, default=defaults.recall, metavar="P",
+        help="with --threshold: the probability of finding a pair at or above it",
+    )
+    d.add_argument(
+        "--below", type=float, default=None, metavar="S",
+        help="with --threshold: pairs at or below this similarity (default max(T - 0.4, T / 6)) ...",
+    )
+    d.add_argument(
+        "--candidate-rate", type=float, default=defaults.candidate_rate, metavar="P",
+        help="... become candidates with at most this probability",
+    )
     d.add_argument("--max-bucket", type=int, default=defaults.max_bucket, metavar="N")
     d.add_argument("--max-edit", type=float, default=None, metavar="D")
     d.add_argument(
@@ -178,26 +214,18 @@ def main(argv: list[str] | None = None) -> int:
         return _run(builder, args, log, lambda spark: run_reuse(
             spark, args.corpus, args.out, params, args.against, log
         ))
-    # The scheme's preset K and M, as `textreuse dedup --scheme` (explicit -k/-m win); N only
-    # for drawn bands unless given.
-    oph = args.scheme == "oph"
-    rows = args.rows if args.rows is not None else _DEFAULTS["oph_rows" if oph else "rows"]
-    bands = args.bands if args.bands is not None else _DEFAULTS["oph_bands" if oph else "bands"]
-    hashes = args.hashes
-    if hashes is None:
-        hashes = _DEFAULTS["hashes"] if args.scheme == "drawn" else rows * bands
     try:
         params = DedupParams(
-            shingle=args.shingle, min_shingles=args.min_shingles, max_shingles=args.max_shingles,
-            hashes=hashes, bits=args.bits, rows=rows, bands=bands,
-            seed=args.seed, scheme=args.scheme, max_bucket=args.max_bucket,
+            unit=args.unit, threshold=args.threshold, shingle=args.shingle,
+            min_shingles=args.min_shingles, max_shingles=args.max_shingles,
+            hashes=args.hashes, bits=args.bits, rows=args.rows, bands=args.bands,
+            seed=args.seed, scheme=args.scheme, recall=args.recall, below=args.below,
+            candidate_rate=args.candidate_rate, max_bucket=args.max_bucket,
             max_edit=args.max_edit, max_article_pairs=args.max_article_pairs,
             keep=args.keep, verify=args.verify, driver_pairs_limit=args.driver_pairs_limit,
             split_bytes=args.split_bytes, chunks_dir=args.chunks_dir, documents=args.documents,
         )
-        from textreuse import Signer
-
-        Signer(**params.signer_args())  # parameter errors before Spark starts
+        params.resolved()  # parameter errors before Spark starts
     except ValueError as e:
         print(f"textreuse.spark: {e}", file=sys.stderr)
         return 2

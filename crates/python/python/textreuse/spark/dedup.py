@@ -61,19 +61,42 @@ CLUSTER_TYPES = ("identical", "template", "copyedit", "factual_drift", "referenc
 _DEFAULTS = _native.DEFAULTS
 
 
+#: The units ``textreuse dedup --unit`` compares.
+UNITS = ("sentence", "paragraph", "document")
+
+
 @dataclasses.dataclass(frozen=True)
 class DedupParams:
-    """The parameters of ``textreuse dedup`` (same names and defaults), plus Spark's own."""
+    """The parameters of ``textreuse dedup`` (same names and defaults), plus Spark's own.
 
+    ``None`` stands for the default of ``textreuse dedup``, which depends on the unit and the
+    threshold: :meth:`resolved` fills it in with the library's rule (the CLI's, byte for byte)."""
+
+    #: What is compared: ``"sentence"``, ``"paragraph"`` (non-blank lines) or ``"document"``;
+    #: other units than sentences need ``documents=True`` (sentence records hold sentences).
+    unit: str = "sentence"
+    #: The Jaccard similarity that counts as a duplicate: without ``rows``/``bands``, the
+    #: cheapest scheme (or ``scheme``), K and M that find 99% of pairs at it (``--threshold``);
+    #: with ``verify``, members below it leave ``duplicates.jsonl``.
+    threshold: float | None = None
     shingle: int = _DEFAULTS["shingle"]
-    min_shingles: int = _DEFAULTS["min_shingles"]
-    max_shingles: int = _DEFAULTS["max_shingles"]
-    hashes: int = _DEFAULTS["hashes"]
+    #: The unit's (75 for sentences, 20 for paragraphs and documents) when ``None``.
+    min_shingles: int | None = None
+    #: The unit's (600 for sentences, no bound otherwise) when ``None``; 0: no upper bound.
+    max_shingles: int | None = None
+    hashes: int | None = None
     bits: int = _DEFAULTS["bits"]
-    rows: int = _DEFAULTS["rows"]
-    bands: int = _DEFAULTS["bands"]
+    rows: int | None = None
+    bands: int | None = None
     seed: int = _DEFAULTS["seed"]
-    scheme: str = "drawn"
+    #: ``"drawn"``, ``"disjoint"`` or ``"oph"``; ``None``: the unit's (drawn for sentences, oph
+    #: otherwise), or with a threshold the cheapest.
+    scheme: str | None = None
+    #: With ``threshold``: what the planned signer must reach (``--recall --below
+    #: --candidate-rate``).
+    recall: float = 0.99
+    below: float | None = None
+    candidate_rate: float = 0.01
     max_bucket: int = _DEFAULTS["max_bucket"]
     max_edit: float | None = None
     max_article_pairs: int = _DEFAULTS["max_article_pairs"]
@@ -82,7 +105,8 @@ class DedupParams:
     #: ``"longest"``, as ``textreuse dedup --keep``.
     keep: str = "first"
     #: Compute each member's exact Jaccard similarity to the kept one and leave members below
-    #: ``(1/M)^(1/K)`` out of ``duplicates.jsonl`` (``textreuse dedup --verify``).
+    #: ``threshold`` (else ``(1/M)^(1/K)``) out of ``duplicates.jsonl`` (``textreuse dedup
+    #: --verify``).
     verify: bool = False
     #: Connected components run on the driver (Rust union-find) when there are at most this
     #: many distinct pairs, otherwise as large-star/small-star rounds in DataFrames.
@@ -101,7 +125,29 @@ class DedupParams:
     #: instead of the sentence records of ``textreuse sentences``.
     documents: bool = False
 
+    def resolved(self) -> "DedupParams":
+        """These parameters with every default filled in (the unit's filter, the signer's
+        scheme, N, K and M, planned for ``threshold`` where asked), as ``textreuse dedup``
+        fills them in. Raises ValueError naming the parameter to change."""
+        if self.unit not in UNITS:
+            raise ValueError(f"unit must be one of {', '.join(UNITS)}, got {self.unit!r}")
+        if self.unit != "sentence" and not self.documents:
+            raise ValueError(
+                f"unit {self.unit!r} needs documents=True (--documents): sentence records hold "
+                "sentences"
+            )
+        signer, lo, hi = _native.dedup_settings(
+            self.unit, self.threshold, self.shingle, self.min_shingles, self.max_shingles,
+            self.scheme, self.hashes, self.rows, self.bands, self.bits, self.seed,
+            self.recall, self.below, self.candidate_rate,
+        )
+        return dataclasses.replace(
+            self, min_shingles=lo, max_shingles=hi, hashes=signer.hashes, rows=signer.rows,
+            bands=signer.bands, scheme=signer.scheme,
+        )
+
     def signer_args(self) -> dict:
+        """The :class:`textreuse.Signer` arguments of resolved parameters."""
         return dict(
             hashes=self.hashes,
             bits=self.bits,
@@ -231,6 +277,7 @@ def run_dedup(
     ``out_dir`` is checked before any work and its files are replaced as one at the end
     (:func:`output_set`): a failed or interrupted run leaves the previous result.
     """
+    params = params.resolved()
     if params.max_bucket < 2:
         raise ValueError("max_bucket must be at least 2")
     if params.keep not in KEEP_RULES:
@@ -356,6 +403,7 @@ class _Documents:
 
     def keys(self, params: DedupParams, tags: list[int]) -> DataFrame:
         files, work, args, shingle = self.files, self.work, params.signer_args(), params.shingle
+        unit = params.unit
         lo, hi = params.min_shingles, params.max_shingles if params.max_shingles > 0 else (1 << 64) - 1
 
         def run(batches: Iterable[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
@@ -366,7 +414,7 @@ class _Documents:
                 for f in batch.column("id").to_pylist():
                     records = os.path.join(work, f"{f:06d}-{uuid.uuid4().hex}.jsonl")
                     blobs, documents, sentences, problems, messages = _native.document_keys(
-                        signer, shingle, lo, hi, len(tags), files[f], f, records
+                        signer, shingle, lo, hi, len(tags), files[f], f, records, unit
                     )
                     counts = dict(
                         documents=documents, sentences=sentences, problems=problems,
@@ -645,6 +693,7 @@ def _format_range(params: DedupParams, tags: list[int], chunks_dir: str):
     A cluster may straddle two Arrow batches: the rows of the last cluster of a batch wait for
     the next."""
     args, shingle, keep, verify = params.signer_args(), params.shingle, params.keep, params.verify
+    threshold = params.threshold
     range_of = {t: r for r, t in enumerate(tags)}
 
     def run(batches: Iterable[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
@@ -659,7 +708,7 @@ def _format_range(params: DedupParams, tags: list[int], chunks_dir: str):
             cluster = table.column("cluster").combine_chunks()
             parts, large = kernels._string_parts(table.column("line").combine_chunks(), "line")
             for text, duplicates, counts, arts in _native.cluster_chunk(
-                signer, shingle, keep, verify, None,
+                signer, shingle, keep, verify, threshold,
                 kernels._int64_parts(cluster, "cluster"), parts, large,
             ):
                 files[0].write(text)
@@ -727,9 +776,9 @@ def _stages(spark, inputs, out_dir, params, log, input_stats, work) -> dict:
     )
     # The fields of the CLI's stats.json, in its order.
     stats: dict = dict(
-        unit="sentence", method="minhash", scheme=signer.scheme, hashes=signer.hashes,
+        unit=params.unit, method="minhash", scheme=signer.scheme, hashes=signer.hashes,
         rows=signer.rows, bands=signer.bands, seed=signer.seed, min_shingles=params.min_shingles,
-        threshold=None, verified=params.verify, keep=params.keep,
+        threshold=params.threshold, verified=params.verify, keep=params.keep,
     )
 
     # Stages 1-4, one Spark job: the tasks read, filter and sign their sentences and route each
