@@ -1,19 +1,26 @@
 //! The Arrow kernels of the Spark backend's `reuse` job (`textreuse.spark.reuse`): each step of
 //! `textreuse reuse`'s tf-idf search and alignment over whole batches, calling the
 //! `textreuse-reuse` library's own steps ([`Reuse::chunk_vectors`], [`Reuse::pick_documents`],
-//! [`Reuse::align_pair`]) and output formats, so that the job writes what the CLI writes.
+//! [`Reuse::align_pair`]) and output formats, so that the job writes what the CLI writes. Its
+//! tasks read their input files themselves ([`PyReuseFileReader`]), as the CLI reads them.
+use std::cell::RefCell;
 use std::path::PathBuf;
+use std::sync::{Mutex, mpsc};
 
-use pyo3::exceptions::PyValueError;
+use pyo3::exceptions::{PyIOError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
 use textreuse_dedup::input::parse_json_document;
-use textreuse_dedup::{DocId, Document, Origin};
+use textreuse_dedup::pipeline::DocumentPipeline;
+use textreuse_dedup::{DocId, Document, InputError, Inputs, Origin, Progress, error_chain};
 use textreuse_reuse::{
     ChunkMatch, DocumentTable, PairResult, Reuse, ReuseError, write_case_lines, write_pair_row,
 };
 
-use crate::arrow::{ColumnError, HeldArray, I64Column, PushNe, StrColumn, StringBuilder};
+use crate::arrow::{
+    ColumnError, HeldArray, I64Column, NullableInt64, NullableStrings, PushNe, StrColumn,
+    StringBuilder,
+};
 
 fn bytes<'py>(py: Python<'py>, v: &[u8]) -> Bound<'py, PyBytes> {
     PyBytes::new(py, v)
@@ -77,6 +84,260 @@ impl PyReuseJob {
     fn stats_template(&self, documents: u64, against_documents: u64) -> String {
         serde_json::to_string(&self.inner.new_stats(documents, against_documents))
             .expect("stats serialize")
+    }
+}
+
+/// A batch of a [`PyReuseFileReader`] ends at its 4,096th document ...
+const BATCH_DOCUMENTS: usize = 4096;
+/// ... or at the document that brings its ids, titles and texts to 32 MiB (a longer document
+/// makes a batch of its own).
+const BATCH_BYTES: usize = 32 << 20;
+/// Input problems of a file that a [`PyReuseFileReader`] describes; the others are counted.
+const PROBLEM_MESSAGES: usize = 10;
+
+/// The documents of one batch of a [`PyReuseFileReader`], as Arrow buffers.
+struct DocumentBatch {
+    len: usize,
+    bytes: usize,
+    k: Vec<u8>,
+    ids: StringBuilder,
+    titles: StringBuilder,
+    texts: StringBuilder,
+    sources: NullableStrings,
+    records: NullableInt64,
+    revisions: NullableInt64,
+    timestamps: NullableStrings,
+}
+
+impl DocumentBatch {
+    fn new() -> DocumentBatch {
+        DocumentBatch {
+            len: 0,
+            bytes: 0,
+            k: Vec::new(),
+            ids: StringBuilder::new(),
+            titles: StringBuilder::new(),
+            texts: StringBuilder::new(),
+            sources: NullableStrings::new(),
+            records: NullableInt64::default(),
+            revisions: NullableInt64::default(),
+            timestamps: NullableStrings::new(),
+        }
+    }
+
+    /// Appends the file's document number `k`; the numbers above 2^63 of a record or revision
+    /// go in as the int64 of their bits.
+    fn push(&mut self, k: u64, doc: &Document) -> Result<(), ColumnError> {
+        let id = doc.id.to_string();
+        self.k.push_ne_u64(k);
+        self.ids.push(&id)?;
+        self.titles.push(&doc.title)?;
+        self.texts.push(&doc.text)?;
+        let o = &doc.origin;
+        self.sources.push(o.source.as_deref())?;
+        self.records.push(o.record.map(|r| r as i64));
+        self.revisions.push(o.revision.map(|r| r as i64));
+        self.timestamps.push(o.timestamp.as_deref())?;
+        self.len += 1;
+        self.bytes += id.len() + doc.title.len() + doc.text.len();
+        Ok(())
+    }
+
+    fn is_full(&self) -> bool {
+        self.len >= BATCH_DOCUMENTS || self.bytes >= BATCH_BYTES
+    }
+
+    /// The buffers, as `ReuseFileReader.__next__` returns them.
+    fn into_py(self, py: Python<'_>) -> PyResult<Bound<'_, pyo3::types::PyTuple>> {
+        let strings = |b: StringBuilder| {
+            let (o, d) = b.into_buffers();
+            (bytes(py, &o), bytes(py, &d))
+        };
+        let nullable_strings = |b: NullableStrings| {
+            let (o, d, v) = b.into_buffers();
+            (bytes(py, &o), bytes(py, &d), v.map(|v| bytes(py, &v)))
+        };
+        let nullable_int64 = |b: NullableInt64| {
+            let (values, v) = b.into_buffers();
+            (bytes(py, &values), v.map(|v| bytes(py, &v)))
+        };
+        (
+            bytes(py, &self.k),
+            strings(self.ids),
+            strings(self.titles),
+            strings(self.texts),
+            nullable_strings(self.sources),
+            nullable_int64(self.records),
+            nullable_int64(self.revisions),
+            nullable_strings(self.timestamps),
+        )
+            .into_pyobject(py)
+    }
+}
+
+/// The input problems of one file: all counted by the pipeline, the first
+/// [`PROBLEM_MESSAGES`] kept as `textreuse reuse` logs them.
+#[derive(Default)]
+struct FileProblems(RefCell<Vec<String>>);
+
+impl Progress for FileProblems {
+    fn input_problem(&self, problem: &InputError) {
+        let mut messages = self.0.borrow_mut();
+        if messages.len() < PROBLEM_MESSAGES {
+            messages.push(format!("skipped: {}", error_chain(problem)));
+        }
+    }
+}
+
+/// What a [`PyReuseFileReader`] read: documents, input problems, the first problems' messages.
+type FileCounts = (u64, u64, Vec<String>);
+
+/// Reads `path` (an input file, its position among the inputs after `files_before` others) as
+/// `textreuse reuse` reads its inputs, sending its documents to `batches` in input order.
+fn read_file(
+    path: &str,
+    files_before: u64,
+    batches: &mpsc::SyncSender<DocumentBatch>,
+) -> Result<FileCounts, String> {
+    let problems = FileProblems::default();
+    let mut batch = DocumentBatch::new();
+    let counts = DocumentPipeline::new()
+        .run(
+            Inputs::new([path]).files_before(files_before),
+            &problems,
+            || (),
+            // The pipeline cleans dump pages in parallel (Source::into_document, as the CLI).
+            |_, _, doc| doc,
+            |k, doc| {
+                batch
+                    .push(k, &doc)
+                    .map_err(|e| textreuse_dedup::Error::Sink(e.0.into()))?;
+                if batch.is_full() {
+                    batches
+                        .send(std::mem::replace(&mut batch, DocumentBatch::new()))
+                        .map_err(|_| {
+                            textreuse_dedup::Error::Sink("the reader was dropped".into())
+                        })?;
+                }
+                Ok(())
+            },
+        )
+        .map_err(|e| format!("{path}: {}", error_chain(&e)))?;
+    if batch.len > 0 {
+        // A reader dropped before the end wants no more batches.
+        let _ = batches.send(batch);
+    }
+    Ok((
+        counts.documents,
+        counts.input_problems,
+        problems.0.into_inner(),
+    ))
+}
+
+/// Where a [`PyReuseFileReader`] is: reading (its batches arrive from a thread of their own),
+/// or at the end.
+enum FileReading {
+    Reading {
+        batches: mpsc::Receiver<DocumentBatch>,
+        reader: std::thread::JoinHandle<Result<FileCounts, String>>,
+    },
+    Done(FileCounts),
+}
+
+/// ReuseFileReader(path, files_before=0)
+///
+/// The documents of one input file read as `textreuse reuse` reads its inputs (the dedup
+/// library's `Inputs`: Wikipedia dumps, JSON Lines documents, WARC/WET, plain text; gzip,
+/// zstd or bzip2 compressed or not; dump pages cleaned with `Source::into_document`, in
+/// parallel on the rayon pool), `files_before` being the input files before it (a plain-text
+/// document's id is its file's 1-based position). An iterator of batches of at most 4,096
+/// documents (fewer when their text reaches 32 MiB), in file order, each a tuple of buffers:
+/// `k` (native int64: the document's 0-based number in the file), `id`, `title`, `text`
+/// (string `(offsets, data)`), `source` (string `(offsets, data, validity)`), `record`,
+/// `revision` (int64 `(values, validity)`, u64 bits) and `timestamp` (as `source`); a
+/// validity of `None` means no nulls. Input problems are skipped; once the iterator is
+/// exhausted, `documents` and `problems` count what it read and skipped, and `messages`
+/// describes the first ten problems as `textreuse reuse` logs them (`skipped: ...`).
+#[pyclass(name = "ReuseFileReader", module = "textreuse._native")]
+pub(crate) struct PyReuseFileReader {
+    // A Mutex only to make the receiver Sync; `__next__` takes `&mut self` and never locks.
+    state: Mutex<FileReading>,
+}
+
+#[pymethods]
+impl PyReuseFileReader {
+    #[new]
+    #[pyo3(signature = (path, files_before = 0))]
+    fn new(path: String, files_before: u64) -> PyResult<Self> {
+        let (tx, batches) = mpsc::sync_channel(1);
+        let reader = std::thread::Builder::new()
+            .name("textreuse-read-file".into())
+            .spawn(move || read_file(&path, files_before, &tx))?;
+        Ok(PyReuseFileReader {
+            state: Mutex::new(FileReading::Reading { batches, reader }),
+        })
+    }
+
+    fn __iter__(slf: PyRef<'_, Self>) -> PyRef<'_, Self> {
+        slf
+    }
+
+    fn __next__<'py>(
+        &mut self,
+        py: Python<'py>,
+    ) -> PyResult<Option<Bound<'py, pyo3::types::PyTuple>>> {
+        let state = self.state.get_mut().expect("not poisoned");
+        let FileReading::Reading { batches, .. } = state else {
+            return Ok(None);
+        };
+        // Moved in as `&mut`: the receiver is Send but not Sync.
+        let batches = &mut *batches;
+        if let Ok(batch) = py.detach(move || batches.recv()) {
+            return batch.into_py(py).map(Some);
+        }
+        // The reader has ended (its sender is gone).
+        let FileReading::Reading { reader, .. } =
+            std::mem::replace(state, FileReading::Done((0, 0, Vec::new())))
+        else {
+            unreachable!("matched above")
+        };
+        match py.detach(|| reader.join()) {
+            Ok(Ok(counts)) => {
+                *state = FileReading::Done(counts);
+                Ok(None)
+            }
+            Ok(Err(e)) => Err(PyIOError::new_err(e)),
+            Err(panic) => std::panic::resume_unwind(panic),
+        }
+    }
+
+    /// The documents read (once the iterator is exhausted).
+    #[getter]
+    fn documents(&self) -> PyResult<u64> {
+        self.with_counts(|c| c.0)
+    }
+
+    /// The input problems skipped (once the iterator is exhausted).
+    #[getter]
+    fn problems(&self) -> PyResult<u64> {
+        self.with_counts(|c| c.1)
+    }
+
+    /// The first ten problems as `textreuse reuse` logs them (once the iterator is exhausted).
+    #[getter]
+    fn messages(&self) -> PyResult<Vec<String>> {
+        self.with_counts(|c| c.2.clone())
+    }
+}
+
+impl PyReuseFileReader {
+    fn with_counts<T>(&self, f: impl FnOnce(&FileCounts) -> T) -> PyResult<T> {
+        match &*self.state.lock().expect("not poisoned") {
+            FileReading::Done(counts) => Ok(f(counts)),
+            FileReading::Reading { .. } => Err(PyValueError::new_err(
+                "the file is still being read: exhaust the iterator first",
+            )),
+        }
     }
 }
 

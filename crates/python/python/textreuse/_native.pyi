@@ -463,6 +463,30 @@ class ReuseDocuments:
     ) -> None: ...
     def write(self, path: str) -> None: ...
 
+class ReuseFileReader:
+    """One input file read as ``textreuse reuse`` reads it, in batches of buffers (use
+    :class:`textreuse.kernels.ReuseFileReader`)."""
+
+    def __init__(self, path: str, files_before: int = 0) -> None: ...
+    def __iter__(self) -> ReuseFileReader: ...
+    # k, id, title, text, source, record, revision, timestamp
+    def __next__(self) -> tuple[
+        bytes,
+        tuple[bytes, bytes],
+        tuple[bytes, bytes],
+        tuple[bytes, bytes],
+        tuple[bytes, bytes, bytes | None],
+        tuple[bytes, bytes | None],
+        tuple[bytes, bytes | None],
+        tuple[bytes, bytes, bytes | None],
+    ]: ...
+    @property
+    def documents(self) -> int: ...
+    @property
+    def problems(self) -> int: ...
+    @property
+    def messages(self) -> list[str]: ...
+
 def reuse_parse_documents(
     lines: _Str,
 ) -> tuple[bytes, tuple[bytes, bytes], tuple[bytes, bytes], tuple[bytes, bytes], bytes, tuple[bytes, bytes]]: ...

@@ -22,6 +22,8 @@ ValueError; arrays of another type raise TypeError.
 
 from __future__ import annotations
 
+import os
+
 import pyarrow as pa
 import pyarrow.compute  # noqa: F401 - pa.compute
 
@@ -29,6 +31,7 @@ from . import _native
 from ._native import Signer
 
 __all__ = [
+    "ReuseFileReader",
     "ReuseJob",
     "band_key_records",
     "cluster_lines",
@@ -87,9 +90,10 @@ def _fixed(type_: pa.DataType, width: int, data: bytes, validity: bytes | None =
     return pa.Array.from_buffers(type_, n, [valid, pa.py_buffer(data)])
 
 
-def _strings(offsets: bytes, data: bytes) -> pa.StringArray:
+def _strings(offsets: bytes, data: bytes, validity: bytes | None = None) -> pa.StringArray:
     n = len(offsets) // 4 - 1
-    return pa.Array.from_buffers(pa.string(), n, [None, pa.py_buffer(offsets), pa.py_buffer(data)])
+    valid = None if validity is None else pa.py_buffer(validity)
+    return pa.Array.from_buffers(pa.string(), n, [valid, pa.py_buffer(offsets), pa.py_buffer(data)])
 
 
 def band_key_records(
@@ -284,6 +288,77 @@ def _float_bits(arr: pa.Array | pa.ChunkedArray, name: str) -> _Parts:
     if arr.type != pa.float32():
         raise TypeError(f"{name}: expected a float32 array, got {arr.type}")
     return _int64_parts(arr.view(pa.int32()).cast(pa.int64()), name)
+
+
+class ReuseFileReader:
+    """The documents of one input file, read as ``textreuse reuse`` reads its inputs: an
+    iterator of RecordBatches in file order.
+
+    Wikipedia dumps, JSON Lines documents (``{"id", "title", "text"}`` or the ``paragraphs`` of
+    ``textreuse extract``), WARC/WET files and plain text, gzip, zstd or bzip2 compressed or not
+    (Parquet is not read: the wheel leaves it out), with the command line's own reader and
+    cleaning, dump pages cleaned in parallel. ``files_before`` is the number of input files
+    before this one (a plain-text document's id is its file's 1-based position among them).
+
+    Each batch has at most 4,096 documents (fewer when their text reaches 32 MiB) and the
+    columns ``k`` (int64: the document's 0-based number in the file), ``id``, ``title``,
+    ``text``, ``source`` (the file as given), ``record`` (int64: the 1-based line or record),
+    ``revision`` (int64) and ``timestamp`` (strings), the last four null where the input has
+    no such thing. Input problems (a bad line, a damaged part of a dump, an unreadable file)
+    are skipped; once the iterator is exhausted, :attr:`documents` and :attr:`problems` count
+    what was read and skipped, and :attr:`messages` describes the first ten problems as the
+    command line logs them (``skipped: ...``). What stops the reading before the end of the
+    file (a document of more than 2 GiB) raises OSError.
+
+    >>> import tempfile, pathlib
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "docs.jsonl"
+    >>> _ = path.write_text('{"id": 7, "title": "T", "text": "One two."}\\nnot json\\n')
+    >>> reader = ReuseFileReader(path)
+    >>> [b.column("id").to_pylist() for b in reader], reader.documents, reader.problems
+    ([['7']], 1, 1)
+    >>> reader.messages[0].startswith("skipped: ")
+    True
+    """
+
+    #: The columns of the batches.
+    SCHEMA = pa.schema([
+        ("k", pa.int64()), ("id", pa.string()), ("title", pa.string()), ("text", pa.string()),
+        ("source", pa.string()), ("record", pa.int64()), ("revision", pa.int64()),
+        ("timestamp", pa.string()),
+    ])
+
+    def __init__(self, path: str | os.PathLike, files_before: int = 0):
+        self._reader = _native.ReuseFileReader(os.fspath(path), files_before)
+
+    def __iter__(self) -> ReuseFileReader:
+        return self
+
+    def __next__(self) -> pa.RecordBatch:
+        k, ids, titles, texts, sources, records, revisions, timestamps = next(self._reader)
+        return pa.RecordBatch.from_arrays(
+            [
+                _fixed(pa.int64(), 8, k),
+                _strings(*ids), _strings(*titles), _strings(*texts), _strings(*sources),
+                _fixed(pa.int64(), 8, *records), _fixed(pa.int64(), 8, *revisions),
+                _strings(*timestamps),
+            ],
+            schema=self.SCHEMA,
+        )
+
+    @property
+    def documents(self) -> int:
+        """The documents read (ValueError before the iterator is exhausted)."""
+        return self._reader.documents
+
+    @property
+    def problems(self) -> int:
+        """The input problems skipped (ValueError before the iterator is exhausted)."""
+        return self._reader.problems
+
+    @property
+    def messages(self) -> list[str]:
+        """The first ten problems, as ``textreuse reuse`` logs them."""
+        return self._reader.messages
 
 
 def reuse_parse_documents(lines: pa.Array | pa.ChunkedArray):
