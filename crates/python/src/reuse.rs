@@ -10,7 +10,6 @@ use std::sync::{Mutex, mpsc};
 use pyo3::exceptions::{PyIOError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
-use textreuse_dedup::input::parse_json_document;
 use textreuse_dedup::pipeline::DocumentPipeline;
 use textreuse_dedup::{DocId, Document, InputError, Inputs, Origin, Progress, error_chain};
 use textreuse_reuse::{
@@ -341,71 +340,6 @@ impl PyReuseFileReader {
     }
 }
 
-/// reuse_parse_documents(lines, large) -> (rows, ids, titles, texts, bad_rows, errors)
-///
-/// Parses JSON Lines documents as `textreuse reuse` reads them (`id`, `title`, `text` or
-/// `paragraphs`): for the non-blank rows that parse, their row numbers (native uint32) and id
-/// (as text), title and text as string buffers `(offsets, data)`; for the rows that do not,
-/// their row numbers and the causes. Blank rows give neither.
-#[pyfunction]
-#[allow(clippy::type_complexity)]
-pub(crate) fn reuse_parse_documents<'py>(
-    py: Python<'py>,
-    lines: StrArg<'py>,
-) -> PyResult<(
-    Bound<'py, PyBytes>,
-    (Bound<'py, PyBytes>, Bound<'py, PyBytes>),
-    (Bound<'py, PyBytes>, Bound<'py, PyBytes>),
-    (Bound<'py, PyBytes>, Bound<'py, PyBytes>),
-    Bound<'py, PyBytes>,
-    (Bound<'py, PyBytes>, Bound<'py, PyBytes>),
-)> {
-    let held = held_strings(&lines, "lines")?;
-    let col = held.strings(lines.1, "lines")?;
-    let out = py.detach(|| -> Result<_, ColumnError> {
-        let (mut rows, mut bad) = (Vec::new(), Vec::new());
-        let (mut ids, mut titles, mut texts) = (
-            StringBuilder::new(),
-            StringBuilder::new(),
-            StringBuilder::new(),
-        );
-        let mut errors = StringBuilder::new();
-        for i in 0..col.len() {
-            let Some(line) = col.get(i)? else { continue };
-            let line = line.trim();
-            if line.is_empty() {
-                continue;
-            }
-            match parse_json_document(line) {
-                Ok(doc) => {
-                    rows.push_ne_u32(i as u32);
-                    ids.push(&doc.id.to_string())?;
-                    titles.push(&doc.title)?;
-                    texts.push(&doc.text)?;
-                }
-                Err(cause) => {
-                    bad.push_ne_u32(i as u32);
-                    errors.push(&cause)?;
-                }
-            }
-        }
-        Ok((rows, ids, titles, texts, bad, errors))
-    })?;
-    let (rows, ids, titles, texts, bad, errors) = out;
-    let strings = |b: StringBuilder| {
-        let (o, d) = b.into_buffers();
-        (bytes(py, &o), bytes(py, &d))
-    };
-    Ok((
-        bytes(py, &rows),
-        strings(ids),
-        strings(titles),
-        strings(texts),
-        bytes(py, &bad),
-        strings(errors),
-    ))
-}
-
 /// reuse_document_terms(text, large) -> (rows, keys)
 ///
 /// Each non-null row's distinct terms ([`Reuse::document_terms`]): `(row, key)` records,
@@ -612,7 +546,7 @@ pub(crate) fn reuse_pick_documents<'py>(
 }
 
 /// One side of the pairs given to `reuse_align`: the document number, id, title, text and
-/// where it was read from.
+/// provenance.
 struct Side<'a> {
     n: I64Column<'a>,
     id: StrColumn<'a>,
@@ -620,12 +554,15 @@ struct Side<'a> {
     text: StrColumn<'a>,
     source: StrColumn<'a>,
     record: I64Column<'a>,
+    revision: I64Column<'a>,
+    timestamp: StrColumn<'a>,
 }
 
-/// The held arrays of a [`Side`]: number, id, title, text, source, record.
+/// The held arrays of a [`Side`]: number, id, title, text, source, record, revision,
+/// timestamp.
 struct HeldSide {
-    arrays: [HeldArray; 6],
-    large: [bool; 4],
+    arrays: [HeldArray; 8],
+    large: [bool; 5],
     what: &'static str,
 }
 
@@ -638,8 +575,11 @@ impl HeldSide {
             StrArg<'py>,
             StrArg<'py>,
             Bound<'py, PyAny>,
+            Bound<'py, PyAny>,
+            StrArg<'py>,
         );
-        let (n, id, title, text, source, record): Parts<'_> = side.extract()?;
+        let (n, id, title, text, source, record, revision, timestamp): Parts<'_> =
+            side.extract()?;
         Ok(HeldSide {
             arrays: [
                 HeldArray::extract(&n, what)?,
@@ -648,14 +588,16 @@ impl HeldSide {
                 HeldArray::extract(&text.0, what)?,
                 HeldArray::extract(&source.0, what)?,
                 HeldArray::extract(&record, what)?,
+                HeldArray::extract(&revision, what)?,
+                HeldArray::extract(&timestamp.0, what)?,
             ],
-            large: [id.1, title.1, text.1, source.1],
+            large: [id.1, title.1, text.1, source.1, timestamp.1],
             what,
         })
     }
 
     fn view(&self) -> Result<Side<'_>, ColumnError> {
-        let [n, id, title, text, source, record] = &self.arrays;
+        let [n, id, title, text, source, record, revision, timestamp] = &self.arrays;
         let w = self.what;
         Ok(Side {
             n: n.int64(w)?,
@@ -664,6 +606,8 @@ impl HeldSide {
             text: text.strings(self.large[2], w)?,
             source: source.strings(self.large[3], w)?,
             record: record.int64(w)?,
+            revision: revision.int64(w)?,
+            timestamp: timestamp.strings(self.large[4], w)?,
         })
     }
 }
@@ -676,7 +620,7 @@ fn required<'a>(c: &StrColumn<'a>, i: usize, what: &str) -> Result<&'a str, Colu
 
 impl<'a> Side<'a> {
     /// Row `i`'s number, the document (its text left out: the outputs need its name and
-    /// provenance) and its text.
+    /// provenance) and its text. Records and revisions are int64 holding the u64 bits.
     fn get(&self, i: usize) -> Result<(usize, Document, &'a str), ColumnError> {
         let n = self.n.required(i, "n")?;
         let n = usize::try_from(n).map_err(|_| ColumnError(format!("n: row {i} is negative")))?;
@@ -686,8 +630,9 @@ impl<'a> Side<'a> {
             text: String::new(),
             origin: Origin {
                 source: self.source.get(i)?.map(Into::into),
-                record: self.record.get(i).and_then(|r| u64::try_from(r).ok()),
-                ..Origin::default()
+                record: self.record.get(i).map(|r| r as u64),
+                revision: self.revision.get(i).map(|r| r as u64),
+                timestamp: self.timestamp.get(i)?.map(Into::into),
             },
         };
         Ok((n, doc, required(&self.text, i, "text")?))
@@ -698,8 +643,9 @@ impl<'a> Side<'a> {
 ///     -> (lines, pair_rows, cases, content, structure, suspicious_chars, source_chars, ranges)
 ///
 /// Aligns each candidate pair ([`Reuse::align_pair`]) and formats it as `textreuse reuse`
-/// does. `suspicious` and `source` are `(n, id, title, text, source, record)` column tuples
-/// (the document numbers and ids, and where they were read from), `support` the pair's
+/// does. `suspicious` and `source` are `(n, id, title, text, source, record, revision,
+/// timestamp)` column tuples (the document numbers and ids, and their provenance as
+/// `ReuseFileReader` gives it), `support` the pair's
 /// nominations (int64). Returns per pair its `reuse.jsonl` lines and `pairs.tsv` row (string
 /// buffers), its passages, content and structure passages and both documents' lengths in
 /// characters (native uint32, uint32, uint32, uint64, uint64), and per passage its character

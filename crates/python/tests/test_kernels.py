@@ -607,13 +607,6 @@ def test_reuse_kernels_check_their_input():
         kernels.ReuseJob(lang="xx")
     assert json.loads(kernels.ReuseJob(lang="de").stats_template(1, 0))["lang"] == "de"
     job = kernels.ReuseJob(min_words=3)
-    rows, ids, titles, texts, bad, errors = kernels.reuse_parse_documents(
-        pa.array(['{"id": 7, "title": "T", "paragraphs": ["One two three.", "Four."]}', "  ",
-                  "not json", None])
-    )
-    assert rows.to_pylist() == [0] and ids.to_pylist() == ["7"]
-    assert texts.to_pylist() == ["One two three.\n\nFour."]
-    assert bad.to_pylist() == [2] and len(errors[0].as_py()) > 0
     terms = pa.array([[{"term": 1, "df": 1}], None], pa.list_(pa.struct([("term", pa.int64()), ("df", pa.int64())])))
     r, c, t, w = kernels.reuse_chunk_vectors(
         job, pa.array(["Bees store honey in wax combs.", None]), terms, 2

@@ -401,7 +401,8 @@ def cluster_lines(
 # The reuse job (textreuse.spark.reuse); wrappers in textreuse.kernels.
 REUSE_PAIRS_HEADER: str
 _Str = tuple[_Parts, bool]
-_Side = tuple[_Parts, _Str, _Str, _Str, _Str, _Parts]
+# (n, id, title, text, source, record, revision, timestamp)
+_Side = tuple[_Parts, _Str, _Str, _Str, _Str, _Parts, _Parts, _Str]
 
 # The Spark dedup job's kernels (src/spark.rs): blobs are packed little-endian u64 records.
 def sentence_tasks(paths: list[str], split: int) -> list[tuple[str, int, int]]: ...
@@ -487,9 +488,6 @@ class ReuseFileReader:
     @property
     def messages(self) -> list[str]: ...
 
-def reuse_parse_documents(
-    lines: _Str,
-) -> tuple[bytes, tuple[bytes, bytes], tuple[bytes, bytes], tuple[bytes, bytes], bytes, tuple[bytes, bytes]]: ...
 def reuse_document_terms(text: _Str) -> tuple[bytes, bytes]: ...
 def reuse_chunk_vectors(
     job: ReuseJob, text: _Str, lengths: _Parts, keys: _Parts, dfs: _Parts, documents: int

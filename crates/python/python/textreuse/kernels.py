@@ -40,7 +40,6 @@ __all__ = [
     "reuse_align",
     "reuse_chunk_vectors",
     "reuse_document_terms",
-    "reuse_parse_documents",
     "reuse_pick_documents",
     "shingle_counts",
     "signatures",
@@ -361,26 +360,6 @@ class ReuseFileReader:
         return self._reader.messages
 
 
-def reuse_parse_documents(lines: pa.Array | pa.ChunkedArray):
-    """Parses JSON Lines documents as ``textreuse reuse`` reads them (``id``, ``title``,
-    ``text`` or ``paragraphs``; surrounding whitespace ignored, blank lines skipped).
-
-    Returns ``(rows, ids, titles, texts, bad_rows, errors)``: the row numbers (uint32) of the
-    lines that parsed with their id (as text: ``12`` or ``abc``), title and text, and the row
-    numbers of the lines that did not with the cause.
-    """
-    parts, large = _string_parts(lines, "lines")
-    rows, ids, titles, texts, bad, errors = _native.reuse_parse_documents((parts, large))
-    return (
-        _fixed(pa.uint32(), 4, rows),
-        _strings(*ids),
-        _strings(*titles),
-        _strings(*texts),
-        _fixed(pa.uint32(), 4, bad),
-        _strings(*errors),
-    )
-
-
 def reuse_document_terms(text: pa.Array | pa.ChunkedArray) -> tuple[pa.UInt32Array, pa.UInt64Array]:
     """The distinct terms of each document (keys of its words of at least three characters):
     ``(row, key)`` records. Counted over all documents they are the document frequencies."""
@@ -449,10 +428,12 @@ def _side(batch: pa.RecordBatch, prefix: str):
     def s(name):
         return _string_parts(batch.column(prefix + name), prefix + name)
 
+    def i(name):
+        return _int64_parts(batch.column(prefix + name), prefix + name)
+
     return (
-        _int64_parts(batch.column(prefix + "n"), prefix + "n"),
-        s("id"), s("title"), s("text"), s("source"),
-        _int64_parts(batch.column(prefix + "record"), prefix + "record"),
+        i("n"), s("id"), s("title"), s("text"), s("source"), i("record"), i("revision"),
+        s("timestamp"),
     )
 
 
@@ -460,8 +441,9 @@ def reuse_align(job: ReuseJob, pairs: pa.RecordBatch, align: bool = True) -> dic
     """Aligns candidate pairs and formats them as ``textreuse reuse`` writes them.
 
     ``pairs`` has the columns ``support`` (int64) and, for the suspicious side ``susp_`` and
-    the source side ``src_``: ``n`` (document number), ``id``, ``title``, ``text``, ``source``
-    (the input it was read from) and ``record`` (its line). Returns a dict of arrays, one row
+    the source side ``src_``: ``n`` (document number), ``id``, ``title``, ``text``, and the
+    provenance as :class:`ReuseFileReader` gives it: ``source`` (the input it was read from),
+    ``record`` (its line or record), ``revision`` and ``timestamp``. Returns a dict of arrays, one row
     per pair: ``lines`` (its ``reuse.jsonl`` lines), ``pair_row`` (its ``pairs.tsv`` row),
     ``cases``, ``content``, ``structure``, ``susp_chars``, ``src_chars`` (the texts' lengths
     in characters, for ``documents.tsv``; 0 for pairs without passages), and the passages'
