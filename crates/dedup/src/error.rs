@@ -63,8 +63,19 @@ pub enum Error {
     Sink(#[source] Box<dyn std::error::Error + Send + Sync>),
 }
 
-/// `error` and its sources, joined by `": "` (one line, as the CLI prints errors).
-pub(crate) fn chain(error: &dyn std::error::Error) -> String {
+/// `error` and its sources, joined by `": "`: one line, as the CLI prints errors (anyhow's
+/// `{:#}`), for front ends that report problems themselves.
+///
+/// ```
+/// use textreuse_dedup::{InputError, error_chain};
+///
+/// let e = InputError::Io {
+///     path: "docs.jsonl".into(),
+///     source: std::io::Error::other("disk on fire"),
+/// };
+/// assert_eq!(error_chain(&e), "cannot read docs.jsonl: disk on fire");
+/// ```
+pub fn error_chain(error: &dyn std::error::Error) -> String {
     let mut line = error.to_string();
     let mut source = error.source();
     while let Some(e) = source {

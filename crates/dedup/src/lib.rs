@@ -110,7 +110,7 @@ pub const CAUGHT_PANICS: &[&str] = &["/parquet-", "/arrow-"];
 
 pub use classify::ClusterType;
 pub use cluster::{Cluster, Keep, Member, within_edit_distance};
-pub use error::Error;
+pub use error::{Error, error_chain};
 pub use features::Unit;
 pub use input::{DocId, Document, InputError, JsonFields, Origin};
 pub use progress::{NoProgress, Progress, Stage};

@@ -54,7 +54,7 @@ pub trait Progress {
     fn input_problem(&self, problem: &InputError) {
         self.log(&format!(
             "skipped: {} (reading goes on)",
-            crate::error::chain(problem)
+            crate::error_chain(problem)
         ));
     }
 

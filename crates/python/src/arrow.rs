@@ -427,3 +427,57 @@ impl StringBuilder {
         (self.offsets, self.data)
     }
 }
+
+/// An Arrow `string` array with nulls (32-bit offsets) being built.
+pub(crate) struct NullableStrings {
+    strings: StringBuilder,
+    valid: Bitmap,
+}
+
+impl NullableStrings {
+    /// An empty array.
+    pub(crate) fn new() -> NullableStrings {
+        NullableStrings {
+            strings: StringBuilder::new(),
+            valid: Bitmap::default(),
+        }
+    }
+
+    /// Appends one string or a null; fails as [`StringBuilder::push`] does.
+    pub(crate) fn push(&mut self, s: Option<&str>) -> Result<(), ColumnError> {
+        self.strings.push(s.unwrap_or(""))?;
+        self.valid.push(s.is_some());
+        Ok(())
+    }
+
+    /// `(offsets, data, validity)`; no validity bitmap when no row is null.
+    pub(crate) fn into_buffers(self) -> (Vec<u8>, Vec<u8>, Option<Vec<u8>>) {
+        let (offsets, data) = self.strings.into_buffers();
+        (offsets, data, validity(self.valid))
+    }
+}
+
+/// An Arrow `int64` array with nulls being built.
+#[derive(Default)]
+pub(crate) struct NullableInt64 {
+    values: Vec<u8>,
+    valid: Bitmap,
+}
+
+impl NullableInt64 {
+    /// Appends one value or a null.
+    pub(crate) fn push(&mut self, v: Option<i64>) {
+        self.values.extend_from_slice(&v.unwrap_or(0).to_ne_bytes());
+        self.valid.push(v.is_some());
+    }
+
+    /// `(values, validity)`; no validity bitmap when no row is null.
+    pub(crate) fn into_buffers(self) -> (Vec<u8>, Option<Vec<u8>>) {
+        (self.values, validity(self.valid))
+    }
+}
+
+/// A validity bitmap's bytes, or none when every row is valid.
+fn validity(valid: Bitmap) -> Option<Vec<u8>> {
+    (valid.ones() < valid.len()).then(|| valid.into_bytes())
+}

@@ -35,9 +35,10 @@
 //!   `plan`.
 //! - Arrow batch kernels (`src/kernels.rs`, wrapped by `textreuse/kernels.py`):
 //!   `band_key_records`, `signatures`, `shingle_counts`, `edit_keep`, `connected_components`,
-//!   `cluster_lines`, and the reuse job's `reuse_parse_documents`, `reuse_document_terms`,
-//!   `reuse_chunk_vectors`, `reuse_pick_documents`, `reuse_align` (`src/reuse.rs`, calling the
-//!   `textreuse-reuse` library's steps). They read pyarrow arrays in place through the buffer protocol
+//!   `cluster_lines`, and the reuse job's `ReuseFileReader` (one input file read as the CLI
+//!   reads it, in batches), `reuse_document_terms`, `reuse_chunk_vectors`,
+//!   `reuse_pick_documents`, `reuse_align` (`src/reuse.rs`, calling the `textreuse-reuse`
+//!   library's steps). They read pyarrow arrays in place through the buffer protocol
 //!   (`src/arrow.rs`), loop over the rows in Rust with the GIL released, and return output
 //!   buffers that become pyarrow arrays without a copy; no per-row Python work. These are the
 //!   steps the Spark backend (`textreuse.spark`) runs inside `mapInArrow`.
@@ -90,8 +91,8 @@ mod _native {
 
     #[pymodule_export]
     use crate::reuse::{
-        PyReuseDocuments, PyReuseJob, reuse_align, reuse_chunk_vectors, reuse_document_terms,
-        reuse_parse_documents, reuse_pick_documents,
+        PyReuseDocuments, PyReuseFileReader, PyReuseJob, reuse_align, reuse_chunk_vectors,
+        reuse_document_terms, reuse_pick_documents,
     };
 
     #[pymodule_export]

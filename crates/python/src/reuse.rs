@@ -1,19 +1,25 @@
 //! The Arrow kernels of the Spark backend's `reuse` job (`textreuse.spark.reuse`): each step of
 //! `textreuse reuse`'s tf-idf search and alignment over whole batches, calling the
 //! `textreuse-reuse` library's own steps ([`Reuse::chunk_vectors`], [`Reuse::pick_documents`],
-//! [`Reuse::align_pair`]) and output formats, so that the job writes what the CLI writes.
+//! [`Reuse::align_pair`]) and output formats, so that the job writes what the CLI writes. Its
+//! tasks read their input files themselves ([`PyReuseFileReader`]), as the CLI reads them.
+use std::cell::RefCell;
 use std::path::PathBuf;
+use std::sync::{Mutex, mpsc};
 
-use pyo3::exceptions::PyValueError;
+use pyo3::exceptions::{PyIOError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
-use textreuse_dedup::input::parse_json_document;
-use textreuse_dedup::{DocId, Document, Origin};
+use textreuse_dedup::pipeline::DocumentPipeline;
+use textreuse_dedup::{DocId, Document, InputError, Inputs, Origin, Progress, error_chain};
 use textreuse_reuse::{
     ChunkMatch, DocumentTable, PairResult, Reuse, ReuseError, write_case_lines, write_pair_row,
 };
 
-use crate::arrow::{ColumnError, HeldArray, I64Column, PushNe, StrColumn, StringBuilder};
+use crate::arrow::{
+    ColumnError, HeldArray, I64Column, NullableInt64, NullableStrings, PushNe, StrColumn,
+    StringBuilder,
+};
 
 fn bytes<'py>(py: Python<'py>, v: &[u8]) -> Bound<'py, PyBytes> {
     PyBytes::new(py, v)
@@ -80,69 +86,258 @@ impl PyReuseJob {
     }
 }
 
-/// reuse_parse_documents(lines, large) -> (rows, ids, titles, texts, bad_rows, errors)
-///
-/// Parses JSON Lines documents as `textreuse reuse` reads them (`id`, `title`, `text` or
-/// `paragraphs`): for the non-blank rows that parse, their row numbers (native uint32) and id
-/// (as text), title and text as string buffers `(offsets, data)`; for the rows that do not,
-/// their row numbers and the causes. Blank rows give neither.
-#[pyfunction]
-#[allow(clippy::type_complexity)]
-pub(crate) fn reuse_parse_documents<'py>(
-    py: Python<'py>,
-    lines: StrArg<'py>,
-) -> PyResult<(
-    Bound<'py, PyBytes>,
-    (Bound<'py, PyBytes>, Bound<'py, PyBytes>),
-    (Bound<'py, PyBytes>, Bound<'py, PyBytes>),
-    (Bound<'py, PyBytes>, Bound<'py, PyBytes>),
-    Bound<'py, PyBytes>,
-    (Bound<'py, PyBytes>, Bound<'py, PyBytes>),
-)> {
-    let held = held_strings(&lines, "lines")?;
-    let col = held.strings(lines.1, "lines")?;
-    let out = py.detach(|| -> Result<_, ColumnError> {
-        let (mut rows, mut bad) = (Vec::new(), Vec::new());
-        let (mut ids, mut titles, mut texts) = (
-            StringBuilder::new(),
-            StringBuilder::new(),
-            StringBuilder::new(),
-        );
-        let mut errors = StringBuilder::new();
-        for i in 0..col.len() {
-            let Some(line) = col.get(i)? else { continue };
-            let line = line.trim();
-            if line.is_empty() {
-                continue;
-            }
-            match parse_json_document(line) {
-                Ok(doc) => {
-                    rows.push_ne_u32(i as u32);
-                    ids.push(&doc.id.to_string())?;
-                    titles.push(&doc.title)?;
-                    texts.push(&doc.text)?;
-                }
-                Err(cause) => {
-                    bad.push_ne_u32(i as u32);
-                    errors.push(&cause)?;
-                }
-            }
+/// A batch of a [`PyReuseFileReader`] ends at its 4,096th document ...
+const BATCH_DOCUMENTS: usize = 4096;
+/// ... or at the document that brings its ids, titles and texts to 32 MiB (a longer document
+/// makes a batch of its own).
+const BATCH_BYTES: usize = 32 << 20;
+/// Input problems of a file that a [`PyReuseFileReader`] describes; the others are counted.
+const PROBLEM_MESSAGES: usize = 10;
+
+/// The documents of one batch of a [`PyReuseFileReader`], as Arrow buffers.
+struct DocumentBatch {
+    len: usize,
+    bytes: usize,
+    k: Vec<u8>,
+    ids: StringBuilder,
+    titles: StringBuilder,
+    texts: StringBuilder,
+    sources: NullableStrings,
+    records: NullableInt64,
+    revisions: NullableInt64,
+    timestamps: NullableStrings,
+}
+
+impl DocumentBatch {
+    fn new() -> DocumentBatch {
+        DocumentBatch {
+            len: 0,
+            bytes: 0,
+            k: Vec::new(),
+            ids: StringBuilder::new(),
+            titles: StringBuilder::new(),
+            texts: StringBuilder::new(),
+            sources: NullableStrings::new(),
+            records: NullableInt64::default(),
+            revisions: NullableInt64::default(),
+            timestamps: NullableStrings::new(),
         }
-        Ok((rows, ids, titles, texts, bad, errors))
-    })?;
-    let (rows, ids, titles, texts, bad, errors) = out;
-    let strings = |b: StringBuilder| {
-        let (o, d) = b.into_buffers();
-        (bytes(py, &o), bytes(py, &d))
-    };
+    }
+
+    /// Appends the file's document number `k`; the numbers above 2^63 of a record or revision
+    /// go in as the int64 of their bits.
+    fn push(&mut self, k: u64, doc: &Document) -> Result<(), ColumnError> {
+        let id = doc.id.to_string();
+        self.k.push_ne_u64(k);
+        self.ids.push(&id)?;
+        self.titles.push(&doc.title)?;
+        self.texts.push(&doc.text)?;
+        let o = &doc.origin;
+        self.sources.push(o.source.as_deref())?;
+        self.records.push(o.record.map(|r| r as i64));
+        self.revisions.push(o.revision.map(|r| r as i64));
+        self.timestamps.push(o.timestamp.as_deref())?;
+        self.len += 1;
+        self.bytes += id.len() + doc.title.len() + doc.text.len();
+        Ok(())
+    }
+
+    fn is_full(&self) -> bool {
+        self.len >= BATCH_DOCUMENTS || self.bytes >= BATCH_BYTES
+    }
+
+    /// The buffers, as `ReuseFileReader.__next__` returns them.
+    fn into_py(self, py: Python<'_>) -> PyResult<Bound<'_, pyo3::types::PyTuple>> {
+        let strings = |b: StringBuilder| {
+            let (o, d) = b.into_buffers();
+            (bytes(py, &o), bytes(py, &d))
+        };
+        let nullable_strings = |b: NullableStrings| {
+            let (o, d, v) = b.into_buffers();
+            (bytes(py, &o), bytes(py, &d), v.map(|v| bytes(py, &v)))
+        };
+        let nullable_int64 = |b: NullableInt64| {
+            let (values, v) = b.into_buffers();
+            (bytes(py, &values), v.map(|v| bytes(py, &v)))
+        };
+        (
+            bytes(py, &self.k),
+            strings(self.ids),
+            strings(self.titles),
+            strings(self.texts),
+            nullable_strings(self.sources),
+            nullable_int64(self.records),
+            nullable_int64(self.revisions),
+            nullable_strings(self.timestamps),
+        )
+            .into_pyobject(py)
+    }
+}
+
+/// The input problems of one file: all counted by the pipeline, the first
+/// [`PROBLEM_MESSAGES`] kept as `textreuse reuse` logs them.
+#[derive(Default)]
+struct FileProblems(RefCell<Vec<String>>);
+
+impl Progress for FileProblems {
+    fn input_problem(&self, problem: &InputError) {
+        let mut messages = self.0.borrow_mut();
+        if messages.len() < PROBLEM_MESSAGES {
+            messages.push(format!("skipped: {}", error_chain(problem)));
+        }
+    }
+}
+
+/// What a [`PyReuseFileReader`] read: documents, input problems, the first problems' messages.
+type FileCounts = (u64, u64, Vec<String>);
+
+/// Reads `path` (an input file, its position among the inputs after `files_before` others) as
+/// `textreuse reuse` reads its inputs, sending its documents to `batches` in input order.
+fn read_file(
+    path: &str,
+    files_before: u64,
+    batches: &mpsc::SyncSender<DocumentBatch>,
+) -> Result<FileCounts, String> {
+    let problems = FileProblems::default();
+    let mut batch = DocumentBatch::new();
+    let counts = DocumentPipeline::new()
+        .run(
+            Inputs::new([path]).files_before(files_before),
+            &problems,
+            || (),
+            // The pipeline cleans dump pages in parallel (Source::into_document, as the CLI).
+            |_, _, doc| doc,
+            |k, doc| {
+                batch
+                    .push(k, &doc)
+                    .map_err(|e| textreuse_dedup::Error::Sink(e.0.into()))?;
+                if batch.is_full() {
+                    batches
+                        .send(std::mem::replace(&mut batch, DocumentBatch::new()))
+                        .map_err(|_| {
+                            textreuse_dedup::Error::Sink("the reader was dropped".into())
+                        })?;
+                }
+                Ok(())
+            },
+        )
+        .map_err(|e| format!("{path}: {}", error_chain(&e)))?;
+    if batch.len > 0 {
+        // A reader dropped before the end wants no more batches.
+        let _ = batches.send(batch);
+    }
     Ok((
-        bytes(py, &rows),
-        strings(ids),
-        strings(titles),
-        strings(texts),
-        bytes(py, &bad),
-        strings(errors),
+        counts.documents,
+        counts.input_problems,
+        problems.0.into_inner(),
     ))
+}
+
+/// Where a [`PyReuseFileReader`] is: reading (its batches arrive from a thread of their own),
+/// or at the end.
+enum FileReading {
+    Reading {
+        batches: mpsc::Receiver<DocumentBatch>,
+        reader: std::thread::JoinHandle<Result<FileCounts, String>>,
+    },
+    Done(FileCounts),
+}
+
+/// ReuseFileReader(path, files_before=0)
+///
+/// The documents of one input file read as `textreuse reuse` reads its inputs (the dedup
+/// library's `Inputs`: Wikipedia dumps, JSON Lines documents, WARC/WET, plain text; gzip,
+/// zstd or bzip2 compressed or not; dump pages cleaned with `Source::into_document`, in
+/// parallel on the rayon pool), `files_before` being the input files before it (a plain-text
+/// document's id is its file's 1-based position). An iterator of batches of at most 4,096
+/// documents (fewer when their text reaches 32 MiB), in file order, each a tuple of buffers:
+/// `k` (native int64: the document's 0-based number in the file), `id`, `title`, `text`
+/// (string `(offsets, data)`), `source` (string `(offsets, data, validity)`), `record`,
+/// `revision` (int64 `(values, validity)`, u64 bits) and `timestamp` (as `source`); a
+/// validity of `None` means no nulls. Input problems are skipped; once the iterator is
+/// exhausted, `documents` and `problems` count what it read and skipped, and `messages`
+/// describes the first ten problems as `textreuse reuse` logs them (`skipped: ...`).
+#[pyclass(name = "ReuseFileReader", module = "textreuse._native")]
+pub(crate) struct PyReuseFileReader {
+    // A Mutex only to make the receiver Sync; `__next__` takes `&mut self` and never locks.
+    state: Mutex<FileReading>,
+}
+
+#[pymethods]
+impl PyReuseFileReader {
+    #[new]
+    #[pyo3(signature = (path, files_before = 0))]
+    fn new(path: String, files_before: u64) -> PyResult<Self> {
+        let (tx, batches) = mpsc::sync_channel(1);
+        let reader = std::thread::Builder::new()
+            .name("textreuse-read-file".into())
+            .spawn(move || read_file(&path, files_before, &tx))?;
+        Ok(PyReuseFileReader {
+            state: Mutex::new(FileReading::Reading { batches, reader }),
+        })
+    }
+
+    fn __iter__(slf: PyRef<'_, Self>) -> PyRef<'_, Self> {
+        slf
+    }
+
+    fn __next__<'py>(
+        &mut self,
+        py: Python<'py>,
+    ) -> PyResult<Option<Bound<'py, pyo3::types::PyTuple>>> {
+        let state = self.state.get_mut().expect("not poisoned");
+        let FileReading::Reading { batches, .. } = state else {
+            return Ok(None);
+        };
+        // Moved in as `&mut`: the receiver is Send but not Sync.
+        let batches = &mut *batches;
+        if let Ok(batch) = py.detach(move || batches.recv()) {
+            return batch.into_py(py).map(Some);
+        }
+        // The reader has ended (its sender is gone).
+        let FileReading::Reading { reader, .. } =
+            std::mem::replace(state, FileReading::Done((0, 0, Vec::new())))
+        else {
+            unreachable!("matched above")
+        };
+        match py.detach(|| reader.join()) {
+            Ok(Ok(counts)) => {
+                *state = FileReading::Done(counts);
+                Ok(None)
+            }
+            Ok(Err(e)) => Err(PyIOError::new_err(e)),
+            Err(panic) => std::panic::resume_unwind(panic),
+        }
+    }
+
+    /// The documents read (once the iterator is exhausted).
+    #[getter]
+    fn documents(&self) -> PyResult<u64> {
+        self.with_counts(|c| c.0)
+    }
+
+    /// The input problems skipped (once the iterator is exhausted).
+    #[getter]
+    fn problems(&self) -> PyResult<u64> {
+        self.with_counts(|c| c.1)
+    }
+
+    /// The first ten problems as `textreuse reuse` logs them (once the iterator is exhausted).
+    #[getter]
+    fn messages(&self) -> PyResult<Vec<String>> {
+        self.with_counts(|c| c.2.clone())
+    }
+}
+
+impl PyReuseFileReader {
+    fn with_counts<T>(&self, f: impl FnOnce(&FileCounts) -> T) -> PyResult<T> {
+        match &*self.state.lock().expect("not poisoned") {
+            FileReading::Done(counts) => Ok(f(counts)),
+            FileReading::Reading { .. } => Err(PyValueError::new_err(
+                "the file is still being read: exhaust the iterator first",
+            )),
+        }
+    }
 }
 
 /// reuse_document_terms(text, large) -> (rows, keys)
@@ -351,7 +546,7 @@ pub(crate) fn reuse_pick_documents<'py>(
 }
 
 /// One side of the pairs given to `reuse_align`: the document number, id, title, text and
-/// where it was read from.
+/// provenance.
 struct Side<'a> {
     n: I64Column<'a>,
     id: StrColumn<'a>,
@@ -359,12 +554,15 @@ struct Side<'a> {
     text: StrColumn<'a>,
     source: StrColumn<'a>,
     record: I64Column<'a>,
+    revision: I64Column<'a>,
+    timestamp: StrColumn<'a>,
 }
 
-/// The held arrays of a [`Side`]: number, id, title, text, source, record.
+/// The held arrays of a [`Side`]: number, id, title, text, source, record, revision,
+/// timestamp.
 struct HeldSide {
-    arrays: [HeldArray; 6],
-    large: [bool; 4],
+    arrays: [HeldArray; 8],
+    large: [bool; 5],
     what: &'static str,
 }
 
@@ -377,8 +575,11 @@ impl HeldSide {
             StrArg<'py>,
             StrArg<'py>,
             Bound<'py, PyAny>,
+            Bound<'py, PyAny>,
+            StrArg<'py>,
         );
-        let (n, id, title, text, source, record): Parts<'_> = side.extract()?;
+        let (n, id, title, text, source, record, revision, timestamp): Parts<'_> =
+            side.extract()?;
         Ok(HeldSide {
             arrays: [
                 HeldArray::extract(&n, what)?,
@@ -387,14 +588,16 @@ impl HeldSide {
                 HeldArray::extract(&text.0, what)?,
                 HeldArray::extract(&source.0, what)?,
                 HeldArray::extract(&record, what)?,
+                HeldArray::extract(&revision, what)?,
+                HeldArray::extract(&timestamp.0, what)?,
             ],
-            large: [id.1, title.1, text.1, source.1],
+            large: [id.1, title.1, text.1, source.1, timestamp.1],
             what,
         })
     }
 
     fn view(&self) -> Result<Side<'_>, ColumnError> {
-        let [n, id, title, text, source, record] = &self.arrays;
+        let [n, id, title, text, source, record, revision, timestamp] = &self.arrays;
         let w = self.what;
         Ok(Side {
             n: n.int64(w)?,
@@ -403,6 +606,8 @@ impl HeldSide {
             text: text.strings(self.large[2], w)?,
             source: source.strings(self.large[3], w)?,
             record: record.int64(w)?,
+            revision: revision.int64(w)?,
+            timestamp: timestamp.strings(self.large[4], w)?,
         })
     }
 }
@@ -415,7 +620,7 @@ fn required<'a>(c: &StrColumn<'a>, i: usize, what: &str) -> Result<&'a str, Colu
 
 impl<'a> Side<'a> {
     /// Row `i`'s number, the document (its text left out: the outputs need its name and
-    /// provenance) and its text.
+    /// provenance) and its text. Records and revisions are int64 holding the u64 bits.
     fn get(&self, i: usize) -> Result<(usize, Document, &'a str), ColumnError> {
         let n = self.n.required(i, "n")?;
         let n = usize::try_from(n).map_err(|_| ColumnError(format!("n: row {i} is negative")))?;
@@ -425,8 +630,9 @@ impl<'a> Side<'a> {
             text: String::new(),
             origin: Origin {
                 source: self.source.get(i)?.map(Into::into),
-                record: self.record.get(i).and_then(|r| u64::try_from(r).ok()),
-                ..Origin::default()
+                record: self.record.get(i).map(|r| r as u64),
+                revision: self.revision.get(i).map(|r| r as u64),
+                timestamp: self.timestamp.get(i)?.map(Into::into),
             },
         };
         Ok((n, doc, required(&self.text, i, "text")?))
@@ -437,8 +643,9 @@ impl<'a> Side<'a> {
 ///     -> (lines, pair_rows, cases, content, structure, suspicious_chars, source_chars, ranges)
 ///
 /// Aligns each candidate pair ([`Reuse::align_pair`]) and formats it as `textreuse reuse`
-/// does. `suspicious` and `source` are `(n, id, title, text, source, record)` column tuples
-/// (the document numbers and ids, and where they were read from), `support` the pair's
+/// does. `suspicious` and `source` are `(n, id, title, text, source, record, revision,
+/// timestamp)` column tuples (the document numbers and ids, and their provenance as
+/// `ReuseFileReader` gives it), `support` the pair's
 /// nominations (int64). Returns per pair its `reuse.jsonl` lines and `pairs.tsv` row (string
 /// buffers), its passages, content and structure passages and both documents' lengths in
 /// characters (native uint32, uint32, uint32, uint64, uint64), and per passage its character

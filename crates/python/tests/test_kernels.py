@@ -563,6 +563,40 @@ def test_docstring_examples():
     assert runner.failures == 0 and runner.tries > 0
 
 
+def test_reuse_file_reader_reads_as_the_cli(tmp_path):
+    from textreuse import kernels
+
+    docs = tmp_path / "docs.jsonl"
+    docs.write_text(
+        '{"id": 7, "title": "T", "paragraphs": ["One two three.", "Four."]}\n  \nnot json\n'
+        '{"id": "x", "text": "Five."}\n',
+        encoding="utf-8",
+    )
+    reader = kernels.ReuseFileReader(docs)
+    with pytest.raises(ValueError, match="exhaust"):
+        reader.documents
+    batches = list(reader)
+    assert len(batches) == 1 and batches[0].schema == kernels.ReuseFileReader.SCHEMA
+    rows = batches[0].to_pylist()
+    assert [(r["k"], r["id"], r["record"], r["source"]) for r in rows] == [
+        (0, "7", 1, str(docs)), (1, "x", 4, str(docs))
+    ]
+    assert rows[0]["text"] == "One two three.\n\nFour." and rows[0]["revision"] is None
+    assert (reader.documents, reader.problems) == (2, 1)
+    assert len(reader.messages) == 1 and reader.messages[0].startswith(f"skipped: {docs}:3: ")
+    # A plain-text document: its id is the file's 1-based position among the inputs.
+    note = tmp_path / "note.txt"
+    note.write_text("Bees make honey.\n", encoding="utf-8")
+    [batch] = kernels.ReuseFileReader(note, files_before=2)
+    assert batch.to_pylist()[0] | {"text": None} == dict(
+        k=0, id="3", title="note", text=None, source=str(note), record=None, revision=None,
+        timestamp=None,
+    )
+    missing = kernels.ReuseFileReader(tmp_path / "missing.jsonl")
+    assert list(missing) == [] and (missing.documents, missing.problems) == (0, 1)
+    assert missing.messages[0].startswith(f"skipped: cannot read {tmp_path / 'missing.jsonl'}: ")
+
+
 def test_reuse_kernels_check_their_input():
     import pyarrow as pa
     from textreuse import kernels
@@ -573,13 +607,6 @@ def test_reuse_kernels_check_their_input():
         kernels.ReuseJob(lang="xx")
     assert json.loads(kernels.ReuseJob(lang="de").stats_template(1, 0))["lang"] == "de"
     job = kernels.ReuseJob(min_words=3)
-    rows, ids, titles, texts, bad, errors = kernels.reuse_parse_documents(
-        pa.array(['{"id": 7, "title": "T", "paragraphs": ["One two three.", "Four."]}', "  ",
-                  "not json", None])
-    )
-    assert rows.to_pylist() == [0] and ids.to_pylist() == ["7"]
-    assert texts.to_pylist() == ["One two three.\n\nFour."]
-    assert bad.to_pylist() == [2] and len(errors[0].as_py()) > 0
     terms = pa.array([[{"term": 1, "df": 1}], None], pa.list_(pa.struct([("term", pa.int64()), ("df", pa.int64())])))
     r, c, t, w = kernels.reuse_chunk_vectors(
         job, pa.array(["Bees store honey in wax combs.", None]), terms, 2

@@ -1,13 +1,20 @@
-"""The Spark reuse job against `textreuse reuse` on the bundled samples, in local[2]."""
+"""The Spark reuse job against `textreuse reuse`, in local[2]: the bundled samples as JSON Lines
+and as dumps, compressed JSON Lines with plain text, a WARC file against a directory."""
 
 from __future__ import annotations
 
+import gzip
 import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
-from spark_support import REPO, assert_same_outputs, SKIPPED_INPUTS, java_available, run_cli, session
+from spark_support import (
+    REPO, SKIPPED_INPUTS, assert_same_outputs, java_available, run_cli, session, textreuse_bin,
+)
 
 pytestmark = pytest.mark.skipif(not java_available(), reason="Spark needs Java (java not found)")
 
@@ -58,12 +65,7 @@ def test_reuse_within_the_samples_equals_the_cli(spark, documents, tmp_path):
 
     first, second = documents
     cli_reuse(tmp_path / "cli", str(first), str(second), status=SKIPPED_INPUTS)
-    # Small splits: several partitions per file, whose documents must be numbered in order.
-    spark.conf.set("spark.sql.files.maxPartitionBytes", str(1 << 20))
-    try:
-        stats = run_reuse(spark, [str(first), str(second)], str(tmp_path / "spark"), ReuseParams())
-    finally:
-        spark.conf.unset("spark.sql.files.maxPartitionBytes")
+    stats = run_reuse(spark, [str(first), str(second)], str(tmp_path / "spark"), ReuseParams())
     same = assert_same_reuse(tmp_path / "cli", tmp_path / "spark")
     assert stats["input_problems"] == 1
     assert same["cases"] > 100 and same["candidate_pairs"] > 1000
@@ -111,3 +113,73 @@ def test_reuse_command_line(documents, tmp_path):
         capture_output=True, text=True,
     )
     assert done.returncode == 2 and "min_score" in done.stderr
+
+
+DUMPS = [str(REPO / "data" / n) for n in ("enwiki-sample-206.xml.bz2", "enwiki-part-201.xml.bz2")]
+CHECK = REPO / "testdata" / "check"
+
+
+def test_reuse_reads_the_dumps_as_the_cli(spark, tmp_path):
+    from textreuse.spark import ReuseParams, run_reuse
+
+    # Fewer candidates than the defaults: the reading is what is tested.
+    cli_reuse(tmp_path / "cli", *DUMPS, "--min-score", "0.2", "--top-docs", "3",
+              status=SKIPPED_INPUTS)
+    stats = run_reuse(spark, DUMPS, str(tmp_path / "spark"), ReuseParams(min_score=0.2, top_docs=3))
+    same = assert_same_reuse(tmp_path / "cli", tmp_path / "spark")
+    # The 2013 dump is damaged on purpose: the damage is skipped, the rest read.
+    assert stats["input_problems"] >= 1
+    assert same["documents"] > 200 and same["cases"] > 0
+    # The dumps' provenance: the file, the revision and its timestamp.
+    line = json.loads((tmp_path / "spark" / "reuse.jsonl").read_text().splitlines()[0])
+    assert line["suspicious"]["source"] in DUMPS and "record" not in line["suspicious"]
+    assert line["suspicious"]["revision"] > 0 and line["suspicious"]["timestamp"]
+
+
+def test_reuse_reads_warc_against_a_directory(spark, tmp_path):
+    from textreuse.spark import ReuseParams, run_reuse
+
+    warc = str(REPO / "testdata" / "warc" / "pages.warc.gz")
+    cli_reuse(tmp_path / "cli", warc, "--against", str(CHECK / "corpus"), "--min-length", "100")
+    stats = run_reuse(spark, [warc], str(tmp_path / "spark"), ReuseParams(min_length=100),
+                      against=[str(CHECK / "corpus")])
+    same = assert_same_reuse(tmp_path / "cli", tmp_path / "spark")
+    assert stats["input_problems"] == 0
+    assert (same["documents"], same["against_documents"]) == (2, 3) and same["cases"] > 0
+    # Plain-text ids are the files' positions on their side: b-bees.txt is the second file.
+    pairs = (tmp_path / "spark" / "pairs.tsv").read_text().splitlines()[1:]
+    assert any(row.split("\t")[2:4] == ["2", "b-bees"] for row in pairs), pairs
+
+
+def test_reuse_command_line_reads_gzip_json_lines_and_text(tmp_path):
+    """Compressed JSON Lines with a bad line and a plain-text file, given together: the same
+    outputs and skipped line as the CLI's, and its exit status 3."""
+    docs = tmp_path / "corpus.jsonl.gz"
+    with gzip.open(docs, "wt", encoding="utf-8") as f:
+        for i, path in enumerate(sorted((CHECK / "corpus").iterdir())):
+            f.write(json.dumps(dict(id=f"c{i}", title=path.stem, text=path.read_text())) + "\n")
+            if i == 0:
+                f.write('{"title": "no id"}\n')
+    inputs = [str(docs), str(CHECK / "suspicious.txt")]
+
+    cli = subprocess.run(
+        [textreuse_bin(), "reuse", *inputs, "--min-length", "100", "--out", str(tmp_path / "cli")],
+        stderr=subprocess.PIPE, text=True,
+    )
+    assert cli.returncode == SKIPPED_INPUTS, cli.stderr
+    spark = subprocess.run(
+        [sys.executable, "-m", "textreuse.spark", "reuse", *inputs, "--min-length", "100",
+         "--out", str(tmp_path / "spark"), "--master", "local[2]",
+         "--conf", "spark.ui.enabled=false", "--conf", "spark.driver.host=127.0.0.1",
+         "--conf", "spark.driver.bindAddress=127.0.0.1"],
+        stderr=subprocess.PIPE, text=True, env=dict(os.environ, PYSPARK_PYTHON=sys.executable),
+    )
+    assert spark.returncode == SKIPPED_INPUTS, spark.stderr[-4000:]
+    stats = assert_same_reuse(tmp_path / "cli", tmp_path / "spark")
+    assert stats["documents"] == 4 and stats["cases"] > 0
+
+    def skipped(stderr: str, prefix: str) -> list[str]:
+        return [l.removeprefix(prefix) for l in stderr.splitlines() if l.startswith(prefix + "skipped: ")]
+
+    assert skipped(spark.stderr, "textreuse.spark: ") == skipped(cli.stderr, "textreuse: ")
+    assert len(skipped(cli.stderr, "textreuse: ")) == 1

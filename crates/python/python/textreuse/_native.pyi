@@ -401,7 +401,8 @@ def cluster_lines(
 # The reuse job (textreuse.spark.reuse); wrappers in textreuse.kernels.
 REUSE_PAIRS_HEADER: str
 _Str = tuple[_Parts, bool]
-_Side = tuple[_Parts, _Str, _Str, _Str, _Str, _Parts]
+# (n, id, title, text, source, record, revision, timestamp)
+_Side = tuple[_Parts, _Str, _Str, _Str, _Str, _Parts, _Parts, _Str]
 
 # The Spark dedup job's kernels (src/spark.rs): blobs are packed little-endian u64 records.
 def sentence_tasks(paths: list[str], split: int) -> list[tuple[str, int, int]]: ...
@@ -470,9 +471,30 @@ class ReuseDocuments:
     ) -> None: ...
     def write(self, path: str) -> None: ...
 
-def reuse_parse_documents(
-    lines: _Str,
-) -> tuple[bytes, tuple[bytes, bytes], tuple[bytes, bytes], tuple[bytes, bytes], bytes, tuple[bytes, bytes]]: ...
+class ReuseFileReader:
+    """One input file read as ``textreuse reuse`` reads it, in batches of buffers (use
+    :class:`textreuse.kernels.ReuseFileReader`)."""
+
+    def __init__(self, path: str, files_before: int = 0) -> None: ...
+    def __iter__(self) -> ReuseFileReader: ...
+    # k, id, title, text, source, record, revision, timestamp
+    def __next__(self) -> tuple[
+        bytes,
+        tuple[bytes, bytes],
+        tuple[bytes, bytes],
+        tuple[bytes, bytes],
+        tuple[bytes, bytes, bytes | None],
+        tuple[bytes, bytes | None],
+        tuple[bytes, bytes | None],
+        tuple[bytes, bytes, bytes | None],
+    ]: ...
+    @property
+    def documents(self) -> int: ...
+    @property
+    def problems(self) -> int: ...
+    @property
+    def messages(self) -> list[str]: ...
+
 def reuse_document_terms(text: _Str) -> tuple[bytes, bytes]: ...
 def reuse_chunk_vectors(
     job: ReuseJob, text: _Str, lengths: _Parts, keys: _Parts, dfs: _Parts, documents: int

@@ -22,6 +22,8 @@ ValueError; arrays of another type raise TypeError.
 
 from __future__ import annotations
 
+import os
+
 import pyarrow as pa
 import pyarrow.compute  # noqa: F401 - pa.compute
 
@@ -29,6 +31,7 @@ from . import _native
 from ._native import Signer
 
 __all__ = [
+    "ReuseFileReader",
     "ReuseJob",
     "band_key_records",
     "cluster_lines",
@@ -37,7 +40,6 @@ __all__ = [
     "reuse_align",
     "reuse_chunk_vectors",
     "reuse_document_terms",
-    "reuse_parse_documents",
     "reuse_pick_documents",
     "shingle_counts",
     "signatures",
@@ -87,9 +89,10 @@ def _fixed(type_: pa.DataType, width: int, data: bytes, validity: bytes | None =
     return pa.Array.from_buffers(type_, n, [valid, pa.py_buffer(data)])
 
 
-def _strings(offsets: bytes, data: bytes) -> pa.StringArray:
+def _strings(offsets: bytes, data: bytes, validity: bytes | None = None) -> pa.StringArray:
     n = len(offsets) // 4 - 1
-    return pa.Array.from_buffers(pa.string(), n, [None, pa.py_buffer(offsets), pa.py_buffer(data)])
+    valid = None if validity is None else pa.py_buffer(validity)
+    return pa.Array.from_buffers(pa.string(), n, [valid, pa.py_buffer(offsets), pa.py_buffer(data)])
 
 
 def band_key_records(
@@ -286,24 +289,75 @@ def _float_bits(arr: pa.Array | pa.ChunkedArray, name: str) -> _Parts:
     return _int64_parts(arr.view(pa.int32()).cast(pa.int64()), name)
 
 
-def reuse_parse_documents(lines: pa.Array | pa.ChunkedArray):
-    """Parses JSON Lines documents as ``textreuse reuse`` reads them (``id``, ``title``,
-    ``text`` or ``paragraphs``; surrounding whitespace ignored, blank lines skipped).
+class ReuseFileReader:
+    """The documents of one input file, read as ``textreuse reuse`` reads its inputs: an
+    iterator of RecordBatches in file order.
 
-    Returns ``(rows, ids, titles, texts, bad_rows, errors)``: the row numbers (uint32) of the
-    lines that parsed with their id (as text: ``12`` or ``abc``), title and text, and the row
-    numbers of the lines that did not with the cause.
+    Wikipedia dumps, JSON Lines documents (``{"id", "title", "text"}`` or the ``paragraphs`` of
+    ``textreuse extract``), WARC/WET files and plain text, gzip, zstd or bzip2 compressed or not
+    (Parquet is not read: the wheel leaves it out), with the command line's own reader and
+    cleaning, dump pages cleaned in parallel. ``files_before`` is the number of input files
+    before this one (a plain-text document's id is its file's 1-based position among them).
+
+    Each batch has at most 4,096 documents (fewer when their text reaches 32 MiB) and the
+    columns ``k`` (int64: the document's 0-based number in the file), ``id``, ``title``,
+    ``text``, ``source`` (the file as given), ``record`` (int64: the 1-based line or record),
+    ``revision`` (int64) and ``timestamp`` (strings), the last four null where the input has
+    no such thing. Input problems (a bad line, a damaged part of a dump, an unreadable file)
+    are skipped; once the iterator is exhausted, :attr:`documents` and :attr:`problems` count
+    what was read and skipped, and :attr:`messages` describes the first ten problems as the
+    command line logs them (``skipped: ...``). What stops the reading before the end of the
+    file (a document of more than 2 GiB) raises OSError.
+
+    >>> import tempfile, pathlib
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "docs.jsonl"
+    >>> _ = path.write_text('{"id": 7, "title": "T", "text": "One two."}\\nnot json\\n')
+    >>> reader = ReuseFileReader(path)
+    >>> [b.column("id").to_pylist() for b in reader], reader.documents, reader.problems
+    ([['7']], 1, 1)
+    >>> reader.messages[0].startswith("skipped: ")
+    True
     """
-    parts, large = _string_parts(lines, "lines")
-    rows, ids, titles, texts, bad, errors = _native.reuse_parse_documents((parts, large))
-    return (
-        _fixed(pa.uint32(), 4, rows),
-        _strings(*ids),
-        _strings(*titles),
-        _strings(*texts),
-        _fixed(pa.uint32(), 4, bad),
-        _strings(*errors),
-    )
+
+    #: The columns of the batches.
+    SCHEMA = pa.schema([
+        ("k", pa.int64()), ("id", pa.string()), ("title", pa.string()), ("text", pa.string()),
+        ("source", pa.string()), ("record", pa.int64()), ("revision", pa.int64()),
+        ("timestamp", pa.string()),
+    ])
+
+    def __init__(self, path: str | os.PathLike, files_before: int = 0):
+        self._reader = _native.ReuseFileReader(os.fspath(path), files_before)
+
+    def __iter__(self) -> ReuseFileReader:
+        return self
+
+    def __next__(self) -> pa.RecordBatch:
+        k, ids, titles, texts, sources, records, revisions, timestamps = next(self._reader)
+        return pa.RecordBatch.from_arrays(
+            [
+                _fixed(pa.int64(), 8, k),
+                _strings(*ids), _strings(*titles), _strings(*texts), _strings(*sources),
+                _fixed(pa.int64(), 8, *records), _fixed(pa.int64(), 8, *revisions),
+                _strings(*timestamps),
+            ],
+            schema=self.SCHEMA,
+        )
+
+    @property
+    def documents(self) -> int:
+        """The documents read (ValueError before the iterator is exhausted)."""
+        return self._reader.documents
+
+    @property
+    def problems(self) -> int:
+        """The input problems skipped (ValueError before the iterator is exhausted)."""
+        return self._reader.problems
+
+    @property
+    def messages(self) -> list[str]:
+        """The first ten problems, as ``textreuse reuse`` logs them."""
+        return self._reader.messages
 
 
 def reuse_document_terms(text: pa.Array | pa.ChunkedArray) -> tuple[pa.UInt32Array, pa.UInt64Array]:
@@ -374,10 +428,12 @@ def _side(batch: pa.RecordBatch, prefix: str):
     def s(name):
         return _string_parts(batch.column(prefix + name), prefix + name)
 
+    def i(name):
+        return _int64_parts(batch.column(prefix + name), prefix + name)
+
     return (
-        _int64_parts(batch.column(prefix + "n"), prefix + "n"),
-        s("id"), s("title"), s("text"), s("source"),
-        _int64_parts(batch.column(prefix + "record"), prefix + "record"),
+        i("n"), s("id"), s("title"), s("text"), s("source"), i("record"), i("revision"),
+        s("timestamp"),
     )
 
 
@@ -385,8 +441,9 @@ def reuse_align(job: ReuseJob, pairs: pa.RecordBatch, align: bool = True) -> dic
     """Aligns candidate pairs and formats them as ``textreuse reuse`` writes them.
 
     ``pairs`` has the columns ``support`` (int64) and, for the suspicious side ``susp_`` and
-    the source side ``src_``: ``n`` (document number), ``id``, ``title``, ``text``, ``source``
-    (the input it was read from) and ``record`` (its line). Returns a dict of arrays, one row
+    the source side ``src_``: ``n`` (document number), ``id``, ``title``, ``text``, and the
+    provenance as :class:`ReuseFileReader` gives it: ``source`` (the input it was read from),
+    ``record`` (its line or record), ``revision`` and ``timestamp``. Returns a dict of arrays, one row
     per pair: ``lines`` (its ``reuse.jsonl`` lines), ``pair_row`` (its ``pairs.tsv`` row),
     ``cases``, ``content``, ``structure``, ``susp_chars``, ``src_chars`` (the texts' lengths
     in characters, for ``documents.tsv``; 0 for pairs without passages), and the passages'

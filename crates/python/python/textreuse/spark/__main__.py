@@ -158,12 +158,13 @@ def _parser() -> argparse.ArgumentParser:
         "reuse",
         help="every reused passage within a corpus or between two",
         description=(
-            "Reads JSON Lines documents ({\"id\", \"title\", \"text\"}, or the paragraphs "
-            "of `textreuse extract`) and writes reuse.jsonl, pairs.tsv, documents.tsv and "
-            "stats.json like `textreuse reuse` (tf-idf candidates)."
+            "Reads documents as `textreuse reuse` reads them, one task per input file "
+            "(Wikipedia dumps, JSON Lines documents, WARC/WET, plain text; gzip, zstd or bzip2 "
+            "compressed or not; not Parquet) and writes reuse.jsonl, pairs.tsv, documents.tsv "
+            "and stats.json like `textreuse reuse` (tf-idf candidates)."
         ),
     )
-    r.add_argument("corpus", nargs="+", metavar="DOCS", help="JSON Lines files or directories")
+    r.add_argument("corpus", nargs="+", metavar="DOCS", help="input files or directories")
     r.add_argument("--against", nargs="+", default=[], metavar="OTHER",
                    help="compare the corpus only against these documents (the sources)")
     r.add_argument("--out", default="reuse-out", metavar="DIR")

@@ -1,10 +1,11 @@
 """The stages of ``textreuse reuse`` (tf-idf candidates) as Spark DataFrame operations.
 
-Input: JSON Lines documents as ``textreuse reuse`` reads them (``{"id", "title", "text"}`` or
-the ``paragraphs`` of ``textreuse extract``), gzip or bzip2 compressed or not. Each file is read
-as lines and parsed by the CLI's own parser; documents are numbered in input order (the files
-in the order given, directories walked in sorted order, lines in file order), as the CLI numbers
-them, because ties between equal scores break by document number.
+Input: what ``textreuse reuse`` reads (Wikipedia dumps, JSON Lines documents, WARC/WET, plain
+text; gzip, zstd or bzip2 compressed or not; not Parquet), files or directories. One task per
+input file reads it in Rust as the CLI does (:class:`textreuse.kernels.ReuseFileReader`);
+documents are numbered in input order (the files in the order given, directories walked as the
+CLI walks them, documents in file order), as the CLI numbers them, because ties between equal
+scores break by document number.
 
 Stages (:func:`run_reuse`), each per-record step a Rust kernel of :mod:`textreuse.kernels`:
 
@@ -79,110 +80,108 @@ def _job(args: dict) -> kernels.ReuseJob:
     return job
 
 
-def input_files(paths: Sequence[str]) -> list[str]:
-    """``paths`` with directories replaced by their files, as the CLI walks them: recursively,
-    in sorted path order, names starting with ``.`` skipped."""
-    files: list[str] = []
-    for path in paths:
-        if not os.path.isdir(path):
-            files.append(path)
-            continue
-        found = []
-        for root, dirs, names in os.walk(path):
-            dirs[:] = [d for d in dirs if not d.startswith(".")]
-            found += [os.path.join(root, n) for n in names if not n.startswith(".")]
-        files += sorted(found, key=lambda p: p.split(os.sep))
-    return files
+#: The rows of the read tasks: a file's documents (``k`` numbers them from 0 in file order),
+#: then a row of its counts (``k`` null): documents, input problems, the first problems'
+#: messages.
+_READ = (
+    "f int, k long, id string, title string, text string, source string, record long, "
+    "revision long, timestamp string, documents long, problems long, messages array<string>"
+)
 
 
-def _parse(batches: Iterable[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
-    """Parses a partition's lines; ``k`` numbers its documents from 0 in line order (a
-    partition's batches arrive in order)."""
-    k = 0
-    for batch in batches:
-        rows, ids, titles, texts, bad, errors = kernels.reuse_parse_documents(
-            batch.column("value")
-        )
-        n_ok, n_bad = len(rows), len(bad)
-        yield pa.RecordBatch.from_arrays(
+def _read(files: Sequence[tuple[str, int]]):
+    """The read task of input file ``f``, ``files[f]`` being its path and the number of input
+    files before it on its side."""
+
+    def rows(f: int, docs: pa.RecordBatch, documents=None, problems=None, messages=None):
+        n = docs.num_rows
+        return pa.RecordBatch.from_arrays(
             [
-                pa.concat_arrays([batch.column("p").take(rows), batch.column("p").take(bad)]),
-                pa.concat_arrays([batch.column("i").take(rows), batch.column("i").take(bad)]),
-                pa.concat_arrays([
-                    pa.array(range(k, k + n_ok), pa.int64()), pa.nulls(n_bad, pa.int64())
-                ]),
-                pa.concat_arrays([ids, pa.nulls(n_bad, pa.string())]),
-                pa.concat_arrays([titles, pa.nulls(n_bad, pa.string())]),
-                pa.concat_arrays([texts, pa.nulls(n_bad, pa.string())]),
-                pa.concat_arrays([pa.nulls(n_ok, pa.string()), errors]),
+                pa.repeat(pa.scalar(f, pa.int32()), n), *docs.columns,
+                pa.array([documents] * n, pa.int64()), pa.array([problems] * n, pa.int64()),
+                pa.array([messages] * n, pa.list_(pa.string())),
             ],
-            names=["p", "i", "k", "id", "title", "text", "error"],
+            names=["f", *docs.schema.names, "documents", "problems", "messages"],
         )
-        k += n_ok
+
+    def run(batches: Iterable[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+        for batch in batches:
+            for f in batch.column("id").to_pylist():
+                path, before = files[f]
+                reader = kernels.ReuseFileReader(path, before)
+                for docs in reader:
+                    yield rows(f, docs)
+                no_document = pa.RecordBatch.from_pylist([{}], schema=reader.SCHEMA)
+                yield rows(f, no_document, reader.documents, reader.problems, reader.messages)
+
+    return run
+
+
+@dataclasses.dataclass(frozen=True)
+class Documents:
+    """The documents of a run (see :func:`read_documents`)."""
+
+    #: ``(n, id, title, text, source, record, revision, timestamp)``: the document number and
+    #: the document with its provenance, as the CLI prints it.
+    frame: DataFrame
+    #: The corpus's documents (numbered from 0) and the other side's (numbered after them).
+    corpus: int
+    against: int
+    #: Input problems skipped (bad lines, damaged parts of dumps, unreadable files).
+    problems: int
+    #: The read tasks' rows, cached: ``frame`` is computed from them.
+    rows: DataFrame
+
+    def unpersist(self) -> None:
+        self.rows.unpersist()
 
 
 def read_documents(
-    spark: SparkSession, files: Sequence[str], first: int = 0, log=lambda msg: None
-) -> tuple[DataFrame, int, int]:
-    """The documents of JSON Lines ``files``, numbered from ``first`` in input order:
-    ``(n, id, title, text, source, record)`` (``source`` the file as given, ``record`` the
-    1-based line), the number of documents and the number of lines that failed to parse
-    (logged, at most ten, with file and line, and skipped as the CLI skips them)."""
-    frames = []
-    offsets = []
-    problems = 0
-    n = first
-    for f, path in enumerate(files):
-        lines = spark.read.option("lineSep", "\n").text(path).select(
-            F.spark_partition_id().alias("p"),
-            (
-                F.monotonically_increasing_id()
-                - F.shiftleft(F.spark_partition_id().cast("long"), 33)
-            ).alias("i"),
-            "value",
-        )
-        line_counts = dict(
-            (r["p"], r["count"]) for r in lines.groupBy("p").count().collect()
-        )
-        parsed = lines.mapInArrow(
-            _parse, "p int, i long, k long, id string, title string, text string, error string"
-        ).withColumn("f", F.lit(f)).withColumn("source", F.lit(path))
-        bad = parsed.where(F.col("error").isNotNull())
-        doc_counts = dict(
-            (r["p"], r["count"])
-            for r in parsed.where(F.col("k").isNotNull()).groupBy("p").count().collect()
-        )
-        line_at = doc_at = 0
-        for p in sorted(set(line_counts) | set(doc_counts)):
-            offsets.append((f, p, line_at, n + doc_at))
-            line_at += line_counts.get(p, 0)
-            doc_at += doc_counts.get(p, 0)
-        n += doc_at
-        n_bad = bad.count()
-        if n_bad:
-            problems += n_bad
-            shown = bad.join(
-                spark.createDataFrame([o for o in offsets if o[0] == f], "f int, p int, line long, doc long"),
-                ["f", "p"],
-            ).select((F.col("line") + F.col("i") + 1).alias("line"), "error").orderBy("line")
-            for r in shown.limit(10).collect():
-                log(f"skipped: {path}:{r['line']}: not a document object: {r['error']}; line skipped")
-        frames.append(parsed.where(F.col("k").isNotNull()))
-    if not frames:
-        empty = spark.createDataFrame(
-            [], "n long, id string, title string, text string, source string, record long"
-        )
-        return empty, 0, problems
-    docs = frames[0]
-    for other in frames[1:]:
-        docs = docs.unionByName(other)
-    at = spark.createDataFrame(offsets, "f int, p int, line long, doc long")
-    docs = docs.join(F.broadcast(at), ["f", "p"]).select(
-        (F.col("doc") + F.col("k")).alias("n"),
-        "id", "title", "text", "source",
-        (F.col("line") + F.col("i") + 1).alias("record"),
+    spark: SparkSession,
+    corpus: Sequence[str],
+    against: Sequence[str] = (),
+    log=lambda msg: None,
+) -> Documents:
+    """The documents of the input files ``corpus`` and ``against`` (files, as
+    :func:`textreuse._native.input_files` lists them), read by one task per file as the CLI
+    reads them and numbered as it numbers them: the corpus's documents from 0 in input order,
+    then the other side's. Input problems are skipped and counted; the first ten are logged as
+    the CLI logs them (``skipped: ...``). The tasks' rows stay cached until
+    :meth:`Documents.unpersist`."""
+    # A plain-text document's id is its file's position among the inputs of its side, as the
+    # CLI reads each side with its own reader.
+    files = [(p, i) for i, p in enumerate(corpus)] + [(p, i) for i, p in enumerate(against)]
+    rows = (
+        spark.range(0, len(files), numPartitions=max(len(files), 1))
+        .mapInArrow(_read(files), _READ)
+        .persist()
     )
-    return docs, n - first, problems
+    counts = {
+        r["f"]: r
+        for r in rows.where(F.col("k").isNull())
+        .select("f", "documents", "problems", "messages")
+        .collect()
+    }
+    bases, n = [], 0
+    for f in range(len(files)):
+        bases.append((f, n))
+        n += counts[f]["documents"]
+    n_corpus = sum(counts[f]["documents"] for f in range(len(corpus)))
+    messages = [m for f in range(len(files)) for m in counts[f]["messages"]]
+    for m in messages[:10]:
+        log(m)
+    frame = (
+        rows.where(F.col("k").isNotNull())
+        .join(F.broadcast(spark.createDataFrame(bases, "f int, base long")), "f")
+        .select(
+            (F.col("base") + F.col("k")).alias("n"),
+            "id", "title", "text", "source", "record", "revision", "timestamp",
+        )
+    )
+    return Documents(
+        frame=frame, corpus=n_corpus, against=n - n_corpus,
+        problems=sum(c["problems"] for c in counts.values()), rows=rows,
+    )
 
 
 def _terms(batches: Iterable[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
@@ -254,7 +253,7 @@ def _picks(job_args: dict):
     return run
 
 
-_SIDE = ("n", "id", "title", "text", "source", "record")
+_SIDE = ("n", "id", "title", "text", "source", "record", "revision", "timestamp")
 #: What documents.tsv needs of each side, passed through the alignment.
 _PASSED = ("n", "id", "title", "source")
 
@@ -288,10 +287,12 @@ def run_reuse(
     against: Sequence[str] = (),
     log=lambda msg: None,
 ) -> dict:
-    """Runs ``textreuse reuse`` with tf-idf candidates over the JSON Lines files (or
-    directories) ``corpus``, or between them and ``against``, and writes ``reuse.jsonl``,
-    ``pairs.tsv``, ``documents.tsv`` and ``stats.json`` into ``out_dir`` as the CLI does.
-    Returns the stats; ``stats["input_problems"]`` counts the lines skipped.
+    """Runs ``textreuse reuse`` with tf-idf candidates over the input files (or directories)
+    ``corpus``, or between them and ``against``, and writes ``reuse.jsonl``, ``pairs.tsv``,
+    ``documents.tsv`` and ``stats.json`` into ``out_dir`` as the CLI does. The inputs are
+    what the CLI reads but Parquet (see :func:`read_documents`). Returns the stats;
+    ``stats["input_problems"]`` counts the input problems skipped (bad lines, damaged parts
+    of dumps, unreadable files).
 
     ``out_dir`` is checked before any work and its files are replaced as one at the end
     (:func:`textreuse.spark.dedup.output_set`): a failed or interrupted run leaves the
@@ -304,17 +305,11 @@ def run_reuse(
 
 def _reuse(spark, corpus, out_dir, params, against, log, job_args, job) -> dict:
     """:func:`run_reuse` writing into ``out_dir`` directly."""
-    corpus_files = input_files(corpus)
-    against_files = input_files(against)
+    corpus_files = _native.input_files([str(p) for p in corpus])
+    against_files = _native.input_files([str(p) for p in against])
     started = time.monotonic()
-    docs_c, n_corpus, problems = read_documents(spark, corpus_files, 0, log)
-    docs = docs_c
-    n_against = 0
-    if against_files:
-        docs_a, n_against, p = read_documents(spark, against_files, n_corpus, log)
-        problems += p
-        docs = docs.unionByName(docs_a)
-    docs = docs.persist()
+    read = read_documents(spark, corpus_files, against_files, log)
+    docs, n_corpus, n_against = read.frame, read.corpus, read.against
     total = n_corpus + n_against
     stats = json.loads(job.stats_template(n_corpus, n_against))
     log(
@@ -432,12 +427,12 @@ def _reuse(spark, corpus, out_dir, params, against, log, job_args, job) -> dict:
     aligned.unpersist()
     pairs.unpersist()
     picks.unpersist()
-    docs.unpersist()
+    read.unpersist()
 
     def write_stats(f):
         json.dump(stats, f, indent=2, ensure_ascii=False)
         f.write("\n")
 
     _write_files([os.path.join(out_dir, "stats.json")], write_stats)
-    stats["input_problems"] = problems
+    stats["input_problems"] = read.problems
     return stats
