@@ -230,6 +230,20 @@ def test_units_give_the_cli_outputs(spark, tmp_path, unit, threshold, verify):
         assert (stats["scheme"], stats["rows"], stats["bands"]) == ("oph", 11, 13)
 
 
+def test_warc_paragraphs_give_the_cli_outputs(spark, tmp_path):
+    """Documents mode reads WARC (an HTML response's main content, a WET conversion record)
+    beside plain text; the paragraph the page shares with the text file is one cluster."""
+    from spark_support import REPO
+
+    from textreuse.spark import DedupParams, run_dedup
+
+    inputs = [str(REPO / "testdata" / "warc" / "pages.warc.gz"), str(REPO / "testdata" / "check" / "corpus" / "b-bees.txt")]
+    run_cli("dedup", "-q", "--unit", "paragraph", "--out", str(tmp_path / "cli"), *inputs)
+    stats = run_dedup(spark, inputs, str(tmp_path / "spark"), DedupParams(documents=True, unit="paragraph"))
+    assert_same_outputs(tmp_path / "cli", tmp_path / "spark")
+    assert stats["clusters"] >= 1 and stats["documents"] == 3
+
+
 def test_unit_parameters_are_checked_before_any_work(spark, tmp_path):
     from textreuse.spark import DedupParams, run_dedup
 

@@ -123,7 +123,7 @@ def _parser() -> argparse.ArgumentParser:
     )
     d.add_argument(
         "--documents", action="store_true",
-        help="the inputs are documents (Wikipedia dumps, JSON Lines documents, plain text; "
+        help="the inputs are documents (Wikipedia dumps, JSON Lines documents, WARC/WET, plain text; "
         "compressed or not; directories walked), read as textreuse dedup reads them, one task "
         "per file, instead of the sentence records of textreuse sentences",
     )

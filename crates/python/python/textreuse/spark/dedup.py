@@ -120,9 +120,9 @@ class DedupParams:
     #: directory the executors and the driver share (default: inside ``out_dir``'s staging
     #: directory, which in local mode they do).
     chunks_dir: str | None = None
-    #: The inputs are documents (Wikipedia dumps, JSON Lines documents, plain text; compressed
-    #: or not; directories walked), read one task per file as ``textreuse dedup`` reads them,
-    #: instead of the sentence records of ``textreuse sentences``.
+    #: The inputs are documents (Wikipedia dumps, JSON Lines documents, WARC/WET, plain text;
+    #: compressed or not; directories walked), read one task per file as ``textreuse dedup``
+    #: reads them, instead of the sentence records of ``textreuse sentences``.
     documents: bool = False
 
     def resolved(self) -> "DedupParams":
@@ -388,8 +388,8 @@ class _Files:
 
 
 class _Documents:
-    """Documents (Wikipedia dumps, JSON Lines documents, plain text; compressed or not), one
-    read task per input file, each reading, cleaning and splitting its file as ``textreuse
+    """Documents (Wikipedia dumps, JSON Lines documents, WARC/WET, plain text; compressed or
+    not), one read task per input file, each reading, cleaning and splitting its file as ``textreuse
     dedup`` does (in parallel inside the task) under provisional sentence ids, and writing its
     kept sentences as sentence records to ``work`` for stage 6; once every file's document count
     is known, the ids become ``textreuse dedup``'s (``seq << 32 | idx``, ``seq`` counting the
