@@ -193,6 +193,9 @@ def main(argv: list[str] | None = None) -> int:
     builder = SparkSession.builder.appName(f"textreuse {args.command}")
     if args.master:
         builder = builder.master(args.master)
+    if args.quiet:
+        # No stage progress bars on stderr either (a --conf can turn them back on).
+        builder = builder.config("spark.ui.showConsoleProgress", "false")
     for kv in args.conf:
         key, sep, value = kv.partition("=")
         if not sep:
