@@ -202,8 +202,6 @@ impl Inputs {
         self
     }
 
-    /// Opens the next input file (or stdin) and returns its plain-text document, or sets up
-    /// `current` for a dump, JSON Lines or Parquet.
     /// The number of input files read before these (default 0): a plain-text document's id
     /// is its file's 1-based position among all input files, so a driver that reads a list of
     /// files one at a time gives each reader the files before it.
@@ -212,6 +210,8 @@ impl Inputs {
         self
     }
 
+    /// Opens the next input file (or stdin) and returns its plain-text document, or sets up
+    /// `current` for a dump, JSON Lines or Parquet.
     fn open(&mut self, path: PathBuf) -> Result<Option<Source>, InputError> {
         let stdin = path.as_os_str() == "-";
         let shown = if stdin {

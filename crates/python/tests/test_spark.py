@@ -257,6 +257,7 @@ def test_unit_parameters_are_checked_before_any_work(spark, tmp_path):
     planned = DedupParams(threshold=0.9).resolved()
     assert (planned.rows, planned.bands) != (None, None)
     assert DedupParams(threshold=0.9, rows=5, bands=4).resolved().rows == 5
+    assert planned.resolved() == planned  # what the command line passes on is not planned again
     assert not (tmp_path / "a").exists() and not (tmp_path / "b").exists()
 
 

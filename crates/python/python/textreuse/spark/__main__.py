@@ -228,8 +228,7 @@ def main(argv: list[str] | None = None) -> int:
             max_edit=args.max_edit, max_article_pairs=args.max_article_pairs,
             keep=args.keep, verify=args.verify, driver_pairs_limit=args.driver_pairs_limit,
             split_bytes=args.split_bytes, chunks_dir=args.chunks_dir, documents=args.documents,
-        )
-        params.resolved()  # parameter errors before Spark starts
+        ).resolved()  # parameter errors before Spark starts; a threshold is planned once
     except ValueError as e:
         print(f"textreuse.spark: {e}", file=sys.stderr)
         return 2

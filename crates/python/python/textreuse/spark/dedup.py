@@ -128,7 +128,8 @@ class DedupParams:
     def resolved(self) -> "DedupParams":
         """These parameters with every default filled in (the unit's filter, the signer's
         scheme, N, K and M, planned for ``threshold`` where asked), as ``textreuse dedup``
-        fills them in. Raises ValueError naming the parameter to change."""
+        fills them in. Resolved parameters resolve to themselves (a threshold is not planned
+        again). Raises ValueError naming the parameter to change."""
         if self.unit not in UNITS:
             raise ValueError(f"unit must be one of {', '.join(UNITS)}, got {self.unit!r}")
         if self.unit != "sentence" and not self.documents:
