@@ -492,8 +492,21 @@ impl std::fmt::Debug for Opened {
 
 /// Decompresses `raw` (a file or stdin) after recognizing its compression by its first bytes,
 /// and recognizes its format by `name` or, failing that, by its first decompressed bytes, and
-/// a UTF-16 or UTF-32 byte-order mark at its start ([`Opened::encoding`]).
+/// a UTF-16 or UTF-32 byte-order mark at its start ([`Opened::encoding`]). The decoder runs on
+/// a thread of its own; [`open_reader_with`] decodes bzip2 on more.
 pub fn open_reader(raw: Box<dyn Read + Send>, name: Option<&Path>) -> io::Result<Opened> {
+    open_reader_with(raw, name, 1)
+}
+
+/// [`open_reader`], with bzip2 input decoded on `threads` threads: block by block in parallel
+/// with `threads > 1` ([`textreuse_wikidump::Bz2Decoder`], the dump reader's decoder; any bzip2
+/// file, one stream or many), on one thread of its own with 1. Gzip and zstd are decoded on one
+/// thread of their own either way (a core decodes them faster than records are parsed).
+pub fn open_reader_with(
+    raw: Box<dyn Read + Send>,
+    name: Option<&Path>,
+    threads: usize,
+) -> io::Result<Opened> {
     let (magic, raw) = head(raw, 4)?;
     let compression = Compression::detect(&magic);
     let raw = BufReader::with_capacity(1 << 16, raw);
@@ -512,7 +525,10 @@ pub fn open_reader(raw: Box<dyn Read + Send>, name: Option<&Path>) -> io::Result
         Compression::None => Box::new(raw),
         Compression::Gzip => ReadAhead::start(flate2::bufread::MultiGzDecoder::new(raw)),
         Compression::Zstd => ReadAhead::start(zstd::stream::read::Decoder::with_buffer(raw)?),
-        Compression::Bzip2 => ReadAhead::start(bzip2::bufread::MultiBzDecoder::new(raw)),
+        Compression::Bzip2 if threads > 1 => {
+            Box::new(textreuse_wikidump::Bz2Decoder::new(raw, threads))
+        }
+        Compression::Bzip2 => ReadAhead::start(textreuse_wikidump::Bz2Decoder::new(raw, 1)),
     };
     let (start, decoded) = head(decoded, SNIFF)?;
     Ok(Opened {
@@ -599,12 +615,17 @@ impl Read for ReadAhead {
 /// Opens the file `path`: [`open_reader`] over it, its name giving the format if it can; a
 /// file in UTF-16 or UTF-32 (by its byte-order mark) is an [`InputError::Encoding`].
 pub fn open_file(path: &Path) -> Result<Opened, InputError> {
+    open_file_with(path, 1)
+}
+
+/// [`open_file`], with bzip2 decoded on `threads` threads ([`open_reader_with`]).
+pub fn open_file_with(path: &Path, threads: usize) -> Result<Opened, InputError> {
     let io_error = |source| InputError::Io {
         path: path.to_path_buf(),
         source,
     };
     let file = File::open(path).map_err(io_error)?;
-    open_reader(Box::new(file), Some(path))
+    open_reader_with(Box::new(file), Some(path), threads)
         .map_err(io_error)?
         .utf8(path)
 }

@@ -91,8 +91,8 @@ impl Source {
 /// Each input is a file, a directory (its files, walked recursively in sorted path order,
 /// names starting with `.` skipped) or `-` for standard input. Compression (gzip, zstd,
 /// bzip2) and format (dump, JSON Lines, plain text, Parquet) are recognized as
-/// [`crate::input`] describes. Dumps are read page by page (a bzip2 or plain dump file on
-/// [`Inputs::threads`] decompression threads), JSON Lines line by line and Parquet row by row
+/// [`crate::input`] describes; bzip2 is decoded on [`Inputs::threads`] threads. Dumps are read
+/// page by page, JSON Lines line by line and Parquet row by row
 /// with the [`JsonFields`] of [`Inputs::fields`], and plain text as one document whose id is its
 /// 1-based position among the input files. Parquet is read from uncompressed files only (its
 /// footer is read first): a compressed Parquet file, Parquet on standard input, or any Parquet
@@ -189,7 +189,8 @@ impl Inputs {
         self
     }
 
-    /// Decompression threads per dump (multistream dumps are decoded in parallel); default 1.
+    /// Decompression threads for bzip2 input, dumps and any other format (decoded block by
+    /// block in parallel, [`textreuse_wikidump::Bz2Decoder`]); default 1.
     pub fn threads(mut self, threads: usize) -> Inputs {
         self.threads = threads.max(1);
         self
@@ -220,14 +221,14 @@ impl Inputs {
             path.clone()
         };
         let opened = if stdin {
-            input::open_reader(Box::new(std::io::stdin()), None)
+            input::open_reader_with(Box::new(std::io::stdin()), None, self.threads)
                 .map_err(|source| InputError::Io {
                     path: shown.clone(),
                     source,
                 })?
                 .utf8(&shown)?
         } else {
-            input::open_file(&path)?
+            input::open_file_with(&path, self.threads)?
         };
         self.files += 1;
         match opened.format {
@@ -540,6 +541,65 @@ mod tests {
             .map(|(i, t, x)| (i.as_str(), t.as_str(), x.as_str()))
             .collect();
         assert_eq!(got, want);
+    }
+
+    /// bzip2 JSON Lines large enough for many blocks: the same documents at one and two
+    /// decompression threads; damage in the middle gives the documents before it, then an
+    /// error naming the file, at both.
+    #[test]
+    fn bzip2_json_lines_on_one_and_two_threads() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut body = String::new();
+        for i in 0..30_000u64 {
+            let words = ["mill", "river", "stone", "harbour", "tower", "meadow"];
+            let text = format!(
+                "The {} by the {} {i}.",
+                words[(i % 6) as usize],
+                words[(i * 7 % 5) as usize]
+            );
+            body.push_str(&format!("{{\"id\": {i}, \"text\": \"{text}\"}}\n"));
+        }
+        let sound = dir.path().join("sound.jsonl.bz2");
+        let compressed = bzip2(body.as_bytes());
+        assert!(
+            body.len() > 1_000_000,
+            "several 100 kB blocks at level 1: {}",
+            body.len()
+        );
+        std::fs::write(&sound, &compressed).unwrap();
+        let one = texts(Inputs::new([&sound]));
+        assert_eq!(one.len(), 30_000);
+        assert_eq!(texts(Inputs::new([&sound]).threads(2)), one);
+
+        let mut damaged = compressed.clone();
+        let mid = damaged.len() / 2;
+        damaged[mid] ^= 0x55;
+        let bad = dir.path().join("bad.jsonl.bz2");
+        std::fs::write(&bad, &damaged).unwrap();
+        let mut runs = Vec::new();
+        for threads in [1, 2] {
+            let mut docs = Vec::new();
+            let mut errors = Vec::new();
+            for s in Inputs::new([&bad]).threads(threads) {
+                match s {
+                    Ok(Source::Text(d)) => docs.push(d.id.to_string()),
+                    Ok(other) => panic!("{other:?}"),
+                    Err(e) => errors.push(e.to_string()),
+                }
+            }
+            assert!(docs.len() > 1000 && docs.len() < 30_000, "{}", docs.len());
+            assert_eq!(
+                docs[..1000],
+                one[..1000].iter().map(|d| d.0.clone()).collect::<Vec<_>>()
+            );
+            let last = errors.last().expect("the damage is reported");
+            assert!(
+                last.contains("bad.jsonl.bz2") && last.contains("bzip2"),
+                "{last}"
+            );
+            runs.push((docs, errors));
+        }
+        assert_eq!(runs[0], runs[1]);
     }
 
     #[test]

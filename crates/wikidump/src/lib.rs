@@ -42,6 +42,8 @@
 //!   complete page plus one error per damaged spot.
 //! - The XML must be UTF-8. A UTF-8 byte-order mark is skipped (byte offsets still count it); a
 //!   UTF-16 or UTF-32 one ends the iteration with [`Error::Encoding`], which says how to convert.
+//! - [`Bz2Decoder`] is the reader's bzip2 decoding as a plain [`std::io::Read`], parallel at
+//!   `threads > 1`, for bzip2 files of any format (it ends at the first damage instead).
 //! - [`Cleaner`] (options in [`CleanerBuilder`]: dropped sections, list items) removes
 //!   comments, `<ref>`s, templates, tables, files, categories, interlanguage links, magic
 //!   words, `<math>`, `<gallery>` and other non-prose elements; keeps link labels, external link
@@ -105,6 +107,7 @@
 #![warn(missing_debug_implementations)]
 
 mod clean;
+mod decoder;
 mod error;
 mod reader;
 mod scan;
@@ -115,6 +118,7 @@ pub use clean::{
     Article, Cleaner, CleanerBuildError, CleanerBuilder, DEFAULT_DROP_SECTIONS, Paragraph,
     Paragraphs,
 };
+pub use decoder::Bz2Decoder;
 pub use error::Error;
 pub use reader::{DEFAULT_MAX_PAGE_BYTES, DumpReader, Page, ReaderBuilder};
 
