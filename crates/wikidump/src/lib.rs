@@ -95,14 +95,15 @@
 //! `threads == 1`. A worker hands on at most 8 MiB of one block's output (larger blocks, from
 //! bombs of long runs, are decoded again, streaming).
 //!
-//! With `threads == 1` everything runs on the calling thread.
+//! With `threads == 1` everything runs on the calling thread, block by block with the same
+//! block decoder, and the same rules for damage.
 //!
 //! # Crate features
 //!
-//! None. Sequential bzip2 decoding uses the `bzip2` crate's default pure-Rust backend
-//! (libbz2-rs); the parallel path decodes blocks with the `lbzip2` crate (pure Rust, about 20%
-//! less CPU per byte in our measurements, docs/performance.md) and falls back to libbz2-rs for
-//! anything that decoder does not accept.
+//! None. Blocks are decoded with the `lbzip2` crate (pure Rust, about 20% less CPU per byte
+//! than libbz2-rs in our measurements, docs/performance.md); whatever that decoder does not
+//! accept is settled with the `bzip2` crate's default pure-Rust backend (libbz2-rs), whose
+//! output and errors define the result.
 #![deny(missing_docs)]
 #![warn(missing_debug_implementations)]
 

@@ -279,6 +279,18 @@ impl Segment {
 
 /// bzip2 decoding on the calling thread: reads the compressed input a [`CHUNK`] at a time, finds
 /// segment ends with [`next_start`] just ahead of decoding, and decodes segment by segment.
+///
+/// A segment that starts with a stream is decoded block by block with the parallel path's block
+/// decoder ([`blocks::lbzip2_block`], about 20% less CPU than libbz2-rs), on this thread: each
+/// block's output is handed on once its CRC matched, the combined CRC is checked at the
+/// end-of-stream record, and whatever that decoder refuses is settled so that the output and
+/// the errors are those of libbz2-rs decoding the whole segment with a [`Segment`]: a block the other decoder refuses is tried with libbz2-rs
+/// up to the next magics ([`blocks::repair_block`]); when it is not a block, the stream is
+/// decoded again from its header with a [`Segment`] that drops the output already handed on
+/// (its compressed bytes are kept for that up to [`RETAIN_STREAM`]); in a longer stream, from
+/// the failing block on, its bits moved to a byte boundary behind a stream header, as the
+/// parallel resolver does. (That last way can differ in one case: input cut off within a few
+/// bits of where the decoder would next decide may be reported as corrupt rather than cut off.)
 pub(crate) struct Bz2Seq<R> {
     inner: R,
     /// Compressed bytes; `buf[0]` is at absolute offset `base`.
@@ -295,7 +307,60 @@ pub(crate) struct Bz2Seq<R> {
     total: u64,
     pending: Option<Error>,
     done: bool,
+    /// Whether segments are decoded block by block (else with a [`Segment`] only).
+    by_blocks: bool,
+    /// The segment at `pos` has just begun: whether to decode it block by block is still open.
+    fresh: bool,
+    fast: Option<FastStream>,
+    wrapped: Option<Wrapped>,
+    /// A decoded block's output not yet handed on.
+    carry: Vec<u8>,
+    carry_pos: usize,
+    /// Output of `seg` to drop: what the blocks of its stream already handed on.
+    skip: u64,
 }
+
+/// A stream decoded block by block.
+struct FastStream {
+    /// Absolute byte offset of its `BZh`.
+    stream: u64,
+    level: u8,
+    /// Absolute bit where the next block or end-of-stream record begins.
+    bit: u64,
+    combined: u32,
+    /// Output handed on so far.
+    emitted: u64,
+    /// The stream's compressed bytes are still in `buf` (`pos` stays at its start), so a
+    /// failure can be settled by libbz2-rs decoding the stream again from its header.
+    retained: bool,
+}
+
+/// How much of a stream's compressed bytes the sequential path keeps to settle a failure
+/// exactly (every stream of a multistream dump, about 600 kB each, fits). Past it, a failure is
+/// decoded from the failing block's bit on ([`Wrapped`]).
+const RETAIN_STREAM: u64 = 8 << 20;
+
+fn retain_stream() -> u64 {
+    #[cfg(test)]
+    if tests::RETAIN_NOTHING.get() {
+        return 0;
+    }
+    RETAIN_STREAM
+}
+
+/// The rest of a segment decoded by a [`Segment`] from a bit that is not byte-aligned: the
+/// stream's bits from there, moved to a byte boundary behind a stream header.
+struct Wrapped {
+    /// Absolute byte offset of the real stream's `BZh` (the errors name it).
+    stream: u64,
+    shift: u32,
+    /// Shifted bytes not yet fed.
+    input: Vec<u8>,
+    fed: u64,
+}
+
+/// Compressed bytes a block can take, with its magic, CRC and the next magic.
+const MAX_BLOCK_BYTES: usize = (blocks::MAX_BLOCK_BITS / 8) as usize + 24;
 
 impl<R: Read> Bz2Seq<R> {
     /// `base` is the compressed offset of the first byte `inner` yields, a segment start.
@@ -312,6 +377,23 @@ impl<R: Read> Bz2Seq<R> {
             total: 0,
             pending: None,
             done: false,
+            by_blocks: true,
+            fresh: true,
+            fast: None,
+            wrapped: None,
+            carry: Vec::new(),
+            carry_pos: 0,
+            skip: 0,
+        }
+    }
+
+    /// Decoding with a [`Segment`] (libbz2-rs) only: the reference the block-by-block decoding
+    /// is checked against.
+    #[cfg(test)]
+    pub(crate) fn reference(inner: R, base: u64) -> Self {
+        Bz2Seq {
+            by_blocks: false,
+            ..Bz2Seq::new(inner, base)
         }
     }
 
@@ -333,6 +415,122 @@ impl<R: Read> Bz2Seq<R> {
         }
         Ok(())
     }
+
+    /// Where the bytes that may be decoded now end (an index of `buf`), and whether that is
+    /// the segment's end.
+    fn limit(&mut self) -> (usize, bool) {
+        if self.end.is_none() {
+            let (found, scanned) = next_start(&self.buf, self.scanned, self.eof);
+            self.end = found;
+            self.scanned = scanned;
+        }
+        match self.end {
+            Some(e) => (e, true),
+            None if self.eof => (self.buf.len(), true),
+            None => (self.scanned.clamp(self.pos, self.buf.len()), false),
+        }
+    }
+
+    /// Moves on past the segment that ends at `limit`, given its verdict. True when `fill` must
+    /// return (a fault, or the end of the input).
+    fn next_segment(
+        &mut self,
+        limit: usize,
+        verdict: Option<Error>,
+        fault: &mut Option<Error>,
+    ) -> bool {
+        let at_eof = self.end.is_none();
+        self.pos = limit;
+        self.seg = Segment::new(self.base + limit as u64);
+        self.fresh = true;
+        self.skip = 0;
+        if at_eof {
+            self.done = true;
+        } else {
+            self.end = None;
+            self.scanned = self.pos + 1;
+        }
+        *fault = verdict;
+        fault.is_some() || self.done
+    }
+
+    /// One step of block-by-block decoding: the next block into `carry`, or the stream's end,
+    /// or the switch to a [`Segment`]. False when more input is needed first.
+    fn fast_step(&mut self, limit: usize, last: bool) -> bool {
+        let Some(f) = self.fast.as_mut() else {
+            return true;
+        };
+        let rel = f.bit - self.base * 8;
+        if !last && limit < (rel / 8) as usize + MAX_BLOCK_BYTES {
+            return false;
+        }
+        let buf = &self.buf[..limit];
+        match blocks::bits(buf, rel, 48) {
+            Some(blocks::BLOCK_MAGIC) => {
+                let crc = blocks::bits(buf, rel + 48, 32);
+                let decoded = blocks::lbzip2_block(buf, rel, f.level)
+                    .or_else(|| blocks::repair_block(buf, rel, limit as u64 * 8, f.level));
+                if let (Some(crc), Some((out, end))) = (crc, decoded) {
+                    f.combined = f.combined.rotate_left(1) ^ crc as u32;
+                    f.bit = self.base * 8 + end;
+                    f.emitted += out.len() as u64;
+                    if f.retained && f.bit / 8 - f.stream > retain_stream() {
+                        f.retained = false;
+                    }
+                    if !f.retained {
+                        self.pos = (end / 8) as usize;
+                    }
+                    self.carry = out;
+                    self.carry_pos = 0;
+                    return true;
+                }
+            }
+            Some(blocks::END_MAGIC) => match blocks::bits(buf, rel + 48, 32) {
+                Some(stored) if stored == u64::from(f.combined) => {
+                    let tail = (f.bit + 80).div_ceil(8);
+                    self.pos = (tail - self.base) as usize;
+                    self.seg = Segment::new(tail);
+                    self.fast = None;
+                    return true;
+                }
+                Some(_) => {
+                    // libbz2-rs fails at this record, after all the output before it.
+                    self.pos = (rel / 8) as usize;
+                    self.seg = Segment {
+                        pos: self.base + self.pos as u64,
+                        stream: f.stream,
+                        state: SegState::Failed {
+                            message: "corrupt data (bad block or checksum)".into(),
+                        },
+                    };
+                    self.fast = None;
+                    return true;
+                }
+                None => {}
+            },
+            _ => {}
+        }
+        // Not a block here: libbz2-rs from the stream's header (dropping the output the blocks
+        // handed on), or from this bit.
+        if f.retained {
+            self.pos = (f.stream - self.base) as usize;
+            self.seg = Segment::new(f.stream);
+            self.skip = f.emitted;
+        } else {
+            self.pos = (rel / 8) as usize;
+            let mut input = b"BZh".to_vec();
+            input.push(f.level);
+            self.wrapped = Some(Wrapped {
+                stream: f.stream,
+                shift: (rel % 8) as u32,
+                input,
+                fed: 0,
+            });
+            self.seg = Segment::new(0);
+        }
+        self.fast = None;
+        true
+    }
 }
 
 impl<R: Read + Send> Source for Bz2Seq<R> {
@@ -347,33 +545,131 @@ impl<R: Read + Send> Source for Bz2Seq<R> {
         let start = out.len();
         let mut fault = None;
         loop {
-            if self.end.is_none() {
-                let (found, scanned) = next_start(&self.buf, self.scanned, self.eof);
-                self.end = found;
-                self.scanned = scanned;
-            }
-            let (limit, last) = match self.end {
-                Some(e) => (e, true),
-                None if self.eof => (self.buf.len(), true),
-                None => (self.scanned.clamp(self.pos, self.buf.len()), false),
-            };
             let room = want - (out.len() - start);
-            let (used, progress) = self.seg.feed(&self.buf[self.pos..limit], last, out, room);
+            if self.carry_pos < self.carry.len() {
+                if room == 0 {
+                    break;
+                }
+                let n = room.min(self.carry.len() - self.carry_pos);
+                out.extend_from_slice(&self.carry[self.carry_pos..self.carry_pos + n]);
+                self.carry_pos += n;
+                continue;
+            }
+            let (limit, last) = self.limit();
+            if self.fresh {
+                // A segment that starts with a stream is decoded block by block.
+                if !last && limit < self.pos + 10 {
+                    if let Err(err) = self.read_more() {
+                        self.done = true;
+                        fault = Some(err);
+                        break;
+                    }
+                    continue;
+                }
+                self.fresh = false;
+                if self.by_blocks && is_stream_start(&self.buf[..limit], self.pos) {
+                    let stream = self.base + self.pos as u64;
+                    self.fast = Some(FastStream {
+                        stream,
+                        level: self.buf[self.pos + 3],
+                        bit: (stream + 4) * 8,
+                        combined: 0,
+                        emitted: 0,
+                        retained: true,
+                    });
+                }
+            }
+            if self.fast.is_some() {
+                if room == 0 {
+                    break;
+                }
+                if !self.fast_step(limit, last)
+                    && let Err(err) = self.read_more()
+                {
+                    self.done = true;
+                    fault = Some(err);
+                    break;
+                }
+                continue;
+            }
+            if let Some(w) = self.wrapped.as_mut() {
+                // Shift the bytes up to `limit` (one byte short of it while the next is
+                // unknown), feed them, and at the segment's end take the verdict.
+                let upto = if last || w.shift == 0 {
+                    limit
+                } else {
+                    limit.saturating_sub(1).max(self.pos)
+                };
+                for k in self.pos..upto {
+                    let hi = self.buf[k];
+                    w.input.push(if w.shift == 0 {
+                        hi
+                    } else {
+                        let lo = if k + 1 < limit { self.buf[k + 1] } else { 0 };
+                        (hi << w.shift) | (lo >> (8 - w.shift))
+                    });
+                }
+                self.pos = upto;
+                let at_end = last && upto == limit;
+                let (used, progress) = self.seg.feed(&w.input, at_end, out, room);
+                w.input.drain(..used);
+                w.fed += used as u64;
+                match progress {
+                    Progress::Full => break,
+                    Progress::Input if at_end => {
+                        let w = self.wrapped.take().expect("wrapped");
+                        let end = self.base + limit as u64;
+                        let at_eof = self.end.is_none();
+                        let seg = std::mem::replace(&mut self.seg, Segment::new(0));
+                        let verdict = seg.finish(w.fed, at_eof).map(|err| Error::Bzip2 {
+                            compressed_offset: w.stream,
+                            compressed_end: end,
+                            message: match err {
+                                Error::Bzip2 { message, .. } => message,
+                                // Junk after the end-of-stream record: the combined CRC (of the
+                                // blocks before the wrapped bits too) cannot match, so this is
+                                // not reached for a sound stream.
+                                _ => "corrupt data (bad block or checksum)".into(),
+                            },
+                        });
+                        if self.next_segment(limit, verdict, &mut fault) {
+                            break;
+                        }
+                    }
+                    Progress::Input => {
+                        if let Err(err) = self.read_more() {
+                            self.done = true;
+                            fault = Some(err);
+                            break;
+                        }
+                    }
+                }
+                continue;
+            }
+            let (used, progress) = if self.skip > 0 {
+                let mut dropped = std::mem::take(&mut self.carry);
+                dropped.clear();
+                let n = self.skip.min(CHUNK as u64) as usize;
+                let fed = self
+                    .seg
+                    .feed(&self.buf[self.pos..limit], last, &mut dropped, n);
+                self.skip -= dropped.len() as u64;
+                self.carry = dropped;
+                self.carry_pos = self.carry.len();
+                fed
+            } else {
+                self.seg.feed(&self.buf[self.pos..limit], last, out, room)
+            };
             self.pos += used;
             match progress {
+                Progress::Full if self.skip > 0 => {}
                 Progress::Full => break,
                 Progress::Input if last => {
                     let end = self.base + limit as u64;
-                    let next = Segment::new(end);
                     let at_eof = self.end.is_none();
-                    fault = std::mem::replace(&mut self.seg, next).finish(end, at_eof);
-                    if at_eof {
-                        self.done = true;
-                    } else {
-                        self.end = None;
-                        self.scanned = self.pos + 1;
-                    }
-                    if fault.is_some() || self.done {
+                    let seg = std::mem::replace(&mut self.seg, Segment::new(0));
+                    let verdict = seg.finish(end, at_eof);
+                    if self.next_segment(limit, verdict, &mut fault) {
                         break;
                     }
                 }

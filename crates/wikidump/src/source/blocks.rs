@@ -23,13 +23,13 @@ use std::collections::VecDeque;
 use super::*;
 
 /// The block magic, 0x314159265359 (the digits of pi).
-const BLOCK_MAGIC: u64 = 0x3141_5926_5359;
+pub(super) const BLOCK_MAGIC: u64 = 0x3141_5926_5359;
 /// The end-of-stream magic, 0x177245385090 (the digits of the square root of pi).
-const END_MAGIC: u64 = 0x1772_4538_5090;
+pub(super) const END_MAGIC: u64 = 0x1772_4538_5090;
 const MASK48: u64 = (1 << 48) - 1;
 /// More compressed bits than any block can take: 900,000 symbols of at most 20 bits, the
 /// selectors and the tables.
-const MAX_BLOCK_BITS: u64 = 24 << 20;
+pub(super) const MAX_BLOCK_BITS: u64 = 24 << 20;
 /// Output of one block a worker hands to the resolver; a larger block (only bombs of long runs
 /// come near: a 900 kB block can hold about 46 MB) is decoded again by the resolver, streaming.
 const MAX_BLOCK_OUTPUT: usize = JOB_PIECES * CHUNK;
@@ -53,7 +53,7 @@ enum Mark {
 }
 
 /// `n` (at most 57) bits of `buf` from bit `bit`, MSB first; `None` past the end.
-fn bits(buf: &[u8], bit: u64, n: u32) -> Option<u64> {
+pub(super) fn bits(buf: &[u8], bit: u64, n: u32) -> Option<u64> {
     let first = (bit / 8) as usize;
     let last = (bit + u64::from(n)).div_ceil(8) as usize;
     if n == 0 || last > buf.len() {
@@ -228,17 +228,14 @@ pub(super) static BLOCKS_DECODED: AtomicUsize = AtomicUsize::new(0);
 #[cfg(test)]
 pub(super) static PANICS_CAUGHT: AtomicUsize = AtomicUsize::new(0);
 
-/// A worker's part: decode one candidate block, with the `lbzip2` crate's block decoder (the
-/// fastest we measured, docs/performance.md). Its output is taken only if the block's CRC
-/// matched and the block ended exactly at the next candidate; anything else (including a panic
-/// of that decoder) is left to the resolver, which decodes with the sequential path's decoder.
-pub(super) fn decode_block(job: BlockJob) {
-    #[cfg(test)]
-    BLOCKS_DECODED.fetch_add(1, Ordering::Relaxed);
-    let max = 100_000 * u32::from(job.level.saturating_sub(b'0'));
-    let start = (job.from + 48) as usize;
+/// Decodes the block whose magic is at bit `at` of `buf` with the `lbzip2` crate's block
+/// decoder (the fastest we measured, docs/performance.md), for block size digit `level`: its
+/// output and the bit where it ends, if it decoded and its CRC matched. Bits past `buf` do not
+/// exist (a block cut there does not decode). A panic of that decoder counts as not decoding.
+pub(super) fn lbzip2_block(buf: &[u8], at: u64, level: u8) -> Option<(Vec<u8>, u64)> {
+    let max = 100_000 * u32::from(level.saturating_sub(b'0'));
     let decoded = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-        let mut reader = lbzip2::bitreader::BitReader::from_bit_offset(&job.bytes, start);
+        let mut reader = lbzip2::bitreader::BitReader::from_bit_offset(buf, (at + 48) as usize);
         let mut out = Vec::new();
         lbzip2::block::decode_block_into(&mut reader, max, &mut out)
             .ok()
@@ -248,8 +245,40 @@ pub(super) fn decode_block(job: BlockJob) {
     if decoded.is_err() {
         PANICS_CAUGHT.fetch_add(1, Ordering::Relaxed);
     }
-    let verdict = match decoded {
-        Ok(Some((out, end))) if end == job.from + job.nbits => {
+    decoded.ok().flatten()
+}
+
+/// The sequential path's second try at a block at bit `p` of `buf` that [`lbzip2_block`]
+/// refused: libbz2-rs (the decoder of [`Segment`]) on the bits from `p` to each later candidate
+/// magic before bit `limit`, within a block's reach, as a stream of its own with the CRC stored
+/// at `p`. The output and the end of the first span that is one whole block; `None` when there
+/// is none (the block is damaged).
+pub(super) fn repair_block(buf: &[u8], p: u64, limit: u64, level: u8) -> Option<(Vec<u8>, u64)> {
+    let crc = bits(buf, p + 48, 32)? as u32;
+    let mut cands = Vec::new();
+    let to = limit.min(p + MAX_BLOCK_BITS).min(buf.len() as u64 * 8);
+    scan(buf, p + 1, to, &mut cands);
+    for (end, _) in cands {
+        let stream = wrap(level, buf, p, end - p, Some(crc));
+        let mut out = Vec::new();
+        if decode_wrapped(&stream, |piece| {
+            out.extend_from_slice(piece);
+            true
+        }) {
+            return Some((out, end));
+        }
+    }
+    None
+}
+
+/// A worker's part: decode one candidate block with [`lbzip2_block`]. Its output is taken only
+/// if the block's CRC matched and the block ended exactly at the next candidate; anything else
+/// is left to the resolver, which decodes with the sequential path's decoder.
+pub(super) fn decode_block(job: BlockJob) {
+    #[cfg(test)]
+    BLOCKS_DECODED.fetch_add(1, Ordering::Relaxed);
+    let verdict = match lbzip2_block(&job.bytes, job.from, job.level) {
+        Some((out, end)) if end == job.from + job.nbits => {
             if out.len() > max_block_output() {
                 Decoded::TooBig
             } else {
