@@ -213,10 +213,70 @@ impl fmt::Display for Language {
 /// A language code or name that is not one of the supported [`Language`]s. Recover by passing
 /// one of the codes listed in the message (or leaving the language to detection).
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[error("unknown language {given:?}; supported: {}", supported())]
+#[error(
+    "unknown language {given:?}; supported: {}{}",
+    supported(),
+    if *auto { ", or auto (detected per document)" } else { "" }
+)]
 pub struct UnknownLanguage {
     /// The code or name given.
     pub given: String,
+    /// Whether `auto` would have been accepted (when parsing a [`LanguageChoice`]).
+    pub auto: bool,
+}
+
+/// The language of the texts as a user chooses it: one for every pair, or `auto`, detected
+/// from each suspicious document ([`Language::detect`], English when detection is unsure).
+/// Parsed from an ISO 639-1 code or an English name, or `auto`, ignoring ASCII case; given to
+/// [`AlignerBuilder::language_choice`](crate::AlignerBuilder::language_choice).
+///
+/// ```
+/// use textreuse_align::{Language, LanguageChoice};
+///
+/// assert_eq!("de".parse(), Ok(LanguageChoice::Fixed(Language::German)));
+/// assert_eq!("AUTO".parse::<LanguageChoice>()?.language_and_detection(), (Language::English, true));
+/// assert!("xx".parse::<LanguageChoice>().unwrap_err().to_string().ends_with("or auto (detected per document)"));
+/// # Ok::<(), textreuse_align::UnknownLanguage>(())
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LanguageChoice {
+    /// One language for every pair.
+    Fixed(Language),
+    /// Detected from each suspicious document.
+    Auto,
+}
+
+impl Default for LanguageChoice {
+    /// English for every pair.
+    fn default() -> Self {
+        LanguageChoice::Fixed(Language::English)
+    }
+}
+
+impl LanguageChoice {
+    /// The fixed language (English under `Auto`: the fallback when detection is unsure) and
+    /// whether to detect, as [`AlignerBuilder::language`](crate::AlignerBuilder::language) and
+    /// [`AlignerBuilder::detect_language`](crate::AlignerBuilder::detect_language) take them.
+    #[must_use]
+    pub fn language_and_detection(self) -> (Language, bool) {
+        match self {
+            LanguageChoice::Fixed(language) => (language, false),
+            LanguageChoice::Auto => (Language::English, true),
+        }
+    }
+}
+
+impl FromStr for LanguageChoice {
+    type Err = UnknownLanguage;
+
+    fn from_str(s: &str) -> Result<LanguageChoice, UnknownLanguage> {
+        if s.eq_ignore_ascii_case("auto") {
+            return Ok(LanguageChoice::Auto);
+        }
+        s.parse()
+            .map(LanguageChoice::Fixed)
+            .map_err(|e: UnknownLanguage| UnknownLanguage { auto: true, ..e })
+    }
 }
 
 fn supported() -> String {
@@ -233,6 +293,7 @@ impl FromStr for Language {
             .map(|r| r.language)
             .ok_or_else(|| UnknownLanguage {
                 given: s.to_string(),
+                auto: false,
             })
     }
 }

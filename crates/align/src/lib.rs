@@ -102,7 +102,7 @@ mod refine;
 pub mod reuse;
 mod text;
 
-pub use lang::{Language, UnknownLanguage};
+pub use lang::{Language, LanguageChoice, UnknownLanguage};
 pub use text::char_range;
 
 /// A reused passage: a byte range of the source document, the byte range of the suspicious
@@ -415,6 +415,12 @@ impl AlignerBuilder {
     pub fn detect_language(&mut self, yes: bool) -> &mut Self {
         self.aligner.detect_language = yes;
         self
+    }
+
+    /// Both of the above from a user's [`LanguageChoice`] (a code, or `auto`).
+    pub fn language_choice(&mut self, choice: LanguageChoice) -> &mut Self {
+        let (language, detect) = choice.language_and_detection();
+        self.language(language).detect_language(detect)
     }
 
     /// Checks the settings and builds the aligner.

@@ -610,35 +610,14 @@ pub struct LangArgs {
     /// Language of the texts, for stemming and stopwords: an ISO 639-1 code (en, de, fr, es,
     /// ru, bg, ...; see `textreuse_align::Language`) or `auto` to detect each suspicious
     /// document's language (English when detection is unsure).
-    #[arg(long, value_name = "CODE", default_value = "en", value_parser = lang_choice)]
-    pub lang: LangChoice,
-}
-
-/// A fixed language or detection per document.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum LangChoice {
-    /// One language for every document.
-    Fixed(textreuse_align::Language),
-    /// Detected per suspicious document.
-    Auto,
-}
-
-fn lang_choice(text: &str) -> Result<LangChoice, String> {
-    if text.eq_ignore_ascii_case("auto") {
-        return Ok(LangChoice::Auto);
-    }
-    text.parse()
-        .map(LangChoice::Fixed)
-        .map_err(|e: textreuse_align::UnknownLanguage| format!("{e}, or auto"))
+    #[arg(long, value_name = "CODE", default_value = "en")]
+    pub lang: textreuse_align::LanguageChoice,
 }
 
 impl LangArgs {
     /// The fixed language (English under `auto`, the fallback) and whether to detect it.
     pub fn choice(&self) -> (textreuse_align::Language, bool) {
-        match self.lang {
-            LangChoice::Fixed(language) => (language, false),
-            LangChoice::Auto => (textreuse_align::Language::English, true),
-        }
+        self.lang.language_and_detection()
     }
 
     /// Sets the aligner's language (or detection).
@@ -646,7 +625,6 @@ impl LangArgs {
         &self,
         builder: &'b mut textreuse_align::AlignerBuilder,
     ) -> &'b mut textreuse_align::AlignerBuilder {
-        let (language, detect) = self.choice();
-        builder.language(language).detect_language(detect)
+        builder.language_choice(self.lang)
     }
 }

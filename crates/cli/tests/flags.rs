@@ -23,6 +23,14 @@ fn meaningless_values_are_refused() {
         );
     }
     refused(&["dedup", "--max-bucket", "0"], "got 0");
+    refused(
+        &["align", "a.txt", "b.txt", "--lang", "xx"],
+        "supported: ar, bg",
+    );
+    refused(
+        &["check", "a.txt", "--corpus", "c", "--lang", "klingon"],
+        "or auto (detected per document)",
+    );
 }
 
 /// `--max-shingles 0` is "no upper bound" in `dedup` as in `sentences`: both keep the same

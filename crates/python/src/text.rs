@@ -118,12 +118,9 @@ pub(crate) fn paragraph_simhash(py: Python<'_>, text: &str) -> Option<u64> {
 
 /// A `lang` argument: an ISO 639-1 code or name, or "auto" (detection, English when unsure).
 pub(crate) fn language_choice(lang: &str) -> PyResult<(textreuse_align::Language, bool)> {
-    if lang.eq_ignore_ascii_case("auto") {
-        return Ok((textreuse_align::Language::English, true));
-    }
-    lang.parse()
-        .map(|language| (language, false))
-        .map_err(|e: textreuse_align::UnknownLanguage| PyValueError::new_err(e.to_string()))
+    lang.parse::<textreuse_align::LanguageChoice>()
+        .map(textreuse_align::LanguageChoice::language_and_detection)
+        .map_err(|e| PyValueError::new_err(e.to_string()))
 }
 
 /// align(source, suspicious, min_length=150, lang="en") -> list[dict]
