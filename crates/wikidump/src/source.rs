@@ -416,6 +416,19 @@ impl<R: Read> Bz2Seq<R> {
         Ok(())
     }
 
+    /// [`Bz2Seq::read_more`]; on an error, ends the input with it as the fault. True when
+    /// `fill` must return.
+    fn read_failed(&mut self, fault: &mut Option<Error>) -> bool {
+        match self.read_more() {
+            Ok(()) => false,
+            Err(err) => {
+                self.done = true;
+                *fault = Some(err);
+                true
+            }
+        }
+    }
+
     /// Where the bytes that may be decoded now end (an index of `buf`), and whether that is
     /// the segment's end.
     fn limit(&mut self) -> (usize, bool) {
@@ -559,9 +572,7 @@ impl<R: Read + Send> Source for Bz2Seq<R> {
             if self.fresh {
                 // A segment that starts with a stream is decoded block by block.
                 if !last && limit < self.pos + 10 {
-                    if let Err(err) = self.read_more() {
-                        self.done = true;
-                        fault = Some(err);
+                    if self.read_failed(&mut fault) {
                         break;
                     }
                     continue;
@@ -583,11 +594,7 @@ impl<R: Read + Send> Source for Bz2Seq<R> {
                 if room == 0 {
                     break;
                 }
-                if !self.fast_step(limit, last)
-                    && let Err(err) = self.read_more()
-                {
-                    self.done = true;
-                    fault = Some(err);
+                if !self.fast_step(limit, last) && self.read_failed(&mut fault) {
                     break;
                 }
                 continue;
@@ -637,9 +644,7 @@ impl<R: Read + Send> Source for Bz2Seq<R> {
                         }
                     }
                     Progress::Input => {
-                        if let Err(err) = self.read_more() {
-                            self.done = true;
-                            fault = Some(err);
+                        if self.read_failed(&mut fault) {
                             break;
                         }
                     }
@@ -674,9 +679,7 @@ impl<R: Read + Send> Source for Bz2Seq<R> {
                     }
                 }
                 Progress::Input => {
-                    if let Err(err) = self.read_more() {
-                        self.done = true;
-                        fault = Some(err);
+                    if self.read_failed(&mut fault) {
                         break;
                     }
                 }
