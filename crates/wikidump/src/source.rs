@@ -284,13 +284,14 @@ impl Segment {
 /// decoder ([`blocks::lbzip2_block`], about 20% less CPU than libbz2-rs), on this thread: each
 /// block's output is handed on once its CRC matched, the combined CRC is checked at the
 /// end-of-stream record, and whatever that decoder refuses is settled so that the output and
-/// the errors are those of libbz2-rs decoding the whole segment with a [`Segment`]: a block the other decoder refuses is tried with libbz2-rs
-/// up to the next magics ([`blocks::repair_block`]); when it is not a block, the stream is
-/// decoded again from its header with a [`Segment`] that drops the output already handed on
-/// (its compressed bytes are kept for that up to [`RETAIN_STREAM`]); in a longer stream, from
-/// the failing block on, its bits moved to a byte boundary behind a stream header, as the
-/// parallel resolver does. (That last way can differ in one case: input cut off within a few
-/// bits of where the decoder would next decide may be reported as corrupt rather than cut off.)
+/// the errors are those of libbz2-rs decoding the whole segment with a [`Segment`]: a block the
+/// other decoder refuses is tried with libbz2-rs up to the next magics
+/// ([`blocks::repair_block`]); when it is not a block, the stream is decoded again from its
+/// header with a [`Segment`] that drops the output already handed on (its compressed bytes are
+/// kept for that up to [`RETAIN_STREAM`]); in a longer stream, from the failing block on, its
+/// bits moved to a byte boundary behind a stream header, as the parallel resolver does. (That
+/// last way can differ in one case: input cut off within a few bits of where the decoder would
+/// next decide may be reported as corrupt rather than cut off.)
 pub(crate) struct Bz2Seq<R> {
     inner: R,
     /// Compressed bytes; `buf[0]` is at absolute offset `base`.
@@ -607,15 +608,8 @@ impl<R: Read + Send> Source for Bz2Seq<R> {
                 } else {
                     limit.saturating_sub(1).max(self.pos)
                 };
-                for k in self.pos..upto {
-                    let hi = self.buf[k];
-                    w.input.push(if w.shift == 0 {
-                        hi
-                    } else {
-                        let lo = if k + 1 < limit { self.buf[k + 1] } else { 0 };
-                        (hi << w.shift) | (lo >> (8 - w.shift))
-                    });
-                }
+                let bytes = &self.buf[self.pos..limit];
+                blocks::push_shifted(bytes, upto - self.pos, w.shift, &mut w.input);
                 self.pos = upto;
                 let at_end = last && upto == limit;
                 let (used, progress) = self.seg.feed(&w.input, at_end, out, room);
@@ -628,17 +622,9 @@ impl<R: Read + Send> Source for Bz2Seq<R> {
                         let end = self.base + limit as u64;
                         let at_eof = self.end.is_none();
                         let seg = std::mem::replace(&mut self.seg, Segment::new(0));
-                        let verdict = seg.finish(w.fed, at_eof).map(|err| Error::Bzip2 {
-                            compressed_offset: w.stream,
-                            compressed_end: end,
-                            message: match err {
-                                Error::Bzip2 { message, .. } => message,
-                                // Junk after the end-of-stream record: the combined CRC (of the
-                                // blocks before the wrapped bits too) cannot match, so this is
-                                // not reached for a sound stream.
-                                _ => "corrupt data (bad block or checksum)".into(),
-                            },
-                        });
+                        let verdict = seg
+                            .finish(w.fed, at_eof)
+                            .map(|err| blocks::wrapped_error(err, w.stream, end));
                         if self.next_segment(limit, verdict, &mut fault) {
                             break;
                         }

@@ -151,6 +151,34 @@ fn wrap(level: u8, src: &[u8], from: u64, nbits: u64, crc: Option<u32>) -> Vec<u
     w.finish()
 }
 
+/// Appends `n` bytes made of the bits of `bytes` from bit `shift` of its first byte (the bits
+/// moved to a byte boundary); bits past `bytes` are zeros.
+pub(super) fn push_shifted(bytes: &[u8], n: usize, shift: u32, out: &mut Vec<u8>) {
+    if shift == 0 {
+        out.extend_from_slice(&bytes[..n]);
+        return;
+    }
+    for k in 0..n {
+        let lo = bytes.get(k + 1).copied().unwrap_or(0);
+        out.push((bytes[k] << shift) | (lo >> (8 - shift)));
+    }
+}
+
+/// The error of a stream that was decoded, from a failing block on, as a wrapped stream of its
+/// own (`err` is that stream's verdict), as the real stream's: at `stream`, up to `end`.
+pub(super) fn wrapped_error(err: Error, stream: u64, end: u64) -> Error {
+    Error::Bzip2 {
+        compressed_offset: stream,
+        compressed_end: end,
+        message: match err {
+            Error::Bzip2 { message, .. } => message,
+            // Junk after the real end-of-stream record: the combined CRC (of the blocks before
+            // the failing one too) cannot match, so this is not reached for a sound stream.
+            _ => "corrupt data (bad block or checksum)".into(),
+        },
+    }
+}
+
 struct BitWriter {
     out: Vec<u8>,
     cur: u64,
@@ -638,15 +666,7 @@ impl Resolver<'_> {
             };
             if upto > next {
                 let bytes = self.window.get(next, upto + 1);
-                for k in 0..(upto - next) as usize {
-                    let hi = bytes[k];
-                    let lo = bytes.get(k + 1).copied().unwrap_or(0);
-                    input.push(if shift == 0 {
-                        hi
-                    } else {
-                        (hi << shift) | (lo >> (8 - shift))
-                    });
-                }
+                push_shifted(&bytes, (upto - next) as usize, shift, &mut input);
                 next = upto;
                 self.window.drop_before(next);
             }
@@ -674,20 +694,8 @@ impl Resolver<'_> {
         }
         let (end, at_eof) = self.end.unwrap_or((self.window.end(), true));
         let err = if wrapped {
-            seg.finish(fed, at_eof).map(|err| match err {
-                Error::Bzip2 { message, .. } => Error::Bzip2 {
-                    compressed_offset: self.base,
-                    compressed_end: end,
-                    message,
-                },
-                // Junk after the real end-of-stream record: the combined CRC (of the blocks
-                // before `p` too) cannot match, so this is not reached for a sound stream.
-                _ => Error::Bzip2 {
-                    compressed_offset: self.base,
-                    compressed_end: end,
-                    message: "corrupt data (bad block or checksum)".into(),
-                },
-            })
+            seg.finish(fed, at_eof)
+                .map(|err| wrapped_error(err, self.base, end))
         } else {
             seg.finish(end, at_eof)
         };
