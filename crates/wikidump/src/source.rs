@@ -482,8 +482,12 @@ impl<R: Read> Bz2Seq<R> {
         match blocks::bits(buf, rel, 48) {
             Some(blocks::BLOCK_MAGIC) => {
                 let crc = blocks::bits(buf, rel + 48, 32);
-                let decoded = blocks::lbzip2_block(buf, rel, f.level)
-                    .or_else(|| blocks::repair_block(buf, rel, limit as u64 * 8, f.level));
+                // The block's output goes to `carry` (all handed on by now), reusing its memory.
+                let mut out = std::mem::take(&mut self.carry);
+                let decoded = match blocks::lbzip2_block(buf, rel, f.level, &mut out) {
+                    Some(end) => Some((out, end)),
+                    None => blocks::repair_block(buf, rel, limit as u64 * 8, f.level),
+                };
                 if let (Some(crc), Some((out, end))) = (crc, decoded) {
                     f.combined = f.combined.rotate_left(1) ^ crc as u32;
                     f.bit = self.base * 8 + end;

@@ -257,17 +257,18 @@ pub(super) static BLOCKS_DECODED: AtomicUsize = AtomicUsize::new(0);
 pub(super) static PANICS_CAUGHT: AtomicUsize = AtomicUsize::new(0);
 
 /// Decodes the block whose magic is at bit `at` of `buf` with the `lbzip2` crate's block
-/// decoder (the fastest we measured, docs/performance.md), for block size digit `level`: its
-/// output and the bit where it ends, if it decoded and its CRC matched. Bits past `buf` do not
-/// exist (a block cut there does not decode). A panic of that decoder counts as not decoding.
-pub(super) fn lbzip2_block(buf: &[u8], at: u64, level: u8) -> Option<(Vec<u8>, u64)> {
+/// decoder (the fastest we measured, docs/performance.md), for block size digit `level`, into
+/// `out` (cleared first; its allocation is reused): the bit where the block ends, if it decoded
+/// and its CRC matched (else `out` holds nothing of use). Bits past `buf` do not exist (a block
+/// cut there does not decode). A panic of that decoder counts as not decoding.
+pub(super) fn lbzip2_block(buf: &[u8], at: u64, level: u8, out: &mut Vec<u8>) -> Option<u64> {
     let max = 100_000 * u32::from(level.saturating_sub(b'0'));
+    out.clear();
     let decoded = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
         let mut reader = lbzip2::bitreader::BitReader::from_bit_offset(buf, (at + 48) as usize);
-        let mut out = Vec::new();
-        lbzip2::block::decode_block_into(&mut reader, max, &mut out)
+        lbzip2::block::decode_block_into(&mut reader, max, out)
             .ok()
-            .map(|_| (out, reader.position() as u64))
+            .map(|_| reader.position() as u64)
     }));
     #[cfg(test)]
     if decoded.is_err() {
@@ -305,8 +306,9 @@ pub(super) fn repair_block(buf: &[u8], p: u64, limit: u64, level: u8) -> Option<
 pub(super) fn decode_block(job: BlockJob) {
     #[cfg(test)]
     BLOCKS_DECODED.fetch_add(1, Ordering::Relaxed);
-    let verdict = match lbzip2_block(&job.bytes, job.from, job.level) {
-        Some((out, end)) if end == job.from + job.nbits => {
+    let mut out = Vec::new();
+    let verdict = match lbzip2_block(&job.bytes, job.from, job.level, &mut out) {
+        Some(end) if end == job.from + job.nbits => {
             if out.len() > max_block_output() {
                 Decoded::TooBig
             } else {
