@@ -6,7 +6,7 @@ use ahash::AHashMap;
 
 use crate::Language;
 use crate::refine::{self, Span};
-use crate::text::{Doc, Vocabulary, ngram_key};
+use crate::text::{Doc, Prepared, ngram_key, pair_terms};
 use crate::{Aligner, Passage};
 
 /// A seed: a pair of similar sentences (suspicious sentence, source sentence, cosine).
@@ -46,8 +46,8 @@ pub(crate) struct Work {
 }
 
 /// Sentence vectors in compressed sparse rows: `rows[i]..rows[i+1]` indexes `terms`/`weights`.
-#[derive(Debug, Default)]
-struct Vectors {
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Vectors {
     rows: Vec<usize>,
     terms: Vec<u32>,
     weights: Vec<f64>,
@@ -62,6 +62,31 @@ impl Vectors {
 
     fn len(&self) -> usize {
         self.rows.len().saturating_sub(1)
+    }
+
+    /// The vectors with term `t` numbered `map[t]`, each row sorted by the new numbers.
+    fn renumbered(&self, map: &[u32]) -> Vectors {
+        let mut out = Vectors {
+            rows: self.rows.clone(),
+            terms: Vec::with_capacity(self.terms.len()),
+            weights: Vec::with_capacity(self.weights.len()),
+            norms: Vec::new(),
+        };
+        let mut row: Vec<(u32, f64)> = Vec::new();
+        for i in 0..self.len() {
+            let (terms, weights) = self.row(i);
+            row.clear();
+            row.extend(
+                terms
+                    .iter()
+                    .zip(weights)
+                    .map(|(&t, &w)| (map[t as usize], w)),
+            );
+            row.sort_unstable_by_key(|&(t, _)| t);
+            out.terms.extend(row.iter().map(|&(t, _)| t));
+            out.weights.extend(row.iter().map(|&(_, w)| w));
+        }
+        out
     }
 
     /// Keeps the terms for which `keep` is true (before weights are turned into tf-idf: the
@@ -87,7 +112,7 @@ impl Vectors {
 }
 
 /// Term frequencies of each sentence's content words (stopwords removed), sorted by term.
-fn term_counts(doc: &Doc, out: &mut Vectors, scratch: &mut Vec<u32>) {
+pub(crate) fn term_counts(doc: &Doc, out: &mut Vectors, scratch: &mut Vec<u32>) {
     out.rows.clear();
     out.terms.clear();
     out.weights.clear();
@@ -119,8 +144,8 @@ fn term_counts(doc: &Doc, out: &mut Vectors, scratch: &mut Vec<u32>) {
 /// Everything the algorithm needs about one document pair.
 struct Pair<'a> {
     aligner: &'a Aligner,
-    susp: Doc,
-    src: Doc,
+    susp: &'a Doc,
+    src: &'a Doc,
     susp_vec: Vectors,
     src_vec: Vectors,
     /// Dense scratch accumulators of vocabulary size.
@@ -151,24 +176,86 @@ impl Aligner {
         }
     }
 
+    /// Tokenizes `text` for [`Aligner::align_prepared`], in the language it would be aligned
+    /// in as the suspicious document ([`Aligner::language_of`]). A prepared source in another
+    /// language than its suspicious document's is tokenized again for that pair.
+    ///
+    /// ```
+    /// use textreuse_align::Aligner;
+    ///
+    /// let aligner = Aligner::builder().min_passage_len(40).build()?;
+    /// let source = aligner.prepare("Honey bees build combs of wax. They store honey and \
+    ///     pollen in the cells of the comb. A queen lays the eggs.");
+    /// for text in ["Wasps are not bees. Honey bees store honey and pollen in the cells of \
+    ///     the comb. A queen lays the eggs.", "Nothing in common here at all."] {
+    ///     let suspicious = aligner.prepare(text);
+    ///     let passages = aligner.align_prepared(&source, &suspicious);
+    ///     assert_eq!(passages, aligner.align(source.text(), text));
+    /// }
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn prepare<'t>(&self, text: &'t str) -> Prepared<'t> {
+        let mut prepared = Prepared::new(text, self.language_of(text), self.min_sentence_words);
+        prepared.settings = Some(self.tokenizing());
+        prepared
+    }
+
+    /// The settings that decide how [`Aligner::prepare`] tokenizes a text.
+    fn tokenizing(&self) -> (usize, Language, bool) {
+        (self.min_sentence_words, self.language, self.detect_language)
+    }
+
+    /// [`Aligner::align`] on documents prepared by [`Aligner::prepare`] (of this aligner or
+    /// one with the same [`min_sentence_words`](crate::AlignerBuilder::min_sentence_words)
+    /// and language settings; others are tokenized again): the same passages, without
+    /// tokenizing the texts again.
+    pub fn align_prepared(&self, source: &Prepared<'_>, suspicious: &Prepared<'_>) -> Vec<Passage> {
+        self.align_prepared_counted(source, suspicious).0
+    }
+
     /// [`Aligner::align`], with the work it did.
     pub(crate) fn align_counted(&self, source: &str, suspicious: &str) -> (Vec<Passage>, Work) {
+        let suspicious = self.prepare(suspicious);
+        let source = Prepared::new(source, suspicious.language, self.min_sentence_words);
+        self.align_prepared_counted(&source, &suspicious)
+    }
+
+    /// [`Aligner::align_prepared`], with the work it did.
+    fn align_prepared_counted(
+        &self,
+        source: &Prepared<'_>,
+        suspicious: &Prepared<'_>,
+    ) -> (Vec<Passage>, Work) {
+        let msw = self.min_sentence_words;
+        let again;
+        let suspicious = if suspicious.settings == Some(self.tokenizing()) {
+            suspicious
+        } else {
+            again = self.prepare(suspicious.text);
+            &again
+        };
+        let again;
+        let source = if source.min_sentence_words == msw && source.language == suspicious.language {
+            source
+        } else {
+            again = Prepared::new(source.text, suspicious.language, msw);
+            &again
+        };
         let mut work = Work::default();
-        if source.len() > u32::MAX as usize || suspicious.len() > u32::MAX as usize {
-            return (Vec::new(), work);
-        }
-        let mut vocab = Vocabulary::new(self.language_of(suspicious));
-        let susp = Doc::new(suspicious, &mut vocab, self.min_sentence_words);
-        let src = Doc::new(source, &mut vocab, self.min_sentence_words);
+        let (src_doc, map) = pair_terms(suspicious, source);
+        let n = suspicious.terms()
+            + map
+                .iter()
+                .filter(|&&t| t as usize >= suspicious.terms())
+                .count();
+        let (susp, src) = (&suspicious.doc, &src_doc);
         if susp.sentences.is_empty() || src.sentences.is_empty() {
             return (Vec::new(), work);
         }
-        let mut scratch = Vec::new();
-        let mut susp_vec = Vectors::default();
-        let mut src_vec = Vectors::default();
-        term_counts(&susp, &mut susp_vec, &mut scratch);
-        term_counts(&src, &mut src_vec, &mut scratch);
-        let n = vocab.len();
+        // Term counts per sentence, on the pair's numbering (the suspicious document's own).
+        let mut susp_vec = suspicious.counts.clone();
+        let mut src_vec = source.counts.renumbered(&map);
+        let (suspicious, source) = (suspicious.text, source.text);
         // Terms in more source sentences than the postings cap are left out of both documents'
         // vectors, like stopwords: seeding visits each term's source sentences, so this bounds
         // its work per suspicious word.
@@ -188,9 +275,13 @@ impl Aligner {
             df[t as usize] += 1;
         }
         let total = (susp_vec.len() + src_vec.len()) as f64;
+        let idf: Vec<f64> = df
+            .iter()
+            .map(|&d| if d == 0 { 0.0 } else { (total / d as f64).ln() })
+            .collect();
         for v in [&mut susp_vec, &mut src_vec] {
             for (w, &t) in v.weights.iter_mut().zip(&v.terms) {
-                *w *= (total / df[t as usize] as f64).ln();
+                *w *= idf[t as usize];
             }
             v.norms = (0..v.rows.len() - 1)
                 .map(|i| {
@@ -269,8 +360,8 @@ impl Aligner {
             for span in &mut spans {
                 *span = refine::fit_copy(
                     std::mem::take(span),
-                    &pair.susp,
-                    &pair.src,
+                    pair.susp,
+                    pair.src,
                     suspicious,
                     source,
                     cover,
@@ -381,7 +472,7 @@ impl Pair<'_> {
         drop(fill);
         let mut grams: Vec<Grams> = [(a.ngram, false), (a.stopword_ngram, true)]
             .into_iter()
-            .filter_map(|(k, stop)| k.map(|k| Grams::new(&self.src, &self.susp, k, stop)))
+            .filter_map(|(k, stop)| k.map(|k| Grams::new(self.src, self.susp, k, stop)))
             .collect();
         let m = self.src_vec.len();
         let mut dot = vec![0.0f64; m];
@@ -533,8 +624,8 @@ impl Pair<'_> {
             doc.sentences[*r.start() as usize].span.start..doc.sentences[*r.end() as usize].span.end
         };
         Frag {
-            susp: span(&self.susp, &susp_sents),
-            src: span(&self.src, &src_sents),
+            susp: span(self.susp, &susp_sents),
+            src: span(self.src, &src_sents),
             susp_sents,
             score,
         }

@@ -288,6 +288,61 @@ proptest! {
         prop_assert!(w.postings <= p as u64 * (w.susp_terms + b.len() as u64), "{w:?}");
         prop_assert!(w.seeds <= c as u64 * w.sentences.0.min(w.sentences.1), "{w:?}");
     }
+
+    #[test]
+    fn prepared_documents_align_as_texts(a in text(), b in text(), copy in any::<bool>(), msw in 0usize..4) {
+        let b = if copy { format!("{b} {a}") } else { b };
+        let aligner = Aligner::builder().min_passage_len(10).ngram(Some(2)).build().unwrap();
+        let expected = aligner.align(&a, &b);
+        prop_assert_eq!(&aligner.align_prepared(&aligner.prepare(&a), &aligner.prepare(&b)), &expected);
+        // Documents prepared with other settings are tokenized again.
+        let other = Aligner::builder().min_sentence_words(msw).language(Language::German).build().unwrap();
+        prop_assert_eq!(&aligner.align_prepared(&other.prepare(&a), &other.prepare(&b)), &expected);
+    }
+}
+
+/// Documents prepared once and aligned in every combination give what aligning their texts
+/// gives: the PAN slice (English), and the languages' paragraphs with detection, so that a
+/// source prepared in its own language is tokenized again in its suspicious document's.
+#[test]
+fn prepared_documents_are_reused_across_pairs() {
+    let dir = slice_dir();
+    let mut texts: Vec<String> = ["src", "susp"]
+        .iter()
+        .flat_map(|side| {
+            let mut files: Vec<PathBuf> = std::fs::read_dir(dir.join(side))
+                .unwrap()
+                .map(|e| e.unwrap().path())
+                .collect();
+            files.sort();
+            files
+        })
+        .map(|f| std::fs::read_to_string(f).unwrap())
+        .collect();
+    for file in ["bg.txt", "ru.txt", "de.txt"] {
+        let p = lang_text(file);
+        texts.push(format!("{}\n\n{}", p[0], p[1]));
+        texts.push(format!("{}\n\n{}\n\n{}", p[2], p[0], p[3]));
+    }
+    for aligner in [
+        Aligner::new(),
+        Aligner::builder().detect_language(true).build().unwrap(),
+    ] {
+        let prepared: Vec<Prepared<'_>> = texts.iter().map(|t| aligner.prepare(t)).collect();
+        let mut found = 0;
+        for (i, source) in prepared.iter().enumerate() {
+            for (j, suspicious) in prepared.iter().enumerate() {
+                let expected = aligner.align(&texts[i], &texts[j]);
+                found += expected.len();
+                assert_eq!(
+                    aligner.align_prepared(source, suspicious),
+                    expected,
+                    "{i} {j}"
+                );
+            }
+        }
+        assert!(found > texts.len(), "{found}");
+    }
 }
 
 fn lang_text(file: &str) -> Vec<String> {

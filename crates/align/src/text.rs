@@ -13,6 +13,7 @@ use std::cell::RefCell;
 use rust_stemmers::Stemmer;
 
 use crate::Language;
+use crate::align::{Vectors, term_counts};
 
 /// One word of a document.
 #[derive(Clone, Copy, Debug)]
@@ -41,24 +42,38 @@ pub(crate) struct Doc {
     pub sentences: Vec<Sentence>,
 }
 
-/// Maps normalized words to dense term ids; shared by the two documents of a pair.
-#[derive(Debug)]
-pub(crate) struct Vocabulary {
-    language: Language,
-    /// The thread's stem number -> this pair's term id.
-    ids: AHashMap<u32, u32>,
+/// Maps one document's normalized words to dense term ids, in order of first appearance, and
+/// keeps the stem behind each id. It holds the thread's cache of normalized words for the
+/// whole document.
+pub(crate) struct Vocabulary<'n> {
+    norm: &'n mut Normalized,
+    /// The stems of the term ids, one after another; `stem_ends[id]` ends stem `id`.
+    stems: String,
+    stem_ends: Vec<u32>,
     buf: String,
 }
 
-/// Stemming is the costly part of normalizing a word, and the pairs a thread aligns share most
-/// of their words, so each thread keeps the words it has normalized: lowercased form ->
-/// (stem number, stopword). Cleared when a pair starts in another language or the cache has
-/// grown past `MAX_FORMS`.
+/// Stemming is the costly part of normalizing a word, and the documents a thread tokenizes
+/// share most of their words, so each thread keeps the words it has normalized: lowercased
+/// form -> (stem number, stopword). Cleared when a document starts in another language or the
+/// cache has grown past `MAX_FORMS`.
 struct Normalized {
     language: Language,
     stemmer: Option<Stemmer>,
+    /// Forms of up to 16 ASCII characters, packed into a `u128` (see [`pack_ascii`]).
+    short: AHashMap<u128, (u32, bool)>,
+    /// Longer forms.
     forms: AHashMap<Box<str>, (u32, bool)>,
     stems: AHashMap<Box<str>, u32>,
+    /// Stem number -> stem.
+    names: Vec<Box<str>>,
+    /// Stem number -> (document generation, term id in that document): the current document's
+    /// term ids, valid where the generation is the current one.
+    ids: Vec<(u32, u32)>,
+    generation: u32,
+    /// The current document's packed forms -> (term id, stopword): most words repeat within
+    /// a document, and this small map stays in the cache where `short` does not.
+    local: AHashMap<u128, (u32, bool)>,
 }
 
 /// About 15 MB per thread when full (a form and a stem with their map entries take about 120
@@ -66,19 +81,64 @@ struct Normalized {
 const MAX_FORMS: usize = 1 << 17;
 
 thread_local! {
-    static NORMALIZED: RefCell<Normalized> = RefCell::new(Normalized {
-        language: Language::English,
-        stemmer: Language::English.stemmer(),
-        forms: AHashMap::default(),
-        stems: AHashMap::default(),
-    });
+    static NORMALIZED: RefCell<Normalized> = RefCell::new(Normalized::new(Language::English));
+}
+
+/// `word` lowercased and packed into a `u128`, when it is 1 to 16 ASCII characters. Words
+/// are alphanumeric, so no byte is 0 and the packing is unambiguous.
+fn pack_ascii(word: &str) -> Option<u128> {
+    let b = word.as_bytes();
+    if b.is_empty() || b.len() > 16 || !b.is_ascii() {
+        return None;
+    }
+    // Built in registers: bytes stored one by one and read back as a whole stall the load.
+    let mut key = 0u128;
+    for (i, c) in b.iter().enumerate() {
+        key |= u128::from(c.to_ascii_lowercase()) << (8 * i);
+    }
+    Some(key)
 }
 
 impl Normalized {
+    fn new(language: Language) -> Normalized {
+        Normalized {
+            language,
+            stemmer: language.stemmer(),
+            short: AHashMap::default(),
+            forms: AHashMap::default(),
+            stems: AHashMap::default(),
+            names: Vec::new(),
+            ids: Vec::new(),
+            generation: 0,
+            local: AHashMap::default(),
+        }
+    }
+
+    /// Readies the cache for a document in `language`.
+    fn start(&mut self, language: Language) {
+        if self.language != language || self.short.len() + self.forms.len() > MAX_FORMS {
+            *self = Normalized::new(language);
+        }
+        self.local.clear();
+        self.generation = self.generation.wrapping_add(1);
+        if self.generation == 0 {
+            // Wrapped: no stamp may look current.
+            self.ids.iter_mut().for_each(|e| e.0 = 0);
+            self.generation = 1;
+        }
+    }
+
+    /// The stem number and stopword flag of a lowercased form.
     fn get(&mut self, form: &str) -> (u32, bool) {
         if let Some(&known) = self.forms.get(form) {
             return known;
         }
+        let known = self.normalize(form);
+        self.forms.insert(Box::from(form), known);
+        known
+    }
+
+    fn normalize(&mut self, form: &str) -> (u32, bool) {
         let stop = self.language.is_stopword(form);
         let stem = match &self.stemmer {
             Some(s) if !stop => s.stem(form),
@@ -89,10 +149,10 @@ impl Normalized {
             Some(&n) => n,
             None => {
                 self.stems.insert(Box::from(stem.as_ref()), next);
+                self.names.push(Box::from(stem.as_ref()));
                 next
             }
         };
-        self.forms.insert(Box::from(form), (number, stop));
         (number, stop)
     }
 }
@@ -106,49 +166,177 @@ pub(crate) fn ngram_key(terms: impl IntoIterator<Item = u32>) -> u64 {
     h
 }
 
-impl Vocabulary {
-    /// Starts a pair's vocabulary (the thread's cache of normalized words is reset here when
-    /// needed, never in the middle of a pair).
-    pub fn new(language: Language) -> Vocabulary {
-        NORMALIZED.with_borrow_mut(|n| {
-            if n.language != language || n.forms.len() > MAX_FORMS {
-                *n = Normalized {
-                    language,
-                    stemmer: language.stemmer(),
-                    forms: AHashMap::default(),
-                    stems: AHashMap::default(),
-                };
-            }
-        });
-        Vocabulary {
-            language,
-            ids: AHashMap::default(),
-            buf: String::new(),
-        }
-    }
-
-    pub fn len(&self) -> usize {
-        self.ids.len()
-    }
-
+impl Vocabulary<'_> {
+    /// The term id and stopword flag of `word` in this document.
     fn term(&mut self, word: &str) -> (u32, bool) {
-        self.buf.clear();
-        for c in word.chars() {
-            self.buf.extend(c.to_lowercase());
+        let key = pack_ascii(word);
+        if let Some(key) = key
+            && let Some(&known) = self.norm.local.get(&key)
+        {
+            return known;
         }
-        let (number, stop) = NORMALIZED.with_borrow_mut(|n| {
-            debug_assert_eq!(n.language, self.language);
-            n.get(&self.buf)
-        });
-        let next = self.ids.len() as u32;
-        (*self.ids.entry(number).or_insert(next), stop)
+        let n = &mut *self.norm;
+        let (number, stop) = match key {
+            Some(key) => match n.short.get(&key) {
+                Some(&known) => known,
+                None => {
+                    let lower = word.to_ascii_lowercase();
+                    let known = n.normalize(&lower);
+                    n.short.insert(key, known);
+                    known
+                }
+            },
+            None => {
+                self.buf.clear();
+                if word.is_ascii() {
+                    self.buf.push_str(word);
+                    self.buf.make_ascii_lowercase();
+                } else {
+                    for c in word.chars() {
+                        self.buf.extend(c.to_lowercase());
+                    }
+                }
+                n.get(&self.buf)
+            }
+        };
+        let number = number as usize;
+        if n.ids.len() <= number {
+            n.ids.resize(number + 1, (0, 0));
+        }
+        let (generation, mut id) = n.ids[number];
+        if generation != n.generation {
+            id = self.stem_ends.len() as u32;
+            n.ids[number] = (n.generation, id);
+            self.stems.push_str(&n.names[number]);
+            self.stem_ends.push(self.stems.len() as u32);
+        }
+        if let Some(key) = key {
+            n.local.insert(key, (id, stop));
+        }
+        (id, stop)
     }
+}
+
+/// A document tokenized for alignment ([`Aligner::prepare`]): its words and sentences, each
+/// word's term (lowercased and stemmed by the document's language) numbered in the order the
+/// terms first appear, and the stems behind the numbers. Preparing a document once and
+/// aligning it with many others ([`Aligner::align_prepared`]) saves tokenizing it for every
+/// pair; the passages found are the same as [`Aligner::align`]'s.
+///
+/// [`Aligner::prepare`]: crate::Aligner::prepare
+/// [`Aligner::align_prepared`]: crate::Aligner::align_prepared
+/// [`Aligner::align`]: crate::Aligner::align
+#[derive(Debug)]
+pub struct Prepared<'t> {
+    pub(crate) text: &'t str,
+    pub(crate) language: Language,
+    pub(crate) min_sentence_words: usize,
+    /// The tokenizing settings of the aligner that prepared it as a suspicious document
+    /// (`None`: prepared as a source, in its suspicious document's language).
+    pub(crate) settings: Option<(usize, Language, bool)>,
+    pub(crate) doc: Doc,
+    /// Each sentence's content terms with their counts.
+    pub(crate) counts: Vectors,
+    stems: String,
+    stem_ends: Vec<u32>,
+}
+
+impl<'t> Prepared<'t> {
+    /// Tokenizes `text` by the rules of `language`. Texts of 4 GiB or more get no words (they
+    /// are not aligned).
+    pub(crate) fn new(text: &'t str, language: Language, min_sentence_words: usize) -> Self {
+        let (doc, stems, stem_ends) = NORMALIZED.with_borrow_mut(|n| {
+            n.start(language);
+            let mut vocab = Vocabulary {
+                norm: n,
+                stems: String::new(),
+                stem_ends: Vec::new(),
+                buf: String::new(),
+            };
+            let doc = if text.len() > u32::MAX as usize {
+                Doc::default()
+            } else {
+                Doc::new(text, &mut vocab, min_sentence_words)
+            };
+            (doc, vocab.stems, vocab.stem_ends)
+        });
+        let mut counts = Vectors::default();
+        term_counts(&doc, &mut counts, &mut Vec::new());
+        Prepared {
+            text,
+            language,
+            min_sentence_words,
+            settings: None,
+            counts,
+            doc,
+            stems,
+            stem_ends,
+        }
+    }
+
+    /// The text it was prepared from.
+    pub fn text(&self) -> &'t str {
+        self.text
+    }
+
+    /// The language its words were normalized in.
+    pub fn language(&self) -> Language {
+        self.language
+    }
+
+    /// The number of distinct terms.
+    pub(crate) fn terms(&self) -> usize {
+        self.stem_ends.len()
+    }
+
+    fn stem(&self, id: usize) -> &str {
+        let start = if id == 0 {
+            0
+        } else {
+            self.stem_ends[id - 1] as usize
+        };
+        &self.stems[start..self.stem_ends[id] as usize]
+    }
+}
+
+/// The two documents of a pair on one numbering of terms: the suspicious document's own
+/// numbers, then the source's other terms in the order they first appear in the source (the
+/// numbering tokenizing the suspicious document and then the source with one vocabulary
+/// gives). Returns the source document renumbered and its terms' new numbers.
+pub(crate) fn pair_terms(susp: &Prepared<'_>, src: &Prepared<'_>) -> (Doc, Vec<u32>) {
+    let mut ids: AHashMap<&str, u32> = AHashMap::with_capacity(susp.terms());
+    for id in 0..susp.terms() {
+        ids.insert(susp.stem(id), id as u32);
+    }
+    let mut next = susp.terms() as u32;
+    let map: Vec<u32> = (0..src.terms())
+        .map(|id| {
+            ids.get(src.stem(id)).copied().unwrap_or_else(|| {
+                next += 1;
+                next - 1
+            })
+        })
+        .collect();
+    let words = src
+        .doc
+        .words
+        .iter()
+        .map(|w| Word {
+            term: map[w.term as usize],
+            ..*w
+        })
+        .collect();
+    let doc = Doc {
+        words,
+        sentences: src.doc.sentences.clone(),
+    };
+    (doc, map)
 }
 
 impl Doc {
     /// Tokenizes `text`, merging sentences of fewer than `min_sentence_words` non-stopwords
     /// into the next sentence.
-    pub fn new(text: &str, vocab: &mut Vocabulary, min_sentence_words: usize) -> Doc {
+    pub fn new(text: &str, vocab: &mut Vocabulary<'_>, min_sentence_words: usize) -> Doc {
         let mut words = Vec::new();
         // Sentence boundaries as word indices where a new sentence starts.
         let mut breaks = vec![0usize];
@@ -247,8 +435,7 @@ mod tests {
     #[test]
     fn sentences_and_spans() {
         let text = "The cat sat on the mat. Dogs were barking loudly!  New\n\nparagraph here now";
-        let mut v = Vocabulary::new(crate::Language::English);
-        let d = Doc::new(text, &mut v, 1);
+        let d = Prepared::new(text, crate::Language::English, 1).doc;
         let spans: Vec<&str> = d.sentences.iter().map(|s| &text[s.span.clone()]).collect();
         assert_eq!(
             spans,
@@ -259,7 +446,7 @@ mod tests {
                 "paragraph here now"
             ]
         );
-        let d = Doc::new(text, &mut v, 3);
+        let d = Prepared::new(text, crate::Language::English, 3).doc;
         let spans: Vec<&str> = d.sentences.iter().map(|s| &text[s.span.clone()]).collect();
         assert_eq!(
             spans,
@@ -273,8 +460,12 @@ mod tests {
 
     #[test]
     fn stems_share_ids() {
-        let mut v = Vocabulary::new(crate::Language::English);
-        let d = Doc::new("Connected connections CONNECTING", &mut v, 1);
+        let d = Prepared::new(
+            "Connected connections CONNECTING",
+            crate::Language::English,
+            1,
+        )
+        .doc;
         assert!(d.words.iter().all(|w| w.term == d.words[0].term));
     }
 

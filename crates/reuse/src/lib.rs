@@ -73,7 +73,7 @@ use textreuse_align::index::{
     DEFAULT_BANDS, DEFAULT_MIN_WORDS, DEFAULT_NGRAM, DEFAULT_ROWS, chunk_spans, word_shingles,
 };
 use textreuse_align::reuse::{ReuseKind, profile};
-use textreuse_align::{Aligner, DEFAULT_MIN_PASSAGE_LEN};
+use textreuse_align::{Aligner, DEFAULT_MIN_PASSAGE_LEN, Prepared};
 use textreuse_dedup::Document;
 use textreuse_dedup::shuffle::{MIN_MEM_BUDGET, PairMode, ShuffleBuilder, ShuffleError};
 use textreuse_dedup::{NoProgress, Progress, Stage};
@@ -700,8 +700,21 @@ impl Reuse {
             progress.start(Stage::AlignPairs, Some(stats.candidate_pairs));
         }
         let mut batch = Vec::with_capacity(ALIGN_BATCH);
+        let mut ids = Vec::new();
         while candidates.next_batch(&mut batch, ALIGN_BATCH)? {
             let batch = &batch[..];
+            // Each document of the batch is tokenized once, for all its pairs.
+            ids.clear();
+            if o.align {
+                ids.extend(batch.iter().flat_map(|&((a, b), _)| [a, b]));
+                ids.sort_unstable();
+                ids.dedup();
+            }
+            let prepared: Vec<Prepared<'_>> = ids
+                .par_iter()
+                .map(|&i| self.prepare(docs.text(i as usize)))
+                .collect();
+            let doc = |i: usize| &prepared[ids.binary_search(&(i as u32)).expect("in the batch")];
             let found: Vec<Vec<ReuseCase>> = batch
                 .par_iter()
                 .map(|&((a, b), _)| {
@@ -709,7 +722,7 @@ impl Reuse {
                         return Vec::new();
                     }
                     let (susp, src) = roles(a as usize, b as usize, against);
-                    self.align_pair(docs.text(src), docs.text(susp))
+                    self.align_prepared_pair(doc(src), doc(susp))
                 })
                 .collect();
             for (&((a, b), shared), cases) in batch.iter().zip(&found) {
@@ -906,16 +919,28 @@ impl Reuse {
     /// The passages of `suspicious` reused from `source`, classified: the alignment of one
     /// candidate pair.
     pub fn align_pair(&self, source: &str, suspicious: &str) -> Vec<ReuseCase> {
+        let suspicious = self.aligner.prepare(suspicious);
+        self.align_prepared_pair(&self.aligner.prepare(source), &suspicious)
+    }
+
+    /// [`Reuse::align_pair`] on documents tokenized once by [`Reuse::prepare`] for all the
+    /// pairs they are in.
+    pub fn align_prepared_pair(
+        &self,
+        source: &Prepared<'_>,
+        suspicious: &Prepared<'_>,
+    ) -> Vec<ReuseCase> {
+        let (src_text, susp_text) = (source.text(), suspicious.text());
         self.aligner
-            .align(source, suspicious)
+            .align_prepared(source, suspicious)
             .into_iter()
             .map(|p| {
-                let (s, t) = p.char_ranges(source, suspicious);
+                let (s, t) = p.char_ranges(src_text, susp_text);
                 let kind = profile(
-                    &source[p.source.clone()],
-                    &suspicious[p.suspicious.clone()],
-                    source.len(),
-                    suspicious.len(),
+                    &src_text[p.source.clone()],
+                    &susp_text[p.suspicious.clone()],
+                    src_text.len(),
+                    susp_text.len(),
                 )
                 .kind;
                 ReuseCase {
@@ -928,6 +953,12 @@ impl Reuse {
                 }
             })
             .collect()
+    }
+
+    /// A document tokenized for [`Reuse::align_prepared_pair`], by this job's alignment
+    /// settings.
+    pub fn prepare<'t>(&self, text: &'t str) -> Prepared<'t> {
+        self.aligner.prepare(text)
     }
 }
 

@@ -372,3 +372,43 @@ fn documents_on_disk_give_the_same_files_as_documents_in_memory() {
         .count();
     assert_eq!(left, 0);
 }
+
+/// Every candidate pair's texts and passages.
+#[derive(Default)]
+struct Aligned(Vec<(String, String, Vec<textreuse_reuse::ReuseCase>)>);
+
+impl ReuseSink for Aligned {
+    fn pair(&mut self, pair: &PairResult<'_>) -> std::io::Result<()> {
+        let (susp, src) = pair.texts;
+        self.0.push((susp.into(), src.into(), pair.cases.to_vec()));
+        Ok(())
+    }
+}
+
+/// The run tokenizes each document once per batch of pairs and aligns the pairs from that;
+/// each pair's passages are what aligning its two texts alone gives, also when the language
+/// is detected per document (German documents among English ones).
+#[test]
+fn batched_alignment_gives_each_pair_its_own_passages() {
+    let mut docs = corpus(40);
+    let german = "Die Würde des Menschen ist unantastbar und sie zu achten ist Pflicht. \
+        Das Volk bekennt sich zu den unverletzlichen und unveräußerlichen Menschenrechten. \
+        Diese Grundrechte binden Gesetzgebung, vollziehende Gewalt und Rechtsprechung.";
+    for (i, d) in docs.iter_mut().enumerate().skip(30) {
+        d.text = format!("{german}\n\n{}", paragraph(1000 + i, 60));
+    }
+    for detect in [false, true] {
+        let job = Reuse::builder()
+            .detect_language(detect)
+            .min_passage_len(40)
+            .build()
+            .unwrap();
+        let mut sink = Aligned::default();
+        job.run(&docs, None, &mut sink).unwrap();
+        let with_passages = sink.0.iter().filter(|(_, _, c)| !c.is_empty()).count();
+        assert!(with_passages >= 3, "{with_passages}");
+        for (susp, src, cases) in &sink.0 {
+            assert_eq!(cases, &job.align_pair(src, susp));
+        }
+    }
+}
