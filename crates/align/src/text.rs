@@ -65,8 +65,9 @@ struct Normalized {
     /// Longer forms.
     forms: AHashMap<Box<str>, (u32, bool)>,
     stems: AHashMap<Box<str>, u32>,
-    /// Stem number -> stem.
-    names: Vec<Box<str>>,
+    /// The stems one after another: stem number `i` ends at `name_ends[i]`.
+    names: String,
+    name_ends: Vec<u32>,
     /// Stem number -> (document generation, term id in that document): the current document's
     /// term ids, valid where the generation is the current one.
     ids: Vec<(u32, u32)>,
@@ -107,11 +108,22 @@ impl Normalized {
             short: AHashMap::default(),
             forms: AHashMap::default(),
             stems: AHashMap::default(),
-            names: Vec::new(),
+            names: String::new(),
+            name_ends: Vec::new(),
             ids: Vec::new(),
             generation: 0,
             local: AHashMap::default(),
         }
+    }
+
+    /// The stem of stem number `i`.
+    fn name(&self, i: usize) -> &str {
+        let start = if i == 0 {
+            0
+        } else {
+            self.name_ends[i - 1] as usize
+        };
+        &self.names[start..self.name_ends[i] as usize]
     }
 
     /// Readies the cache for a document in `language`.
@@ -149,7 +161,8 @@ impl Normalized {
             Some(&n) => n,
             None => {
                 self.stems.insert(Box::from(stem.as_ref()), next);
-                self.names.push(Box::from(stem.as_ref()));
+                self.names.push_str(&stem);
+                self.name_ends.push(self.names.len() as u32);
                 next
             }
         };
@@ -180,8 +193,9 @@ impl Vocabulary<'_> {
             Some(key) => match n.short.get(&key) {
                 Some(&known) => known,
                 None => {
-                    let lower = word.to_ascii_lowercase();
-                    let known = n.normalize(&lower);
+                    let lower = key.to_le_bytes();
+                    let lower = std::str::from_utf8(&lower[..word.len()]).expect("ASCII");
+                    let known = n.normalize(lower);
                     n.short.insert(key, known);
                     known
                 }
@@ -207,7 +221,7 @@ impl Vocabulary<'_> {
         if generation != n.generation {
             id = self.stem_ends.len() as u32;
             n.ids[number] = (n.generation, id);
-            self.stems.push_str(&n.names[number]);
+            self.stems.push_str(n.name(number));
             self.stem_ends.push(self.stems.len() as u32);
         }
         if let Some(key) = key {

@@ -4,6 +4,7 @@
 //! [`Reuse::align_pair`]) and output formats, so that the job writes what the CLI writes. Its
 //! tasks read their input files themselves ([`PyReuseFileReader`]), as the CLI reads them.
 use std::cell::RefCell;
+use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::{Mutex, mpsc};
 
@@ -13,7 +14,8 @@ use pyo3::types::PyBytes;
 use textreuse_dedup::pipeline::DocumentPipeline;
 use textreuse_dedup::{DocId, Document, InputError, Inputs, Origin, Progress, error_chain};
 use textreuse_reuse::{
-    ChunkMatch, DocumentTable, PairResult, Reuse, ReuseError, write_case_lines, write_pair_row,
+    ChunkMatch, DocumentTable, PairResult, Prepared, Reuse, ReuseError, write_case_lines,
+    write_pair_row,
 };
 
 use crate::arrow::{
@@ -85,6 +87,9 @@ impl PyReuseJob {
             .expect("stats serialize")
     }
 }
+
+/// Rows of `reuse_align` over which a document is tokenized once.
+const ALIGN_ROWS: usize = 1024;
 
 /// A batch of a [`PyReuseFileReader`] ends at its 4,096th document ...
 const BATCH_DOCUMENTS: usize = 4096;
@@ -684,12 +689,21 @@ pub(crate) fn reuse_align<'py>(
         let mut chars = [Vec::new(), Vec::new()];
         let mut ranges = [Vec::new(), Vec::new(), Vec::new(), Vec::new()];
         let mut buf = Vec::new();
+        // Each document is tokenized once per run of ALIGN_ROWS rows, for all its pairs there
+        // (Spark's join hands the pairs over grouped by one side).
+        let mut prepared: HashMap<usize, Prepared<'_>> = HashMap::new();
         for i in 0..n {
             let (susp_n, susp_doc, susp_text) = susp.get(i)?;
             let (src_n, src_doc, src_text) = src.get(i)?;
             let shared = support.required(i, "support")?;
             let cases = if align {
-                job.align_pair(src_text, susp_text)
+                if i % ALIGN_ROWS == 0 {
+                    prepared.clear();
+                }
+                for (n, text) in [(susp_n, susp_text), (src_n, src_text)] {
+                    prepared.entry(n).or_insert_with(|| job.prepare(text));
+                }
+                job.align_prepared_pair(&prepared[&src_n], &prepared[&susp_n])
             } else {
                 Vec::new()
             };

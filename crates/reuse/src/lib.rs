@@ -69,11 +69,13 @@ use rayon::prelude::*;
 use serde::Serialize;
 /// The languages alignment can stem and drop stopwords in ([`ReuseBuilder::language`]).
 pub use textreuse_align::Language;
+/// A document tokenized once for the alignment of all its pairs ([`Reuse::prepare`]).
+pub use textreuse_align::Prepared;
 use textreuse_align::index::{
     DEFAULT_BANDS, DEFAULT_MIN_WORDS, DEFAULT_NGRAM, DEFAULT_ROWS, chunk_spans, word_shingles,
 };
 use textreuse_align::reuse::{ReuseKind, profile};
-use textreuse_align::{Aligner, DEFAULT_MIN_PASSAGE_LEN, Prepared};
+use textreuse_align::{Aligner, DEFAULT_MIN_PASSAGE_LEN};
 use textreuse_dedup::Document;
 use textreuse_dedup::shuffle::{MIN_MEM_BUDGET, PairMode, ShuffleBuilder, ShuffleError};
 use textreuse_dedup::{NoProgress, Progress, Stage};

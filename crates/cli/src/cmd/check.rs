@@ -192,11 +192,13 @@ pub fn run(args: &Args, global: &Global) -> anyhow::Result<()> {
             continue;
         }
         let query: &str = &text;
+        // The suspicious document is tokenized once for all its candidates.
+        let prepared = aligner.prepare(query);
         let mut cases: Vec<Case<'_>> = candidates
             .par_iter()
             .flat_map_iter(|(_, source)| {
                 aligner
-                    .align(&source.text, query)
+                    .align_prepared(&aligner.prepare(&source.text), &prepared)
                     .into_iter()
                     .map(move |passage| {
                         let profile = profile(
