@@ -14,8 +14,8 @@ use pyo3::types::PyBytes;
 use textreuse_dedup::pipeline::DocumentPipeline;
 use textreuse_dedup::{DocId, Document, InputError, Inputs, Origin, Progress, error_chain};
 use textreuse_reuse::{
-    ChunkMatch, DocumentTable, PairResult, Prepared, Reuse, ReuseError, write_case_lines,
-    write_pair_row,
+    ChunkMatch, DocumentTable, PREPARED_TEXT_BYTES, PairResult, Prepared, Reuse, ReuseError,
+    write_case_lines, write_pair_row,
 };
 
 use crate::arrow::{
@@ -689,19 +689,30 @@ pub(crate) fn reuse_align<'py>(
         let mut chars = [Vec::new(), Vec::new()];
         let mut ranges = [Vec::new(), Vec::new(), Vec::new(), Vec::new()];
         let mut buf = Vec::new();
-        // Each document is tokenized once per run of ALIGN_ROWS rows, for all its pairs there
-        // (Spark's join hands the pairs over grouped by one side).
+        // Each document is tokenized once per run of ALIGN_ROWS rows (or of
+        // PREPARED_TEXT_BYTES of text), for all its pairs there (Spark's join hands the pairs
+        // over grouped by one side).
         let mut prepared: HashMap<usize, Prepared<'_>> = HashMap::new();
+        let mut prepared_bytes = 0;
         for i in 0..n {
             let (susp_n, susp_doc, susp_text) = susp.get(i)?;
             let (src_n, src_doc, src_text) = src.get(i)?;
             let shared = support.required(i, "support")?;
             let cases = if align {
-                if i % ALIGN_ROWS == 0 {
+                let new: usize = [(susp_n, susp_text), (src_n, src_text)]
+                    .iter()
+                    .filter(|(n, _)| !prepared.contains_key(n))
+                    .map(|(_, t)| t.len())
+                    .sum();
+                if i % ALIGN_ROWS == 0 || prepared_bytes + new > PREPARED_TEXT_BYTES {
                     prepared.clear();
+                    prepared_bytes = 0;
                 }
                 for (n, text) in [(susp_n, susp_text), (src_n, src_text)] {
-                    prepared.entry(n).or_insert_with(|| job.prepare(text));
+                    prepared.entry(n).or_insert_with(|| {
+                        prepared_bytes += text.len();
+                        job.prepare(text)
+                    });
                 }
                 job.align_prepared_pair(&prepared[&src_n], &prepared[&susp_n])
             } else {

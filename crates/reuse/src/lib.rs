@@ -108,6 +108,43 @@ pub const DEFAULT_MIN_SCORE: f32 = 0.0;
 const SIGN_BATCH: usize = 1024;
 /// Candidate pairs aligned per parallel batch (the results of one batch are held at once).
 const ALIGN_BATCH: usize = 1024;
+/// The text a batch of pairs tokenizes at once, at most (unless one pair's two documents are
+/// longer): tokenized, a text takes about five times its size, so long documents cut the batch
+/// into parts instead of filling memory.
+pub const PREPARED_TEXT_BYTES: usize = 32 << 20;
+
+/// The first pairs of `pairs` whose distinct documents have at most [`PREPARED_TEXT_BYTES`]
+/// of text together (`len` gives a document's), at least one pair: returns their number and
+/// leaves their documents in `ids`, ascending.
+fn prepared_part(
+    pairs: &[((u32, u32), u32)],
+    len: impl Fn(u32) -> usize,
+    ids: &mut Vec<u32>,
+) -> usize {
+    let mut seen = std::collections::HashSet::new();
+    let mut bytes = 0;
+    ids.clear();
+    let mut n = 0;
+    for &((a, b), _) in pairs {
+        let new: usize = [a, b]
+            .iter()
+            .filter(|d| !seen.contains(*d))
+            .map(|&d| len(d))
+            .sum();
+        if n > 0 && bytes + new > PREPARED_TEXT_BYTES {
+            break;
+        }
+        bytes += new;
+        for d in [a, b] {
+            if seen.insert(d) {
+                ids.push(d);
+            }
+        }
+        n += 1;
+    }
+    ids.sort_unstable();
+    n
+}
 
 /// What went wrong in a reuse run.
 #[derive(Debug, thiserror::Error)]
@@ -704,52 +741,57 @@ impl Reuse {
         let mut batch = Vec::with_capacity(ALIGN_BATCH);
         let mut ids = Vec::new();
         while candidates.next_batch(&mut batch, ALIGN_BATCH)? {
-            let batch = &batch[..];
-            // Each document of the batch is tokenized once, for all its pairs.
-            ids.clear();
-            if o.align {
-                ids.extend(batch.iter().flat_map(|&((a, b), _)| [a, b]));
-                ids.sort_unstable();
-                ids.dedup();
-            }
-            let prepared: Vec<Prepared<'_>> = ids
-                .par_iter()
-                .map(|&i| self.prepare(docs.text(i as usize)))
-                .collect();
-            let doc = |i: usize| &prepared[ids.binary_search(&(i as u32)).expect("in the batch")];
-            let found: Vec<Vec<ReuseCase>> = batch
-                .par_iter()
-                .map(|&((a, b), _)| {
-                    if !o.align {
-                        return Vec::new();
-                    }
+            let mut rest = &batch[..];
+            while !rest.is_empty() {
+                // Each document of the part is tokenized once, for all its pairs there.
+                let len = if o.align {
+                    prepared_part(rest, |i| docs.text(i as usize).len(), &mut ids)
+                } else {
+                    ids.clear();
+                    rest.len()
+                };
+                let (part, next) = rest.split_at(len);
+                rest = next;
+                let prepared: Vec<Prepared<'_>> = ids
+                    .par_iter()
+                    .map(|&i| self.prepare(docs.text(i as usize)))
+                    .collect();
+                let doc =
+                    |i: usize| &prepared[ids.binary_search(&(i as u32)).expect("in the part")];
+                let found: Vec<Vec<ReuseCase>> = part
+                    .par_iter()
+                    .map(|&((a, b), _)| {
+                        if !o.align {
+                            return Vec::new();
+                        }
+                        let (susp, src) = roles(a as usize, b as usize, against);
+                        self.align_prepared_pair(doc(src), doc(susp))
+                    })
+                    .collect();
+                for (&((a, b), shared), cases) in part.iter().zip(&found) {
                     let (susp, src) = roles(a as usize, b as usize, against);
-                    self.align_prepared_pair(doc(src), doc(susp))
-                })
-                .collect();
-            for (&((a, b), shared), cases) in batch.iter().zip(&found) {
-                let (susp, src) = roles(a as usize, b as usize, against);
-                if !cases.is_empty() {
-                    stats.pairs_with_reuse += 1;
-                }
-                stats.cases += cases.len() as u64;
-                for c in cases {
-                    match c.kind {
-                        ReuseKind::Content => stats.content_cases += 1,
-                        ReuseKind::Structure => stats.structure_cases += 1,
+                    if !cases.is_empty() {
+                        stats.pairs_with_reuse += 1;
                     }
+                    stats.cases += cases.len() as u64;
+                    for c in cases {
+                        match c.kind {
+                            ReuseKind::Content => stats.content_cases += 1,
+                            ReuseKind::Structure => stats.structure_cases += 1,
+                        }
+                    }
+                    sink.pair(&PairResult {
+                        suspicious: (susp, docs.info(susp)),
+                        source: (src, docs.info(src)),
+                        texts: (docs.text(susp), docs.text(src)),
+                        support: shared,
+                        cases,
+                    })
+                    .map_err(ReuseError::Sink)?;
                 }
-                sink.pair(&PairResult {
-                    suspicious: (susp, docs.info(susp)),
-                    source: (src, docs.info(src)),
-                    texts: (docs.text(susp), docs.text(src)),
-                    support: shared,
-                    cases,
-                })
-                .map_err(ReuseError::Sink)?;
-            }
-            if o.align {
-                progress.advance(batch.len() as u64);
+                if o.align {
+                    progress.advance(part.len() as u64);
+                }
             }
         }
         if o.align {
@@ -1039,4 +1081,31 @@ impl Corpus for Stored<'_> {
 /// suspicious one.
 fn roles(a: usize, b: usize, against: bool) -> (usize, usize) {
     if against { (a, b) } else { (b, a) }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn long_documents_cut_a_batch_into_parts() {
+        let pairs = [
+            ((0, 1), 1),
+            ((0, 2), 1),
+            ((1, 2), 1),
+            ((2, 3), 1),
+            ((3, 4), 1),
+        ];
+        let mb = |n: usize| n << 20;
+        let mut ids = Vec::new();
+        // Small documents: one part, each document once.
+        assert_eq!(prepared_part(&pairs, |_| 100, &mut ids), 5);
+        assert_eq!(ids, [0, 1, 2, 3, 4]);
+        // 10 MiB each: documents 0, 1, 2 fit (30 MiB), document 3 would pass the cap.
+        assert_eq!(prepared_part(&pairs, |_| mb(10), &mut ids), 3);
+        assert_eq!(ids, [0, 1, 2]);
+        // A pair longer than the cap is a part of its own.
+        assert_eq!(prepared_part(&pairs[3..], |_| mb(40), &mut ids), 1);
+        assert_eq!(ids, [2, 3]);
+    }
 }
