@@ -47,10 +47,32 @@ pub(crate) struct Doc {
 /// whole document.
 pub(crate) struct Vocabulary<'n> {
     norm: &'n mut Normalized,
-    /// The stems of the term ids, one after another; `stem_ends[id]` ends stem `id`.
-    stems: String,
-    stem_ends: Vec<u32>,
+    /// The stems of the term ids, by id.
+    stems: Strings,
     buf: String,
+}
+
+/// Strings one after another in one buffer, numbered in the order they were pushed.
+#[derive(Debug, Default)]
+struct Strings {
+    text: String,
+    ends: Vec<u32>,
+}
+
+impl Strings {
+    fn push(&mut self, s: &str) {
+        self.text.push_str(s);
+        self.ends.push(self.text.len() as u32);
+    }
+
+    fn len(&self) -> usize {
+        self.ends.len()
+    }
+
+    fn get(&self, i: usize) -> &str {
+        let start = if i == 0 { 0 } else { self.ends[i - 1] as usize };
+        &self.text[start..self.ends[i] as usize]
+    }
 }
 
 /// Stemming is the costly part of normalizing a word, and the documents a thread tokenizes
@@ -62,12 +84,11 @@ struct Normalized {
     stemmer: Option<Stemmer>,
     /// Forms of up to 16 ASCII characters, packed into a `u128` (see [`pack_ascii`]).
     short: AHashMap<u128, (u32, bool)>,
-    /// Longer forms.
+    /// Other forms (longer, or not ASCII).
     forms: AHashMap<Box<str>, (u32, bool)>,
     stems: AHashMap<Box<str>, u32>,
-    /// The stems one after another: stem number `i` ends at `name_ends[i]`.
-    names: String,
-    name_ends: Vec<u32>,
+    /// Stem number -> stem.
+    names: Strings,
     /// Stem number -> (document generation, term id in that document): the current document's
     /// term ids, valid where the generation is the current one.
     ids: Vec<(u32, u32)>,
@@ -108,22 +129,11 @@ impl Normalized {
             short: AHashMap::default(),
             forms: AHashMap::default(),
             stems: AHashMap::default(),
-            names: String::new(),
-            name_ends: Vec::new(),
+            names: Strings::default(),
             ids: Vec::new(),
             generation: 0,
             local: AHashMap::default(),
         }
-    }
-
-    /// The stem of stem number `i`.
-    fn name(&self, i: usize) -> &str {
-        let start = if i == 0 {
-            0
-        } else {
-            self.name_ends[i - 1] as usize
-        };
-        &self.names[start..self.name_ends[i] as usize]
     }
 
     /// Readies the cache for a document in `language`.
@@ -161,8 +171,7 @@ impl Normalized {
             Some(&n) => n,
             None => {
                 self.stems.insert(Box::from(stem.as_ref()), next);
-                self.names.push_str(&stem);
-                self.name_ends.push(self.names.len() as u32);
+                self.names.push(&stem);
                 next
             }
         };
@@ -219,10 +228,9 @@ impl Vocabulary<'_> {
         }
         let (generation, mut id) = n.ids[number];
         if generation != n.generation {
-            id = self.stem_ends.len() as u32;
+            id = self.stems.len() as u32;
             n.ids[number] = (n.generation, id);
-            self.stems.push_str(n.name(number));
-            self.stem_ends.push(self.stems.len() as u32);
+            self.stems.push(n.names.get(number));
         }
         if let Some(key) = key {
             n.local.insert(key, (id, stop));
@@ -251,20 +259,18 @@ pub struct Prepared<'t> {
     pub(crate) doc: Doc,
     /// Each sentence's content terms with their counts.
     pub(crate) counts: Vectors,
-    stems: String,
-    stem_ends: Vec<u32>,
+    stems: Strings,
 }
 
 impl<'t> Prepared<'t> {
     /// Tokenizes `text` by the rules of `language`. Texts of 4 GiB or more get no words (they
     /// are not aligned).
     pub(crate) fn new(text: &'t str, language: Language, min_sentence_words: usize) -> Self {
-        let (doc, stems, stem_ends) = NORMALIZED.with_borrow_mut(|n| {
+        let (doc, stems) = NORMALIZED.with_borrow_mut(|n| {
             n.start(language);
             let mut vocab = Vocabulary {
                 norm: n,
-                stems: String::new(),
-                stem_ends: Vec::new(),
+                stems: Strings::default(),
                 buf: String::new(),
             };
             let doc = if text.len() > u32::MAX as usize {
@@ -272,7 +278,7 @@ impl<'t> Prepared<'t> {
             } else {
                 Doc::new(text, &mut vocab, min_sentence_words)
             };
-            (doc, vocab.stems, vocab.stem_ends)
+            (doc, vocab.stems)
         });
         let mut counts = Vectors::default();
         term_counts(&doc, &mut counts, &mut Vec::new());
@@ -284,7 +290,6 @@ impl<'t> Prepared<'t> {
             counts,
             doc,
             stems,
-            stem_ends,
         }
     }
 
@@ -300,16 +305,11 @@ impl<'t> Prepared<'t> {
 
     /// The number of distinct terms.
     pub(crate) fn terms(&self) -> usize {
-        self.stem_ends.len()
+        self.stems.len()
     }
 
     fn stem(&self, id: usize) -> &str {
-        let start = if id == 0 {
-            0
-        } else {
-            self.stem_ends[id - 1] as usize
-        };
-        &self.stems[start..self.stem_ends[id] as usize]
+        self.stems.get(id)
     }
 }
 
