@@ -242,12 +242,7 @@ impl Aligner {
             &again
         };
         let mut work = Work::default();
-        let (src_doc, map) = pair_terms(suspicious, source);
-        let n = suspicious.terms()
-            + map
-                .iter()
-                .filter(|&&t| t as usize >= suspicious.terms())
-                .count();
+        let (src_doc, map, n) = pair_terms(suspicious, source);
         let (susp, src) = (&suspicious.doc, &src_doc);
         if susp.sentences.is_empty() || src.sentences.is_empty() {
             return (Vec::new(), work);

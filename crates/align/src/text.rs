@@ -316,8 +316,9 @@ impl<'t> Prepared<'t> {
 /// The two documents of a pair on one numbering of terms: the suspicious document's own
 /// numbers, then the source's other terms in the order they first appear in the source (the
 /// numbering tokenizing the suspicious document and then the source with one vocabulary
-/// gives). Returns the source document renumbered and its terms' new numbers.
-pub(crate) fn pair_terms(susp: &Prepared<'_>, src: &Prepared<'_>) -> (Doc, Vec<u32>) {
+/// gives). Returns the source document renumbered, its terms' new numbers and the number of
+/// terms of the pair.
+pub(crate) fn pair_terms(susp: &Prepared<'_>, src: &Prepared<'_>) -> (Doc, Vec<u32>, usize) {
     let mut ids: AHashMap<&str, u32> = AHashMap::with_capacity(susp.terms());
     for id in 0..susp.terms() {
         ids.insert(susp.stem(id), id as u32);
@@ -344,7 +345,7 @@ pub(crate) fn pair_terms(susp: &Prepared<'_>, src: &Prepared<'_>) -> (Doc, Vec<u
         words,
         sentences: src.doc.sentences.clone(),
     };
-    (doc, map)
+    (doc, map, next as usize)
 }
 
 impl Doc {

@@ -14,8 +14,8 @@ use pyo3::types::PyBytes;
 use textreuse_dedup::pipeline::DocumentPipeline;
 use textreuse_dedup::{DocId, Document, InputError, Inputs, Origin, Progress, error_chain};
 use textreuse_reuse::{
-    ChunkMatch, DocumentTable, PREPARED_TEXT_BYTES, PairResult, Prepared, Reuse, ReuseError,
-    write_case_lines, write_pair_row,
+    ALIGN_BATCH, ChunkMatch, DocumentTable, PREPARED_TEXT_BYTES, PairResult, Prepared, Reuse,
+    ReuseError, write_case_lines, write_pair_row,
 };
 
 use crate::arrow::{
@@ -87,9 +87,6 @@ impl PyReuseJob {
             .expect("stats serialize")
     }
 }
-
-/// Rows of `reuse_align` over which a document is tokenized once.
-const ALIGN_ROWS: usize = 1024;
 
 /// A batch of a [`PyReuseFileReader`] ends at its 4,096th document ...
 const BATCH_DOCUMENTS: usize = 4096;
@@ -689,7 +686,7 @@ pub(crate) fn reuse_align<'py>(
         let mut chars = [Vec::new(), Vec::new()];
         let mut ranges = [Vec::new(), Vec::new(), Vec::new(), Vec::new()];
         let mut buf = Vec::new();
-        // Each document is tokenized once per run of ALIGN_ROWS rows (or of
+        // Each document is tokenized once per run of ALIGN_BATCH rows (or of
         // PREPARED_TEXT_BYTES of text), for all its pairs there (Spark's join hands the pairs
         // over grouped by one side).
         let mut prepared: HashMap<usize, Prepared<'_>> = HashMap::new();
@@ -704,7 +701,7 @@ pub(crate) fn reuse_align<'py>(
                     .filter(|(n, _)| !prepared.contains_key(n))
                     .map(|(_, t)| t.len())
                     .sum();
-                if i % ALIGN_ROWS == 0 || prepared_bytes + new > PREPARED_TEXT_BYTES {
+                if i % ALIGN_BATCH == 0 || prepared_bytes + new > PREPARED_TEXT_BYTES {
                     prepared.clear();
                     prepared_bytes = 0;
                 }

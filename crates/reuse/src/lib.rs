@@ -106,8 +106,9 @@ pub const DEFAULT_MAX_POSTINGS: usize = 200;
 pub const DEFAULT_MIN_SCORE: f32 = 0.0;
 /// Documents chunked and signed per parallel batch.
 const SIGN_BATCH: usize = 1024;
-/// Candidate pairs aligned per parallel batch (the results of one batch are held at once).
-const ALIGN_BATCH: usize = 1024;
+/// Candidate pairs aligned per parallel batch (the results of one batch are held at once;
+/// each document is tokenized once per batch).
+pub const ALIGN_BATCH: usize = 1024;
 /// The text a batch of pairs tokenizes at once, at most (unless one pair's two documents are
 /// longer): tokenized, a text takes about five times its size, so long documents cut the batch
 /// into parts instead of filling memory.
