@@ -36,6 +36,7 @@ done
 declare -A MAX_LEN=(
   [align_pair]=16384
   [align_pan]=65536
+  [align_prepared_bytes]=16384
   [cli_size]=256
   [dedup_inputs]=262144
   [dedup_jsonl]=262144

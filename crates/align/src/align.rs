@@ -48,19 +48,19 @@ pub(crate) struct Work {
 /// Sentence vectors in compressed sparse rows: `rows[i]..rows[i+1]` indexes `terms`/`weights`.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct Vectors {
-    rows: Vec<usize>,
-    terms: Vec<u32>,
-    weights: Vec<f64>,
+    pub(crate) rows: Vec<usize>,
+    pub(crate) terms: Vec<u32>,
+    pub(crate) weights: Vec<f64>,
     norms: Vec<f64>,
 }
 
 impl Vectors {
-    fn row(&self, i: usize) -> (&[u32], &[f64]) {
+    pub(crate) fn row(&self, i: usize) -> (&[u32], &[f64]) {
         let r = self.rows[i]..self.rows[i + 1];
         (&self.terms[r.clone()], &self.weights[r])
     }
 
-    fn len(&self) -> usize {
+    pub(crate) fn len(&self) -> usize {
         self.rows.len().saturating_sub(1)
     }
 

@@ -103,7 +103,7 @@ pub mod reuse;
 mod text;
 
 pub use lang::{Language, LanguageChoice, UnknownLanguage};
-pub use text::{Prepared, char_range};
+pub use text::{Prepared, PreparedBytesError, char_range};
 
 /// A reused passage: a byte range of the source document, the byte range of the suspicious
 /// document that reuses it, and the similarity of the two (cosine of their tf-idf vectors, in

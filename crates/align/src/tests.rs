@@ -299,10 +299,61 @@ proptest! {
         let other = Aligner::builder().min_sentence_words(msw).language(Language::German).build().unwrap();
         prop_assert_eq!(&aligner.align_prepared(&other.prepare(&a), &other.prepare(&b)), &expected);
     }
+
+    #[test]
+    fn decoded_documents_align_as_prepared(a in text(), b in text(), copy in any::<bool>(), detect in any::<bool>()) {
+        let b = if copy { format!("{b} {a}") } else { b };
+        let aligner = Aligner::builder().min_passage_len(10).ngram(Some(2)).detect_language(detect).build().unwrap();
+        let (pa, pb) = (aligner.prepare(&a), aligner.prepare(&b));
+        let (mut ea, mut eb) = (Vec::new(), Vec::new());
+        pa.encode(&mut ea);
+        pb.encode(&mut eb);
+        let (da, db) = (Prepared::decode(&a, &ea).unwrap(), Prepared::decode(&b, &eb).unwrap());
+        prop_assert_eq!(aligner.align_prepared(&da, &db), aligner.align_prepared(&pa, &pb));
+        let mut again = Vec::new();
+        db.encode(&mut again);
+        prop_assert_eq!(again, eb);
+        // As a source, prepared in another language.
+        let source = Prepared::decode(&a, &ea).unwrap();
+        let german = Aligner::builder().language(Language::German).build().unwrap();
+        prop_assert_eq!(german.align_prepared(&source, &german.prepare(&b)), german.align(&a, &b));
+    }
+
+    /// Damaged bytes are refused or decode to a document that aligns without panicking.
+    #[test]
+    fn damaged_bytes_never_panic(a in text(), b in text(), at in any::<prop::sample::Index>(), byte in any::<u8>(), cut in any::<bool>()) {
+        let aligner = Aligner::builder().min_passage_len(10).ngram(Some(2)).build().unwrap();
+        let mut bytes = Vec::new();
+        aligner.prepare(&a).encode(&mut bytes);
+        let i = at.index(bytes.len());
+        if cut { bytes.truncate(i) } else { bytes[i] = byte }
+        if let Ok(doc) = Prepared::decode(&a, &bytes) {
+            let other = aligner.prepare(&b);
+            aligner.align_prepared(&doc, &other);
+            aligner.align_prepared(&other, &doc);
+        }
+        // Bytes of another text are refused by its length, or fit it without panicking.
+        if let Ok(doc) = Prepared::decode(&b, &bytes) {
+            aligner.align_prepared(&doc, &aligner.prepare(&a));
+        }
+    }
+
+    #[test]
+    fn arbitrary_bytes_never_panic(a in text(), bytes in prop::collection::vec(any::<u8>(), 0..200)) {
+        let mut with_header = Vec::new();
+        Aligner::new().prepare(&a).encode(&mut with_header);
+        with_header.truncate(8.min(with_header.len()));
+        with_header.extend_from_slice(&bytes);
+        for b in [&bytes, &with_header] {
+            if let Ok(doc) = Prepared::decode(&a, b) {
+                Aligner::new().align_prepared(&doc, &Aligner::new().prepare(&a));
+            }
+        }
+    }
 }
 
-/// Documents prepared once and aligned in every combination give what aligning their texts
-/// gives: the PAN slice (English), and the languages' paragraphs with detection, so that a
+/// Documents prepared once (and read back from bytes) and aligned in every combination give
+/// what aligning their texts gives: the PAN slice (English), and the languages' paragraphs with detection, so that a
 /// source prepared in its own language is tokenized again in its suspicious document's.
 #[test]
 fn prepared_documents_are_reused_across_pairs() {
@@ -329,6 +380,15 @@ fn prepared_documents_are_reused_across_pairs() {
         Aligner::builder().detect_language(true).build().unwrap(),
     ] {
         let prepared: Vec<Prepared<'_>> = texts.iter().map(|t| aligner.prepare(t)).collect();
+        // And read back from bytes, as a run keeps them on disk.
+        let decoded: Vec<Prepared<'_>> = prepared
+            .iter()
+            .map(|p| {
+                let mut bytes = Vec::new();
+                p.encode(&mut bytes);
+                Prepared::decode(p.text(), &bytes).unwrap()
+            })
+            .collect();
         let mut found = 0;
         for (i, source) in prepared.iter().enumerate() {
             for (j, suspicious) in prepared.iter().enumerate() {
@@ -338,6 +398,11 @@ fn prepared_documents_are_reused_across_pairs() {
                     aligner.align_prepared(source, suspicious),
                     expected,
                     "{i} {j}"
+                );
+                assert_eq!(
+                    aligner.align_prepared(&decoded[i], &decoded[j]),
+                    expected,
+                    "decoded {i} {j}"
                 );
             }
         }

@@ -15,6 +15,9 @@ use rust_stemmers::Stemmer;
 use crate::Language;
 use crate::align::{Vectors, term_counts};
 
+mod encode;
+pub use encode::PreparedBytesError;
+
 /// One word of a document.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Word {
