@@ -19,7 +19,10 @@
 //! 3. **Align and classify.** Each candidate pair is aligned ([`Aligner`]) on all cores and
 //!    each passage classified as content or structure reuse ([`profile`]); the results reach a
 //!    [`ReuseSink`] in candidate order ([`ReuseOutputDir`] writes `reuse.jsonl`, `pairs.tsv`,
-//!    `documents.tsv` and `stats.json`; [`PanOutput`] writes PAN detection files).
+//!    `documents.tsv` and `stats.json`; [`PanOutput`] writes PAN detection files). Each
+//!    document is tokenized once per run: its tokens go to a temporary file beside the
+//!    sorts' ([`ReuseBuilder::tmp_dir`]), about the size of its text, and are read back
+//!    ([`Prepared::decode`]) for its later pairs.
 //!
 //! Results are the same for every thread count and memory budget: sums run in a fixed order,
 //! ties break by document number, candidates are visited in document order, and the parallel
@@ -59,6 +62,7 @@ mod candidates;
 mod output;
 mod store;
 mod tfidf;
+mod tokens;
 
 use std::collections::BTreeMap;
 use std::ops::Range;
@@ -87,6 +91,7 @@ pub use output::{
 };
 pub use store::{DocumentStore, DocumentStoreBuilder};
 pub use tfidf::ChunkMatch;
+use tokens::TokenFile;
 
 /// The seed of the chunks' hash functions (the checker's index uses the same).
 pub const DEFAULT_SEED: u64 = textreuse_minhash::DEFAULT_SEED;
@@ -107,7 +112,8 @@ pub const DEFAULT_MIN_SCORE: f32 = 0.0;
 /// Documents chunked and signed per parallel batch.
 const SIGN_BATCH: usize = 1024;
 /// Candidate pairs aligned per parallel batch (the results of one batch are held at once;
-/// each document is tokenized once per batch).
+/// each document of a batch is made ready once for its pairs there: tokenized the first time
+/// a batch needs it, read back from the run's tokens on disk after that).
 pub const ALIGN_BATCH: usize = 1024;
 /// The text a batch of pairs tokenizes at once, at most (unless one pair's two documents are
 /// longer): tokenized, a text takes about five times its size, so long documents cut the batch
@@ -169,6 +175,15 @@ pub enum ReuseError {
     /// The candidate pairs' temporary file could not be written or read.
     #[error("the candidate pairs' temporary file in {} (is there space? --tmp picks another directory)", dir.display())]
     Candidates {
+        /// The directory of the file.
+        dir: PathBuf,
+        /// The cause.
+        #[source]
+        source: std::io::Error,
+    },
+    /// The tokenized documents' temporary file could not be written or read.
+    #[error("the tokenized documents' temporary file in {} (is there space? --tmp picks another directory)", dir.display())]
+    Tokens {
         /// The directory of the file.
         dir: PathBuf,
         /// The cause.
@@ -741,6 +756,11 @@ impl Reuse {
         }
         let mut batch = Vec::with_capacity(ALIGN_BATCH);
         let mut ids = Vec::new();
+        // Each document is tokenized once for the run, then read back from disk.
+        let mut tokens = match o.align {
+            true => Some(TokenFile::new(o.shuffle.spill_parent(), total)?),
+            false => None,
+        };
         while candidates.next_batch(&mut batch, ALIGN_BATCH)? {
             let mut rest = &batch[..];
             while !rest.is_empty() {
@@ -755,8 +775,18 @@ impl Reuse {
                 rest = next;
                 let prepared: Vec<Prepared<'_>> = ids
                     .par_iter()
-                    .map(|&i| self.prepare(docs.text(i as usize)))
-                    .collect();
+                    .map(|&i| {
+                        let text = docs.text(i as usize);
+                        let stored = match &tokens {
+                            Some(t) => t.get(i as usize, text)?,
+                            None => None,
+                        };
+                        Ok(stored.unwrap_or_else(|| self.prepare(text)))
+                    })
+                    .collect::<Result<_, ReuseError>>()?;
+                if let Some(t) = &mut tokens {
+                    t.put(ids.iter().map(|&i| i as usize).zip(&prepared))?;
+                }
                 let doc =
                     |i: usize| &prepared[ids.binary_search(&(i as u32)).expect("in the part")];
                 let found: Vec<Vec<ReuseCase>> = part
@@ -795,8 +825,13 @@ impl Reuse {
                 }
             }
         }
-        if o.align {
+        if let Some(t) = &tokens {
             progress.finish();
+            let (n, bytes) = t.size();
+            progress.log(&format!(
+                "{n} documents tokenized once, {:.1} MB of tokens on disk",
+                bytes as f64 / 1e6
+            ));
         }
         stats.seconds.align_and_write = started.elapsed().as_secs_f64();
         sink.finish(&stats).map_err(ReuseError::Sink)?;

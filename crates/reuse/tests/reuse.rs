@@ -2,7 +2,7 @@
 //! output files, and that results do not depend on threads or the memory budget.
 use textreuse_dedup::{Document, Progress, Stage};
 use textreuse_reuse::{
-    Candidates, FoundPair, PairResult, PanOutput, Reuse, ReuseOutputDir, ReuseSink,
+    ALIGN_BATCH, Candidates, FoundPair, PairResult, PanOutput, Reuse, ReuseOutputDir, ReuseSink,
 };
 
 /// A paragraph of made-up words, different for each `i`.
@@ -385,26 +385,34 @@ impl ReuseSink for Aligned {
     }
 }
 
-/// The run tokenizes each document once per batch of pairs and aligns the pairs from that;
-/// each pair's passages are what aligning its two texts alone gives, also when the language
+/// The run tokenizes each document once, keeps its tokens on disk for later batches of
+/// pairs and aligns the pairs from those; each pair's passages are what aligning its two texts alone gives, also when the language
 /// is detected per document (German documents among English ones).
 #[test]
 fn batched_alignment_gives_each_pair_its_own_passages() {
-    let mut docs = corpus(40);
+    let mut docs = corpus(60);
     let german = "Die Würde des Menschen ist unantastbar und sie zu achten ist Pflicht. \
         Das Volk bekennt sich zu den unverletzlichen und unveräußerlichen Menschenrechten. \
         Diese Grundrechte binden Gesetzgebung, vollziehende Gewalt und Rechtsprechung.";
-    for (i, d) in docs.iter_mut().enumerate().skip(30) {
+    for (i, d) in docs.iter_mut().enumerate().skip(45) {
         d.text = format!("{german}\n\n{}", paragraph(1000 + i, 60));
+    }
+    // A paragraph every document shares makes every pair a candidate.
+    let shared = paragraph(9999, 60);
+    for d in &mut docs {
+        d.text = format!("{}\n\n{shared}", d.text);
     }
     for detect in [false, true] {
         let job = Reuse::builder()
             .detect_language(detect)
             .min_passage_len(40)
+            .top_docs(60)
             .build()
             .unwrap();
         let mut sink = Aligned::default();
         job.run(&docs, None, &mut sink).unwrap();
+        // More pairs than a batch: documents of the later batches are read back from disk.
+        assert!(sink.0.len() > ALIGN_BATCH, "{}", sink.0.len());
         let with_passages = sink.0.iter().filter(|(_, _, c)| !c.is_empty()).count();
         assert!(with_passages >= 3, "{with_passages}");
         for (susp, src, cases) in &sink.0 {

@@ -78,7 +78,8 @@ pub struct Args {
     #[command(flatten)]
     work_mem: util::WorkMemArgs,
     /// Directory of the temporary files: the document texts (the whole input's text, kept on
-    /// disk and mapped into memory) and the sorts' spilled runs. Default: the system's.
+    /// disk and mapped into memory), their tokens for alignment (1.1 to 1.3 times the text)
+    /// and the sorts' spilled runs. Default: the system's.
     #[arg(long, value_name = "DIR")]
     tmp: Option<PathBuf>,
     #[command(flatten)]
