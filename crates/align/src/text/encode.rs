@@ -3,9 +3,11 @@
 //! keep it on disk and read it back instead of tokenizing it again.
 //!
 //! The format is private to this version of the crate (a run writes and reads its own file):
-//! a magic number, the settings, the stems' lengths and text, then each word as three LEB128 numbers (the gap
-//! since the previous word, its length, its term id and stopword flag) and each sentence as
-//! four, then each sentence's term counts (term gaps and counts).
+//! a magic number, the settings, the stems' lengths and text, then each word as the gap since
+//! the previous word and its length (LEB128 numbers) and its term id and stopword flag (two
+//! bytes when the document has fewer than 2^15 terms, else a number), each sentence as four
+//! numbers, then each sentence's term counts (term gaps, two bytes each under the same rule,
+//! and counts).
 use std::str::FromStr;
 
 use super::{Doc, Prepared, Sentence, Strings, Word};
@@ -33,6 +35,12 @@ fn put_language(out: &mut Vec<u8>, language: Language) {
     let code = language.code().as_bytes();
     out.push(code.len() as u8);
     out.extend_from_slice(code);
+}
+
+/// Whether a document's words carry their term and stopword flag in two bytes (a document
+/// with fewer than 2^15 terms: decoding then takes no branch per byte), else as a number.
+fn short_terms(terms: usize) -> bool {
+    terms < 1 << 15
 }
 
 /// Reads the numbers and strings [`Prepared::encode`] wrote.
@@ -75,6 +83,18 @@ impl<'b> Reader<'b> {
         match self.number()? {
             v if v < limit as u64 => Ok(v as usize),
             _ => Err(bad(what)),
+        }
+    }
+
+    /// A number in two bytes.
+    #[inline(always)]
+    fn two(&mut self) -> Result<usize, PreparedBytesError> {
+        match *self.bytes {
+            [a, b, ..] => {
+                self.bytes = &self.bytes[2..];
+                Ok(usize::from(u16::from_le_bytes([a, b])))
+            }
+            _ => Err(bad("cut off")),
         }
     }
 
@@ -139,11 +159,17 @@ impl<'t> Prepared<'t> {
         }
         out.extend_from_slice(self.stems.text.as_bytes());
         put(out, self.doc.words.len() as u64);
+        let short = short_terms(self.stems.len());
         let mut end = 0;
         for w in &self.doc.words {
             put(out, u64::from(w.start - end));
             put(out, u64::from(w.end - w.start));
-            put(out, u64::from(w.term) << 1 | u64::from(w.stop));
+            let term = w.term << 1 | u32::from(w.stop);
+            if short {
+                out.extend_from_slice(&(term as u16).to_le_bytes());
+            } else {
+                put(out, u64::from(term));
+            }
             end = w.end;
         }
         put(out, self.doc.sentences.len() as u64);
@@ -159,7 +185,11 @@ impl<'t> Prepared<'t> {
             put(out, terms.len() as u64);
             let mut last = 0;
             for (&t, &c) in terms.iter().zip(counts) {
-                put(out, u64::from(t - last));
+                if short {
+                    out.extend_from_slice(&((t - last) as u16).to_le_bytes());
+                } else {
+                    put(out, u64::from(t - last));
+                }
                 put(out, c as u64);
                 last = t;
             }
@@ -209,6 +239,7 @@ impl<'t> Prepared<'t> {
         };
         let n_words = r.below(u32::MAX as usize, "too many words")?;
         let mut words = Vec::with_capacity(n_words.min(r.bytes.len()));
+        let short = short_terms(n_stems);
         let (mut end, mut next_term) = (0usize, 0u64);
         for _ in 0..n_words {
             let start = end + r.below(text.len() - end + 1, "word outside the text")?;
@@ -216,7 +247,7 @@ impl<'t> Prepared<'t> {
             if !text.is_char_boundary(start) || !text.is_char_boundary(end) {
                 return Err(bad("word not on character boundaries"));
             }
-            let term = r.number()?;
+            let term = if short { r.two()? as u64 } else { r.number()? };
             let (term, stop) = (term >> 1, term & 1 == 1);
             // Terms are numbered in the order they first appear.
             if term > next_term || term >= n_stems as u64 {
@@ -263,7 +294,11 @@ impl<'t> Prepared<'t> {
             let n = r.below(s.words.len() + 1, "more terms than words")?;
             let mut term = 0;
             for k in 0..n {
-                let gap = r.below(n_stems + 1, "term out of range")?;
+                let gap = if short {
+                    r.two()?
+                } else {
+                    r.below(n_stems + 1, "term out of range")?
+                };
                 term += gap;
                 if (k > 0 && gap == 0) || term >= n_stems {
                     return Err(bad("term counts out of order"));
@@ -288,5 +323,36 @@ impl<'t> Prepared<'t> {
             counts,
             stems,
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::Aligner;
+
+    /// A document of more than 2^15 terms has its term ids written as numbers, not two bytes.
+    #[test]
+    fn documents_with_many_terms_round_trip() {
+        let text: String = (0..40_000)
+            .map(|i| format!("w{i}x{}", if i % 9 == 8 { ".\n" } else { " " }))
+            .collect();
+        let aligner = Aligner::builder().min_passage_len(20).build().unwrap();
+        let prepared = aligner.prepare(&text);
+        assert!(!short_terms(prepared.terms()));
+        let mut bytes = Vec::new();
+        prepared.encode(&mut bytes);
+        let back = Prepared::decode(&text, &bytes).unwrap();
+        let mut again = Vec::new();
+        back.encode(&mut again);
+        assert_eq!(again, bytes);
+        let suspicious = aligner.prepare(&text[100_000..120_000]);
+        let found = aligner.align_prepared(&back, &suspicious);
+        assert!(!found.is_empty());
+        assert_eq!(found, aligner.align_prepared(&prepared, &suspicious));
+        // Every cut is refused.
+        for cut in (0..bytes.len()).step_by(997) {
+            assert!(Prepared::decode(&text, &bytes[..cut]).is_err(), "{cut}");
+        }
     }
 }
