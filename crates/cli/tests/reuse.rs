@@ -45,6 +45,24 @@ fn finds_the_copied_paragraph_against_a_corpus() {
     assert!(pairs.lines().any(|l| l.contains("\tb-bees\t")), "{pairs}");
     assert!(pan.join("suspicious-b-bees.xml").exists());
 
+    // PAN files inside the output directory (or around it) are refused before the run: the
+    // output directory is replaced whole when the run ends.
+    for (o, p) in [(&out, out.join("pan")), (&out.join("pan"), out.clone())] {
+        let (_, err) = common::status(
+            &[
+                "reuse",
+                &common::workspace("testdata/check/suspicious.txt"),
+                "--out",
+                o.to_str().unwrap(),
+                "--pan-out",
+                p.to_str().unwrap(),
+            ],
+            1,
+        );
+        assert!(err.contains("must not be inside one another"), "{err}");
+    }
+    assert!(out.join("reuse.jsonl").exists() && !out.join("pan").exists());
+
     // The candidate stage alone lists the same pair and aligns nothing.
     let only = dir.path().join("only");
     common::ok(&[

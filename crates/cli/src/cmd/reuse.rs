@@ -22,7 +22,8 @@ pub struct Args {
     /// Output directory: reuse.jsonl, pairs.tsv, documents.tsv, stats.json.
     #[arg(long, default_value = "reuse-out", value_name = "DIR")]
     out: PathBuf,
-    /// Also write PAN detection files (SUSP-SRC.xml) into DIR, for `textreuse pan-eval`.
+    /// Also write PAN detection files (SUSP-SRC.xml) into DIR, for `textreuse pan-eval` (a
+    /// directory beside --out, not inside it).
     #[arg(long, value_name = "DIR")]
     pan_out: Option<PathBuf>,
     /// How candidate pairs are found: `tfidf` (each chunk's heaviest terms, its best-matching
@@ -130,7 +131,21 @@ pub fn run(args: &Args, global: &Global) -> anyhow::Result<()> {
     // each directory as one.
     let out = OutputSet::create(&args.out, ReuseOutputDir::FILES)?;
     let pan_out = match &args.pan_out {
-        Some(dir) => Some(OutputSet::create(dir, &["*.xml"])?),
+        Some(dir) => {
+            // Each directory is replaced whole at the end, so one inside the other would be
+            // lost: refused now rather than after the run.
+            let pan = std::path::absolute(dir)?;
+            if pan.starts_with(out.target()) || out.target().starts_with(&pan) {
+                anyhow::bail!(
+                    "--pan-out {} and --out {} must not be inside one another (each is replaced \
+                     whole when the run ends): put them side by side, e.g. --pan-out {}-pan",
+                    dir.display(),
+                    args.out.display(),
+                    args.out.display()
+                );
+            }
+            Some(OutputSet::create(dir, &["*.xml"])?)
+        }
         None => None,
     };
     let bars = util::Bars::new(global);
