@@ -64,6 +64,7 @@ mod store;
 mod tfidf;
 mod tokens;
 
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::ops::Range;
 use std::path::PathBuf;
@@ -812,8 +813,8 @@ impl Reuse {
                         }
                     }
                     sink.pair(&PairResult {
-                        suspicious: (susp, docs.info(susp)),
-                        source: (src, docs.info(src)),
+                        suspicious: (susp, &docs.info(susp)),
+                        source: (src, &docs.info(src)),
                         texts: (docs.text(susp), docs.text(src)),
                         support: shared,
                         cases,
@@ -1048,7 +1049,7 @@ trait Corpus: Sync {
     fn sizes(&self) -> (usize, usize);
     fn text(&self, i: usize) -> &str;
     /// The document's id, title and provenance (its text may be left empty).
-    fn info(&self, i: usize) -> &Document;
+    fn info(&self, i: usize) -> Cow<'_, Document>;
 }
 
 struct InMemory<'a> {
@@ -1074,8 +1075,8 @@ impl Corpus for InMemory<'_> {
         &self.doc(i).text
     }
 
-    fn info(&self, i: usize) -> &Document {
-        self.doc(i)
+    fn info(&self, i: usize) -> Cow<'_, Document> {
+        Cow::Borrowed(self.doc(i))
     }
 }
 
@@ -1106,9 +1107,9 @@ impl Corpus for Stored<'_> {
         store.text(j)
     }
 
-    fn info(&self, i: usize) -> &Document {
+    fn info(&self, i: usize) -> Cow<'_, Document> {
         let (store, j) = self.at(i);
-        store.info(j)
+        Cow::Owned(store.info(j))
     }
 }
 

@@ -1,13 +1,16 @@
 //! Documents whose texts live on disk: a corpus larger than memory.
+use std::collections::HashMap;
 use std::fs::File;
 use std::io::{self, BufWriter, Write};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use memmap2::Mmap;
-use textreuse_dedup::Document;
+use textreuse_dedup::{DocId, Document, Origin};
 
 /// Builds a [`DocumentStore`]: each pushed document's text is appended to a temporary file,
-/// and only its id, title and provenance stay in memory.
+/// and its id, title and provenance to another; memory keeps 16 bytes per document (where
+/// the two are) and each distinct input name once.
 ///
 /// ```
 /// use textreuse_dedup::Document;
@@ -19,6 +22,7 @@ use textreuse_dedup::Document;
 /// let store = store.finish()?;
 /// assert_eq!((store.len(), store.text(1)), (2, "Wasps build nests."));
 /// assert_eq!(store.info(1).title, "Wasps");
+/// assert_eq!(store.info(1).id, 2);
 /// # Ok::<(), std::io::Error>(())
 /// ```
 #[derive(Debug)]
@@ -27,7 +31,11 @@ pub struct DocumentStoreBuilder {
     path: tempfile::TempPath,
     dir: PathBuf,
     ends: Vec<u64>,
-    info: Vec<Document>,
+    info: BufWriter<File>,
+    info_ends: Vec<u64>,
+    record: Vec<u8>,
+    sources: Vec<Arc<str>>,
+    source_numbers: HashMap<Arc<str>, u32>,
 }
 
 /// Documents with their texts in a file mapped into memory ([`DocumentStoreBuilder`]): the
@@ -38,7 +46,9 @@ pub struct DocumentStore {
     map: Option<Mmap>,
     _path: tempfile::TempPath,
     ends: Vec<u64>,
-    info: Vec<Document>,
+    info: Option<Mmap>,
+    info_ends: Vec<u64>,
+    sources: Vec<Arc<str>>,
 }
 
 impl DocumentStoreBuilder {
@@ -50,35 +60,53 @@ impl DocumentStoreBuilder {
             .tempfile_in(&dir)
             .map_err(|e| with_path(e, "cannot create the document text file in", &dir))?;
         let (file, path) = tmp.into_parts();
+        let info = tempfile::tempfile_in(&dir)
+            .map_err(|e| with_path(e, "cannot create the document information file in", &dir))?;
         Ok(DocumentStoreBuilder {
             file: BufWriter::with_capacity(1 << 20, file),
             path,
             dir,
             ends: Vec::new(),
-            info: Vec::new(),
+            info: BufWriter::with_capacity(1 << 16, info),
+            info_ends: Vec::new(),
+            record: Vec::new(),
+            sources: Vec::new(),
+            source_numbers: HashMap::new(),
         })
     }
 
     /// Appends a document.
-    pub fn push(&mut self, mut doc: Document) -> io::Result<()> {
+    pub fn push(&mut self, doc: Document) -> io::Result<()> {
         self.file
             .write_all(doc.text.as_bytes())
             .map_err(|e| with_path(e, "cannot write the document texts to", &self.dir))?;
         let end = self.ends.last().copied().unwrap_or(0) + doc.text.len() as u64;
         self.ends.push(end);
-        doc.text = String::new();
-        self.info.push(doc);
+        let source = doc.origin.source.as_ref().map(|s| {
+            let next = self.sources.len() as u32;
+            *self.source_numbers.entry(s.clone()).or_insert_with(|| {
+                self.sources.push(s.clone());
+                next
+            })
+        });
+        self.record.clear();
+        encode_info(&doc, source, &mut self.record)?;
+        self.info
+            .write_all(&self.record)
+            .map_err(|e| with_path(e, "cannot write the document information to", &self.dir))?;
+        let end = self.info_ends.last().copied().unwrap_or(0) + self.record.len() as u64;
+        self.info_ends.push(end);
         Ok(())
     }
 
     /// The number of documents pushed.
     pub fn len(&self) -> usize {
-        self.info.len()
+        self.ends.len()
     }
 
     /// Whether no document was pushed.
     pub fn is_empty(&self) -> bool {
-        self.info.is_empty()
+        self.ends.is_empty()
     }
 
     /// The store, its file mapped into memory.
@@ -109,11 +137,26 @@ impl DocumentStoreBuilder {
             }
             Some(map)
         };
+        let info = self.info.into_inner().map_err(|e| {
+            with_path(
+                e.into_error(),
+                "cannot write the document information to",
+                &self.dir,
+            )
+        })?;
+        let info = if self.info_ends.is_empty() {
+            None
+        } else {
+            // SAFETY: as for the texts: the store's own temporary file, not written again.
+            Some(unsafe { Mmap::map(&info) }.map_err(|e| with_path(e, "cannot map", &self.dir))?)
+        };
         Ok(DocumentStore {
             map,
             _path: self.path,
             ends: self.ends,
-            info: self.info,
+            info,
+            info_ends: self.info_ends,
+            sources: self.sources,
         })
     }
 }
@@ -125,12 +168,12 @@ fn with_path(e: io::Error, what: &str, dir: &Path) -> io::Error {
 impl DocumentStore {
     /// The number of documents.
     pub fn len(&self) -> usize {
-        self.info.len()
+        self.ends.len()
     }
 
     /// Whether the store has no document.
     pub fn is_empty(&self) -> bool {
-        self.info.is_empty()
+        self.ends.is_empty()
     }
 
     /// Document `i`'s text.
@@ -144,9 +187,162 @@ impl DocumentStore {
         unsafe { std::str::from_utf8_unchecked(bytes) }
     }
 
-    /// Document `i`'s id, title and provenance (its `text` is empty: see
+    /// Document `i`'s id, title and provenance, read from disk (its `text` is empty: see
     /// [`DocumentStore::text`]).
-    pub fn info(&self, i: usize) -> &Document {
-        &self.info[i]
+    pub fn info(&self, i: usize) -> Document {
+        let start = if i == 0 { 0 } else { self.info_ends[i - 1] } as usize;
+        let end = self.info_ends[i] as usize;
+        let bytes = self.info.as_deref().map_or(&[][..], |m| &m[start..end]);
+        decode_info(bytes, &self.sources)
+            .expect("the store's own information file holds what push wrote")
+    }
+}
+
+/// A string's length before it (`u32::MAX` for none), then its bytes.
+fn put_str(out: &mut Vec<u8>, s: Option<&str>) -> io::Result<()> {
+    match s {
+        None => out.extend_from_slice(&u32::MAX.to_le_bytes()),
+        Some(s) => {
+            let len = u32::try_from(s.len())
+                .ok()
+                .filter(|&n| n < u32::MAX)
+                .ok_or_else(|| {
+                    io::Error::new(
+                        io::ErrorKind::InvalidInput,
+                        "an id or title of 4 GiB or more",
+                    )
+                })?;
+            out.extend_from_slice(&len.to_le_bytes());
+            out.extend_from_slice(s.as_bytes());
+        }
+    }
+    Ok(())
+}
+
+fn put_number(out: &mut Vec<u8>, n: Option<u64>) {
+    match n {
+        None => out.push(0),
+        Some(n) => {
+            out.push(1);
+            out.extend_from_slice(&n.to_le_bytes());
+        }
+    }
+}
+
+/// A document's id, title and provenance as bytes, its input named by `source`, a number in
+/// the store's list of inputs.
+fn encode_info(doc: &Document, source: Option<u32>, out: &mut Vec<u8>) -> io::Result<()> {
+    match &doc.id {
+        DocId::Int(n) => {
+            out.push(0);
+            out.extend_from_slice(&n.to_le_bytes());
+        }
+        DocId::Str(s) => {
+            out.push(1);
+            put_str(out, Some(s))?;
+        }
+    }
+    put_str(out, Some(&doc.title))?;
+    out.extend_from_slice(&source.unwrap_or(u32::MAX).to_le_bytes());
+    put_number(out, doc.origin.record);
+    put_number(out, doc.origin.revision);
+    put_str(out, doc.origin.timestamp.as_deref())
+}
+
+/// What [`encode_info`] wrote (`None` for bytes it did not write).
+fn decode_info(mut bytes: &[u8], sources: &[Arc<str>]) -> Option<Document> {
+    fn take<'b>(bytes: &mut &'b [u8], n: usize) -> Option<&'b [u8]> {
+        let (head, rest) = (bytes.get(..n)?, bytes.get(n..)?);
+        *bytes = rest;
+        Some(head)
+    }
+    fn u32_at(bytes: &mut &[u8]) -> Option<u32> {
+        Some(u32::from_le_bytes(take(bytes, 4)?.try_into().ok()?))
+    }
+    fn string<'b>(bytes: &mut &'b [u8]) -> Option<Option<&'b str>> {
+        match u32_at(bytes)? {
+            u32::MAX => Some(None),
+            n => std::str::from_utf8(take(bytes, n as usize)?).ok().map(Some),
+        }
+    }
+    fn number(bytes: &mut &[u8]) -> Option<Option<u64>> {
+        match take(bytes, 1)?[0] {
+            0 => Some(None),
+            _ => Some(Some(u64::from_le_bytes(take(bytes, 8)?.try_into().ok()?))),
+        }
+    }
+    let id = match take(&mut bytes, 1)?[0] {
+        0 => DocId::Int(i128::from_le_bytes(take(&mut bytes, 16)?.try_into().ok()?)),
+        _ => DocId::from(string(&mut bytes)??),
+    };
+    let title = string(&mut bytes)??.to_string();
+    let source = match u32_at(&mut bytes)? {
+        u32::MAX => None,
+        n => Some(sources.get(n as usize)?.clone()),
+    };
+    let record = number(&mut bytes)?;
+    let revision = number(&mut bytes)?;
+    let timestamp = string(&mut bytes)?.map(Arc::from);
+    Some(Document {
+        id,
+        title,
+        text: String::new(),
+        origin: Origin {
+            source,
+            record,
+            revision,
+            timestamp,
+        },
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ids_titles_and_provenance_come_back() {
+        let mut docs = vec![
+            Document::new(-7i64, "", "first"),
+            Document::new("page-x", "Ünïcode title", ""),
+            Document::new(u64::MAX, "Bees", "Bees store honey."),
+        ];
+        let input: Arc<str> = Arc::from("corpus/part-1.jsonl");
+        docs[0].origin = Origin {
+            source: Some(input.clone()),
+            record: Some(3),
+            revision: None,
+            timestamp: None,
+        };
+        docs[2].origin = Origin {
+            source: Some(input.clone()),
+            record: None,
+            revision: Some(123_456),
+            timestamp: Some(Arc::from("2016-08-01T12:00:00Z")),
+        };
+        let mut store = DocumentStoreBuilder::new(None::<&Path>).unwrap();
+        for d in &docs {
+            store.push(d.clone()).unwrap();
+        }
+        let store = store.finish().unwrap();
+        assert_eq!(store.len(), 3);
+        // Each input name is kept once.
+        assert_eq!(store.sources.len(), 1);
+        for (i, d) in docs.iter().enumerate() {
+            assert_eq!(store.text(i), d.text);
+            let info = store.info(i);
+            assert_eq!(
+                info,
+                Document {
+                    text: String::new(),
+                    ..d.clone()
+                }
+            );
+        }
+        // Shared, not copied per document.
+        assert!(Arc::ptr_eq(
+            store.info(2).origin.source.as_ref().unwrap(),
+            &input
+        ));
     }
 }
