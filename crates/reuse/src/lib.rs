@@ -758,10 +758,10 @@ impl Reuse {
         let mut batch = Vec::with_capacity(ALIGN_BATCH);
         let mut ids = Vec::new();
         // Each document is tokenized once for the run, then read back from disk.
-        let mut tokens = match o.align {
-            true => Some(TokenFile::new(o.shuffle.spill_parent(), total)?),
-            false => None,
-        };
+        let mut tokens = o
+            .align
+            .then(|| TokenFile::new(o.shuffle.spill_parent(), total))
+            .transpose()?;
         while candidates.next_batch(&mut batch, ALIGN_BATCH)? {
             let mut rest = &batch[..];
             while !rest.is_empty() {

@@ -22,6 +22,9 @@ pub(crate) struct TokenFile {
     lens: Vec<u32>,
     end: u64,
     stored: usize,
+    /// The bytes of one [`TokenFile::put`], kept for the next (at most one part of a batch:
+    /// bounded as its text is, by `PREPARED_TEXT_BYTES`).
+    buf: Vec<u8>,
 }
 
 thread_local! {
@@ -47,6 +50,7 @@ impl TokenFile {
             lens: vec![0; docs],
             end: 0,
             stored: 0,
+            buf: Vec::new(),
         })
     }
 
@@ -78,7 +82,8 @@ impl TokenFile {
         &mut self,
         docs: impl IntoIterator<Item = (usize, &'a Prepared<'t>)>,
     ) -> Result<(), ReuseError> {
-        let mut bytes = Vec::new();
+        let mut bytes = std::mem::take(&mut self.buf);
+        bytes.clear();
         let start = self.end;
         for (i, p) in docs {
             if self.has(i) {
@@ -96,6 +101,7 @@ impl TokenFile {
         }
         write_at(&self.file, &bytes, start).map_err(|e| error(&self.dir, e))?;
         self.end += bytes.len() as u64;
+        self.buf = bytes;
         Ok(())
     }
 
