@@ -10,8 +10,9 @@
 //! Each setting is `default` or comma-separated `name=value` changes to the defaults, where
 //! name is one of copy_cover, summary_snap, summary_ratio, summary_max_gap (value `none` turns
 //! the step off), cosine_threshold, dice_threshold, validation_threshold,
-//! summary_validation_threshold, max_gap, best_ratio, min_passage_len, min_sentence_words. Output: one line per setting, half and category with plagdet, recall,
-//! precision and granularity.
+//! summary_validation_threshold, max_gap, best_ratio, min_passage_len, min_sentence_words,
+//! fallback_ngram, ngram, stopword_ngram. Output: one line per setting, half and category with
+//! plagdet, recall, precision and granularity.
 use std::collections::BTreeMap;
 use std::path::Path;
 
@@ -57,6 +58,9 @@ fn setting(spec: &str) -> Result<Aligner, String> {
                 "best_ratio" => b.best_ratio(opt(value)?.unwrap_or(0.0)),
                 "min_passage_len" => b.min_passage_len(opt(value)?.map_or(0, |n| n as usize)),
                 "min_sentence_words" => b.min_sentence_words(opt(value)?.map_or(0, |n| n as usize)),
+                "fallback_ngram" => b.fallback_ngram(opt(value)?.map(|n| n as usize)),
+                "ngram" => b.ngram(opt(value)?.map(|n| n as usize)),
+                "stopword_ngram" => b.stopword_ngram(opt(value)?.map(|n| n as usize)),
                 _ => return Err(format!("unknown setting {name}")),
             };
         }

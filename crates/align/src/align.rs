@@ -2,8 +2,6 @@
 //! clustering with validation, and filtering.
 use std::ops::{Range, RangeInclusive};
 
-use ahash::AHashMap;
-
 use crate::Language;
 use crate::refine::{self, Span};
 use crate::text::{Doc, Prepared, ngram_key, pair_terms};
@@ -148,6 +146,8 @@ struct Pair<'a> {
     src: &'a Doc,
     susp_vec: Vectors,
     src_vec: Vectors,
+    /// Terms `0..susp_terms` are the suspicious document's; the source's others come after.
+    susp_terms: usize,
     /// Dense scratch accumulators of vocabulary size.
     acc_a: Vec<f64>,
     acc_b: Vec<f64>,
@@ -243,6 +243,7 @@ impl Aligner {
         };
         let mut work = Work::default();
         let (src_doc, map, n) = pair_terms(suspicious, source);
+        let suspicious_terms = suspicious.terms();
         let (susp, src) = (&suspicious.doc, &src_doc);
         if susp.sentences.is_empty() || src.sentences.is_empty() {
             return (Vec::new(), work);
@@ -294,6 +295,7 @@ impl Aligner {
             src,
             susp_vec,
             src_vec,
+            susp_terms: suspicious_terms,
             acc_a: vec![0.0; n],
             acc_b: vec![0.0; n],
             touched: Vec::new(),
@@ -301,18 +303,21 @@ impl Aligner {
         };
         pair.work.sentences = (pair.susp_vec.len() as u64, pair.src_vec.len() as u64);
         pair.work.susp_terms = pair.susp_vec.terms.len() as u64;
-        let mut seeds = pair.seeds();
+        let (mut seeds, mut fallback) = pair.seeds();
         if self.best_ratio > 0.0 {
             // Seeds much weaker than the best seed of their suspicious sentence are dropped:
             // they mostly stretch passages over neighbouring sentences of similar wording.
             let mut best = vec![0f32; pair.susp.sentences.len()];
-            for s in &seeds {
-                best[s.0 as usize] = best[s.0 as usize].max(s.2);
+            for seeds in [&mut seeds, &mut fallback] {
+                best.iter_mut().for_each(|b| *b = 0.0);
+                for s in seeds.iter() {
+                    best[s.0 as usize] = best[s.0 as usize].max(s.2);
+                }
+                let r = self.best_ratio as f32;
+                seeds.retain(|s| s.2 >= r * best[s.0 as usize]);
             }
-            let r = self.best_ratio as f32;
-            seeds.retain(|s| s.2 >= r * best[s.0 as usize]);
         }
-        if seeds.is_empty() {
+        if seeds.is_empty() && fallback.is_empty() {
             return (Vec::new(), pair.work);
         }
         let mut frags = pair.extend_all(
@@ -321,6 +326,43 @@ impl Aligner {
             self.max_gap,
             self.validation_threshold,
         );
+        if !fallback.is_empty() && !frags.is_empty() {
+            // Fallback passages may only add where the first extension found nothing, so the
+            // seeds in sentences its passages cover, on either side, are left out.
+            let covered = |doc: &Doc, ranges: &mut dyn Iterator<Item = &Range<usize>>| {
+                let mut c = vec![false; doc.sentences.len()];
+                for r in ranges {
+                    let first = doc.sentences.partition_point(|s| s.span.end <= r.start);
+                    let end = doc.sentences.partition_point(|s| s.span.start < r.end);
+                    c[first..end.max(first)].iter_mut().for_each(|x| *x = true);
+                }
+                c
+            };
+            let in_susp = covered(pair.susp, &mut frags.iter().map(|f| &f.susp));
+            let in_src = covered(pair.src, &mut frags.iter().map(|f| &f.src));
+            fallback.retain(|&(i, j, _)| !in_susp[i as usize] && !in_src[j as usize]);
+        }
+        if !fallback.is_empty() && fallback != seeds {
+            // The fallback passages, where the first extension found none on either side.
+            let mut extra: Vec<Frag> = pair
+                .extend_all(
+                    &fallback,
+                    self.max_gap,
+                    self.max_gap,
+                    self.validation_threshold,
+                )
+                .into_iter()
+                .filter(|e| {
+                    !frags
+                        .iter()
+                        .any(|f| overlaps(&f.susp, &e.susp) || overlaps(&f.src, &e.src))
+                })
+                .collect();
+            if !extra.is_empty() {
+                frags.append(&mut extra);
+                frags.sort_by_key(|f| (f.susp.start, f.src.start));
+            }
+        }
         if let Some(gap) = self.summary_max_gap {
             // Summary-like passages (much longer in the source) from a run with the large gap
             // replace the passages of the normal run that they overlap.
@@ -395,46 +437,109 @@ struct Frag {
 /// The source sentences of each word n-gram of the source, and the suspicious document's
 /// n-grams in order, for n-gram seeds.
 struct Grams {
-    index: AHashMap<u64, Vec<u32>>,
+    /// The bit marking a source sentence that shares one of these n-grams.
+    bit: u8,
+    /// The source's n-grams as a hash table with chaining: `head[slot]` is the last entry
+    /// put in that slot, each entry (n-gram hash, source sentence, the slot's entry before).
+    /// One entry per n-gram and sentence; no allocation per n-gram.
+    head: Vec<u32>,
+    entries: Vec<(u64, u32, u32)>,
+    bits: u32,
     /// (n-gram hash, sentence of its first word), in document order.
     susp: Vec<(u64, u32)>,
     next: usize,
 }
 
+/// No entry.
+const END: u32 = u32::MAX;
+
 impl Grams {
-    /// The `k`-grams of all normalized words, or of the stopwords only when `stop_only`.
-    fn new(src: &Doc, susp: &Doc, k: usize, stop_only: bool) -> Grams {
+    /// The `k`-grams of all normalized words, or of the stopwords only when `stop_only`. Only
+    /// n-grams whose terms are all `shared` by both documents can match: the others are left
+    /// out (most of them, between unrelated documents).
+    fn new(src: &Doc, susp: &Doc, k: usize, stop_only: bool, bit: u8, shared: &[bool]) -> Grams {
         let k = k.max(1);
         let grams = |doc: &Doc| -> Vec<(u64, u32)> {
-            let mut sentence_of = Vec::with_capacity(doc.words.len());
-            let mut terms = Vec::with_capacity(doc.words.len());
+            let mut out = Vec::new();
+            // The last (up to k) consecutive shared words: (term, sentence).
+            let mut run: Vec<(u32, u32)> = Vec::with_capacity(k);
             for (si, s) in doc.sentences.iter().enumerate() {
                 for w in &doc.words[s.words.clone()] {
-                    if !stop_only || w.stop {
-                        sentence_of.push(si as u32);
-                        terms.push(w.term);
+                    if stop_only && !w.stop {
+                        continue;
+                    }
+                    if !shared[w.term as usize] {
+                        run.clear();
+                        continue;
+                    }
+                    if run.len() == k {
+                        run.remove(0);
+                    }
+                    run.push((w.term, si as u32));
+                    if run.len() == k {
+                        out.push((ngram_key(run.iter().map(|x| x.0)), run[0].1));
                     }
                 }
             }
-            terms
-                .windows(k)
-                .enumerate()
-                .map(|(i, g)| (ngram_key(g.iter().copied()), sentence_of[i]))
-                .collect()
+            out
         };
         let src = grams(src);
-        let mut index: AHashMap<u64, Vec<u32>> = AHashMap::with_capacity(src.len());
-        for (h, s) in src {
-            let v = index.entry(h).or_default();
-            if v.last() != Some(&s) {
-                v.push(s);
-            }
-        }
-        Grams {
-            index,
+        // At least twice as many slots as n-grams.
+        let bits = (src.len().max(1) * 2).next_power_of_two().trailing_zeros();
+        let mut g = Grams {
+            bit,
+            head: vec![END; 1 << bits],
+            entries: Vec::with_capacity(src.len()),
+            bits,
             susp: grams(susp),
             next: 0,
+        };
+        for (h, s) in src {
+            // Sentences come in order: an n-gram repeated within one sentence is kept once.
+            if g.postings(h).next() == Some(s) {
+                continue;
+            }
+            let slot = g.slot(h);
+            g.entries.push((h, s, g.head[slot]));
+            g.head[slot] = (g.entries.len() - 1) as u32;
         }
+        g
+    }
+
+    fn slot(&self, h: u64) -> usize {
+        // The n-gram hash's high bits, mixed (its low bits depend on the terms' low bits only).
+        (h.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> (64 - self.bits)) as usize
+    }
+
+    /// The source sentences that have the n-gram `h`, the last first.
+    fn postings(&self, h: u64) -> Postings<'_> {
+        Postings {
+            grams: self,
+            hash: h,
+            at: self.head[self.slot(h)],
+        }
+    }
+}
+
+/// The source sentences of one n-gram ([`Grams::postings`]).
+struct Postings<'a> {
+    grams: &'a Grams,
+    hash: u64,
+    at: u32,
+}
+
+impl Iterator for Postings<'_> {
+    type Item = u32;
+
+    fn next(&mut self) -> Option<u32> {
+        while self.at != END {
+            let (h, s, before) = self.grams.entries[self.at as usize];
+            self.at = before;
+            if h == self.hash {
+                return Some(s);
+            }
+        }
+        None
     }
 }
 
@@ -442,8 +547,10 @@ impl Pair<'_> {
     /// The seeds, sorted by suspicious then source sentence: sentence pairs with cosine (tf-idf)
     /// and Dice (term sets) above the thresholds, found through an inverted index of the source
     /// sentences, and sentence pairs sharing a word n-gram when enabled. Each sentence, on
-    /// either side, keeps its `max_seeds` most similar seeds.
-    fn seeds(&mut self) -> Vec<Seed> {
+    /// either side, keeps its `max_seeds` most similar seeds. Second, the fallback seeds (empty
+    /// unless [`AlignerBuilder::fallback_ngram`](crate::AlignerBuilder::fallback_ngram) is set):
+    /// the same, with the sentence pairs sharing a fallback n-gram, capped alike.
+    fn seeds(&mut self) -> (Vec<Seed>, Vec<Seed>) {
         let a = self.aligner;
         let n = self.acc_a.len();
         // Inverted index: term -> (source sentence, weight), as CSR. Terms over the postings
@@ -465,18 +572,37 @@ impl Pair<'_> {
             }
         }
         drop(fill);
-        let mut grams: Vec<Grams> = [(a.ngram, false), (a.stopword_ngram, true)]
+        // Mark bits: 1 touched, 2 shares a seeding n-gram, 4 shares a fallback n-gram.
+        let kinds: Vec<(usize, bool, u8)> = [
+            (a.ngram, false, 2),
+            (a.stopword_ngram, true, 2),
+            (a.fallback_ngram, false, 4),
+        ]
+        .into_iter()
+        .filter_map(|(k, stop, bit)| k.map(|k| (k, stop, bit)))
+        .collect();
+        // Terms in both documents: the suspicious document's terms that a source word has.
+        let mut shared = vec![false; if kinds.is_empty() { 0 } else { n }];
+        if !kinds.is_empty() {
+            for w in &self.src.words {
+                if (w.term as usize) < self.susp_terms {
+                    shared[w.term as usize] = true;
+                }
+            }
+        }
+        let mut grams: Vec<Grams> = kinds
             .into_iter()
-            .filter_map(|(k, stop)| k.map(|k| Grams::new(self.src, self.susp, k, stop)))
+            .map(|(k, stop, bit)| Grams::new(self.src, self.susp, k, stop, bit, &shared))
             .collect();
         let m = self.src_vec.len();
         let mut dot = vec![0.0f64; m];
         let mut shared = vec![0u32; m];
-        // 1: touched; 2: shares an n-gram.
         let mut mark = vec![0u8; m];
         let mut touched: Vec<u32> = Vec::new();
         let mut row: Vec<Seed> = Vec::new();
+        let mut fallback_row: Vec<Seed> = Vec::new();
         let mut seeds: Vec<Seed> = Vec::new();
+        let mut fallback: Vec<Seed> = Vec::new();
         let best_first = |x: &Seed, y: &Seed| y.2.total_cmp(&x.2).then((x.0, x.1).cmp(&(y.0, y.1)));
         for i in 0..self.susp_vec.len() {
             let (terms, weights) = self.susp_vec.row(i);
@@ -502,19 +628,17 @@ impl Pair<'_> {
                         break;
                     }
                     g.next += 1;
-                    let Some(list) = g.index.get(&h) else {
-                        continue;
-                    };
-                    if list.len() > a.max_postings {
+                    let len = g.postings(h).take(a.max_postings.saturating_add(1)).count();
+                    if len == 0 || len > a.max_postings {
                         continue;
                     }
-                    self.work.postings += list.len() as u64;
-                    for &s in list {
+                    self.work.postings += len as u64;
+                    for s in g.postings(h) {
                         let su = s as usize;
                         if mark[su] == 0 {
                             touched.push(s);
                         }
-                        mark[su] |= 3;
+                        mark[su] |= 1 | g.bit;
                     }
                 }
             }
@@ -533,33 +657,43 @@ impl Pair<'_> {
                     let dice = 2.0 * shared[su] as f64 / (len_i + len_s) as f64;
                     dice > a.dice_threshold
                 };
+                let seed = (i as u32, s, cos as f32);
                 if similar || mark[su] & 2 != 0 {
-                    row.push((i as u32, s, cos as f32));
+                    row.push(seed);
+                }
+                if mark[su] & 4 != 0
+                    || (a.fallback_ngram.is_some() && (similar || mark[su] & 2 != 0))
+                {
+                    fallback_row.push(seed);
                 }
                 dot[su] = 0.0;
                 shared[su] = 0;
                 mark[su] = 0;
             }
             touched.clear();
-            if row.len() > a.max_seeds {
-                row.select_nth_unstable_by(a.max_seeds - 1, best_first);
-                row.truncate(a.max_seeds);
+            for (row, out) in [(&mut row, &mut seeds), (&mut fallback_row, &mut fallback)] {
+                if row.len() > a.max_seeds {
+                    row.select_nth_unstable_by(a.max_seeds - 1, best_first);
+                    row.truncate(a.max_seeds);
+                }
+                out.append(row);
             }
-            seeds.append(&mut row);
         }
         // The same cap per source sentence.
-        seeds.sort_unstable_by(|x, y| x.1.cmp(&y.1).then(best_first(x, y)));
-        let mut run = (u32::MAX, 0);
-        seeds.retain(|s| {
-            if s.1 != run.0 {
-                run = (s.1, 0);
-            }
-            run.1 += 1;
-            run.1 <= a.max_seeds
-        });
-        seeds.sort_unstable_by_key(|s| (s.0, s.1));
+        for seeds in [&mut seeds, &mut fallback] {
+            seeds.sort_unstable_by(|x, y| x.1.cmp(&y.1).then(best_first(x, y)));
+            let mut run = (u32::MAX, 0);
+            seeds.retain(|s| {
+                if s.1 != run.0 {
+                    run = (s.1, 0);
+                }
+                run.1 += 1;
+                run.1 <= a.max_seeds
+            });
+            seeds.sort_unstable_by_key(|s| (s.0, s.1));
+        }
         self.work.seeds = seeds.len() as u64;
-        seeds
+        (seeds, fallback)
     }
 
     /// Extension of all seeds: recursive gap clustering, validation with decreasing gaps,

@@ -50,7 +50,11 @@
 //!    source document, until nothing splits. Each cluster becomes a passage pair (from its first
 //!    to its last sentence on each side) that must pass validation: the cosine of the two
 //!    passages' summed vectors must exceed [`AlignerBuilder::validation_threshold`], otherwise
-//!    the cluster is re-clustered with a gap one smaller.
+//!    the cluster is re-clustered with a gap one smaller. Where this finds no passage, the
+//!    seeds together with the sentence pairs that share a word 4-gram
+//!    ([`AlignerBuilder::fallback_ngram`]) are extended again, and the passages of this second
+//!    extension that overlap none of the first are added: heavily reworded passages rarely
+//!    have sentence pairs similar enough to seed, but often keep a few word sequences.
 //! 4. **Summary mode.** When the passages found are much longer in the source than in the
 //!    suspicious document ([`AlignerBuilder::summary_ratio`]), the suspicious text is likely a
 //!    summary and extension is redone with the larger [`AlignerBuilder::summary_max_gap`] and
@@ -149,6 +153,7 @@ pub struct Aligner {
     sentence_seeds: bool,
     ngram: Option<usize>,
     stopword_ngram: Option<usize>,
+    fallback_ngram: Option<usize>,
     min_passage_len: usize,
     min_seeds: usize,
     best_ratio: f64,
@@ -244,6 +249,7 @@ impl AlignerBuilder {
                 sentence_seeds: true,
                 ngram: None,
                 stopword_ngram: None,
+                fallback_ngram: Some(4),
                 min_passage_len: DEFAULT_MIN_PASSAGE_LEN,
                 min_seeds: 1,
                 best_ratio: 0.9,
@@ -336,6 +342,16 @@ impl AlignerBuilder {
     /// (default `None`).
     pub fn stopword_ngram(&mut self, n: Option<usize>) -> &mut Self {
         self.aligner.stopword_ngram = n;
+        self
+    }
+
+    /// Where the seeds above give no passage, sentence pairs sharing a word n-gram of this size
+    /// seed a second extension, whose passages are kept where they overlap no passage of the
+    /// first (default 4; `None` turns it off). It finds heavily reworded passages (words
+    /// replaced, inserted and shuffled), whose sentences are too different to seed, without
+    /// stretching the passages the first extension found.
+    pub fn fallback_ngram(&mut self, n: Option<usize>) -> &mut Self {
+        self.aligner.fallback_ngram = n;
         self
     }
 
@@ -448,7 +464,7 @@ impl AlignerBuilder {
         if !a.sentence_seeds && a.ngram.is_none() && a.stopword_ngram.is_none() {
             return Err(BuildError::NoSeeds);
         }
-        if a.ngram == Some(0) || a.stopword_ngram == Some(0) {
+        if a.ngram == Some(0) || a.stopword_ngram == Some(0) || a.fallback_ngram == Some(0) {
             return Err(BuildError::ZeroNgram);
         }
         if a.summary_ratio.is_nan() || a.summary_ratio <= 0.0 {

@@ -99,6 +99,13 @@ fn builder_rejects_bad_settings() {
         Aligner::builder().ngram(Some(0)).build().unwrap_err(),
         BuildError::ZeroNgram
     );
+    assert_eq!(
+        Aligner::builder()
+            .fallback_ngram(Some(0))
+            .build()
+            .unwrap_err(),
+        BuildError::ZeroNgram
+    );
     assert!(matches!(
         Aligner::builder().summary_ratio(0.0).build(),
         Err(BuildError::SummaryRatio(_))
@@ -156,6 +163,55 @@ fn copies(sentences: usize, copies: usize) -> String {
     passage.repeat(copies)
 }
 
+/// A reworded passage whose sentences are too different to seed: six short source sentences
+/// became one long suspicious sentence (Dice of each sentence pair below the threshold), with
+/// one word in eight replaced. Only the fallback 4-grams find it.
+#[test]
+fn fallback_ngrams_find_passages_sentences_miss() {
+    let mut x = 0x2545_f491_4f6c_dd1du64;
+    let mut word = || {
+        (0..7)
+            .map(|_| {
+                x = x.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1);
+                (b'a' + (x >> 59) as u8 % 26) as char
+            })
+            .collect::<String>()
+    };
+    let sentence = |word: &mut dyn FnMut() -> String, n: usize| {
+        (0..n).map(|_| word()).collect::<Vec<_>>().join(" ")
+    };
+    let reused: Vec<Vec<String>> = (0..6).map(|_| (0..8).map(|_| word()).collect()).collect();
+    let (intro, outro) = (sentence(&mut word, 12), sentence(&mut word, 12));
+    let (intro2, outro2) = (sentence(&mut word, 12), sentence(&mut word, 12));
+    let source = format!(
+        "{intro}. {}. {outro}.",
+        reused
+            .iter()
+            .map(|s| s.join(" "))
+            .collect::<Vec<_>>()
+            .join(". ")
+    );
+    let mut reworded = Vec::new();
+    for (i, w) in reused.iter().flatten().enumerate() {
+        reworded.push(if i % 8 == 5 { word() } else { w.clone() });
+    }
+    let suspicious = format!("{intro2}. {}. {outro2}.", reworded.join(" "));
+    let start = source.find(&reused[0][0]).unwrap();
+    let end = source.find(&reused[5][7]).unwrap() + 7;
+
+    let off = Aligner::builder().fallback_ngram(None).build().unwrap();
+    assert!(off.align(&source, &suspicious).is_empty());
+    let passages = Aligner::new().align(&source, &suspicious);
+    assert_eq!(passages.len(), 1, "{passages:?}");
+    let p = &passages[0];
+    assert!(p.source.start <= start && p.source.end >= end, "{p:?}");
+    assert!(p.source.end <= source.len() - outro.len(), "{p:?}");
+    assert!(
+        suspicious[p.suspicious.clone()].contains(&reworded.join(" ")),
+        "{p:?}"
+    );
+}
+
 /// A passage copied 90 times, aligned with itself: every sentence is identical to 90 sentences
 /// of the other document, under the postings cap. The work is bounded by the caps, and grows
 /// linearly with the input.
@@ -168,10 +224,14 @@ fn repetitive_input_does_bounded_work() {
     assert!(!passages.is_empty());
     assert_eq!(w.sentences, (900, 900));
     assert_eq!(w.terms_over_cap, 0);
-    assert!(w.postings <= p * w.susp_terms, "{w:?}");
+    // Each suspicious term visits at most the cap of postings, and so does each fallback
+    // 4-gram (at most one per word).
+    let grams = 900 * 12;
+    assert!(w.postings <= p * (w.susp_terms + grams), "{w:?}");
     assert!(w.seeds <= c * 900, "{w:?}");
-    // Two extensions (gaps 4 and 24), each re-clustering at most once per gap down to 0.
-    let extensions = (4 + 1 + 24 + 1) as u64;
+    // Three extensions (gaps 4, 4 for the fallback seeds, and 24), each re-clustering at most
+    // once per gap down to 0.
+    let extensions = (4 + 1 + 4 + 1 + 24 + 1) as u64;
     assert!(
         w.cluster_steps <= u64::from(crate::align::MAX_CLUSTER_ROUNDS) * w.seeds * extensions,
         "{w:?}"
@@ -221,9 +281,15 @@ fn over_frequent_terms_are_left_out() {
         out
     };
     let (a, b) = (doc(1), doc(2));
-    let (passages, w) = Aligner::new().align_counted(&a, &b);
+    let no_fallback = Aligner::builder().fallback_ngram(None).build().unwrap();
+    let (passages, w) = no_fallback.align_counted(&a, &b);
     assert_eq!(w.terms_over_cap, 20);
     assert_eq!((w.postings, w.seeds), (0, 0));
+    assert!(passages.is_empty());
+    // The fallback 4-grams of these words are rarer than the cap, and shared by chance: they
+    // seed, but a passage without terms has no similarity to validate.
+    let (passages, w) = Aligner::new().align_counted(&a, &b);
+    assert_eq!((w.terms_over_cap, w.seeds), (20, 0));
     assert!(passages.is_empty());
 }
 
