@@ -420,3 +420,51 @@ fn batched_alignment_gives_each_pair_its_own_passages() {
         }
     }
 }
+
+/// Document 2 has six short sentences that document 5 rewrote as one long sentence with one
+/// word in eight replaced: no sentence pair is similar enough to seed, only shared word
+/// 4-grams find it, and only when asked.
+#[test]
+fn fallback_ngrams_find_reworded_reuse_when_asked() {
+    let mut docs = corpus(8);
+    let words: Vec<String> = paragraph(500, 48)
+        .trim_end_matches('.')
+        .split(' ')
+        .map(str::to_string)
+        .collect();
+    let sentences: Vec<String> = words
+        .chunks(8)
+        .map(|c| format!("{}.", c.join(" ")))
+        .collect();
+    let replaced = paragraph(501, 6);
+    let mut replaced = replaced.trim_end_matches('.').split(' ');
+    let reworded: Vec<&str> = words
+        .iter()
+        .enumerate()
+        .map(|(i, w)| {
+            if i % 8 == 5 {
+                replaced.next().unwrap()
+            } else {
+                w.as_str()
+            }
+        })
+        .collect();
+    docs[2].text = format!("{}\n\n{}", docs[2].text, sentences.join(" "));
+    docs[5].text = format!("{}\n\n{}.", docs[5].text, reworded.join(" "));
+    let found = |fallback: Option<usize>| {
+        let mut found = Vec::new();
+        Reuse::builder()
+            .fallback_ngram(fallback)
+            .build()
+            .unwrap()
+            .run(&docs, None, &mut found)
+            .unwrap();
+        found
+            .iter()
+            .map(|p| (p.source, p.suspicious))
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(found(None), [(1, 4), (2, 7)]);
+    assert_eq!(found(Some(4)), [(1, 4), (2, 5), (2, 7)]);
+    assert!(Reuse::builder().fallback_ngram(Some(0)).build().is_err());
+}
