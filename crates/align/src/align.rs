@@ -326,41 +326,34 @@ impl Aligner {
             self.max_gap,
             self.validation_threshold,
         );
-        if !fallback.is_empty() && !frags.is_empty() {
-            // Fallback passages may only add where the first extension found nothing, so the
-            // seeds in sentences its passages cover, on either side, are left out.
-            let covered = |doc: &Doc, ranges: &mut dyn Iterator<Item = &Range<usize>>| {
-                let mut c = vec![false; doc.sentences.len()];
-                for r in ranges {
-                    let first = doc.sentences.partition_point(|s| s.span.end <= r.start);
-                    let end = doc.sentences.partition_point(|s| s.span.start < r.end);
-                    c[first..end.max(first)].iter_mut().for_each(|x| *x = true);
-                }
-                c
-            };
-            let in_susp = covered(pair.susp, &mut frags.iter().map(|f| &f.susp));
-            let in_src = covered(pair.src, &mut frags.iter().map(|f| &f.src));
+        if !fallback.is_empty() {
+            // Fallback passages may only add where the first extension found nothing. Passages
+            // run from a sentence's start to a sentence's end, so two overlap exactly when they
+            // share a sentence: the seeds in sentences the first passages cover, on either
+            // side, are left out, and so is a fallback passage over such a sentence.
+            let in_susp = covered(pair.susp, frags.iter().map(|f| &f.susp));
+            let in_src = covered(pair.src, frags.iter().map(|f| &f.src));
             fallback.retain(|&(i, j, _)| !in_susp[i as usize] && !in_src[j as usize]);
-        }
-        if !fallback.is_empty() && fallback != seeds {
-            // The fallback passages, where the first extension found none on either side.
-            let mut extra: Vec<Frag> = pair
-                .extend_all(
-                    &fallback,
-                    self.max_gap,
-                    self.max_gap,
-                    self.validation_threshold,
-                )
-                .into_iter()
-                .filter(|e| {
-                    !frags
-                        .iter()
-                        .any(|f| overlaps(&f.susp, &e.susp) || overlaps(&f.src, &e.src))
-                })
-                .collect();
-            if !extra.is_empty() {
-                frags.append(&mut extra);
-                frags.sort_by_key(|f| (f.susp.start, f.src.start));
+            if !fallback.is_empty() && fallback != seeds {
+                let free = |doc: &Doc, c: &[bool], r: &Range<usize>| {
+                    !c[sentence_range(doc, r)].contains(&true)
+                };
+                let mut extra: Vec<Frag> = pair
+                    .extend_all(
+                        &fallback,
+                        self.max_gap,
+                        self.max_gap,
+                        self.validation_threshold,
+                    )
+                    .into_iter()
+                    .filter(|e| {
+                        free(pair.susp, &in_susp, &e.susp) && free(pair.src, &in_src, &e.src)
+                    })
+                    .collect();
+                if !extra.is_empty() {
+                    frags.append(&mut extra);
+                    frags.sort_by_key(|f| (f.susp.start, f.src.start));
+                }
             }
         }
         if let Some(gap) = self.summary_max_gap {
@@ -419,6 +412,32 @@ impl Aligner {
             .collect();
         (passages, pair.work)
     }
+}
+
+/// The sentences of `doc` that the byte range `r` overlaps.
+fn sentence_range(doc: &Doc, r: &Range<usize>) -> Range<usize> {
+    let first = doc.sentences.partition_point(|s| s.span.end <= r.start);
+    let end = doc.sentences.partition_point(|s| s.span.start < r.end);
+    first..end.max(first)
+}
+
+/// Which sentences of `doc` the byte ranges overlap, in time linear in their number and the
+/// sentences' (the ranges may overlap one another).
+fn covered<'a>(doc: &Doc, ranges: impl Iterator<Item = &'a Range<usize>>) -> Vec<bool> {
+    let mut starts = vec![0i32; doc.sentences.len() + 1];
+    for r in ranges {
+        let s = sentence_range(doc, r);
+        starts[s.start] += 1;
+        starts[s.end] -= 1;
+    }
+    let mut open = 0;
+    starts[..doc.sentences.len()]
+        .iter()
+        .map(|d| {
+            open += d;
+            open > 0
+        })
+        .collect()
 }
 
 fn overlaps(a: &Range<usize>, b: &Range<usize>) -> bool {
