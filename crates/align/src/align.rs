@@ -600,19 +600,21 @@ impl Pair<'_> {
         .into_iter()
         .filter_map(|(k, stop, bit)| k.map(|k| (k, stop, bit)))
         .collect();
-        // Terms in both documents: the suspicious document's terms that a source word has.
-        let mut shared = vec![false; if kinds.is_empty() { 0 } else { n }];
+        let mut grams: Vec<Grams> = Vec::with_capacity(kinds.len());
         if !kinds.is_empty() {
+            // Terms in both documents: the suspicious document's terms a source word has.
+            let mut in_both = vec![false; n];
             for w in &self.src.words {
                 if (w.term as usize) < self.susp_terms {
-                    shared[w.term as usize] = true;
+                    in_both[w.term as usize] = true;
                 }
             }
+            grams.extend(
+                kinds
+                    .into_iter()
+                    .map(|(k, stop, bit)| Grams::new(self.src, self.susp, k, stop, bit, &in_both)),
+            );
         }
-        let mut grams: Vec<Grams> = kinds
-            .into_iter()
-            .map(|(k, stop, bit)| Grams::new(self.src, self.susp, k, stop, bit, &shared))
-            .collect();
         let m = self.src_vec.len();
         let mut dot = vec![0.0f64; m];
         let mut shared = vec![0u32; m];
