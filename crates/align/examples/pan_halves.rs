@@ -12,7 +12,10 @@
 //! the step off), cosine_threshold, dice_threshold, validation_threshold,
 //! summary_validation_threshold, max_gap, best_ratio, min_passage_len, min_sentence_words,
 //! fallback_ngram, ngram, stopword_ngram. Output: one line per setting, half and category with
-//! plagdet, recall, precision and granularity.
+//! plagdet, recall, precision and granularity. With `PAN_HALVES_DETECTIONS=DIR` set, each
+//! setting's detections are also written to `DIR/SETTING.tsv`, a line per detection: category,
+//! suspicious and source file names, then suspicious offset and length and source offset and
+//! length in characters.
 use std::collections::BTreeMap;
 use std::path::Path;
 
@@ -151,6 +154,25 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 .flat_map(|h| h.join().expect("alignment thread"))
                 .collect()
         });
+        if let Some(dir) = std::env::var_os("PAN_HALVES_DETECTIONS") {
+            let mut tsv = String::new();
+            for (p, detections) in pairs.iter().zip(&found) {
+                for d in detections {
+                    tsv.push_str(&format!(
+                        "{}\t{}\t{}\t{}\t{}\t{}\t{}\n",
+                        p.category,
+                        p.susp_name,
+                        p.src_name,
+                        d.this_offset,
+                        d.this_length,
+                        d.source_offset,
+                        d.source_length
+                    ));
+                }
+            }
+            std::fs::create_dir_all(&dir)?;
+            std::fs::write(Path::new(&dir).join(format!("{spec}.tsv")), tsv)?;
+        }
         for (p, detections) in pairs.iter().zip(found) {
             let half = if p.odd { "odd" } else { "even" };
             for key in [(half, p.category.clone()), (half, "all".to_string())] {
