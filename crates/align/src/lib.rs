@@ -233,6 +233,10 @@ pub const DEFAULT_MAX_POSTINGS: usize = 100;
 /// The default seeds cap ([`AlignerBuilder::max_seeds`]): seeds kept per sentence, on either side.
 pub const DEFAULT_MAX_SEEDS: usize = 8;
 
+/// The default word n-gram size of the second extension ([`AlignerBuilder::fallback_ngram`]),
+/// chosen on half of the PAN 2013 training corpus (`docs/performance.md`).
+pub const DEFAULT_FALLBACK_NGRAM: Option<usize> = Some(4);
+
 impl AlignerBuilder {
     /// The defaults.
     pub fn new() -> AlignerBuilder {
@@ -249,7 +253,7 @@ impl AlignerBuilder {
                 sentence_seeds: true,
                 ngram: None,
                 stopword_ngram: None,
-                fallback_ngram: Some(4),
+                fallback_ngram: DEFAULT_FALLBACK_NGRAM,
                 min_passage_len: DEFAULT_MIN_PASSAGE_LEN,
                 min_seeds: 1,
                 best_ratio: 0.9,
@@ -347,7 +351,7 @@ impl AlignerBuilder {
 
     /// Where the seeds above give no passage, sentence pairs sharing a word n-gram of this size
     /// seed a second extension, whose passages are kept where they overlap no passage of the
-    /// first (default 4; `None` turns it off). It finds heavily reworded passages (words
+    /// first (default [`DEFAULT_FALLBACK_NGRAM`], 4; `None` turns it off). It finds heavily reworded passages (words
     /// replaced, inserted and shuffled), whose sentences are too different to seed, without
     /// stretching the passages the first extension found.
     pub fn fallback_ngram(&mut self, n: Option<usize>) -> &mut Self {

@@ -116,6 +116,32 @@ pub fn at_least_one(text: &str) -> Result<usize, String> {
     }
 }
 
+/// `--fallback-ngram`: a word n-gram size of at least 1, or `off`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct NgramOrOff(pub Option<usize>);
+
+impl std::str::FromStr for NgramOrOff {
+    type Err = String;
+
+    fn from_str(text: &str) -> Result<NgramOrOff, String> {
+        match text {
+            "off" => Ok(NgramOrOff(None)),
+            _ => at_least_one(text)
+                .map(|n| NgramOrOff(Some(n)))
+                .map_err(|e| format!("{e} (or `off`)")),
+        }
+    }
+}
+
+impl std::fmt::Display for NgramOrOff {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.0 {
+            Some(n) => write!(f, "{n}"),
+            None => f.write_str("off"),
+        }
+    }
+}
+
 /// A probability or similarity flag: a number from 0 to 1 (`--recall`, `--max-edit`).
 pub fn fraction(text: &str) -> Result<f64, String> {
     match text.parse::<f64>() {
@@ -601,6 +627,39 @@ mod tests {
         assert_eq!(at_least_one("3"), Ok(3));
         assert_eq!(f.describe(), "3..=inf shingles of 8 chars");
         assert!(parse(&["--shingle", "0"]).is_err());
+    }
+
+    #[test]
+    fn ngram_or_off_round_trips_and_refuses_zero() {
+        for text in ["4", "off"] {
+            assert_eq!(text.parse::<NgramOrOff>().unwrap().to_string(), text);
+        }
+        assert_eq!("3".parse(), Ok(NgramOrOff(Some(3))));
+        assert!("0".parse::<NgramOrOff>().unwrap_err().contains("or `off`"));
+        assert!("none".parse::<NgramOrOff>().is_err());
+    }
+}
+
+/// `--fallback-ngram` of `align` and `check`, with the aligner's default.
+#[derive(Debug, clap::Args)]
+pub struct FallbackArgs {
+    /// Where alignment finds no passage, look again from the sentence pairs sharing a word
+    /// N-gram (finds heavily reworded passages), or `off`.
+    #[arg(
+        long,
+        value_name = "N|off",
+        default_value_t = NgramOrOff(textreuse_align::DEFAULT_FALLBACK_NGRAM)
+    )]
+    pub fallback_ngram: NgramOrOff,
+}
+
+impl FallbackArgs {
+    /// Sets the aligner's fallback n-gram size.
+    pub fn apply<'b>(
+        &self,
+        builder: &'b mut textreuse_align::AlignerBuilder,
+    ) -> &'b mut textreuse_align::AlignerBuilder {
+        builder.fallback_ngram(self.fallback_ngram.0)
     }
 }
 

@@ -117,3 +117,51 @@ fn lang_chooses_the_stemmer_and_stopwords() {
         "{stderr}"
     );
 }
+
+/// `--fallback-ngram`: a passage reworded too heavily for any sentence pair to seed (six
+/// sentences rewritten as one, one word in eight replaced) is found from its shared word
+/// 4-grams by default, and not with `off`.
+#[test]
+fn fallback_ngram_finds_reworded_passages_unless_off() {
+    let mut x = 0x2545_f491_4f6c_dd1du64;
+    let mut word = || {
+        (0..7)
+            .map(|_| {
+                x = x.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1);
+                (b'a' + (x >> 59) as u8 % 26) as char
+            })
+            .collect::<String>()
+    };
+    let mut sentence = |n: usize| (0..n).map(|_| word()).collect::<Vec<_>>().join(" ");
+    let reused: Vec<String> = (0..6).map(|_| sentence(8)).collect();
+    let (intro, outro, intro2, outro2) = (sentence(12), sentence(12), sentence(12), sentence(12));
+    let source = format!("{intro}. {}. {outro}.", reused.join(". "));
+    let reworded: Vec<String> = reused
+        .join(" ")
+        .split(' ')
+        .enumerate()
+        .map(|(i, w)| {
+            if i % 8 == 5 {
+                sentence(1)
+            } else {
+                w.to_string()
+            }
+        })
+        .collect();
+    let suspicious = format!("{intro2}. {}. {outro2}.", reworded.join(" "));
+    let dir = tempfile::tempdir().unwrap();
+    let (src, susp) = (dir.path().join("src.txt"), dir.path().join("susp.txt"));
+    std::fs::write(&src, &source).unwrap();
+    std::fs::write(&susp, &suspicious).unwrap();
+    let (src, susp) = (src.to_str().unwrap(), susp.to_str().unwrap());
+    let found = common::ok(&["align", src, susp]);
+    assert_eq!(found.lines().count(), 1, "{found}");
+    assert_eq!(
+        common::ok(&["align", src, susp, "--fallback-ngram", "4"]),
+        found
+    );
+    assert_eq!(
+        common::ok(&["align", src, susp, "--fallback-ngram", "off"]),
+        ""
+    );
+}

@@ -31,6 +31,9 @@ fn meaningless_values_are_refused() {
         &["check", "a.txt", "--corpus", "c", "--lang", "klingon"],
         "or auto (detected per document)",
     );
+    for cmd in [&["align", "a.txt", "b.txt"][..], &["reuse", "c"]] {
+        refused(&[cmd, &["--fallback-ngram", "0"]].concat(), "or `off`");
+    }
 }
 
 /// `--max-shingles 0` is "no upper bound" in `dedup` as in `sentences`: both keep the same

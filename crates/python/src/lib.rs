@@ -158,6 +158,10 @@ mod _native {
         defaults.set_item("reuse_min_score", textreuse_reuse::DEFAULT_MIN_SCORE)?;
         defaults.set_item("reuse_min_words", textreuse_align::index::DEFAULT_MIN_WORDS)?;
         defaults.set_item("reuse_min_length", textreuse_align::DEFAULT_MIN_PASSAGE_LEN)?;
+        defaults.set_item(
+            "reuse_fallback_ngram",
+            textreuse_reuse::DEFAULT_FALLBACK_NGRAM,
+        )?;
         m.add("DEFAULTS", defaults)?;
         // The files of each job's output directory (what an OutputSet for it may replace).
         let dedup_outputs = [

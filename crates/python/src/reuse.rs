@@ -55,7 +55,10 @@ impl PyReuseJob {
         min_score = textreuse_reuse::DEFAULT_MIN_SCORE,
         min_words = textreuse_align::index::DEFAULT_MIN_WORDS,
         min_length = textreuse_align::DEFAULT_MIN_PASSAGE_LEN, lang = "en",
+        fallback_ngram = textreuse_reuse::DEFAULT_FALLBACK_NGRAM,
     ))]
+    // One argument per keyword of the Python constructor (the CLI's flags).
+    #[allow(clippy::too_many_arguments)]
     fn new(
         terms: usize,
         top_docs: usize,
@@ -64,6 +67,7 @@ impl PyReuseJob {
         min_words: usize,
         min_length: usize,
         lang: &str,
+        fallback_ngram: Option<usize>,
     ) -> PyResult<Self> {
         let (language, detect) = crate::text::language_choice(lang)?;
         let inner = Reuse::builder()
@@ -75,6 +79,7 @@ impl PyReuseJob {
             .min_passage_len(min_length)
             .language(language)
             .detect_language(detect)
+            .fallback_ngram(fallback_ngram)
             .build()
             .map_err(reuse_error)?;
         Ok(PyReuseJob { inner })

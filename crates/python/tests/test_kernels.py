@@ -606,6 +606,10 @@ def test_reuse_kernels_check_their_input():
     with pytest.raises(ValueError, match="unknown language"):
         kernels.ReuseJob(lang="xx")
     assert json.loads(kernels.ReuseJob(lang="de").stats_template(1, 0))["lang"] == "de"
+    with pytest.raises(ValueError, match="n-gram"):
+        kernels.ReuseJob(fallback_ngram=0)
+    off, four = (json.loads(kernels.ReuseJob(fallback_ngram=n).stats_template(1, 0)) for n in (None, 4))
+    assert (off["fallback_ngram"], four["fallback_ngram"]) == (None, 4)
     job = kernels.ReuseJob(min_words=3)
     terms = pa.array([[{"term": 1, "df": 1}], None], pa.list_(pa.struct([("term", pa.int64()), ("df", pa.int64())])))
     r, c, t, w = kernels.reuse_chunk_vectors(

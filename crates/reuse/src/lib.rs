@@ -110,6 +110,9 @@ pub const DEFAULT_MAX_POSTINGS: usize = 200;
 /// The lowest score (dot product of two chunks' pruned tf-idf vectors) that nominates a
 /// document: none by default, so that summaries are found.
 pub const DEFAULT_MIN_SCORE: f32 = 0.0;
+/// The aligner's second extension from shared word n-grams ([`ReuseBuilder::fallback_ngram`]):
+/// off by default here, unlike in the aligner, for its cost at corpus scale.
+pub const DEFAULT_FALLBACK_NGRAM: Option<usize> = None;
 /// Documents chunked and signed per parallel batch.
 const SIGN_BATCH: usize = 1024;
 /// Candidate pairs aligned per parallel batch (the results of one batch are held at once;
@@ -293,7 +296,7 @@ impl ReuseBuilder {
             min_score: DEFAULT_MIN_SCORE,
             language: Language::English,
             detect_language: false,
-            fallback_ngram: None,
+            fallback_ngram: DEFAULT_FALLBACK_NGRAM,
         }
     }
 
@@ -612,6 +615,8 @@ pub struct ReuseStats {
     pub min_passage_len: usize,
     /// The alignment language's ISO 639-1 code, or `auto` when detected per pair.
     pub lang: String,
+    /// The word n-gram size of alignment's second extension, `null` when off.
+    pub fallback_ngram: Option<usize>,
     /// The bucket cap.
     pub max_bucket: usize,
     /// Documents of the corpus.
@@ -876,6 +881,7 @@ impl Reuse {
             } else {
                 o.language.code().to_string()
             },
+            fallback_ngram: o.fallback_ngram,
             max_bucket: o.max_bucket,
             documents,
             against_documents,

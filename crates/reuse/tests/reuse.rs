@@ -453,12 +453,13 @@ fn fallback_ngrams_find_reworded_reuse_when_asked() {
     docs[5].text = format!("{}\n\n{}.", docs[5].text, reworded.join(" "));
     let found = |fallback: Option<usize>| {
         let mut found = Vec::new();
-        Reuse::builder()
+        let stats = Reuse::builder()
             .fallback_ngram(fallback)
             .build()
             .unwrap()
             .run(&docs, None, &mut found)
             .unwrap();
+        assert_eq!(stats.fallback_ngram, fallback);
         found
             .iter()
             .map(|p| (p.source, p.suspicious))

@@ -41,6 +41,8 @@ pub struct Args {
     #[arg(long, value_name = "N", default_value_t = textreuse_align::DEFAULT_MIN_PASSAGE_LEN)]
     pub min_length: usize,
     #[command(flatten)]
+    pub fallback: util::FallbackArgs,
+    #[command(flatten)]
     pub lang: util::LangArgs,
 }
 
@@ -48,7 +50,10 @@ pub struct Args {
 pub fn run(args: &Args, global: &Global) -> anyhow::Result<()> {
     let aligner = args
         .lang
-        .apply(Aligner::builder().min_passage_len(args.min_length))
+        .apply(
+            args.fallback
+                .apply(Aligner::builder().min_passage_len(args.min_length)),
+        )
         .build()?;
     match (&args.pairs, &args.source, &args.suspicious) {
         (Some(pairs), _, _) => batch(args, pairs, &aligner, global),

@@ -46,6 +46,8 @@ pub struct Args {
     #[arg(long, value_name = "N", default_value_t = textreuse_align::DEFAULT_MIN_PASSAGE_LEN)]
     pub min_length: usize,
     #[command(flatten)]
+    pub fallback: util::FallbackArgs,
+    #[command(flatten)]
     pub lang: util::LangArgs,
     /// Word n-gram length of the index's shingles.
     #[arg(long, value_name = "N", default_value_t = textreuse_align::index::DEFAULT_NGRAM)]
@@ -163,7 +165,10 @@ pub fn run(args: &Args, global: &Global) -> anyhow::Result<()> {
     };
     let aligner = args
         .lang
-        .apply(Aligner::builder().min_passage_len(args.min_length))
+        .apply(
+            args.fallback
+                .apply(Aligner::builder().min_passage_len(args.min_length)),
+        )
         .build()?;
     let mut out = util::stdout();
     let start = Instant::now();

@@ -66,10 +66,15 @@ pub struct Args {
     /// Passages shorter than this many bytes on either side are dropped.
     #[arg(long, value_name = "N", default_value_t = textreuse_align::DEFAULT_MIN_PASSAGE_LEN)]
     min_length: usize,
-    /// Where alignment finds no passage in a pair, look again from shared word N-grams (4
-    /// finds more heavily reworded passages; alignment then takes about a third more CPU).
-    #[arg(long, value_name = "N")]
-    fallback_ngram: Option<usize>,
+    /// Where alignment finds no passage in a pair, look again from the sentence pairs sharing
+    /// a word N-gram (4 finds more heavily reworded passages; alignment then takes about a
+    /// third more CPU), or `off`.
+    #[arg(
+        long,
+        value_name = "N|off",
+        default_value_t = util::NgramOrOff(textreuse_reuse::DEFAULT_FALLBACK_NGRAM)
+    )]
+    fallback_ngram: util::NgramOrOff,
     #[command(flatten)]
     lang: util::LangArgs,
     /// MinHash: buckets with more chunks contribute only the pairs of their first N (counted in
@@ -110,7 +115,7 @@ pub fn run(args: &Args, global: &Global) -> anyhow::Result<()> {
         .seed(args.seed)
         .min_shared(args.min_shared)
         .min_passage_len(args.min_length)
-        .fallback_ngram(args.fallback_ngram)
+        .fallback_ngram(args.fallback_ngram.0)
         .language(language)
         .detect_language(detect_language)
         .max_bucket(args.max_bucket)

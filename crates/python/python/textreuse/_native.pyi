@@ -458,6 +458,7 @@ class ReuseJob:
         min_words: int = ...,
         min_length: int = ...,
         lang: str = "en",
+        fallback_ngram: int | None = None,
     ) -> None: ...
     def stats_template(self, documents: int, against_documents: int) -> str: ...
 

@@ -22,6 +22,15 @@ from textreuse.spark.dedup import KEEP_RULES, UNITS, DedupParams, run_dedup
 from textreuse.spark.reuse import ReuseParams, run_reuse
 
 
+def _ngram_or_off(text: str) -> int | None:
+    """``--fallback-ngram``: a size of at least 1, or ``off``."""
+    if text == "off":
+        return None
+    if not text.isdigit() or int(text) < 1:
+        raise argparse.ArgumentTypeError(f"{text!r}: expected a number of at least 1, or off")
+    return int(text)
+
+
 def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="python -m textreuse.spark",
@@ -177,6 +186,9 @@ def _parser() -> argparse.ArgumentParser:
     r.add_argument("--min-length", type=int, default=rd.min_length, metavar="N")
     r.add_argument("--lang", default=rd.lang, metavar="CODE",
                    help="the texts' language for alignment (ISO 639-1 code) or auto")
+    r.add_argument("--fallback-ngram", type=_ngram_or_off, default=rd.fallback_ngram,
+                   metavar="N|off", help="where alignment finds no passage, look again from "
+                   "the sentence pairs sharing a word N-gram (default off)")
     r.add_argument("--candidates-only", action="store_true",
                    help="stop after the candidates: pairs.tsv lists them all")
     for option in ("--master", "--partitions", "--conf", "--quiet"):
@@ -207,7 +219,8 @@ def main(argv: list[str] | None = None) -> int:
             params = ReuseParams(
                 terms=args.terms, top_docs=args.top_docs, max_postings=args.max_postings,
                 min_score=args.min_score, min_words=args.min_words, min_length=args.min_length,
-                lang=args.lang, candidates_only=args.candidates_only,
+                lang=args.lang, fallback_ngram=args.fallback_ngram,
+                candidates_only=args.candidates_only,
             )
             from textreuse.kernels import ReuseJob
 

@@ -57,6 +57,9 @@ class ReuseParams:
     min_length: int = _DEFAULTS["reuse_min_length"]
     #: The texts' language for alignment (``--lang``): an ISO 639-1 code, or "auto".
     lang: str = "en"
+    #: Where alignment finds no passage, look again from the sentence pairs sharing a word
+    #: n-gram of this size (``--fallback-ngram``; None: off).
+    fallback_ngram: int | None = _DEFAULTS["reuse_fallback_ngram"]
     #: Stop after the candidates: ``pairs.tsv`` lists them all, nothing is aligned.
     candidates_only: bool = False
 
@@ -64,7 +67,7 @@ class ReuseParams:
         return dict(
             terms=self.terms, top_docs=self.top_docs, max_postings=self.max_postings,
             min_score=self.min_score, min_words=self.min_words, min_length=self.min_length,
-            lang=self.lang,
+            lang=self.lang, fallback_ngram=self.fallback_ngram,
         )
 
 
