@@ -123,14 +123,11 @@ fn lang_chooses_the_stemmer_and_stopwords() {
 /// 4-grams by default, and not with `off`.
 #[test]
 fn fallback_ngram_finds_reworded_passages_unless_off() {
-    let mut x = 0x2545_f491_4f6c_dd1du64;
+    // Distinct made-up words ("kq1z", "kq2z", ...): no word repeats, none is a stopword.
+    let mut next = 0;
     let mut word = || {
-        (0..7)
-            .map(|_| {
-                x = x.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1);
-                (b'a' + (x >> 59) as u8 % 26) as char
-            })
-            .collect::<String>()
+        next += 1;
+        format!("kq{next}z")
     };
     let mut sentence = |n: usize| (0..n).map(|_| word()).collect::<Vec<_>>().join(" ");
     let reused: Vec<String> = (0..6).map(|_| sentence(8)).collect();
