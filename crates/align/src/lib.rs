@@ -351,9 +351,9 @@ impl AlignerBuilder {
 
     /// Where the seeds above give no passage, sentence pairs sharing a word n-gram of this size
     /// seed a second extension, whose passages are kept where they overlap no passage of the
-    /// first (default [`DEFAULT_FALLBACK_NGRAM`], 4; `None` turns it off). It finds heavily reworded passages (words
-    /// replaced, inserted and shuffled), whose sentences are too different to seed, without
-    /// stretching the passages the first extension found.
+    /// first (default [`DEFAULT_FALLBACK_NGRAM`], 4; `None` turns it off). It finds heavily
+    /// reworded passages (words replaced, inserted and shuffled), whose sentences are too
+    /// different to seed, without stretching the passages the first extension found.
     pub fn fallback_ngram(&mut self, n: Option<usize>) -> &mut Self {
         self.aligner.fallback_ngram = n;
         self
