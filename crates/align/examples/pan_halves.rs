@@ -14,8 +14,8 @@
 //! fallback_ngram, ngram, stopword_ngram. Output: one line per setting, half and category with
 //! plagdet, recall, precision and granularity. With `PAN_HALVES_DETECTIONS=DIR` set, each
 //! setting's detections are also written to `DIR/SETTING.tsv`, a line per detection: category,
-//! suspicious and source file names, then suspicious offset and length and source offset and
-//! length in characters.
+//! suspicious and source file names, suspicious offset and length and source offset and
+//! length in characters, then the passage's score.
 use std::collections::BTreeMap;
 use std::path::Path;
 
@@ -121,7 +121,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         // (half, category) -> evaluation; "all" for every category together.
         let mut evals: BTreeMap<(&str, String), Evaluation> = BTreeMap::new();
         let chunk = pairs.len().div_ceil(threads);
-        let found: Vec<Vec<Annotation>> = std::thread::scope(|scope| {
+        let found: Vec<Vec<(Annotation, f64)>> = std::thread::scope(|scope| {
             let handles: Vec<_> = pairs
                 .chunks(chunk.max(1))
                 .map(|part| {
@@ -134,18 +134,19 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                                     .iter()
                                     .map(|d| {
                                         let (s, t) = d.char_ranges(&p.src, &p.susp);
-                                        Annotation {
+                                        let a = Annotation {
                                             this_reference: p.susp_name.clone(),
                                             this_offset: t.start,
                                             this_length: t.len(),
                                             source_reference: p.src_name.clone(),
                                             source_offset: s.start,
                                             source_length: s.len(),
-                                        }
+                                        };
+                                        (a, d.score)
                                     })
                                     .collect()
                             })
-                            .collect::<Vec<Vec<Annotation>>>()
+                            .collect::<Vec<Vec<(Annotation, f64)>>>()
                     })
                 })
                 .collect();
@@ -157,9 +158,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         if let Some(dir) = std::env::var_os("PAN_HALVES_DETECTIONS") {
             let mut tsv = String::new();
             for (p, detections) in pairs.iter().zip(&found) {
-                for d in detections {
+                for (d, score) in detections {
                     tsv.push_str(&format!(
-                        "{}\t{}\t{}\t{}\t{}\t{}\t{}\n",
+                        "{}\t{}\t{}\t{}\t{}\t{}\t{}\t{score:.4}\n",
                         p.category,
                         p.susp_name,
                         p.src_name,
@@ -180,7 +181,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                     .entry(key)
                     .or_default()
                     .add_cases(p.truth.iter().cloned())
-                    .add_detections(detections.iter().cloned());
+                    .add_detections(detections.iter().map(|(d, _)| d.clone()));
             }
         }
         for ((half, category), eval) in &evals {
