@@ -94,50 +94,14 @@ pub(crate) fn fit_copy(
     i1 += tw.start;
     j0 += sw.start;
     j1 += sw.start;
-    // Word by word while both documents agree, beyond the passage if need be, over at most
-    // COPY_SLACK words that differ (an obfuscated copy's edges) when a content word agrees
-    // behind them, never across a blank line (a paragraph break) in either document.
-    let joined = |doc: &Doc, text: &str, i: usize| {
-        let gap = &text.as_bytes()[doc.words[i - 1].end as usize..doc.words[i].start as usize];
-        !gap.windows(2).any(|w| w == b"\n\n") && !gap.windows(4).any(|w| w == b"\r\n\r\n")
-    };
-    // Backwards: the word before (i0, j0) that agrees, a words back in susp and b in src.
-    loop {
-        let step = (1..=COPY_SLACK + 1)
-            .flat_map(|a| (1..=COPY_SLACK + 1).map(move |b| (a, b)))
-            .filter(|&(a, b)| a <= i0 && b <= j0 && (a == b || a + b <= COPY_SLACK + 2))
-            .filter(|&(a, b)| {
-                let (w, v) = (&susp.words[i0 - a], &src.words[j0 - b]);
-                w.term == v.term && (a + b == 2 || !w.stop)
-            })
-            .filter(|&(a, b)| {
-                (i0 - a + 1..=i0).all(|k| joined(susp, suspicious, k))
-                    && (j0 - b + 1..=j0).all(|k| joined(src, source, k))
-            })
-            .min_by_key(|&(a, b)| (a + b, a));
-        let Some((a, b)) = step else { break };
+    // Word by word while both documents agree, beyond the passage if need be (see
+    // `agreeing_step`): backwards from the starts, forwards from the ends (exclusive).
+    let texts = (suspicious, source);
+    while let Some((a, b)) = agreeing_step(susp, src, texts, (i0, j0), true) {
         i0 -= a;
         j0 -= b;
     }
-    // Forwards likewise, from the ends (exclusive) i1 and j1.
-    loop {
-        let step = (1..=COPY_SLACK + 1)
-            .flat_map(|a| (1..=COPY_SLACK + 1).map(move |b| (a, b)))
-            .filter(|&(a, b)| {
-                i1 + a <= susp.words.len()
-                    && j1 + b <= src.words.len()
-                    && (a == b || a + b <= COPY_SLACK + 2)
-            })
-            .filter(|&(a, b)| {
-                let (w, v) = (&susp.words[i1 + a - 1], &src.words[j1 + b - 1]);
-                w.term == v.term && (a + b == 2 || !w.stop)
-            })
-            .filter(|&(a, b)| {
-                (i1..i1 + a).all(|k| joined(susp, suspicious, k))
-                    && (j1..j1 + b).all(|k| joined(src, source, k))
-            })
-            .min_by_key(|&(a, b)| (a + b, a));
-        let Some((a, b)) = step else { break };
+    while let Some((a, b)) = agreeing_step(susp, src, texts, (i1, j1), false) {
         i1 += a;
         j1 += b;
     }
@@ -171,6 +135,54 @@ pub(crate) fn fit_copy(
         score: span.score,
         summary: false,
     }
+}
+
+/// The next pair of agreeing words beyond a copy's edge, as how many words further each
+/// document's is: `back` from the edge words `at` (the first words of the copy), otherwise from
+/// `at` (the ends, exclusive). Up to COPY_SLACK words that differ may lie between (an
+/// obfuscated copy's edges) when the agreeing word is a content word, never a blank line (a
+/// paragraph break) in either document. The nearest such pair, suspicious side first.
+fn agreeing_step(
+    susp: &Doc,
+    src: &Doc,
+    (suspicious, source): (&str, &str),
+    (i, j): (usize, usize),
+    back: bool,
+) -> Option<(usize, usize)> {
+    // The word `d` words beyond the edge at `x` in a document of `n` words.
+    let word = |x: usize, d: usize, n: usize| {
+        if back {
+            x.checked_sub(d)
+        } else {
+            Some(x + d - 1).filter(|&k| k < n)
+        }
+    };
+    // No blank line between word `k - 1` and word `k`.
+    let joined = |doc: &Doc, text: &str, k: usize| {
+        let gap = &text.as_bytes()[doc.words[k - 1].end as usize..doc.words[k].start as usize];
+        !gap.windows(2).any(|w| w == b"\n\n") && !gap.windows(4).any(|w| w == b"\r\n\r\n")
+    };
+    // Every gap crossed to reach word `k` from the edge at `x`.
+    let crossed = |doc: &Doc, text: &str, x: usize, k: usize| {
+        if back {
+            (k + 1..=x).all(|g| joined(doc, text, g))
+        } else {
+            (x..=k).all(|g| joined(doc, text, g))
+        }
+    };
+    (1..=COPY_SLACK + 1)
+        .flat_map(|a| (1..=COPY_SLACK + 1).map(move |b| (a, b)))
+        .filter(|&(a, b)| a == b || a + b <= COPY_SLACK + 2)
+        .filter_map(|(a, b)| {
+            let (k, l) = (word(i, a, susp.words.len())?, word(j, b, src.words.len())?);
+            let (w, v) = (&susp.words[k], &src.words[l]);
+            (w.term == v.term
+                && (a + b == 2 || !w.stop)
+                && crossed(susp, suspicious, i, k)
+                && crossed(src, source, j, l))
+            .then_some((a, b))
+        })
+        .min_by_key(|&(a, b)| (a + b, a))
 }
 
 /// Merges the passages of a pair into one when together they span at least `ratio` times more
