@@ -620,6 +620,8 @@ impl Pair<'_> {
         let mut shared = vec![0u32; m];
         let mut mark = vec![0u8; m];
         let mut touched: Vec<u32> = Vec::new();
+        // The source sentences of one n-gram.
+        let mut hits: Vec<u32> = Vec::new();
         let mut row: Vec<Seed> = Vec::new();
         let mut fallback_row: Vec<Seed> = Vec::new();
         let mut seeds: Vec<Seed> = Vec::new();
@@ -649,12 +651,14 @@ impl Pair<'_> {
                         break;
                     }
                     g.next += 1;
-                    let len = g.postings(h).take(a.max_postings.saturating_add(1)).count();
-                    if len == 0 || len > a.max_postings {
+                    // One walk of the chain, stopped one past the cap.
+                    hits.clear();
+                    hits.extend(g.postings(h).take(a.max_postings.saturating_add(1)));
+                    if hits.is_empty() || hits.len() > a.max_postings {
                         continue;
                     }
-                    self.work.postings += len as u64;
-                    for s in g.postings(h) {
+                    self.work.postings += hits.len() as u64;
+                    for &s in &hits {
                         let su = s as usize;
                         if mark[su] == 0 {
                             touched.push(s);
