@@ -10,8 +10,8 @@
 //! Each setting is `default` or comma-separated `name=value` changes to the defaults, where
 //! name is one of copy_cover, summary_snap, summary_ratio, summary_max_gap (value `none` turns
 //! the step off), cosine_threshold, dice_threshold, validation_threshold,
-//! summary_validation_threshold, max_gap, best_ratio, min_passage_len, min_sentence_words,
-//! fallback_ngram, ngram, stopword_ngram. Output: one line per setting, half and category with
+//! summary_validation_threshold, max_gap, best_ratio, best_passage_ratio, min_passage_len,
+//! min_sentence_words, fallback_ngram, ngram, stopword_ngram. Output: one line per setting, half and category with
 //! plagdet, recall, precision and granularity. With `PAN_HALVES_DETECTIONS=DIR` set, each
 //! setting's detections are also written to `DIR/SETTING.tsv`, a line per detection: category,
 //! suspicious and source file names, suspicious offset and length and source offset and
@@ -59,6 +59,7 @@ fn setting(spec: &str) -> Result<Aligner, String> {
                 }
                 "max_gap" => b.max_gap(opt(value)?.map_or(0, |g| g as usize)),
                 "best_ratio" => b.best_ratio(opt(value)?.unwrap_or(0.0)),
+                "best_passage_ratio" => b.best_passage_ratio(opt(value)?.unwrap_or(0.0)),
                 "min_passage_len" => b.min_passage_len(opt(value)?.map_or(0, |n| n as usize)),
                 "min_sentence_words" => b.min_sentence_words(opt(value)?.map_or(0, |n| n as usize)),
                 "fallback_ngram" => b.fallback_ngram(opt(value)?.map(|n| n as usize)),

@@ -402,6 +402,8 @@ impl Aligner {
             });
             spans.sort_by_key(|s| (s.susp.start, s.src.start));
         }
+        let best = spans.iter().map(|s| s.score).fold(0.0, f64::max);
+        spans.retain(|s| s.score >= self.best_passage_ratio * best);
         let passages = spans
             .into_iter()
             .map(|s| Passage {

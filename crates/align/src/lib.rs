@@ -70,6 +70,9 @@
 //!    pair, whose source side reaches the source document's start or end when little of it is
 //!    left uncovered there ([`AlignerBuilder::summary_snap`]). Fitting runs after filtering, so
 //!    a fitted copy shorter than [`AlignerBuilder::min_passage_len`] is dropped too.
+//! 7. **The pair's weak passages.** Passages scoring below a share of the pair's best passage
+//!    ([`AlignerBuilder::best_passage_ratio`]) are dropped: beside a real case they are mostly
+//!    chance matches of common wording.
 //!
 //! The [`pan`] module reads and writes PAN XML and computes precision, recall, granularity and
 //! plagdet. For a plagiarism checker, [`index`] retrieves candidate source documents from a
@@ -157,6 +160,7 @@ pub struct Aligner {
     min_passage_len: usize,
     min_seeds: usize,
     best_ratio: f64,
+    best_passage_ratio: f64,
     max_postings: usize,
     max_seeds: usize,
     language: Language,
@@ -237,6 +241,10 @@ pub const DEFAULT_MAX_SEEDS: usize = 8;
 /// chosen on half of the PAN 2013 training corpus (`docs/performance.md`).
 pub const DEFAULT_FALLBACK_NGRAM: Option<usize> = Some(4);
 
+/// The default [`AlignerBuilder::best_passage_ratio`], chosen on each half of the PAN 2013
+/// training corpus (both chose it; `docs/performance.md`).
+pub const DEFAULT_BEST_PASSAGE_RATIO: f64 = 0.55;
+
 impl AlignerBuilder {
     /// The defaults.
     pub fn new() -> AlignerBuilder {
@@ -257,6 +265,7 @@ impl AlignerBuilder {
                 min_passage_len: DEFAULT_MIN_PASSAGE_LEN,
                 min_seeds: 1,
                 best_ratio: 0.9,
+                best_passage_ratio: DEFAULT_BEST_PASSAGE_RATIO,
                 max_postings: DEFAULT_MAX_POSTINGS,
                 max_seeds: DEFAULT_MAX_SEEDS,
                 language: Language::English,
@@ -379,6 +388,16 @@ impl AlignerBuilder {
         self
     }
 
+    /// A passage whose score (its validation cosine) is below this share of the best passage's
+    /// in the same document pair is dropped (default [`DEFAULT_BEST_PASSAGE_RATIO`]; 0 keeps
+    /// all). A pair's weak passages beside a strong one are mostly chance matches of common
+    /// wording; a pair whose reused passages differ this much in similarity loses its weaker
+    /// ones.
+    pub fn best_passage_ratio(&mut self, r: f64) -> &mut Self {
+        self.aligner.best_passage_ratio = r;
+        self
+    }
+
     /// Terms occurring in more than this many sentences of the source document are left out of
     /// both documents' sentence vectors, like stopwords; n-grams in more than this many source
     /// sentences make no n-gram seeds (default [`DEFAULT_MAX_POSTINGS`]). Seeding visits every
@@ -460,6 +479,7 @@ impl AlignerBuilder {
             ),
             ("copy_cover", a.copy_cover.unwrap_or(0.0)),
             ("summary_snap", a.summary_snap.unwrap_or(0.0)),
+            ("best_passage_ratio", a.best_passage_ratio),
         ] {
             if !(0.0..=1.0).contains(&value) {
                 return Err(BuildError::Threshold { name, value });

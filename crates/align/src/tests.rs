@@ -88,6 +88,13 @@ fn builder_rejects_bad_settings() {
         Aligner::builder().dice_threshold(f64::NAN).build(),
         Err(BuildError::Threshold { .. })
     ));
+    assert!(matches!(
+        Aligner::builder().best_passage_ratio(1.2).build(),
+        Err(BuildError::Threshold {
+            name: "best_passage_ratio",
+            ..
+        })
+    ));
     assert_eq!(
         Aligner::builder()
             .sentence_seeds(false)
@@ -309,6 +316,80 @@ fn a_passage_copied_twice_is_found_twice() {
     for p in &found {
         assert_eq!(susp[p.suspicious.clone()].trim(), passage.trim());
     }
+}
+
+/// A pair with a verbatim copy and, elsewhere, a passage with every other word replaced: the
+/// second scores about half the first, so the default drops it and a ratio of 0 keeps it.
+#[test]
+fn passages_much_weaker_than_the_pairs_best_are_dropped() {
+    let mut x = 0x1b87_3593_cc9e_2d51u64;
+    let mut word = || {
+        (0..7)
+            .map(|_| {
+                x = x.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1);
+                (b'a' + (x >> 59) as u8 % 26) as char
+            })
+            .collect::<String>()
+    };
+    let mut sentences = |n: usize| -> Vec<Vec<String>> {
+        (0..n).map(|_| (0..12).map(|_| word()).collect()).collect()
+    };
+    let (copied, reworded, filler) = (sentences(6), sentences(6), sentences(12));
+    let mut replacements = sentences(6).into_iter().flatten();
+    let half: Vec<Vec<String>> = reworded
+        .iter()
+        .map(|s| {
+            s.iter()
+                .enumerate()
+                .map(|(i, w)| match i % 2 {
+                    0 => w.clone(),
+                    _ => replacements.next().unwrap(),
+                })
+                .collect()
+        })
+        .collect();
+    let join = |s: &[Vec<String>]| {
+        s.iter()
+            .map(|s| s.join(" ") + ".")
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
+    let source = format!(
+        "{} {} {}",
+        join(&copied),
+        join(&filler[..6]),
+        join(&reworded)
+    );
+    let susp = format!("{} {} {}", join(&half), join(&filler[6..]), join(&copied));
+
+    let all = Aligner::builder()
+        .best_passage_ratio(0.0)
+        .build()
+        .unwrap()
+        .align(&source, &susp);
+    assert_eq!(all.len(), 2, "{all:?}");
+    let (weak, strong) = (&all[0], &all[1]);
+    assert!(
+        weak.score < DEFAULT_BEST_PASSAGE_RATIO * strong.score,
+        "{all:?}"
+    );
+    assert_eq!(susp[strong.suspicious.clone()].trim(), join(&copied));
+
+    let kept = Aligner::new().align(&source, &susp);
+    assert_eq!(kept.len(), 1, "{kept:?}");
+    assert_eq!(kept[0].suspicious, strong.suspicious);
+    // Filtering keeps exactly the passages at or above the share of the best score.
+    let best = all.iter().map(|p| p.score).fold(0.0, f64::max);
+    let expected: Vec<_> = all
+        .iter()
+        .filter(|p| p.score >= DEFAULT_BEST_PASSAGE_RATIO * best)
+        .map(|p| (p.source.clone(), p.suspicious.clone()))
+        .collect();
+    let got: Vec<_> = kept
+        .iter()
+        .map(|p| (p.source.clone(), p.suspicious.clone()))
+        .collect();
+    assert_eq!(got, expected);
 }
 
 fn text() -> impl Strategy<Value = String> {
