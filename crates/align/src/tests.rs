@@ -170,20 +170,25 @@ fn copies(sentences: usize, copies: usize) -> String {
     passage.repeat(copies)
 }
 
-/// A reworded passage whose sentences are too different to seed: six short source sentences
-/// became one long suspicious sentence (Dice of each sentence pair below the threshold), with
-/// one word in eight replaced. Only the fallback 4-grams find it.
-#[test]
-fn fallback_ngrams_find_passages_sentences_miss() {
-    let mut x = 0x2545_f491_4f6c_dd1du64;
-    let mut word = || {
+/// Made-up words of seven letters, a different one each call (a fixed sequence per `seed`).
+fn made_up_words(seed: u64) -> impl FnMut() -> String {
+    let mut x = seed;
+    move || {
         (0..7)
             .map(|_| {
                 x = x.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1);
                 (b'a' + (x >> 59) as u8 % 26) as char
             })
-            .collect::<String>()
-    };
+            .collect()
+    }
+}
+
+/// A reworded passage whose sentences are too different to seed: six short source sentences
+/// became one long suspicious sentence (Dice of each sentence pair below the threshold), with
+/// one word in eight replaced. Only the fallback 4-grams find it.
+#[test]
+fn fallback_ngrams_find_passages_sentences_miss() {
+    let mut word = made_up_words(0x2545_f491_4f6c_dd1d);
     let sentence = |word: &mut dyn FnMut() -> String, n: usize| {
         (0..n).map(|_| word()).collect::<Vec<_>>().join(" ")
     };
@@ -322,15 +327,7 @@ fn a_passage_copied_twice_is_found_twice() {
 /// second scores about half the first, so the default drops it and a ratio of 0 keeps it.
 #[test]
 fn passages_much_weaker_than_the_pairs_best_are_dropped() {
-    let mut x = 0x1b87_3593_cc9e_2d51u64;
-    let mut word = || {
-        (0..7)
-            .map(|_| {
-                x = x.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1);
-                (b'a' + (x >> 59) as u8 % 26) as char
-            })
-            .collect::<String>()
-    };
+    let mut word = made_up_words(0x1b87_3593_cc9e_2d51);
     let mut sentences = |n: usize| -> Vec<Vec<String>> {
         (0..n).map(|_| (0..12).map(|_| word()).collect()).collect()
     };
