@@ -11,8 +11,9 @@
 //! name is one of copy_cover, summary_snap, summary_ratio, summary_max_gap (value `none` turns
 //! the step off), cosine_threshold, dice_threshold, validation_threshold,
 //! summary_validation_threshold, max_gap, best_ratio, best_passage_ratio, min_passage_len,
-//! min_sentence_words, fallback_ngram, ngram, stopword_ngram. Output: one line per setting, half and category with
-//! plagdet, recall, precision and granularity. With `PAN_HALVES_DETECTIONS=DIR` set, each
+//! min_sentence_words, fallback_ngram, ngram, stopword_ngram, synonyms (`none` off, `1` on).
+//! Output: one line per setting, half and category with plagdet, recall, precision and
+//! granularity. With `PAN_HALVES_DETECTIONS=DIR` set, each
 //! setting's detections are also written to `DIR/SETTING.tsv`, a line per detection: category,
 //! suspicious and source file names, suspicious offset and length and source offset and
 //! length in characters, then the passage's score.
@@ -65,6 +66,7 @@ fn setting(spec: &str) -> Result<Aligner, String> {
                 "fallback_ngram" => b.fallback_ngram(opt(value)?.map(|n| n as usize)),
                 "ngram" => b.ngram(opt(value)?.map(|n| n as usize)),
                 "stopword_ngram" => b.stopword_ngram(opt(value)?.map(|n| n as usize)),
+                "synonyms" => b.synonyms(opt(value)?.is_some()),
                 _ => return Err(format!("unknown setting {name}")),
             };
         }

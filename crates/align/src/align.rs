@@ -242,7 +242,7 @@ impl Aligner {
             &again
         };
         let mut work = Work::default();
-        let (src_doc, map, n) = pair_terms(suspicious, source);
+        let (src_doc, map, n) = pair_terms(suspicious, source, self.synonyms);
         let suspicious_terms = suspicious.terms();
         let (susp, src) = (&suspicious.doc, &src_doc);
         if susp.sentences.is_empty() || src.sentences.is_empty() {

@@ -35,7 +35,10 @@
 //!    [`AlignerBuilder::min_sentence_words`] content words join the next one). Words are
 //!    lowercased and stemmed, and stopwords are left out of the sentence vectors, by the rules
 //!    of the texts' [`Language`] ([`AlignerBuilder::language`], English by default, or
-//!    detected per pair with [`AlignerBuilder::detect_language`]).
+//!    detected per pair with [`AlignerBuilder::detect_language`]). In English, a source word
+//!    that the suspicious document lacks counts as its WordNet synonym there, where the source
+//!    lacks that synonym ([`AlignerBuilder::synonyms`], on by default): paraphrases that swap
+//!    words still share their terms.
 //! 2. **Seeding.** Each sentence is a tf-idf vector (tf: count in the sentence; idf over the
 //!    sentences of both documents). A pair of sentences is a seed when their cosine exceeds
 //!    [`AlignerBuilder::cosine_threshold`] and the Dice coefficient of their term sets exceeds
@@ -107,6 +110,7 @@ mod lang;
 pub mod pan;
 mod refine;
 pub mod reuse;
+mod synonyms;
 mod text;
 
 pub use lang::{Language, LanguageChoice, UnknownLanguage};
@@ -165,6 +169,7 @@ pub struct Aligner {
     max_seeds: usize,
     language: Language,
     detect_language: bool,
+    synonyms: bool,
     copy_cover: Option<f64>,
     summary_snap: Option<f64>,
     summary_validation_threshold: f64,
@@ -245,6 +250,10 @@ pub const DEFAULT_FALLBACK_NGRAM: Option<usize> = Some(4);
 /// training corpus (both chose it; `docs/performance.md`).
 pub const DEFAULT_BEST_PASSAGE_RATIO: f64 = 0.55;
 
+/// Whether English words match their WordNet synonyms by default ([`AlignerBuilder::synonyms`];
+/// chosen on the PAN 2013 training corpus, `docs/performance.md`).
+pub const DEFAULT_SYNONYMS: bool = true;
+
 impl AlignerBuilder {
     /// The defaults.
     pub fn new() -> AlignerBuilder {
@@ -270,6 +279,7 @@ impl AlignerBuilder {
                 max_seeds: DEFAULT_MAX_SEEDS,
                 language: Language::English,
                 detect_language: false,
+                synonyms: DEFAULT_SYNONYMS,
                 copy_cover: Some(0.6),
                 summary_snap: Some(0.7),
                 summary_validation_threshold: 0.30,
@@ -438,6 +448,17 @@ impl AlignerBuilder {
     /// all of its source document, as PAN's summaries do.
     pub fn summary_snap(&mut self, share: Option<f64>) -> &mut Self {
         self.aligner.summary_snap = share;
+        self
+    }
+
+    /// Whether a source word that the suspicious document lacks matches its synonym there
+    /// (default [`DEFAULT_SYNONYMS`], on). Paraphrases replace words by synonyms ("provided" by
+    /// "supplied"); with this, such sentences still share their terms. A source word takes the
+    /// place of its synonym only where the source lacks that synonym itself. Synonyms are the
+    /// one-word lemmas of a WordNet 3.0 synset, for each word its three most frequent senses;
+    /// English only (other languages are aligned as without it).
+    pub fn synonyms(&mut self, on: bool) -> &mut Self {
+        self.aligner.synonyms = on;
         self
     }
 

@@ -63,8 +63,12 @@ pub(crate) fn fit_copy(
         return span;
     }
     // Source n-gram -> its first and last word index (within the passage).
+    // Words that only match through a synonym are not copied: n-grams with one are left out.
     let mut at: AHashMap<u64, (usize, usize)> = AHashMap::with_capacity(s.len());
     for (j, g) in s.windows(COPY_NGRAM).enumerate() {
+        if g.iter().any(|w| w.synonym) {
+            continue;
+        }
         at.entry(gram_key(g))
             .and_modify(|e| e.1 = j)
             .or_insert((j, j));
@@ -177,6 +181,7 @@ fn agreeing_step(
             let (k, l) = (word(i, a, susp.words.len())?, word(j, b, src.words.len())?);
             let (w, v) = (&susp.words[k], &src.words[l]);
             (w.term == v.term
+                && !v.synonym
                 && (a + b == 2 || !w.stop)
                 && crossed(susp, suspicious, i, k)
                 && crossed(src, source, j, l))

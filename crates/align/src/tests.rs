@@ -708,3 +708,41 @@ fn summaries_cover_their_source() {
         "{found:?}"
     );
 }
+
+/// Paraphrases that replace words by synonyms: with WordNet synonyms, the replaced words count
+/// as the same terms and the passages are much more similar; without, only the words left
+/// alone are shared.
+#[test]
+fn synonyms_match_paraphrases_that_swap_words() {
+    let source = "Visitors could purchase tickets at a lower price before the journey would \
+        begin. Every customer who wanted help found a large car waiting outside. The guides \
+        would build a fire and tell stories about the wealthy families.";
+    let suspicious = "Some opening words about gardens and tomatoes come first here. Visitors \
+        could buy tickets at a lower cost before the travel would start. Every client who \
+        wanted aid found a big automobile waiting outside. The guides would construct a fire \
+        and tell stories about the affluent families. Then the essay returns to gardening.";
+    let align = |synonyms, language| {
+        Aligner::builder()
+            .synonyms(synonyms)
+            .language(language)
+            .build()
+            .unwrap()
+            .align(source, suspicious)
+    };
+    let with = align(true, Language::English);
+    assert_eq!(with.len(), 1, "{with:?}");
+    assert!(suspicious[with[0].suspicious.clone()].starts_with("Visitors could buy"));
+    assert!(source[with[0].source.clone()].ends_with("wealthy families."));
+    let without = align(false, Language::English);
+    assert_eq!(without.len(), 1, "{without:?}");
+    assert!(
+        with[0].score > without[0].score + 0.4,
+        "{} vs {}",
+        with[0].score,
+        without[0].score
+    );
+    // English only: aligned by German rules, the texts share no synonyms.
+    let german = align(true, Language::German);
+    let german_off = align(false, Language::German);
+    assert_eq!(german, german_off);
+}

@@ -14,6 +14,7 @@ use rust_stemmers::Stemmer;
 
 use crate::Language;
 use crate::align::{Vectors, term_counts};
+use crate::synonyms::{NONE, Synonyms};
 
 mod encode;
 pub use encode::PreparedBytesError;
@@ -28,6 +29,9 @@ pub(crate) struct Word {
     pub term: u32,
     /// True for a stopword.
     pub stop: bool,
+    /// A source word that took the term of its synonym in the suspicious document
+    /// ([`pair_terms`]): the same term, but not the same word.
+    pub synonym: bool,
 }
 
 /// A sentence: a range of words and its byte span (first word start to the end of its final
@@ -52,6 +56,8 @@ pub(crate) struct Vocabulary<'n> {
     norm: &'n mut Normalized,
     /// The stems of the term ids, by id.
     stems: Strings,
+    /// The synonym-table numbers of the term ids, by id (English documents).
+    synonyms: Vec<u32>,
     buf: String,
 }
 
@@ -92,6 +98,10 @@ struct Normalized {
     stems: AHashMap<Box<str>, u32>,
     /// Stem number -> stem.
     names: Strings,
+    /// The synonym table of the language, if it has one.
+    table: Option<&'static Synonyms>,
+    /// Stem number -> number in the synonym table ([`NONE`] for none).
+    synonyms: Vec<u32>,
     /// Stem number -> (document generation, term id in that document): the current document's
     /// term ids, valid where the generation is the current one.
     ids: Vec<(u32, u32)>,
@@ -133,6 +143,8 @@ impl Normalized {
             forms: AHashMap::default(),
             stems: AHashMap::default(),
             names: Strings::default(),
+            table: (language == Language::English).then(Synonyms::english),
+            synonyms: Vec::new(),
             ids: Vec::new(),
             generation: 0,
             local: AHashMap::default(),
@@ -175,6 +187,8 @@ impl Normalized {
             None => {
                 self.stems.insert(Box::from(stem.as_ref()), next);
                 self.names.push(&stem);
+                self.synonyms
+                    .push(self.table.map_or(NONE, |t| t.number(stem.as_ref())));
                 next
             }
         };
@@ -234,6 +248,9 @@ impl Vocabulary<'_> {
             id = self.stems.len() as u32;
             n.ids[number] = (n.generation, id);
             self.stems.push(n.names.get(number));
+            if n.table.is_some() {
+                self.synonyms.push(n.synonyms[number]);
+            }
         }
         if let Some(key) = key {
             n.local.insert(key, (id, stop));
@@ -263,17 +280,21 @@ pub struct Prepared<'t> {
     /// Each sentence's content terms with their counts.
     pub(crate) counts: Vectors,
     stems: Strings,
+    /// Its terms' numbers in the synonym table ([`NONE`] for a term in no synset), when in
+    /// English.
+    synonyms: Option<Box<[u32]>>,
 }
 
 impl<'t> Prepared<'t> {
     /// Tokenizes `text` by the rules of `language`. Texts of 4 GiB or more get no words (they
     /// are not aligned).
     pub(crate) fn new(text: &'t str, language: Language, min_sentence_words: usize) -> Self {
-        let (doc, stems) = NORMALIZED.with_borrow_mut(|n| {
+        let (doc, stems, synonyms) = NORMALIZED.with_borrow_mut(|n| {
             n.start(language);
             let mut vocab = Vocabulary {
                 norm: n,
                 stems: Strings::default(),
+                synonyms: Vec::new(),
                 buf: String::new(),
             };
             let doc = if text.len() > u32::MAX as usize {
@@ -281,7 +302,12 @@ impl<'t> Prepared<'t> {
             } else {
                 Doc::new(text, &mut vocab, min_sentence_words)
             };
-            (doc, vocab.stems)
+            let synonyms = vocab
+                .norm
+                .table
+                .is_some()
+                .then(|| vocab.synonyms.into_boxed_slice());
+            (doc, vocab.stems, synonyms)
         });
         let mut counts = Vectors::default();
         term_counts(&doc, &mut counts, &mut Vec::new());
@@ -293,6 +319,7 @@ impl<'t> Prepared<'t> {
             counts,
             doc,
             stems,
+            synonyms,
         }
     }
 
@@ -314,33 +341,130 @@ impl<'t> Prepared<'t> {
     fn stem(&self, id: usize) -> &str {
         self.stems.get(id)
     }
+
+    /// Its terms' numbers in the English synonym table, looked up by their stems.
+    pub(crate) fn synonym_numbers(&self) -> Option<Box<[u32]>> {
+        (self.language == Language::English).then(|| {
+            let table = Synonyms::english();
+            (0..self.terms())
+                .map(|id| table.number(self.stem(id)))
+                .collect()
+        })
+    }
+}
+
+thread_local! {
+    static SYNONYM_SLOTS: RefCell<Slots> = RefCell::new(Slots::default());
+}
+
+/// Synonym-table number -> the suspicious document's term id, for one pair at a time: entries
+/// stamped with another pair's generation are empty.
+#[derive(Default)]
+struct Slots {
+    generation: u32,
+    slots: Vec<(u32, u32)>,
+}
+
+impl Slots {
+    fn start(&mut self, size: usize) {
+        self.slots.resize(size, (0, 0));
+        self.generation = self.generation.wrapping_add(1);
+        if self.generation == 0 {
+            self.slots.iter_mut().for_each(|e| e.0 = 0);
+            self.generation = 1;
+        }
+    }
+
+    fn set(&mut self, n: u32, id: u32) {
+        self.slots[n as usize] = (self.generation, id);
+    }
+
+    fn get(&self, n: u32) -> Option<u32> {
+        let (generation, id) = self.slots[n as usize];
+        (generation == self.generation).then_some(id)
+    }
 }
 
 /// The two documents of a pair on one numbering of terms: the suspicious document's own
 /// numbers, then the source's other terms in the order they first appear in the source (the
 /// numbering tokenizing the suspicious document and then the source with one vocabulary
-/// gives). Returns the source document renumbered, its terms' new numbers and the number of
-/// terms of the pair.
-pub(crate) fn pair_terms(susp: &Prepared<'_>, src: &Prepared<'_>) -> (Doc, Vec<u32>, usize) {
+/// gives). With `synonyms` (English documents only), a source term the suspicious document
+/// lacks takes the number of its first synonym (in stem order) that the suspicious document
+/// has and the source lacks: a word replaced by a synonym counts as the same term. Returns the
+/// source document renumbered, its terms' new numbers and the number of terms of the pair.
+pub(crate) fn pair_terms(
+    susp: &Prepared<'_>,
+    src: &Prepared<'_>,
+    synonyms: bool,
+) -> (Doc, Vec<u32>, usize) {
     let mut ids: AHashMap<&str, u32> = AHashMap::with_capacity(susp.terms());
     for id in 0..susp.terms() {
         ids.insert(susp.stem(id), id as u32);
     }
-    let mut next = susp.terms() as u32;
-    let map: Vec<u32> = (0..src.terms())
-        .map(|id| {
-            ids.get(src.stem(id)).copied().unwrap_or_else(|| {
-                next += 1;
-                next - 1
-            })
+    let synonyms = synonyms && susp.language == Language::English;
+    // The suspicious terms that a source term has already (matched exactly).
+    let mut matched = vec![false; if synonyms { susp.terms() } else { 0 }];
+    let mut lacking: Vec<usize> = Vec::new();
+    let mut map: Vec<u32> = (0..src.terms())
+        .map(|id| match ids.get(src.stem(id)) {
+            Some(&t) => {
+                if synonyms {
+                    matched[t as usize] = true;
+                }
+                t
+            }
+            None => {
+                if synonyms {
+                    lacking.push(id);
+                }
+                NONE
+            }
         })
         .collect();
+    let mut by_synonym = vec![false; if lacking.is_empty() { 0 } else { map.len() }];
+    if let (false, Some(susp_numbers), Some(src_numbers)) =
+        (lacking.is_empty(), &susp.synonyms, &src.synonyms)
+    {
+        let table = Synonyms::english();
+        SYNONYM_SLOTS.with_borrow_mut(|slots| {
+            slots.start(table.len());
+            for (id, &n) in susp_numbers.iter().enumerate() {
+                if n != NONE {
+                    slots.set(n, id as u32);
+                }
+            }
+            for id in lacking {
+                let n = src_numbers[id];
+                if n == NONE {
+                    continue;
+                }
+                // The first synonym the suspicious document has and the source lacks (no
+                // source term matched it exactly).
+                let found = table
+                    .of(n)
+                    .iter()
+                    .find_map(|&m| slots.get(m).filter(|&t| !matched[t as usize]));
+                if let Some(t) = found {
+                    map[id] = t;
+                    by_synonym[id] = true;
+                }
+            }
+        });
+    }
+    let mut next = susp.terms() as u32;
+    for t in &mut map {
+        if *t == NONE {
+            *t = next;
+            next += 1;
+        }
+    }
     let words = src
         .doc
         .words
         .iter()
         .map(|w| Word {
             term: map[w.term as usize],
+            synonym: by_synonym.get(w.term as usize) == Some(&true),
             ..*w
         })
         .collect();
@@ -386,6 +510,7 @@ impl Doc {
                     end: i as u32,
                     term,
                     stop,
+                    synonym: false,
                 });
             }
             match c {
@@ -485,6 +610,42 @@ mod tests {
         )
         .doc;
         assert!(d.words.iter().all(|w| w.term == d.words[0].term));
+    }
+
+    #[test]
+    fn synonyms_take_the_suspicious_term_where_the_source_lacks_it() {
+        let english = Language::English;
+        let id = |p: &Prepared<'_>, word: &str| {
+            let stem = english.stem(word);
+            (0..p.terms()).find(|&i| p.stem(i) == stem).unwrap()
+        };
+        let susp = Prepared::new("They buy tickets at a low cost.", english, 0);
+        let src = Prepared::new("They purchase tickets at a low price.", english, 0);
+        let (doc, map, n) = pair_terms(&susp, &src, true);
+        assert_eq!(n, susp.terms());
+        assert_eq!(map[id(&src, "purchase")], id(&susp, "buy") as u32);
+        assert_eq!(map[id(&src, "price")], id(&susp, "cost") as u32);
+        // The words know they match through a synonym (copies are fitted on the same words).
+        let synonym: Vec<bool> = doc.words.iter().map(|w| w.synonym).collect();
+        assert_eq!(synonym, [false, true, false, false, false, false, true]);
+        // A source with "cost" itself keeps "price" apart.
+        let src = Prepared::new("They purchase tickets at a low price or cost.", english, 0);
+        let (_, map, n) = pair_terms(&susp, &src, true);
+        assert_eq!(map[id(&src, "cost")], id(&susp, "cost") as u32);
+        assert_eq!(map[id(&src, "price")], susp.terms() as u32);
+        assert_eq!(n, susp.terms() + 2); // "price" and "or"
+        // Off, or not English: no synonyms.
+        let (_, map, _) = pair_terms(&susp, &src, false);
+        assert!(map[id(&src, "purchase")] as usize >= susp.terms());
+        let german = Language::German;
+        let susp = Prepared::new("They buy tickets at a low cost.", german, 0);
+        let src = Prepared::new("They purchase tickets at a low price.", german, 0);
+        let (_, map, _) = pair_terms(&susp, &src, true);
+        // "they", "tickets", "at", "a" and "low" only.
+        assert_eq!(
+            map.iter().filter(|&&t| (t as usize) < susp.terms()).count(),
+            5
+        );
     }
 
     #[test]

@@ -259,6 +259,7 @@ impl<'t> Prepared<'t> {
                 end: end as u32,
                 term: term as u32,
                 stop,
+                synonym: false,
             });
         }
         if next_term != n_stems as u64 {
@@ -314,7 +315,7 @@ impl<'t> Prepared<'t> {
             return Err(bad("bytes after the document"));
         }
         let doc = Doc { words, sentences };
-        Ok(Prepared {
+        let prepared = Prepared {
             text,
             language,
             min_sentence_words,
@@ -322,6 +323,11 @@ impl<'t> Prepared<'t> {
             doc,
             counts,
             stems,
+            synonyms: None,
+        };
+        Ok(Prepared {
+            synonyms: prepared.synonym_numbers(),
+            ..prepared
         })
     }
 }
@@ -354,5 +360,23 @@ mod tests {
         for cut in (0..bytes.len()).step_by(997) {
             assert!(Prepared::decode(&text, &bytes[..cut]).is_err(), "{cut}");
         }
+    }
+
+    /// The synonym-table numbers looked up for a decoded document are the ones tokenizing
+    /// gave (stopwords included: they are in no synset).
+    #[test]
+    fn decoded_documents_have_the_same_synonyms() {
+        let text = "After all, they purchase tickets at a low price and do buy more at a cost.";
+        let prepared = Aligner::builder().build().unwrap().prepare(text);
+        let numbers = prepared.synonyms.as_deref().unwrap();
+        let found = numbers
+            .iter()
+            .filter(|&&n| n != crate::synonyms::NONE)
+            .count();
+        assert_eq!(found, 6, "purchase, tickets, low, price, buy, cost");
+        let mut bytes = Vec::new();
+        prepared.encode(&mut bytes);
+        let back = Prepared::decode(text, &bytes).unwrap();
+        assert_eq!(back.synonyms, prepared.synonyms);
     }
 }
