@@ -640,9 +640,10 @@ mod tests {
     }
 }
 
-/// `--fallback-ngram` of `align` and `check`, with the aligner's default.
+/// The aligner's options of `align` and `check` (`--fallback-ngram`, `--synonyms`), with its
+/// defaults.
 #[derive(Debug, clap::Args)]
-pub struct FallbackArgs {
+pub struct AlignerArgs {
     /// Where alignment finds no passage, look again from the sentence pairs sharing a word
     /// N-gram (finds heavily reworded passages), or `off`.
     #[arg(
@@ -651,16 +652,55 @@ pub struct FallbackArgs {
         default_value_t = NgramOrOff(textreuse_align::DEFAULT_FALLBACK_NGRAM)
     )]
     pub fallback_ngram: NgramOrOff,
+    #[command(flatten)]
+    pub synonyms: SynonymArgs,
 }
 
-impl FallbackArgs {
-    /// Sets the aligner's fallback n-gram size.
+impl AlignerArgs {
+    /// Sets the aligner's fallback n-gram size and synonym matching.
     pub fn apply<'b>(
         &self,
         builder: &'b mut textreuse_align::AlignerBuilder,
     ) -> &'b mut textreuse_align::AlignerBuilder {
-        builder.fallback_ngram(self.fallback_ngram.0)
+        builder
+            .fallback_ngram(self.fallback_ngram.0)
+            .synonyms(self.synonyms.synonyms.0)
     }
+}
+
+/// `on` or `off` (`--synonyms`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct OnOff(pub bool);
+
+impl std::str::FromStr for OnOff {
+    type Err = String;
+
+    fn from_str(text: &str) -> Result<OnOff, String> {
+        match text {
+            "on" => Ok(OnOff(true)),
+            "off" => Ok(OnOff(false)),
+            _ => Err(format!("expected `on` or `off`, got `{text}`")),
+        }
+    }
+}
+
+impl std::fmt::Display for OnOff {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(if self.0 { "on" } else { "off" })
+    }
+}
+
+/// `--synonyms` of `align`, `check` and `reuse`, with the aligner's default.
+#[derive(Debug, clap::Args)]
+pub struct SynonymArgs {
+    /// Match English words with their WordNet synonyms where the source's word is missing from
+    /// the suspicious text (finds paraphrases that swap words), or `off`.
+    #[arg(
+        long,
+        value_name = "on|off",
+        default_value_t = OnOff(textreuse_align::DEFAULT_SYNONYMS)
+    )]
+    pub synonyms: OnOff,
 }
 
 /// `--lang`: the language alignment stems and drops stopwords in.

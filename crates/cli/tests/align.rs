@@ -162,3 +162,29 @@ fn fallback_ngram_finds_reworded_passages_unless_off() {
         ""
     );
 }
+
+/// `--synonyms`: a paraphrase that swaps most content words for WordNet synonyms ("purchase" for
+/// "buy", "tales" for "stories") is found by default, and not with `off`.
+#[test]
+fn synonyms_find_paraphrases_unless_off() {
+    let source = "Visitors could purchase tickets at a cheaper price before the journey would \
+        begin. Every customer who wanted help found a large car outside the hotel. The guides \
+        would build a fire and tell stories about wealthy families.\n";
+    let suspicious = "Some opening words about gardens and tomatoes come first here. Visitors \
+        could buy passes at a cheaper cost before the travel would start. Every client who \
+        desired aid found a big automobile outside the inn. The guides would construct a blaze \
+        and recount tales about affluent households. Then the essay returns to gardening.\n";
+    let dir = tempfile::tempdir().unwrap();
+    let (src, susp) = (dir.path().join("src.txt"), dir.path().join("susp.txt"));
+    std::fs::write(&src, source).unwrap();
+    std::fs::write(&susp, suspicious).unwrap();
+    let (src, susp) = (src.to_str().unwrap(), susp.to_str().unwrap());
+    let found = common::ok(&["align", src, susp]);
+    assert_eq!(found.lines().count(), 1, "{found}");
+    assert!(
+        found.contains(r#""suspicious_text":"Visitors could buy passes"#),
+        "{found}"
+    );
+    assert_eq!(common::ok(&["align", src, susp, "--synonyms", "on"]), found);
+    assert_eq!(common::ok(&["align", src, susp, "--synonyms", "off"]), "");
+}

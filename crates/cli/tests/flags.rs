@@ -33,6 +33,10 @@ fn meaningless_values_are_refused() {
     );
     for cmd in [&["align", "a.txt", "b.txt"][..], &["reuse", "c"]] {
         refused(&[cmd, &["--fallback-ngram", "0"]].concat(), "or `off`");
+        refused(
+            &[cmd, &["--synonyms", "yes"]].concat(),
+            "expected `on` or `off`, got `yes`",
+        );
     }
 }
 

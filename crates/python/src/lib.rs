@@ -162,6 +162,7 @@ mod _native {
             "reuse_fallback_ngram",
             textreuse_reuse::DEFAULT_FALLBACK_NGRAM,
         )?;
+        defaults.set_item("synonyms", textreuse_align::DEFAULT_SYNONYMS)?;
         m.add("DEFAULTS", defaults)?;
         // The files of each job's output directory (what an OutputSet for it may replace).
         let dedup_outputs = [

@@ -56,6 +56,7 @@ impl PyReuseJob {
         min_words = textreuse_align::index::DEFAULT_MIN_WORDS,
         min_length = textreuse_align::DEFAULT_MIN_PASSAGE_LEN, lang = "en",
         fallback_ngram = textreuse_reuse::DEFAULT_FALLBACK_NGRAM,
+        synonyms = textreuse_align::DEFAULT_SYNONYMS,
     ))]
     // One argument per keyword of the Python constructor (the CLI's flags).
     #[allow(clippy::too_many_arguments)]
@@ -68,6 +69,7 @@ impl PyReuseJob {
         min_length: usize,
         lang: &str,
         fallback_ngram: Option<usize>,
+        synonyms: bool,
     ) -> PyResult<Self> {
         let (language, detect) = crate::text::language_choice(lang)?;
         let inner = Reuse::builder()
@@ -80,6 +82,7 @@ impl PyReuseJob {
             .language(language)
             .detect_language(detect)
             .fallback_ngram(fallback_ngram)
+            .synonyms(synonyms)
             .build()
             .map_err(reuse_error)?;
         Ok(PyReuseJob { inner })

@@ -132,21 +132,27 @@ pub(crate) fn language_choice(lang: &str) -> PyResult<(textreuse_align::Language
 /// Passages shorter than `min_length` bytes on either side are dropped. `lang` is the texts'
 /// language for stemming and stopwords (an ISO 639-1 code such as "en", "de", "ru", "bg"), or
 /// "auto" to detect it from `suspicious` (English when unsure); an unknown code raises
-/// ValueError listing the supported ones. Runs with the GIL released.
+/// ValueError listing the supported ones. `synonyms` matches English words with their WordNet
+/// synonyms (`textreuse align --synonyms`). Runs with the GIL released.
 #[pyfunction]
-#[pyo3(signature = (source, suspicious, min_length=textreuse_align::DEFAULT_MIN_PASSAGE_LEN, lang="en"))]
+#[pyo3(signature = (
+    source, suspicious, min_length=textreuse_align::DEFAULT_MIN_PASSAGE_LEN, lang="en",
+    synonyms=textreuse_align::DEFAULT_SYNONYMS,
+))]
 pub(crate) fn align<'py>(
     py: Python<'py>,
     source: &str,
     suspicious: &str,
     min_length: usize,
     lang: &str,
+    synonyms: bool,
 ) -> PyResult<Vec<Bound<'py, PyDict>>> {
     let (language, detect) = language_choice(lang)?;
     let aligner = Aligner::builder()
         .min_passage_len(min_length)
         .language(language)
         .detect_language(detect)
+        .synonyms(synonyms)
         .build()
         .map_err(|e| PyValueError::new_err(e.to_string()))?;
     let passages = py.detach(|| aligner.align(source, suspicious));

@@ -322,6 +322,24 @@ def test_align_finds_the_copied_passage():
     assert textreuse.align("", "") == []
 
 
+def test_align_matches_synonyms_unless_off():
+    source = (
+        "Visitors could purchase tickets at a cheaper price before the journey would begin. "
+        "Every customer who wanted help found a large car outside the hotel. The guides would "
+        "build a fire and tell stories about wealthy families."
+    )
+    suspicious = (
+        "Some opening words about gardens and tomatoes come first here. Visitors could buy "
+        "passes at a cheaper cost before the travel would start. Every client who desired aid "
+        "found a big automobile outside the inn. The guides would construct a blaze and recount "
+        "tales about affluent households. Then the essay returns to gardening."
+    )
+    (d,) = textreuse.align(source, suspicious)
+    assert d["suspicious_text"].startswith("Visitors could buy passes")
+    assert textreuse.align(source, suspicious, synonyms=True) == [d]
+    assert textreuse.align(source, suspicious, synonyms=False) == []
+
+
 def test_align_in_other_languages():
     paragraphs = (TESTDATA / "lang" / "bg.txt").read_text().split("\n\n")
     source = paragraphs[0] + "\n\n" + paragraphs[1]

@@ -610,6 +610,8 @@ def test_reuse_kernels_check_their_input():
         kernels.ReuseJob(fallback_ngram=0)
     off, four = (json.loads(kernels.ReuseJob(fallback_ngram=n).stats_template(1, 0)) for n in (None, 4))
     assert (off["fallback_ngram"], four["fallback_ngram"]) == (None, 4)
+    assert json.loads(kernels.ReuseJob().stats_template(1, 0))["synonyms"] is True
+    assert json.loads(kernels.ReuseJob(synonyms=False).stats_template(1, 0))["synonyms"] is False
     job = kernels.ReuseJob(min_words=3)
     terms = pa.array([[{"term": 1, "df": 1}], None], pa.list_(pa.struct([("term", pa.int64()), ("df", pa.int64())])))
     r, c, t, w = kernels.reuse_chunk_vectors(

@@ -79,15 +79,16 @@ def test_reuse_against_another_corpus_equals_the_cli(spark, documents, tmp_path)
     from textreuse.spark import ReuseParams, run_reuse
 
     first, second = documents
-    params = ReuseParams(min_score=0.2, top_docs=3, lang="auto", fallback_ngram=4)
+    params = ReuseParams(min_score=0.2, top_docs=3, lang="auto", fallback_ngram=4, synonyms=False)
     cli_reuse(
         tmp_path / "cli", str(second), "--against", str(first), "--min-score", "0.2",
-        "--top-docs", "3", "--lang", "auto", "--fallback-ngram", "4", status=SKIPPED_INPUTS,
+        "--top-docs", "3", "--lang", "auto", "--fallback-ngram", "4", "--synonyms", "off",
+        status=SKIPPED_INPUTS,
     )
     run_reuse(spark, [str(second)], str(tmp_path / "spark"), params, against=[str(first)])
     stats = assert_same_reuse(tmp_path / "cli", tmp_path / "spark")
     assert stats["against_documents"] > 0 and stats["cases"] > 0
-    assert stats["lang"] == "auto" and stats["fallback_ngram"] == 4
+    assert stats["lang"] == "auto" and stats["fallback_ngram"] == 4 and stats["synonyms"] is False
 
 
 def test_candidates_only_lists_the_cli_candidates(spark, documents, tmp_path):

@@ -255,6 +255,7 @@ pub struct ReuseBuilder {
     language: Language,
     detect_language: bool,
     fallback_ngram: Option<usize>,
+    synonyms: bool,
 }
 
 impl Default for Reuse {
@@ -297,6 +298,7 @@ impl ReuseBuilder {
             language: Language::English,
             detect_language: false,
             fallback_ngram: DEFAULT_FALLBACK_NGRAM,
+            synonyms: textreuse_align::DEFAULT_SYNONYMS,
         }
     }
 
@@ -308,6 +310,14 @@ impl ReuseBuilder {
     /// looked at again (docs/reuse.md in the repository has the measurements).
     pub fn fallback_ngram(&mut self, n: Option<usize>) -> &mut Self {
         self.fallback_ngram = n;
+        self
+    }
+
+    /// Whether alignment matches English words with their WordNet synonyms (default
+    /// [`textreuse_align::DEFAULT_SYNONYMS`], on; see
+    /// [`AlignerBuilder::synonyms`](textreuse_align::AlignerBuilder::synonyms)).
+    pub fn synonyms(&mut self, on: bool) -> &mut Self {
+        self.synonyms = on;
         self
     }
 
@@ -478,6 +488,7 @@ impl ReuseBuilder {
             .language(self.language)
             .detect_language(self.detect_language)
             .fallback_ngram(self.fallback_ngram)
+            .synonyms(self.synonyms)
             .build()
             .map_err(|e| ReuseError::Parameter(e.to_string()))?;
         Ok(Reuse {
@@ -617,6 +628,8 @@ pub struct ReuseStats {
     pub lang: String,
     /// The word n-gram size of alignment's second extension, `null` when off.
     pub fallback_ngram: Option<usize>,
+    /// Whether alignment matched English words with their synonyms.
+    pub synonyms: bool,
     /// The bucket cap.
     pub max_bucket: usize,
     /// Documents of the corpus.
@@ -882,6 +895,7 @@ impl Reuse {
                 o.language.code().to_string()
             },
             fallback_ngram: o.fallback_ngram,
+            synonyms: o.synonyms,
             max_bucket: o.max_bucket,
             documents,
             against_documents,

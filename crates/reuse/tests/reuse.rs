@@ -2,7 +2,8 @@
 //! output files, and that results do not depend on threads or the memory budget.
 use textreuse_dedup::{Document, Progress, Stage};
 use textreuse_reuse::{
-    ALIGN_BATCH, Candidates, FoundPair, PairResult, PanOutput, Reuse, ReuseOutputDir, ReuseSink,
+    ALIGN_BATCH, Candidates, FoundPair, PairResult, PanOutput, Reuse, ReuseBuilder, ReuseOutputDir,
+    ReuseSink, ReuseStats,
 };
 
 /// A paragraph of made-up words, different for each `i`.
@@ -23,6 +24,17 @@ fn paragraph(i: usize, words: usize) -> String {
         out.push(word);
     }
     format!("{}.", out.join(" "))
+}
+
+/// The (source, suspicious) document pairs with passages of a run within `docs`, and its
+/// statistics.
+fn pairs_found(docs: &[Document], job: &mut ReuseBuilder) -> (Vec<(usize, usize)>, ReuseStats) {
+    let mut found = Vec::new();
+    let stats = job.build().unwrap().run(docs, None, &mut found).unwrap();
+    (
+        found.iter().map(|p| (p.source, p.suspicious)).collect(),
+        stats,
+    )
 }
 
 /// Documents of three paragraphs; document 4 reuses a paragraph of document 1, document 7 one
@@ -452,20 +464,43 @@ fn fallback_ngrams_find_reworded_reuse_when_asked() {
     docs[2].text = format!("{}\n\n{}", docs[2].text, sentences.join(" "));
     docs[5].text = format!("{}\n\n{}.", docs[5].text, reworded.join(" "));
     let found = |fallback: Option<usize>| {
-        let mut found = Vec::new();
-        let stats = Reuse::builder()
-            .fallback_ngram(fallback)
-            .build()
-            .unwrap()
-            .run(&docs, None, &mut found)
-            .unwrap();
+        let (pairs, stats) = pairs_found(&docs, Reuse::builder().fallback_ngram(fallback));
         assert_eq!(stats.fallback_ngram, fallback);
-        found
-            .iter()
-            .map(|p| (p.source, p.suspicious))
-            .collect::<Vec<_>>()
+        pairs
     };
     assert_eq!(found(None), [(1, 4), (2, 7)]);
     assert_eq!(found(Some(4)), [(1, 4), (2, 5), (2, 7)]);
     assert!(Reuse::builder().fallback_ngram(Some(0)).build().is_err());
+}
+
+/// A paraphrase that swaps most content words for WordNet synonyms is found with the aligner's
+/// synonyms (the default) and not without; `stats.json` says which.
+#[test]
+fn synonyms_find_paraphrased_reuse() {
+    let mut docs = corpus(8);
+    docs[1].text = format!(
+        "{}\n\nVisitors could purchase tickets at a cheaper price before the journey would \
+         begin. Every customer who wanted help found a large car outside the hotel. The guides \
+         would build a fire and tell stories about wealthy families.",
+        docs[1].text
+    );
+    docs[6].text = format!(
+        "{}\n\nVisitors could buy passes at a cheaper cost before the travel would start. Every \
+         client who desired aid found a big automobile outside the inn. The guides would \
+         construct a blaze and recount tales about affluent households.",
+        docs[6].text
+    );
+    let found = |synonyms: bool| {
+        let (pairs, stats) = pairs_found(&docs, Reuse::builder().synonyms(synonyms));
+        assert_eq!(stats.synonyms, synonyms);
+        pairs
+    };
+    let with = found(true);
+    assert!(with.contains(&(1, 6)), "{with:?}");
+    assert_eq!(
+        found(false),
+        with.into_iter()
+            .filter(|&p| p != (1, 6))
+            .collect::<Vec<_>>()
+    );
 }

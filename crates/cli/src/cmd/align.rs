@@ -41,7 +41,7 @@ pub struct Args {
     #[arg(long, value_name = "N", default_value_t = textreuse_align::DEFAULT_MIN_PASSAGE_LEN)]
     pub min_length: usize,
     #[command(flatten)]
-    pub fallback: util::FallbackArgs,
+    pub aligner: util::AlignerArgs,
     #[command(flatten)]
     pub lang: util::LangArgs,
 }
@@ -51,7 +51,7 @@ pub fn run(args: &Args, global: &Global) -> anyhow::Result<()> {
     let aligner = args
         .lang
         .apply(
-            args.fallback
+            args.aligner
                 .apply(Aligner::builder().min_passage_len(args.min_length)),
         )
         .build()?;

@@ -46,7 +46,7 @@ pub struct Args {
     #[arg(long, value_name = "N", default_value_t = textreuse_align::DEFAULT_MIN_PASSAGE_LEN)]
     pub min_length: usize,
     #[command(flatten)]
-    pub fallback: util::FallbackArgs,
+    pub aligner: util::AlignerArgs,
     #[command(flatten)]
     pub lang: util::LangArgs,
     /// Word n-gram length of the index's shingles.
@@ -166,7 +166,7 @@ pub fn run(args: &Args, global: &Global) -> anyhow::Result<()> {
     let aligner = args
         .lang
         .apply(
-            args.fallback
+            args.aligner
                 .apply(Aligner::builder().min_passage_len(args.min_length)),
         )
         .build()?;

@@ -76,6 +76,8 @@ pub struct Args {
     )]
     fallback_ngram: util::NgramOrOff,
     #[command(flatten)]
+    synonyms: util::SynonymArgs,
+    #[command(flatten)]
     lang: util::LangArgs,
     /// MinHash: buckets with more chunks contribute only the pairs of their first N (counted in
     /// stats.json).
@@ -116,6 +118,7 @@ pub fn run(args: &Args, global: &Global) -> anyhow::Result<()> {
         .min_shared(args.min_shared)
         .min_passage_len(args.min_length)
         .fallback_ngram(args.fallback_ngram.0)
+        .synonyms(args.synonyms.synonyms.0)
         .language(language)
         .detect_language(detect_language)
         .max_bucket(args.max_bucket)

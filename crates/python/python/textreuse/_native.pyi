@@ -298,12 +298,17 @@ def paragraph_simhash(text: str) -> int | None:
     """
 
 def align(
-    source: str, suspicious: str, min_length: int = 150, lang: str = "en"
+    source: str,
+    suspicious: str,
+    min_length: int = 150,
+    lang: str = "en",
+    synonyms: bool = True,
 ) -> list[Detection]:
     """Passages of ``suspicious`` reused from ``source`` (PAN text alignment, as
     ``textreuse align``); passages shorter than ``min_length`` bytes on a side are dropped.
     ``lang`` is the texts' language for stemming and stopwords (ISO 639-1: "en", "de", "ru",
-    "bg", ...) or "auto" to detect it from ``suspicious``; ValueError for an unknown code."""
+    "bg", ...) or "auto" to detect it from ``suspicious``; ValueError for an unknown code.
+    ``synonyms`` matches English words with their WordNet synonyms (``--synonyms``)."""
 
 def tune(
     threshold: float,
@@ -459,6 +464,7 @@ class ReuseJob:
         min_length: int = ...,
         lang: str = "en",
         fallback_ngram: int | None = None,
+        synonyms: bool = True,
     ) -> None: ...
     def stats_template(self, documents: int, against_documents: int) -> str: ...
 

@@ -189,6 +189,9 @@ def _parser() -> argparse.ArgumentParser:
     r.add_argument("--fallback-ngram", type=_ngram_or_off, default=rd.fallback_ngram,
                    metavar="N|off", help="where alignment finds no passage, look again from "
                    "the sentence pairs sharing a word N-gram (default off)")
+    r.add_argument("--synonyms", choices=("on", "off"),
+                   default="on" if rd.synonyms else "off",
+                   help="match English words with their WordNet synonyms (default on)")
     r.add_argument("--candidates-only", action="store_true",
                    help="stop after the candidates: pairs.tsv lists them all")
     for option in ("--master", "--partitions", "--conf", "--quiet"):
@@ -220,7 +223,7 @@ def main(argv: list[str] | None = None) -> int:
                 terms=args.terms, top_docs=args.top_docs, max_postings=args.max_postings,
                 min_score=args.min_score, min_words=args.min_words, min_length=args.min_length,
                 lang=args.lang, fallback_ngram=args.fallback_ngram,
-                candidates_only=args.candidates_only,
+                synonyms=args.synonyms == "on", candidates_only=args.candidates_only,
             )
             from textreuse.kernels import ReuseJob
 

@@ -60,6 +60,8 @@ class ReuseParams:
     #: Where alignment finds no passage, look again from the sentence pairs sharing a word
     #: n-gram of this size (``--fallback-ngram``; None: off).
     fallback_ngram: int | None = _DEFAULTS["reuse_fallback_ngram"]
+    #: Match English words with their WordNet synonyms (``--synonyms``).
+    synonyms: bool = _DEFAULTS["synonyms"]
     #: Stop after the candidates: ``pairs.tsv`` lists them all, nothing is aligned.
     candidates_only: bool = False
 
@@ -67,7 +69,7 @@ class ReuseParams:
         return dict(
             terms=self.terms, top_docs=self.top_docs, max_postings=self.max_postings,
             min_score=self.min_score, min_words=self.min_words, min_length=self.min_length,
-            lang=self.lang, fallback_ngram=self.fallback_ngram,
+            lang=self.lang, fallback_ngram=self.fallback_ngram, synonyms=self.synonyms,
         )
 
 
