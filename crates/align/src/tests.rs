@@ -153,18 +153,11 @@ fn ngram_seeds_find_verbatim_copies() {
 /// `sentences` sentences of made-up words (almost every word occurs once), one passage,
 /// repeated `copies` times.
 fn copies(sentences: usize, copies: usize) -> String {
-    let mut x = 0x9e37_79b9_7f4a_7c15u64;
+    let mut word = made_up_words(0x9e37_79b9_7f4a_7c15);
     let mut passage = String::new();
     for _ in 0..sentences {
-        for w in 0..12 {
-            if w > 0 {
-                passage.push(' ');
-            }
-            for _ in 0..7 {
-                x = x.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1);
-                passage.push((b'a' + (x >> 59) as u8 % 26) as char);
-            }
-        }
+        let words: Vec<String> = (0..12).map(|_| word()).collect();
+        passage.push_str(&words.join(" "));
         passage.push_str(". ");
     }
     passage.repeat(copies)
