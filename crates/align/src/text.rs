@@ -404,48 +404,36 @@ pub(crate) fn pair_terms(
     let synonyms = synonyms && susp.language == Language::English;
     // The suspicious terms that a source term has already (matched exactly).
     let mut matched = vec![false; if synonyms { susp.terms() } else { 0 }];
-    let mut lacking: Vec<usize> = Vec::new();
     let mut map: Vec<u32> = (0..src.terms())
-        .map(|id| match ids.get(src.stem(id)) {
-            Some(&t) => {
-                if synonyms {
-                    matched[t as usize] = true;
-                }
-                t
+        .map(|id| {
+            let t = ids.get(src.stem(id)).copied().unwrap_or(NONE);
+            if synonyms && t != NONE {
+                matched[t as usize] = true;
             }
-            None => {
-                if synonyms {
-                    lacking.push(id);
-                }
-                NONE
-            }
+            t
         })
         .collect();
-    let mut by_synonym = vec![false; if lacking.is_empty() { 0 } else { map.len() }];
-    if let (false, Some(susp_numbers), Some(src_numbers)) =
-        (lacking.is_empty(), &susp.synonyms, &src.synonyms)
+    let mut by_synonym = Vec::new();
+    if let (true, Some(susp_numbers), Some(src_numbers)) = (synonyms, &susp.synonyms, &src.synonyms)
     {
         let table = Synonyms::english();
+        by_synonym = vec![false; map.len()];
         SYNONYM_SLOTS.with_borrow_mut(|slots| {
+            // The suspicious terms no source term matched exactly, by synonym-table number.
             slots.start(table.len());
             for (id, &n) in susp_numbers.iter().enumerate() {
-                if n != NONE {
+                if n != NONE && !matched[id] {
                     slots.set(n, id as u32);
                 }
             }
-            for id in lacking {
+            // Each source term the suspicious document lacks takes its first synonym there.
+            for (id, t) in map.iter_mut().enumerate() {
                 let n = src_numbers[id];
-                if n == NONE {
+                if *t != NONE || n == NONE {
                     continue;
                 }
-                // The first synonym the suspicious document has and the source lacks (no
-                // source term matched it exactly).
-                let found = table
-                    .of(n)
-                    .iter()
-                    .find_map(|&m| slots.get(m).filter(|&t| !matched[t as usize]));
-                if let Some(t) = found {
-                    map[id] = t;
+                if let Some(found) = table.of(n).iter().find_map(|&m| slots.get(m)) {
+                    *t = found;
                     by_synonym[id] = true;
                 }
             }
