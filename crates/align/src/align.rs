@@ -381,6 +381,7 @@ impl Aligner {
                 src: f.src,
                 score: f.score,
                 summary: false,
+                copy: false,
             })
             .collect();
         if let (Some(_), Some(snap)) = (self.summary_max_gap, self.summary_snap) {
@@ -401,6 +402,18 @@ impl Aligner {
                 s.susp.len() >= self.min_passage_len && s.src.len() >= self.min_passage_len
             });
             spans.sort_by_key(|s| (s.susp.start, s.src.start));
+        }
+        if let Some(window) = self.edge_window {
+            for span in &mut spans {
+                *span = refine::grow_edges(
+                    std::mem::take(span),
+                    pair.susp,
+                    pair.src,
+                    (suspicious, source),
+                    window,
+                    self.edge_density,
+                );
+            }
         }
         let best = spans.iter().map(|s| s.score).fold(0.0, f64::max);
         spans.retain(|s| s.score >= self.best_passage_ratio * best);

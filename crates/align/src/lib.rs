@@ -73,6 +73,9 @@
 //!    pair, whose source side reaches the source document's start or end when little of it is
 //!    left uncovered there ([`AlignerBuilder::summary_snap`]). Fitting runs after filtering, so
 //!    a fitted copy shorter than [`AlignerBuilder::min_passage_len`] is dropped too.
+//!    Other passages grow word by word into the text beside their edges where it shares
+//!    content words with the text beside the same edge in the other document
+//!    ([`AlignerBuilder::edge_window`]): reworded reuse often begins or ends inside a sentence.
 //! 7. **The pair's weak passages.** Passages scoring below a share of the pair's best passage
 //!    ([`AlignerBuilder::best_passage_ratio`]) are dropped: beside a real case they are mostly
 //!    chance matches of common wording.
@@ -171,6 +174,8 @@ pub struct Aligner {
     detect_language: bool,
     synonyms: bool,
     copy_cover: Option<f64>,
+    edge_window: Option<usize>,
+    edge_density: f64,
     summary_snap: Option<f64>,
     summary_validation_threshold: f64,
 }
@@ -254,6 +259,13 @@ pub const DEFAULT_BEST_PASSAGE_RATIO: f64 = 0.55;
 /// chosen on the PAN 2013 training corpus, `docs/performance.md`).
 pub const DEFAULT_SYNONYMS: bool = true;
 
+/// The default [`AlignerBuilder::edge_window`], chosen on each half of the PAN 2013 training
+/// corpus (both chose it; `docs/performance.md`).
+pub const DEFAULT_EDGE_WINDOW: Option<usize> = Some(25);
+
+/// The default [`AlignerBuilder::edge_density`], chosen with [`DEFAULT_EDGE_WINDOW`].
+pub const DEFAULT_EDGE_DENSITY: f64 = 0.4;
+
 impl AlignerBuilder {
     /// The defaults.
     pub fn new() -> AlignerBuilder {
@@ -281,6 +293,8 @@ impl AlignerBuilder {
                 detect_language: false,
                 synonyms: DEFAULT_SYNONYMS,
                 copy_cover: Some(0.6),
+                edge_window: DEFAULT_EDGE_WINDOW,
+                edge_density: DEFAULT_EDGE_DENSITY,
                 summary_snap: Some(0.7),
                 summary_validation_threshold: 0.30,
             },
@@ -439,6 +453,27 @@ impl AlignerBuilder {
         self
     }
 
+    /// Passages that are neither copies nor summaries grow word by word into the text beside
+    /// their edges, up to this many words, where that text in the suspicious document shares
+    /// its content words with the text beside the same edge in the source (default
+    /// [`DEFAULT_EDGE_WINDOW`]; `None` keeps sentence boundaries). An edge grows to the
+    /// furthest content word found on the other side such that at least
+    /// [`AlignerBuilder::edge_density`] of the content words between it and the edge are, and
+    /// at least two; blank lines (paragraph breaks) stop it. Reworded reuse often begins or
+    /// ends inside a sentence whose part was too short or too changed to seed.
+    pub fn edge_window(&mut self, words: Option<usize>) -> &mut Self {
+        self.aligner.edge_window = words;
+        self
+    }
+
+    /// The share of content words beside a passage's edge that must be found beside the same
+    /// edge in the other document for [`AlignerBuilder::edge_window`] to grow it (default
+    /// [`DEFAULT_EDGE_DENSITY`]).
+    pub fn edge_density(&mut self, share: f64) -> &mut Self {
+        self.aligner.edge_density = share;
+        self
+    }
+
     /// Summaries cover their source: when a pair's passages together span at least
     /// [`AlignerBuilder::summary_ratio`] times more source than suspicious text (and summary
     /// mode is on), they are merged into one passage pair whose source side is extended to the
@@ -501,6 +536,7 @@ impl AlignerBuilder {
             ("copy_cover", a.copy_cover.unwrap_or(0.0)),
             ("summary_snap", a.summary_snap.unwrap_or(0.0)),
             ("best_passage_ratio", a.best_passage_ratio),
+            ("edge_density", a.edge_density),
         ] {
             if !(0.0..=1.0).contains(&value) {
                 return Err(BuildError::Threshold { name, value });

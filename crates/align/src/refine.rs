@@ -10,6 +10,10 @@
 //!   (a summary condenses its source), they are one case: merged into one passage pair, whose
 //!   source side reaches the start or end of the source document when the passages leave only
 //!   a small share of it uncovered there (a summary usually condenses a whole text or section).
+//! - **Reworded reuse.** Other passages grow word by word into the text beside their edges
+//!   where it shares content words with the text beside the same edge in the other document:
+//!   reworded reuse often begins or ends inside a sentence whose part in it was too short or too
+//!   changed to seed.
 use std::ops::Range;
 
 use ahash::AHashMap;
@@ -24,6 +28,8 @@ pub(crate) struct Span {
     pub score: f64,
     /// Made by [`merge_summary`]: its boundaries are final.
     pub summary: bool,
+    /// Fitted by [`fit_copy`]: its boundaries are where the copy begins and ends.
+    pub copy: bool,
 }
 
 /// Word n-gram size for recognizing copies.
@@ -138,7 +144,14 @@ pub(crate) fn fit_copy(
         src: ss..se,
         score: span.score,
         summary: false,
+        copy: true,
     }
+}
+
+/// No blank line (a paragraph break) between word `k - 1` and word `k` of `doc`.
+fn joined(doc: &Doc, text: &str, k: usize) -> bool {
+    let gap = &text.as_bytes()[doc.words[k - 1].end as usize..doc.words[k].start as usize];
+    !gap.windows(2).any(|w| w == b"\n\n") && !gap.windows(4).any(|w| w == b"\r\n\r\n")
 }
 
 /// The next pair of agreeing words beyond a copy's edge, as how many words further each
@@ -160,11 +173,6 @@ fn agreeing_step(
         } else {
             Some(x + d - 1).filter(|&k| k < n)
         }
-    };
-    // No blank line between word `k - 1` and word `k`.
-    let joined = |doc: &Doc, text: &str, k: usize| {
-        let gap = &text.as_bytes()[doc.words[k - 1].end as usize..doc.words[k].start as usize];
-        !gap.windows(2).any(|w| w == b"\n\n") && !gap.windows(4).any(|w| w == b"\r\n\r\n")
     };
     // Every gap crossed to reach word `k` from the edge at `x`.
     let crossed = |doc: &Doc, text: &str, x: usize, k: usize| {
@@ -219,5 +227,113 @@ pub(crate) fn merge_summary(spans: &mut Vec<Span>, source_len: usize, ratio: f64
         src,
         score,
         summary: true,
+        copy: false,
     });
+}
+
+/// Fewest matched content words for [`grow_edges`] to add text at an edge (chosen on both
+/// halves of the PAN 2013 training corpus with the window and density).
+const EDGE_MIN_MATCHES: usize = 2;
+
+/// The words reachable from the edge at word `x` (exclusive) within `window` words, backwards
+/// (`back`) or forwards, without crossing a blank line (a paragraph break).
+fn reach(doc: &Doc, text: &str, x: usize, window: usize, back: bool) -> Range<usize> {
+    let mut k = x;
+    if back {
+        while k > 0 && x - k < window && joined(doc, text, k) {
+            k -= 1;
+        }
+        k..x
+    } else {
+        while k < doc.words.len() && k - x < window && (k == x || joined(doc, text, k)) {
+            k += 1;
+        }
+        x..k
+    }
+}
+
+/// The sorted, distinct terms of the content words of `words`.
+fn content_terms(words: &[Word]) -> Vec<u32> {
+    let mut t: Vec<u32> = words.iter().filter(|w| !w.stop).map(|w| w.term).collect();
+    t.sort_unstable();
+    t.dedup();
+    t
+}
+
+/// How many words of `r` (counted from the edge, which is its end when `back`) to add to a
+/// passage: up to the furthest content word whose term is in `other` (sorted) such that, from
+/// there to the edge, at least `density` of the content words are and at least
+/// [`EDGE_MIN_MATCHES`].
+fn grow_side(words: &[Word], r: Range<usize>, other: &[u32], density: f64, back: bool) -> usize {
+    let (mut content, mut matched, mut grow) = (0usize, 0usize, 0usize);
+    for d in 0..r.len() {
+        let w = &words[if back { r.end - 1 - d } else { r.start + d }];
+        if w.stop {
+            continue;
+        }
+        content += 1;
+        if other.binary_search(&w.term).is_ok() {
+            matched += 1;
+            if matched >= EDGE_MIN_MATCHES && matched as f64 >= density * content as f64 {
+                grow = d + 1;
+            }
+        }
+    }
+    grow
+}
+
+/// Grows a passage pair's edges word by word into the text beside them, up to `window` words
+/// on each side of each edge, where the words beside the edge in one document share their
+/// content words with those beside it in the other (at least `density` of them). Obfuscated
+/// reuse often begins or ends with part of a sentence, too short or too changed to seed,
+/// which sentence-level extension leaves out. Summaries and fitted copies are left as they are.
+pub(crate) fn grow_edges(
+    span: Span,
+    susp: &Doc,
+    src: &Doc,
+    (suspicious, source): (&str, &str),
+    window: usize,
+    density: f64,
+) -> Span {
+    if span.summary || span.copy {
+        return span;
+    }
+    let (tw, sw) = (word_range(susp, &span.susp), word_range(src, &span.src));
+    if tw.is_empty() || sw.is_empty() {
+        return span;
+    }
+    let mut out = span;
+    for back in [true, false] {
+        let (x, y) = if back {
+            (tw.start, sw.start)
+        } else {
+            (tw.end, sw.end)
+        };
+        let p = reach(susp, suspicious, x, window, back);
+        let q = reach(src, source, y, window, back);
+        let a = grow_side(
+            &susp.words,
+            p.clone(),
+            &content_terms(&src.words[q.clone()]),
+            density,
+            back,
+        );
+        let b = grow_side(&src.words, q, &content_terms(&susp.words[p]), density, back);
+        if back {
+            if a > 0 {
+                out.susp.start = out.susp.start.min(susp.words[x - a].start as usize);
+            }
+            if b > 0 {
+                out.src.start = out.src.start.min(src.words[y - b].start as usize);
+            }
+        } else {
+            if a > 0 {
+                out.susp.end = out.susp.end.max(susp.words[x + a - 1].end as usize);
+            }
+            if b > 0 {
+                out.src.end = out.src.end.max(src.words[y + b - 1].end as usize);
+            }
+        }
+    }
+    out
 }

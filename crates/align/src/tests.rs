@@ -95,6 +95,13 @@ fn builder_rejects_bad_settings() {
             ..
         })
     ));
+    assert!(matches!(
+        Aligner::builder().edge_density(-0.1).build(),
+        Err(BuildError::Threshold {
+            name: "edge_density",
+            ..
+        })
+    ));
     assert_eq!(
         Aligner::builder()
             .sentence_seeds(false)
@@ -738,4 +745,66 @@ fn synonyms_match_paraphrases_that_swap_words() {
     let german = align(true, Language::German);
     let german_off = align(false, Language::German);
     assert_eq!(german, german_off);
+}
+
+/// Reworded reuse that begins inside a source sentence: its first part (four words, two of
+/// them replaced) is too short and too changed to seed, the reused sentences after it (their
+/// words reversed, so not a copy) seed. The passage's edges grow over that first part in
+/// both documents, and not over the unrelated words before it, nor across a blank line.
+#[test]
+fn edges_grow_over_reworded_parts_of_sentences() {
+    let mut word = made_up_words(0x7f4a_7c15_9e37_79b9);
+    let mut words = |n: usize| (0..n).map(|_| word()).collect::<Vec<_>>();
+    let (before, part, replaced) = (words(10), words(4), words(2));
+    let reused: Vec<Vec<String>> = (0..4).map(|_| words(10)).collect();
+    let (intro, outro, outro2) = (words(12), words(12), words(12));
+    let join = |w: &[String]| w.join(" ");
+    let source = format!(
+        "{} {}. {}. {}.",
+        join(&before),
+        join(&part),
+        reused
+            .iter()
+            .map(|s| join(s))
+            .collect::<Vec<_>>()
+            .join(". "),
+        join(&outro)
+    );
+    let reworded = reused
+        .iter()
+        .map(|s| s.iter().rev().cloned().collect::<Vec<_>>().join(" "))
+        .collect::<Vec<_>>()
+        .join(". ");
+    let first = format!("{} {} {} {}", part[1], replaced[0], part[3], replaced[1]);
+    let suspicious = |gap: &str| {
+        format!(
+            "{}. {first}.{gap}{reworded}. {}.",
+            join(&intro),
+            join(&outro2)
+        )
+    };
+    let grown = Aligner::new();
+    let sentences = Aligner::builder().edge_window(None).build().unwrap();
+
+    let susp = suspicious(" ");
+    let found = sentences.align(&source, &susp);
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert_eq!(found[0].source.start, source.find(&reused[0][0]).unwrap());
+    assert_eq!(found[0].suspicious.start, susp.find(&reworded).unwrap());
+    let found = grown.align(&source, &susp);
+    assert_eq!(found.len(), 1, "{found:?}");
+    // The source side starts at the first word the suspicious side kept, the suspicious side
+    // at its first sentence, whose first word is kept.
+    assert_eq!(found[0].source.start, source.find(&part[1]).unwrap());
+    assert_eq!(found[0].suspicious.start, susp.find(&first).unwrap());
+    // The ends meet unrelated words: they stay.
+    assert_eq!(
+        &source[found[0].source.end..],
+        format!(" {}.", join(&outro))
+    );
+
+    let susp = suspicious("\n\n");
+    let found = grown.align(&source, &susp);
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert_eq!(found[0].suspicious.start, susp.find(&reworded).unwrap());
 }
