@@ -11,7 +11,7 @@
 //! name is one of copy_cover, summary_snap, summary_ratio, summary_max_gap (value `none` turns
 //! the step off), cosine_threshold, dice_threshold, validation_threshold,
 //! summary_validation_threshold, max_gap, best_ratio, best_passage_ratio, min_passage_len,
-//! edge_window, edge_density, min_sentence_words, fallback_ngram, ngram, stopword_ngram,
+//! edge_trim, edge_window, edge_density, min_sentence_words, fallback_ngram, ngram, stopword_ngram,
 //! synonyms (`none` off, `1` on).
 //! Output: one line per setting, half and category with plagdet, recall, precision and
 //! granularity. With `PAN_HALVES_DETECTIONS=DIR` set, each
@@ -68,6 +68,7 @@ fn setting(spec: &str) -> Result<Aligner, String> {
                 "ngram" => b.ngram(opt(value)?.map(|n| n as usize)),
                 "stopword_ngram" => b.stopword_ngram(opt(value)?.map(|n| n as usize)),
                 "synonyms" => b.synonyms(opt(value)?.is_some()),
+                "edge_trim" => b.edge_trim(opt(value)?.map(|n| n as usize)),
                 "edge_window" => b.edge_window(opt(value)?.map(|n| n as usize)),
                 "edge_density" => b.edge_density(opt(value)?.unwrap_or(0.0)),
                 _ => return Err(format!("unknown setting {name}")),

@@ -398,10 +398,11 @@ impl Aligner {
                     cover,
                 );
             }
-            spans.retain(|s| {
-                s.susp.len() >= self.min_passage_len && s.src.len() >= self.min_passage_len
-            });
-            spans.sort_by_key(|s| (s.susp.start, s.src.start));
+        }
+        if let Some(lead) = self.edge_trim {
+            for span in &mut spans {
+                *span = refine::trim_edges(std::mem::take(span), pair.susp, pair.src, lead);
+            }
         }
         if let Some(window) = self.edge_window {
             for span in &mut spans {
@@ -415,6 +416,11 @@ impl Aligner {
                 );
             }
         }
+        // Fitting, trimming and growing moved the edges: the minimum length applies again.
+        spans.retain(|s| {
+            s.susp.len() >= self.min_passage_len && s.src.len() >= self.min_passage_len
+        });
+        spans.sort_by_key(|s| (s.susp.start, s.src.start));
         let best = spans.iter().map(|s| s.score).fold(0.0, f64::max);
         spans.retain(|s| s.score >= self.best_passage_ratio * best);
         let passages = spans

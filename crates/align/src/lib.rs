@@ -71,11 +71,13 @@
 //!    boundaries extension gives. When a pair's passages together span several times more
 //!    source than suspicious text, the suspicious text is a summary: they become one passage
 //!    pair, whose source side reaches the source document's start or end when little of it is
-//!    left uncovered there ([`AlignerBuilder::summary_snap`]). Fitting runs after filtering, so
-//!    a fitted copy shorter than [`AlignerBuilder::min_passage_len`] is dropped too.
-//!    Other passages grow word by word into the text beside their edges where it shares
-//!    content words with the text beside the same edge in the other document
-//!    ([`AlignerBuilder::edge_window`]): reworded reuse often begins or ends inside a sentence.
+//!    left uncovered there ([`AlignerBuilder::summary_snap`]).
+//!    Other passages are trimmed at their edges to where their text shares content words with
+//!    the other document's passage ([`AlignerBuilder::edge_trim`]), then grow word by word
+//!    into the text beside their edges where it shares content words with the text beside the
+//!    same edge in the other document ([`AlignerBuilder::edge_window`]): reworded reuse often
+//!    begins or ends inside a sentence. Passages that fitting, trimming or growing left shorter
+//!    than [`AlignerBuilder::min_passage_len`] are dropped.
 //! 7. **The pair's weak passages.** Passages scoring below a share of the pair's best passage
 //!    ([`AlignerBuilder::best_passage_ratio`]) are dropped: beside a real case they are mostly
 //!    chance matches of common wording.
@@ -174,6 +176,7 @@ pub struct Aligner {
     detect_language: bool,
     synonyms: bool,
     copy_cover: Option<f64>,
+    edge_trim: Option<usize>,
     edge_window: Option<usize>,
     edge_density: f64,
     summary_snap: Option<f64>,
@@ -259,6 +262,10 @@ pub const DEFAULT_BEST_PASSAGE_RATIO: f64 = 0.55;
 /// chosen on the PAN 2013 training corpus, `docs/performance.md`).
 pub const DEFAULT_SYNONYMS: bool = true;
 
+/// The default [`AlignerBuilder::edge_trim`], chosen on the odd half of the PAN 2013 training
+/// corpus (the even half chose 3; `docs/performance.md`).
+pub const DEFAULT_EDGE_TRIM: Option<usize> = Some(4);
+
 /// The default [`AlignerBuilder::edge_window`], chosen on each half of the PAN 2013 training
 /// corpus (both chose it; `docs/performance.md`).
 pub const DEFAULT_EDGE_WINDOW: Option<usize> = Some(25);
@@ -293,6 +300,7 @@ impl AlignerBuilder {
                 detect_language: false,
                 synonyms: DEFAULT_SYNONYMS,
                 copy_cover: Some(0.6),
+                edge_trim: DEFAULT_EDGE_TRIM,
                 edge_window: DEFAULT_EDGE_WINDOW,
                 edge_density: DEFAULT_EDGE_DENSITY,
                 summary_snap: Some(0.7),
@@ -450,6 +458,19 @@ impl AlignerBuilder {
     /// `None` keeps sentence boundaries).
     pub fn copy_cover(&mut self, share: Option<f64>) -> &mut Self {
         self.aligner.copy_cover = share;
+        self
+    }
+
+    /// Passages that are neither copies nor summaries are trimmed at each edge to where their
+    /// text shares content words with the other document's passage: the words up to the point
+    /// where, counting from the edge, the content words not found in the other passage most
+    /// outnumber those found (each found one counting two), when they do by at least this many
+    /// (default [`DEFAULT_EDGE_TRIM`]; `None` keeps sentence boundaries). Sentence-level
+    /// extension takes whole sentences, and reworded reuse often begins or ends inside one.
+    /// Trimming runs before [`AlignerBuilder::edge_window`]'s growth, and passages shorter
+    /// than [`AlignerBuilder::min_passage_len`] after both are dropped.
+    pub fn edge_trim(&mut self, lead: Option<usize>) -> &mut Self {
+        self.aligner.edge_trim = lead;
         self
     }
 

@@ -747,6 +747,19 @@ fn synonyms_match_paraphrases_that_swap_words() {
     assert_eq!(german, german_off);
 }
 
+/// Sentences of words joined by ". ", each sentence's words reversed if `reverse` (reworded
+/// but with the same words, so not a copy: it shares no word 4-gram).
+fn sentences(words: &[Vec<String>], reverse: bool) -> String {
+    let sentence = |s: &Vec<String>| {
+        let mut s = s.clone();
+        if reverse {
+            s.reverse();
+        }
+        s.join(" ")
+    };
+    words.iter().map(sentence).collect::<Vec<_>>().join(". ")
+}
+
 /// Reworded reuse that begins inside a source sentence: its first part (four words, two of
 /// them replaced) is too short and too changed to seed, the reused sentences after it (their
 /// words reversed, so not a copy) seed. The passage's edges grow over that first part in
@@ -763,18 +776,10 @@ fn edges_grow_over_reworded_parts_of_sentences() {
         "{} {}. {}. {}.",
         join(&before),
         join(&part),
-        reused
-            .iter()
-            .map(|s| join(s))
-            .collect::<Vec<_>>()
-            .join(". "),
+        sentences(&reused, false),
         join(&outro)
     );
-    let reworded = reused
-        .iter()
-        .map(|s| s.iter().rev().cloned().collect::<Vec<_>>().join(" "))
-        .collect::<Vec<_>>()
-        .join(". ");
+    let reworded = sentences(&reused, true);
     let first = format!("{} {} {} {}", part[1], replaced[0], part[3], replaced[1]);
     let suspicious = |gap: &str| {
         format!(
@@ -807,4 +812,41 @@ fn edges_grow_over_reworded_parts_of_sentences() {
     let found = grown.align(&source, &susp);
     assert_eq!(found.len(), 1, "{found:?}");
     assert_eq!(found[0].suspicious.start, susp.find(&reworded).unwrap());
+}
+
+/// Reworded reuse that begins inside a long source sentence: sentence-level extension takes the
+/// whole sentence, trimming cuts the unrelated words before the reused ones.
+#[test]
+fn edges_are_trimmed_to_the_reused_words() {
+    let mut word = made_up_words(0x3c6e_f372_fe94_f82b);
+    let mut words = |n: usize| (0..n).map(|_| word()).collect::<Vec<_>>();
+    let (before, intro, outro, outro2) = (words(12), words(12), words(12), words(12));
+    let reused: Vec<Vec<String>> = (0..4).map(|_| words(10)).collect();
+    let join = |w: &[String]| w.join(" ");
+    let source = format!(
+        "{} {}. {}.",
+        join(&before),
+        sentences(&reused, false),
+        join(&outro)
+    );
+    let reworded = sentences(&reused, true);
+    let suspicious = format!("{}. {reworded}. {}.", join(&intro), join(&outro2));
+    let untrimmed = Aligner::builder().edge_trim(None).build().unwrap();
+    let found = untrimmed.align(&source, &suspicious);
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert_eq!(found[0].source.start, 0);
+    let found = Aligner::new().align(&source, &suspicious);
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert_eq!(found[0].source.start, source.find(&reused[0][0]).unwrap());
+    assert_eq!(
+        found[0].suspicious.start,
+        suspicious.find(&reworded).unwrap()
+    );
+    // Fewer unrelated words than the lead stay.
+    let found = Aligner::builder()
+        .edge_trim(Some(13))
+        .build()
+        .unwrap()
+        .align(&source, &suspicious);
+    assert_eq!(found[0].source.start, 0);
 }
