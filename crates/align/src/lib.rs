@@ -31,8 +31,10 @@
 //! Approach to Text Alignment for Text Reuse Detection at PAN 2014"):
 //!
 //! 1. **Units.** Both documents are split into words (runs of alphanumeric characters) and
-//!    sentences (ending at `.`, `!`, `?` or a blank line; sentences with fewer than
-//!    [`AlignerBuilder::min_sentence_words`] content words join the next one). Words are
+//!    sentences (ending at `.`, `!`, `?` or a blank line; sentences of more than 50 words are
+//!    cut into equal parts, so lists and unpunctuated lines still make sentences of a useful
+//!    size; sentences with fewer than [`AlignerBuilder::min_sentence_words`] content words
+//!    join the next one). Words are
 //!    lowercased and stemmed, and stopwords are left out of the sentence vectors, by the rules
 //!    of the texts' [`Language`] ([`AlignerBuilder::language`], English by default, or
 //!    detected per pair with [`AlignerBuilder::detect_language`]). In English, a source word

@@ -850,3 +850,33 @@ fn edges_are_trimmed_to_the_reused_words() {
         .align(&source, &suspicious);
     assert_eq!(found[0].source.start, 0);
 }
+
+/// Reuse inside text without sentence punctuation (a list, a web page's lines): the whole text
+/// is one sentence, cut into parts of at most 50 words, and the parts holding the reused words
+/// seed.
+#[test]
+fn reuse_inside_unpunctuated_text_is_found() {
+    let mut word = made_up_words(0x510e_527f_ade6_82d1);
+    let mut words = |n: usize| (0..n).map(|_| word()).collect::<Vec<_>>();
+    let (intro, outro) = (words(150), words(150));
+    let reused: Vec<Vec<String>> = (0..4).map(|_| words(12)).collect();
+    let source = format!("{}.", sentences(&reused, false));
+    let reworded = reused
+        .iter()
+        .flatten()
+        .rev()
+        .cloned()
+        .collect::<Vec<_>>()
+        .join(" ");
+    let suspicious = format!("{} {reworded} {}", intro.join(" "), outro.join(" "));
+    let found = Aligner::new().align(&source, &suspicious);
+    assert!(!found.is_empty());
+    let at = suspicious.find(&reworded).unwrap();
+    let reused_part = at..at + reworded.len();
+    for p in &found {
+        assert!(
+            p.suspicious.start < reused_part.end && reused_part.start < p.suspicious.end,
+            "{p:?}"
+        );
+    }
+}

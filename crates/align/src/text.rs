@@ -463,9 +463,30 @@ pub(crate) fn pair_terms(
     (doc, map, next as usize)
 }
 
+/// Sentences of more words are cut into equal parts of at most this many words (chosen on the
+/// odd half of the PAN 2013 training corpus; the even half chose 35). Text without sentence
+/// punctuation (lists, tables, web pages' lines) would otherwise make one long sentence, whose
+/// vector no reused part of it resembles.
+pub(crate) const MAX_SENTENCE_WORDS: usize = 50;
+
+/// Sentence breaks (word indices, from 0 to the number of words) with the sentences of more
+/// than [`MAX_SENTENCE_WORDS`] words cut into equal parts.
+fn cut_long_sentences(breaks: &[usize]) -> Vec<usize> {
+    let mut cut = Vec::with_capacity(breaks.len());
+    cut.push(breaks[0]);
+    for w in breaks.windows(2) {
+        let (start, n) = (w[0], w[1] - w[0]);
+        let parts = n.div_ceil(MAX_SENTENCE_WORDS);
+        cut.extend((1..parts).map(|k| start + n * k / parts));
+        cut.push(w[1]);
+    }
+    cut
+}
+
 impl Doc {
-    /// Tokenizes `text`, merging sentences of fewer than `min_sentence_words` non-stopwords
-    /// into the next sentence.
+    /// Tokenizes `text`, cutting sentences of more than [`MAX_SENTENCE_WORDS`] words into equal
+    /// parts and merging sentences of fewer than `min_sentence_words` non-stopwords into the
+    /// next sentence.
     pub fn new(text: &str, vocab: &mut Vocabulary<'_>, min_sentence_words: usize) -> Doc {
         let mut words = Vec::new();
         // Sentence boundaries as word indices where a new sentence starts.
@@ -512,6 +533,7 @@ impl Doc {
             }
         }
         breaks.push(words.len());
+        let breaks = cut_long_sentences(&breaks);
         let mut sentences: Vec<Sentence> = Vec::new();
         let mut start = 0;
         for w in breaks.windows(2) {
@@ -587,6 +609,25 @@ mod tests {
                 "New\n\nparagraph here now"
             ]
         );
+    }
+
+    #[test]
+    fn long_sentences_are_cut_into_equal_parts() {
+        let words: Vec<String> = (0..120).map(|i| format!("w{i}")).collect();
+        let text = format!("{} end. Short one here.", words.join(" "));
+        let d = Prepared::new(&text, crate::Language::English, 1).doc;
+        let lens: Vec<usize> = d.sentences.iter().map(|s| s.words.len()).collect();
+        // 121 words: three parts of at most MAX_SENTENCE_WORDS.
+        assert_eq!(lens, [40, 40, 41, 3]);
+        assert!(lens.iter().all(|&n| n <= MAX_SENTENCE_WORDS));
+        assert!(
+            d.sentences
+                .windows(2)
+                .all(|w| w[0].words.end == w[1].words.start)
+        );
+        assert_eq!(&text[d.sentences[0].span.clone()], words[..40].join(" "));
+        assert_eq!(cut_long_sentences(&[0, 0]), [0, 0]);
+        assert_eq!(cut_long_sentences(&[0, 50, 101]), [0, 50, 75, 101]);
     }
 
     #[test]
