@@ -70,7 +70,8 @@
 //! 6. **Fitting to the kind of reuse.** A passage pair whose suspicious words mostly lie in
 //!    word 4-grams of its source passage is a copy: its boundaries move to where the copied
 //!    text begins and ends ([`AlignerBuilder::copy_cover`]), instead of the sentence
-//!    boundaries extension gives. When a pair's passages together span several times more
+//!    boundaries extension gives, if the two sides of the copy so found are about as long as
+//!    each other. When a pair's passages together span several times more
 //!    source than suspicious text, the suspicious text is a summary: they become one passage
 //!    pair, whose source side reaches the source document's start or end when little of it is
 //!    left uncovered there ([`AlignerBuilder::summary_snap`]).
@@ -457,7 +458,9 @@ impl AlignerBuilder {
     /// that differ when a content word agrees behind them, so an obfuscated copy keeps its
     /// edges; never across a blank line) and then character by character (default
     /// `Some(0.6)`, chosen on half of the PAN 2013 training corpus, see `docs/performance.md`;
-    /// `None` keeps sentence boundaries).
+    /// `None` keeps sentence boundaries). A fit whose one side is more than 5 % longer than
+    /// the other is no copy (shuffled or reworded sentences can share most of their 4-grams
+    /// out of order) and is left to trimming and growing.
     pub fn copy_cover(&mut self, share: Option<f64>) -> &mut Self {
         self.aligner.copy_cover = share;
         self

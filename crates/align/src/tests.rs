@@ -673,6 +673,39 @@ fn copies_get_exact_boundaries() {
     assert!(found[0].source.start < at(&source).start, "{found:?}");
 }
 
+/// Reused sentences in another order, the first of them split around the others: nearly all
+/// the suspicious words lie in word 4-grams of the source, but its first and last 4-grams come
+/// from one source sentence. That is no copy (fitted, its sides would be 30 words against 10):
+/// the passage keeps the source sentences that extension found.
+#[test]
+fn shuffled_sentences_are_not_fitted_as_copies() {
+    let mut word = made_up_words(0x9b05_688c_2b3e_6c1f);
+    let mut words = |n: usize| (0..n).map(|_| word()).collect::<Vec<_>>();
+    let s: Vec<String> = (0..4).map(|_| words(10).join(" ")).collect();
+    let (before, after, intro, outro) = (words(12), words(12), words(12), words(12));
+    let source = format!(
+        "{}. {}. {}. {}. {}. {}.",
+        before.join(" "),
+        s[0],
+        s[1],
+        s[2],
+        s[3],
+        after.join(" ")
+    );
+    let (s1a, s1b) = s[1].split_at(s[1].match_indices(' ').nth(4).unwrap().0);
+    let reused = format!("{s1a} {}. {}. {}", s[0], s[3], s1b.trim_start());
+    let suspicious = format!("{}. {reused}. {}.", intro.join(" "), outro.join(" "));
+    let found = Aligner::new().align(&source, &suspicious);
+    assert_eq!(found.len(), 1, "{found:?}");
+    let at = |text: &str, part: &str| text.find(part).unwrap();
+    assert_eq!(found[0].source.start, at(&source, &s[0]));
+    assert!(
+        found[0].source.end >= at(&source, &s[3]) + s[3].len(),
+        "{found:?}"
+    );
+    assert_eq!(found[0].suspicious.start, at(&suspicious, &reused));
+}
+
 /// A summary: three sentences whose seeds spread over most of a longer source. The passages
 /// become one pair whose source side is the whole source document.
 #[test]
