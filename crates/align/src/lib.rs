@@ -72,7 +72,8 @@
 //!    text begins and ends ([`AlignerBuilder::copy_cover`]), instead of the sentence
 //!    boundaries extension gives, if the two sides of the copy so found are about as long as
 //!    each other. When a pair's passages together span several times more
-//!    source than suspicious text, the suspicious text is a summary: they become one passage
+//!    source than suspicious text and cover at least half of the suspicious text from the
+//!    first to the last, the suspicious text is a summary: they become one passage
 //!    pair, whose source side reaches the source document's start or end when little of it is
 //!    left uncovered there ([`AlignerBuilder::summary_snap`]).
 //!    Other passages are trimmed at their edges to where their text shares content words with
@@ -501,8 +502,9 @@ impl AlignerBuilder {
     }
 
     /// Summaries cover their source: when a pair's passages together span at least
-    /// [`AlignerBuilder::summary_ratio`] times more source than suspicious text (and summary
-    /// mode is on), they are merged into one passage pair whose source side is extended to the
+    /// [`AlignerBuilder::summary_ratio`] times more source than suspicious text, cover at
+    /// least half of the suspicious text from the first to the last (a summary is one stretch
+    /// of text), and summary mode is on, they are merged into one passage pair whose source side is extended to the
     /// start or end of the source document when less than this share of the source lies
     /// beyond it (default `Some(0.7)`, chosen on half of the PAN 2013 training corpus; `None`
     /// leaves summary passages as extension found them). Values near 1 assume a summary covers

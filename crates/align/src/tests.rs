@@ -742,6 +742,28 @@ fn summaries_cover_their_source() {
     );
 }
 
+/// Two copies far apart in both documents: together they span many times more source than
+/// suspicious text, but they cover little of the suspicious text between them, so they are two
+/// cases, not one summary.
+#[test]
+fn passages_far_apart_are_not_one_summary() {
+    let mut word = made_up_words(0x1f83_d9ab_fb41_bd6b);
+    let mut sentences = |n: usize| {
+        (0..n)
+            .map(|_| (0..10).map(|_| word()).collect::<Vec<_>>().join(" "))
+            .collect::<Vec<_>>()
+            .join(". ")
+    };
+    let (a, b) = (sentences(3), sentences(3));
+    let (filler, intro, middle, outro) = (sentences(60), sentences(2), sentences(10), sentences(2));
+    let source = format!("{a}. {filler}. {b}.");
+    let suspicious = format!("{intro}. {a}. {middle}. {b}. {outro}.");
+    let found = Aligner::new().align(&source, &suspicious);
+    assert_eq!(found.len(), 2, "{found:?}");
+    assert_eq!(&source[found[0].source.clone()], format!("{a}."));
+    assert_eq!(&source[found[1].source.clone()], format!("{b}."));
+}
+
 /// Paraphrases that replace words by synonyms: with WordNet synonyms, the replaced words count
 /// as the same terms and the passages are much more similar; without, only the words left
 /// alone are shared.
