@@ -266,9 +266,9 @@ pub const DEFAULT_BEST_PASSAGE_RATIO: f64 = 0.55;
 /// chosen on the PAN 2013 training corpus, `docs/performance.md`).
 pub const DEFAULT_SYNONYMS: bool = true;
 
-/// The default [`AlignerBuilder::edge_trim`], chosen on the odd half of the PAN 2013 training
-/// corpus (the even half chose 3; `docs/performance.md`).
-pub const DEFAULT_EDGE_TRIM: Option<usize> = Some(4);
+/// The default [`AlignerBuilder::edge_trim`], chosen on each half of the PAN 2013 training
+/// corpus (both chose it; `docs/performance.md`).
+pub const DEFAULT_EDGE_TRIM: Option<usize> = Some(3);
 
 /// The default [`AlignerBuilder::edge_window`], chosen on each half of the PAN 2013 training
 /// corpus (both chose it; `docs/performance.md`).
@@ -470,8 +470,10 @@ impl AlignerBuilder {
     /// Passages that are neither copies nor summaries are trimmed at each edge to where their
     /// text shares content words with the other document's passage: the words up to the point
     /// where, counting from the edge, the content words not found in the other passage most
-    /// outnumber those found (each found one counting two), when they do by at least this many
-    /// (default [`DEFAULT_EDGE_TRIM`]; `None` keeps sentence boundaries). Sentence-level
+    /// outnumber those found, when they do by at least this many. Each found word weighs so
+    /// much that text with 60 % of the passage's own rate of found words breaks even (heavily
+    /// reworded reuse keeps few of its source's words all along, its edges included). Default
+    /// [`DEFAULT_EDGE_TRIM`]; `None` keeps sentence boundaries. Sentence-level
     /// extension takes whole sentences, and reworded reuse often begins or ends inside one.
     /// Trimming runs before [`AlignerBuilder::edge_window`]'s growth, and passages shorter
     /// than [`AlignerBuilder::min_passage_len`] after both are dropped.

@@ -12,10 +12,11 @@
 //!   summary is one stretch of text), they are one case: merged into one passage pair, whose
 //!   source side reaches the start or end of the source document when the passages leave only
 //!   a small share of it uncovered there (a summary usually condenses a whole text or section).
-//! - **Reworded reuse.** Other passages grow word by word into the text beside their edges
-//!   where it shares content words with the text beside the same edge in the other document:
-//!   reworded reuse often begins or ends inside a sentence whose part in it was too short or too
-//!   changed to seed.
+//! - **Reworded reuse.** Other passages are trimmed at their edges where their text shares
+//!   clearly fewer content words with the other passage than the rest of the passage does,
+//!   then grow word by word into the text beside their edges where it shares content words
+//!   with the text beside the same edge in the other document: reworded reuse often begins or
+//!   ends inside a sentence whose part in it was too short or too changed to seed.
 use std::ops::Range;
 
 use ahash::AHashMap;
@@ -378,21 +379,36 @@ pub(crate) fn grow_edges(
     out
 }
 
-/// How many unmatched content words a matched one outweighs when [`trim_edges`] looks for
-/// where a passage's reused text begins (chosen on the odd half of the PAN 2013 training
-/// corpus; the even half chose 3).
-const TRIM_MATCH_WEIGHT: f64 = 2.0;
+/// Text at a passage's edge counts as unrelated to the other passage when it has less than this
+/// share of the passage's own rate of content words found in the other passage (chosen on the
+/// odd half of the PAN 2013 training corpus with the lead; the even half chose 0.7). Relative,
+/// because how many words reuse keeps varies: heavily reworded or shortened text keeps few of
+/// its source's words all along, and its edges are no less part of it.
+const TRIM_RELATIVE_RATE: f64 = 0.6;
+
+/// The weight of a found content word against an unfound one for [`trim_side`], such that text
+/// whose found words are [`TRIM_RELATIVE_RATE`] of `words`' rate (the passage's) breaks even.
+fn trim_weight(words: &[Word], other: &[u32]) -> f64 {
+    let (mut content, mut found) = (0usize, 0usize);
+    for w in words.iter().filter(|w| !w.stop) {
+        content += 1;
+        found += usize::from(other.binary_search(&w.term).is_ok());
+    }
+    let rate = TRIM_RELATIVE_RATE * found as f64 / content.max(1) as f64;
+    if rate > 0.0 { 1.0 / rate - 1.0 } else { 0.0 }
+}
 
 /// How many words of the passage `r` to cut at its start (`from_start`) or its end: the words
 /// up to the point where, counting from the edge, the content words whose terms are not in
-/// `other` (sorted) most outnumber those that are, each of these counting
-/// [`TRIM_MATCH_WEIGHT`], when they do by at least `lead`.
+/// `other` (sorted) most outnumber those that are, each of these counting `weight`, when they
+/// do by at least `lead`.
 fn trim_side(
     words: &[Word],
     r: Range<usize>,
     other: &[u32],
     from_start: bool,
     lead: usize,
+    weight: f64,
 ) -> usize {
     let (mut score, mut best, mut cut) = (0.0f64, 0.0f64, 0usize);
     for d in 0..r.len() {
@@ -405,7 +421,7 @@ fn trim_side(
             continue;
         }
         if other.binary_search(&w.term).is_ok() {
-            score -= TRIM_MATCH_WEIGHT;
+            score -= weight;
         } else {
             score += 1.0;
             if score > best {
@@ -419,9 +435,10 @@ fn trim_side(
 
 /// Trims a passage pair's edges to where its text shares content words with the other
 /// document's passage: at each edge, the words up to where the content words not found in the
-/// other passage most outnumber those found (each found one counting [`TRIM_MATCH_WEIGHT`]),
-/// when they do by at least `lead`. Sentence-level extension takes whole sentences, and reused
-/// text often begins or ends inside one. Summaries and fitted copies are left as they are.
+/// other passage most outnumber those found (each found one weighing so much that text with
+/// [`TRIM_RELATIVE_RATE`] of the passage's rate of found words breaks even), when they do by at
+/// least `lead`. Sentence-level extension takes whole sentences, and reused text often begins
+/// or ends inside one. Summaries and fitted copies are left as they are.
 pub(crate) fn trim_edges(span: Span, susp: &Doc, src: &Doc, lead: usize) -> Span {
     if span.summary || span.copy {
         return span;
@@ -436,8 +453,9 @@ pub(crate) fn trim_edges(span: Span, susp: &Doc, src: &Doc, lead: usize) -> Span
         (susp, &tw, &st, &mut out.susp),
         (src, &sw, &tt, &mut out.src),
     ] {
-        let head = trim_side(&doc.words, w.clone(), other, true, lead);
-        let tail = trim_side(&doc.words, w.clone(), other, false, lead);
+        let weight = trim_weight(&doc.words[w.clone()], other);
+        let head = trim_side(&doc.words, w.clone(), other, true, lead, weight);
+        let tail = trim_side(&doc.words, w.clone(), other, false, lead, weight);
         // A side whose content words are all unmatched stays (both cuts would meet).
         if head + tail < w.len() {
             if head > 0 {

@@ -906,6 +906,46 @@ fn edges_are_trimmed_to_the_reused_words() {
     assert_eq!(found[0].source.start, 0);
 }
 
+/// Heavily shortened reuse: the suspicious text keeps 2 of every 7 source words in its first
+/// three sentences and 3 of every 7 in the last three. Its first sentences share fewer words
+/// than the rest, but not much fewer than the passage as a whole does: they are part of the
+/// reuse and the source side keeps them.
+#[test]
+fn sparse_reuse_keeps_its_edges() {
+    let mut word = made_up_words(0x6a09_e667_f3bc_c908);
+    let mut words = |n: usize| (0..n).map(|_| word()).collect::<Vec<_>>();
+    let reused: Vec<Vec<String>> = (0..6).map(|_| words(14)).collect();
+    let (before, after, intro, outro) = (words(12), words(12), words(12), words(12));
+    let kept = |i: usize, s: &Vec<String>| {
+        let keep: &[usize] = if i < 3 { &[2, 6] } else { &[2, 4, 6] };
+        s.iter()
+            .enumerate()
+            .filter(|(k, _)| keep.contains(&(k % 7)))
+            .map(|(_, w)| w.clone())
+            .collect::<Vec<_>>()
+    };
+    let shortened: Vec<Vec<String>> = reused.iter().enumerate().map(|(i, s)| kept(i, s)).collect();
+    let source = format!(
+        "{}. {}. {}.",
+        before.join(" "),
+        sentences(&reused, false),
+        after.join(" ")
+    );
+    let suspicious = format!(
+        "{}. {}. {}.",
+        intro.join(" "),
+        sentences(&shortened, false),
+        outro.join(" ")
+    );
+    let found = Aligner::new().align(&source, &suspicious);
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert_eq!(found[0].source.start, source.find(&reused[0][0]).unwrap());
+    assert_eq!(
+        found[0].suspicious.start,
+        suspicious.find(&shortened[0][0]).unwrap()
+    );
+}
+
 /// Reuse inside text without sentence punctuation (a list, a web page's lines): the whole text
 /// is one sentence, cut into parts of at most 50 words, and the parts holding the reused words
 /// seed.
