@@ -35,6 +35,14 @@ pub(crate) struct Span {
     pub copy: bool,
 }
 
+impl Span {
+    /// Whether fitting already set its boundaries (a summary or a copy): trimming and growing
+    /// leave it as it is.
+    fn fitted(&self) -> bool {
+        self.summary || self.copy
+    }
+}
+
 /// Word n-gram size for recognizing copies.
 const COPY_NGRAM: usize = 4;
 
@@ -336,7 +344,7 @@ pub(crate) fn grow_edges(
     window: usize,
     density: f64,
 ) -> Span {
-    if span.summary || span.copy {
+    if span.fitted() {
         return span;
     }
     let (tw, sw) = (word_range(susp, &span.susp), word_range(src, &span.src));
@@ -440,7 +448,7 @@ fn trim_side(
 /// least `lead`. Sentence-level extension takes whole sentences, and reused text often begins
 /// or ends inside one. Summaries and fitted copies are left as they are.
 pub(crate) fn trim_edges(span: Span, susp: &Doc, src: &Doc, lead: usize) -> Span {
-    if span.summary || span.copy {
+    if span.fitted() {
         return span;
     }
     let (tw, sw) = (word_range(susp, &span.susp), word_range(src, &span.src));
