@@ -42,11 +42,11 @@ use criterion::{BenchmarkId, Criterion, SamplingMode, Throughput};
 use rand_xoshiro::Xoshiro256PlusPlus;
 use rand_xoshiro::rand_core::{Rng, SeedableRng};
 use rayon::prelude::*;
-use textreuse_dedup::features::{KeptSentences, SentenceFilter};
+use textreuse_corpus::{Inputs, NoProgress};
 use textreuse_dedup::pipeline::DocumentPipeline;
-use textreuse_dedup::shuffle::{ShuffleBuilder, ShuffleStats};
-use textreuse_dedup::{Inputs, NoProgress};
 use textreuse_minhash::{Signer, TextSigner};
+use textreuse_shingle::units::{KeptSentences, SentenceFilter};
+use textreuse_shuffle::{ShuffleBuilder, ShuffleStats};
 use textreuse_unionfind::Clusters;
 
 /// Sentences of the synthetic input.

@@ -20,7 +20,7 @@ pub fn dir() -> &'static Path {
 
 /// libFuzzer's panic hook aborts on every panic. The libraries catch the panics of some
 /// decoders on damaged input (`textreuse_wikidump::CAUGHT_PANICS`: `lbzip2`;
-/// `textreuse_dedup::CAUGHT_PANICS`: `parquet`, `arrow`) and report the damage, so panics
+/// `textreuse_corpus::CAUGHT_PANICS`: `parquet`, `arrow`) and report the damage, so panics
 /// located there unwind to them. Any other panic is still a finding.
 pub fn tolerate_caught_panics() {
     static ONCE: std::sync::Once = std::sync::Once::new();
@@ -30,7 +30,7 @@ pub fn tolerate_caught_panics() {
             let file = info.location().map(|l| l.file()).unwrap_or("");
             let caught = textreuse_wikidump::CAUGHT_PANICS
                 .iter()
-                .chain(textreuse_dedup::CAUGHT_PANICS)
+                .chain(textreuse_corpus::CAUGHT_PANICS)
                 .any(|c| file.contains(c));
             if !caught {
                 abort_hook(info);

@@ -17,8 +17,8 @@ use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 
 use libfuzzer_sys::fuzz_target;
-use textreuse_dedup::input::{Compression, Format, open_reader};
-use textreuse_dedup::{InputError, Inputs, Source};
+use textreuse_corpus::input::{Compression, Format, open_reader};
+use textreuse_corpus::{InputError, Inputs, Source};
 
 const NAMES: &[&str] = &[
     "in",

@@ -11,8 +11,8 @@ use std::path::Path;
 
 use libfuzzer_sys::arbitrary::{self, Arbitrary, Unstructured};
 use libfuzzer_sys::fuzz_target;
-use textreuse_dedup::input::{JsonLines, parse_json_document, parse_json_document_with};
-use textreuse_dedup::{DocId, Document, InputError, JsonFields};
+use textreuse_corpus::input::{JsonLines, parse_json_document, parse_json_document_with};
+use textreuse_corpus::{DocId, Document, InputError, JsonFields};
 
 #[derive(Arbitrary, Debug)]
 enum FuzzId {

@@ -16,8 +16,8 @@ use libfuzzer_sys::arbitrary::{self, Arbitrary};
 use libfuzzer_sys::fuzz_target;
 use parquet::arrow::ArrowWriter;
 use parquet::file::properties::WriterProperties;
-use textreuse_dedup::parquet::ParquetDocs;
-use textreuse_dedup::{DocId, InputError, JsonFields};
+use textreuse_corpus::parquet::ParquetDocs;
+use textreuse_corpus::{DocId, InputError, JsonFields};
 
 #[derive(Arbitrary, Debug)]
 struct Row {

@@ -15,7 +15,7 @@ use std::io::Write;
 
 use libfuzzer_sys::arbitrary::{self, Arbitrary};
 use libfuzzer_sys::fuzz_target;
-use textreuse_dedup::{DocId, Inputs, Source};
+use textreuse_corpus::{DocId, Inputs, Source};
 
 #[derive(Arbitrary, Debug)]
 enum Kind {

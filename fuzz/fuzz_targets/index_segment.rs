@@ -15,7 +15,7 @@ use std::path::PathBuf;
 
 use libfuzzer_sys::arbitrary::{self, Arbitrary};
 use libfuzzer_sys::fuzz_target;
-use textreuse_dedup::{DocId, Document};
+use textreuse_corpus::{DocId, Document};
 use textreuse_index::{Index, IndexUnit, IndexWriter, Params, QueryOptions};
 
 #[derive(Arbitrary, Debug)]

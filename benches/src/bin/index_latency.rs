@@ -12,7 +12,7 @@
 use std::path::PathBuf;
 use std::time::Instant;
 
-use textreuse_dedup::{Document, Inputs, NoProgress};
+use textreuse_corpus::{Document, Inputs, NoProgress};
 use textreuse_index::{Index, QueryOptions};
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {

@@ -18,7 +18,7 @@ use std::path::Path;
 use std::time::Instant;
 
 use redb::{Database, MultimapTableDefinition, TableDefinition};
-use textreuse_dedup::{DocId, Document};
+use textreuse_corpus::{DocId, Document};
 use textreuse_index::{Index, IndexUnit, IndexWriter, Params, SignedUnit};
 
 const KEYS: MultimapTableDefinition<'_, u64, u32> = MultimapTableDefinition::new("keys");

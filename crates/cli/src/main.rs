@@ -63,7 +63,7 @@ fn quiet_caught_panics() {
         let file = info.location().map_or("", |l| l.file());
         let caught = textreuse_wikidump::CAUGHT_PANICS
             .iter()
-            .chain(textreuse_dedup::CAUGHT_PANICS)
+            .chain(textreuse_corpus::CAUGHT_PANICS)
             .any(|c| file.contains(c));
         if !caught {
             default(info);

@@ -3,10 +3,11 @@ use std::cell::RefCell;
 use std::io::{self, IsTerminal, Write};
 use std::process::ExitCode;
 
-use textreuse_dedup::features::{SentenceFilter, SignerOptions, Unit};
-use textreuse_dedup::{Progress, Stage};
+use textreuse_corpus::{Progress, Stage};
+use textreuse_dedup::features::SignerOptions;
 use textreuse_minhash::{DEFAULT_BITS, DEFAULT_SEED};
 use textreuse_shingle::DEFAULT_SHINGLE_CHARS;
+use textreuse_shingle::units::{SentenceFilter, Unit};
 
 /// Flags every subcommand accepts.
 #[derive(Debug, clap::Args)]
@@ -60,8 +61,8 @@ impl Global {
 }
 
 /// Handles SIGINT, SIGTERM and SIGHUP on a thread of their own: remove the run's
-/// [`RunDir`](textreuse_dedup::files::RunDir)s and uncommitted
-/// [`OutputSet`](textreuse_dedup::files::OutputSet)s, then exit. Without the handler (if it
+/// [`RunDir`](textreuse_corpus::files::RunDir)s and uncommitted
+/// [`OutputSet`](textreuse_corpus::files::OutputSet)s, then exit. Without the handler (if it
 /// cannot be installed) the signals kill the process as usual, and the next run removes what
 /// was left.
 fn remove_temporaries_on_signals(quiet: bool) {
@@ -71,7 +72,7 @@ fn remove_temporaries_on_signals(quiet: bool) {
     };
     std::thread::spawn(move || {
         if let Some(signal) = signals.forever().next() {
-            textreuse_dedup::files::remove_temporaries();
+            textreuse_corpus::files::remove_temporaries();
             if !quiet {
                 eprintln!("\ntextreuse: interrupted (signal {signal}); temporary files removed");
             }
@@ -334,7 +335,10 @@ impl SignerArgs {
 
     /// The signer these flags describe for `unit`: the scheme's preset (the unit's default
     /// scheme when none is given) with the flags that were given.
-    pub fn build(&self, unit: textreuse_dedup::Unit) -> anyhow::Result<textreuse_minhash::Signer> {
+    pub fn build(
+        &self,
+        unit: textreuse_shingle::units::Unit,
+    ) -> anyhow::Result<textreuse_minhash::Signer> {
         self.options().builder(unit).build().map_err(signer_error)
     }
 }
@@ -393,9 +397,9 @@ pub struct InputArgs {
 
 impl InputArgs {
     /// The `--include` patterns; an error names a bad one.
-    pub fn include(&self) -> anyhow::Result<textreuse_dedup::source::Include> {
+    pub fn include(&self) -> anyhow::Result<textreuse_corpus::source::Include> {
         use anyhow::Context;
-        textreuse_dedup::source::Include::new(&self.include).context("invalid --include")
+        textreuse_corpus::source::Include::new(&self.include).context("invalid --include")
     }
 
     /// The inputs `files`, read with these field names, include patterns and `threads`
@@ -404,11 +408,11 @@ impl InputArgs {
         &self,
         files: &[std::path::PathBuf],
         threads: usize,
-    ) -> anyhow::Result<textreuse_dedup::Inputs> {
-        Ok(textreuse_dedup::Inputs::new(files)
+    ) -> anyhow::Result<textreuse_corpus::Inputs> {
+        Ok(textreuse_corpus::Inputs::new(files)
             .threads(threads)
             .include(self.include()?)
-            .fields(textreuse_dedup::JsonFields {
+            .fields(textreuse_corpus::JsonFields {
                 id: self.id_field.clone(),
                 text: self.text_field.clone(),
                 title: self.title_field.clone(),

@@ -2,7 +2,8 @@
 //! and the same clusters as the library run through the facade (`textreuse::dedup`).
 use std::path::Path;
 
-use textreuse::dedup::{Collect, Dedup, Inputs, NoProgress};
+use textreuse::corpus::{Inputs, NoProgress};
+use textreuse::dedup::{Collect, Dedup};
 
 use super::common;
 

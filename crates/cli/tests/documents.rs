@@ -105,10 +105,10 @@ fn recall_follows_the_s_curve_and_the_copy_is_the_input_minus_the_duplicates() {
     // Recall per similarity bin against the exact S-curve of the documents' default signer (the
     // OPH preset, whose curve depends on the sets' sizes): within four standard deviations of
     // the mean match probability.
-    let signer = textreuse::dedup::Unit::Document
-        .default_signer()
-        .build()
-        .unwrap();
+    let signer =
+        textreuse::minhash::SignerBuilder::for_unit(textreuse::shingle::units::Unit::Document)
+            .build()
+            .unwrap();
     assert_eq!(signer.scheme(), textreuse::minhash::BandScheme::Oph);
     let jaccard = |i: usize| similarity[i].0 as f64 / similarity[i].1 as f64;
     let mut bins = 0;

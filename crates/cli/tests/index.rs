@@ -7,7 +7,7 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
-use textreuse_dedup::DocId;
+use textreuse_corpus::DocId;
 use textreuse_index::Index;
 
 use super::common::{json_lines, ok, status, workspace};

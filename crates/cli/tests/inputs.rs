@@ -232,13 +232,13 @@ fn parquet_integer_ids_dedup_documents() {
         &dir.path().join("copy"),
         std::path::Path::new(&common::workspace("testdata/parquet/numbers.parquet")),
     );
-    let fields = textreuse::dedup::JsonFields {
+    let fields = textreuse::corpus::JsonFields {
         id: "doc_id".into(),
         text: "content".into(),
         title: "title".into(),
     };
     let read = |path: &std::path::Path| -> Vec<String> {
-        textreuse::dedup::parquet::ParquetDocs::open(path, &fields)
+        textreuse::corpus::parquet::ParquetDocs::open(path, &fields)
             .unwrap()
             .map(|d| d.unwrap().id.to_string())
             .collect()

@@ -4,8 +4,9 @@
 //! `textreuse dedup --method simhash` does.
 use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet};
-use textreuse_dedup::features::{SentenceFilter, sentence_simhash};
+use textreuse_dedup::features::sentence_simhash;
 use textreuse_shingle::Shingler;
+use textreuse_shingle::units::SentenceFilter;
 use textreuse_simhash::{SimHasher, brute_force_pairs};
 
 use super::common::{json_lines, ok, textreuse};

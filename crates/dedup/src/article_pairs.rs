@@ -37,7 +37,9 @@ use std::ops::Range;
 
 use rayon::prelude::*;
 
-use crate::{ArticlePairRow, DocId};
+use textreuse_corpus::DocId;
+
+use crate::ArticlePairRow;
 
 /// Clusters spanning more articles than this are left out of `article-pairs.tsv`: giant
 /// template clusters say little about article pairs and cost quadratic work.

@@ -3,7 +3,7 @@
 use serde::Serialize;
 
 use crate::classify::{self, ClusterType};
-use crate::input::{DocId, Origin};
+use textreuse_corpus::{DocId, Origin};
 use textreuse_minhash::TextSigner;
 use textreuse_shingle::{dedup_fingerprints, sorted_jaccard};
 
@@ -55,7 +55,7 @@ impl Keep {
 /// One unit (sentence, paragraph or document) of a [`Cluster`], with where it came from.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Member {
-    /// The unit id, `seq << 32 | idx` ([`sentence_id`](crate::features::sentence_id)): `seq`
+    /// The unit id, `seq << 32 | idx` ([`sentence_id`](textreuse_shingle::units::sentence_id)): `seq`
     /// is the document's position in the input, `idx` the unit's index in it.
     pub id: u64,
     /// The document id, as the input wrote it.

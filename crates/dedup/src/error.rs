@@ -4,8 +4,8 @@ use std::path::PathBuf;
 use textreuse_simhash::SimHashError;
 use textreuse_unionfind::UnionFindError;
 
-use crate::input::InputError;
-use crate::shuffle::ShuffleError;
+use textreuse_corpus::{InputError, OutputError};
+use textreuse_shuffle::ShuffleError;
 
 /// Why a dedup run (or building one) failed. Each variant says how to recover.
 #[derive(Debug, thiserror::Error)]
@@ -53,35 +53,12 @@ pub enum Error {
     #[error("more than 2^32 documents: sentence ids would overflow (split the input)")]
     TooManyDocuments,
     /// The output directory could not be prepared or replaced
-    /// ([`OutputSet`](crate::files::OutputSet)); the error names it. Recover by choosing a new
+    /// ([`OutputSet`](textreuse_corpus::files::OutputSet)); the error names it. Recover by choosing a new
     /// or empty directory on a writable file system with space.
     #[error(transparent)]
-    Output(#[from] crate::OutputError),
+    Output(#[from] OutputError),
     /// The [`Sink`](crate::Sink) failed; its error is the source. Recover as that error says
     /// (for the output files: a writable directory with space).
     #[error("cannot deliver the results")]
     Sink(#[source] Box<dyn std::error::Error + Send + Sync>),
-}
-
-/// `error` and its sources, joined by `": "`: one line, as the CLI prints errors (anyhow's
-/// `{:#}`), for front ends that report problems themselves.
-///
-/// ```
-/// use textreuse_dedup::{InputError, error_chain};
-///
-/// let e = InputError::Io {
-///     path: "docs.jsonl".into(),
-///     source: std::io::Error::other("disk on fire"),
-/// };
-/// assert_eq!(error_chain(&e), "cannot read docs.jsonl: disk on fire");
-/// ```
-pub fn error_chain(error: &dyn std::error::Error) -> String {
-    let mut line = error.to_string();
-    let mut source = error.source();
-    while let Some(e) = source {
-        line.push_str(": ");
-        line.push_str(&e.to_string());
-        source = e.source();
-    }
-    line
 }

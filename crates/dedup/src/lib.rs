@@ -9,7 +9,8 @@
 //! and delivered to a [`Sink`] as a value.
 //!
 //! ```
-//! use textreuse_dedup::{Cluster, Dedup, Document, NoProgress};
+//! use textreuse_corpus::{Document, NoProgress};
+//! use textreuse_dedup::{Cluster, Dedup};
 //!
 //! let sentence = "The old mill on the river was built in 1820 and still grinds grain for the bakery.";
 //! let docs = vec![
@@ -34,26 +35,24 @@
 //! * [`Dedup`], built by [`DedupBuilder`]: the engine (stages 1-8, documented on [`Dedup`]).
 //!   [`Dedup::run`] takes sources, a [`Sink`] and a [`Progress`]; [`Dedup::run_documents`]
 //!   takes documents; [`Dedup::run_to_dir`] writes `textreuse dedup`'s four files.
-//! * Inputs: [`Inputs`] reads files, directories and stdin in order (dumps through
-//!   `textreuse-wikidump`, JSON Lines and Parquet with [`JsonFields`], plain text; gzip, zstd or
-//!   bzip2 compressed, except Parquet; recognized by content) as a stream of [`Source`]s;
-//!   [`Document`] is one document. The `parquet` module also copies a Parquet file without
-//!   some rows (`parquet::write_without_rows`).
+//! * Inputs and provenance come from `textreuse-corpus`: [`Inputs`] reads files, directories
+//!   and stdin as a stream of [`Source`]s, [`Document`] is one document, with its [`DocId`] as
+//!   written and its [`Origin`]; a run reports to a [`Progress`]; [`OutputSet`] and
+//!   [`RunDir`] are its output and temporary directories.
 //! * Results: [`Sink`] receives each [`Cluster`] (its [`Member`]s and [`ClusterType`]), the
 //!   top [`ArticlePairRow`]s and the [`Stats`]. [`Collect`] and `Vec<Cluster>` keep them in
 //!   memory; [`OutputDir`] writes `clusters.jsonl`, `duplicates.jsonl`, `article-pairs.tsv` and
-//!   `stats.json`; [`rewrite`] copies the inputs without their duplicates. [`files`] makes a
-//!   run's output directory change as one ([`files::OutputSet`]) and keeps its temporary files
-//!   in one directory removed on every exit path ([`files::RunDir`]).
-//! * Units and provenance: [`Unit`] (sentence, paragraph, document); each [`Member`] has its
-//!   [`DocId`] as written, its [`Origin`] (input, line, dump revision and timestamp), character
-//!   offsets, and its similarity to the representative its cluster keeps ([`Keep`]).
+//!   `stats.json`; [`rewrite`] copies the inputs without their duplicates.
+//! * Units: [`Unit`] (sentence, paragraph, document) and the kept units of a document
+//!   ([`KeptSentences`]) come from `textreuse-shingle`; each [`Member`] has its document id, its
+//!   origin, character offsets, and its similarity to the representative its cluster keeps
+//!   ([`Keep`]).
 //! * The stages as building blocks, for other drivers (the CLI's `sentences` and `simhash`, the
-//!   Python package's Spark backend, the benches): [`features`] (the sentence filter, kept
-//!   sentences with their ids, SimHash of a sentence), [`pipeline`] (the parallel, ordered
-//!   stage 1-2 driver), [`records`] (the sentence records of `textreuse sentences`, and reading
-//!   a file of them in byte ranges), [`shuffle`] (the external sort, buckets, pairs, clusters),
-//!   [`classify`], [`article_pairs`], [`within_edit_distance`].
+//!   Python package's Spark backend, the benches): [`features`] (the signer of a run's options,
+//!   SimHash of a unit), [`pipeline`] (the parallel, ordered stage 1-2 driver), [`records`] (the
+//!   sentence records of `textreuse sentences`, and reading a file of them in byte ranges),
+//!   [`classify`], [`article_pairs`], [`within_edit_distance`]; the shuffle (the external sort,
+//!   buckets, pairs, clusters) is its own crate, `textreuse-shuffle` ([`ShuffleBuilder`]).
 //!
 //! Signatures and band keys come from [`textreuse_minhash::TextSigner`], the one text ->
 //! band keys recipe, so what a program signs equals what the engine buckets by.
@@ -75,46 +74,38 @@
 //!
 //! # Crate features
 //!
-//! * `parquet` (default): Parquet inputs and the `parquet` module, through the `parquet` and
-//!   `arrow-*` crates (no async runtime). Without it a Parquet input is reported as an
-//!   [`InputError::Format`] and skipped, and the build skips compiling those crates.
+//! * `parquet` (default): Parquet inputs (`textreuse-corpus/parquet`), and [`rewrite`] copies
+//!   Parquet inputs without their duplicates. Without it a Parquet input is reported as an
+//!   [`InputError::Format`] and skipped, and the build skips compiling parquet and arrow.
+//! * `warc` (default): WARC and WET inputs (`textreuse-corpus/warc`).
 #![deny(missing_docs)]
 #![warn(missing_debug_implementations)]
+
+#[cfg(doc)]
+use textreuse_corpus::files::{OutputSet, RunDir};
+#[cfg(doc)]
+use textreuse_corpus::{DocId, Document, InputError, Inputs, Origin, Progress, Source};
+#[cfg(doc)]
+use textreuse_shingle::units::{KeptSentences, Unit};
+#[cfg(doc)]
+use textreuse_shuffle::ShuffleBuilder;
 
 pub mod article_pairs;
 pub mod classify;
 mod cluster;
 mod error;
 pub mod features;
-pub mod files;
-pub mod input;
-#[cfg(feature = "parquet")]
-pub mod parquet;
 pub mod pipeline;
-mod progress;
 pub mod records;
 pub mod rewrite;
 mod run;
-pub mod shuffle;
 mod sink;
-pub mod source;
 mod stats;
 mod text_store;
-#[cfg(feature = "warc")]
-mod warc;
-
-/// Where in source paths the decoders this crate catches panics of live: the `parquet` crate
-/// (and `arrow`, under it) panics on some damaged pages, which [`Inputs`] reports as that file's
-/// damage. A front end's panic hook may keep quiet about panics located there.
-pub const CAUGHT_PANICS: &[&str] = &["/parquet-", "/arrow-"];
 
 pub use classify::ClusterType;
 pub use cluster::{Cluster, Keep, Member, within_edit_distance};
-pub use error::{Error, error_chain};
-pub use features::Unit;
-pub use input::{DocId, Document, InputError, JsonFields, Origin};
-pub use progress::{NoProgress, Progress, Stage};
+pub use error::Error;
 pub use run::{DEFAULT_MAX_ARTICLE_PAIRS, DEFAULT_MAX_HAMMING, Dedup, DedupBuilder, Method};
-pub use sink::{ArticlePairRow, Collect, OutputDir, OutputError, Sink, Tee, TeeError};
-pub use source::{Inputs, Source};
+pub use sink::{ArticlePairRow, Collect, OutputDir, Sink, Tee, TeeError};
 pub use stats::{StageTimes, Stats};

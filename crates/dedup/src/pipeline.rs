@@ -5,9 +5,9 @@
 //! work and the in-order bookkeeping overlap.
 //!
 //! ```
-//! use textreuse_dedup::features::{KeptSentences, SentenceFilter};
+//! use textreuse_shingle::units::{KeptSentences, SentenceFilter};
 //! use textreuse_dedup::pipeline::DocumentPipeline;
-//! use textreuse_dedup::{Document, NoProgress, Source};
+//! use textreuse_corpus::{Document, NoProgress, Source};
 //!
 //! let docs = (0..100).map(|i| Ok(Source::from(Document::new(i, "", format!("Sentence {i}. Another one.")))));
 //! let filter = SentenceFilter { min_shingles: 0, ..SentenceFilter::default() };
@@ -31,10 +31,7 @@ use rayon::prelude::*;
 use textreuse_wikidump::Cleaner;
 
 use crate::Error;
-use crate::input::Document;
-use crate::input::InputError;
-use crate::progress::{Progress, Stage};
-use crate::source::Source;
+use textreuse_corpus::{Document, InputError, Progress, Source, Stage};
 
 /// The default documents per parallel batch.
 pub const DEFAULT_BATCH: usize = 512;

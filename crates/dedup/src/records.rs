@@ -34,8 +34,9 @@ use std::sync::Arc;
 use serde::{Deserialize, Serialize};
 
 use crate::Member;
-use crate::features::KeptSentence;
-use crate::input::{Compression, DocId, Document, Origin, open_file};
+use textreuse_corpus::input::{Compression, open_file};
+use textreuse_corpus::{DocId, Document, Origin};
+use textreuse_shingle::units::KeptSentence;
 
 /// One sentence record (see the [module docs](self)). Strings borrow from the parsed line when
 /// it needs no unescaping.
@@ -116,7 +117,7 @@ impl<'a> SentenceRecord<'a> {
         }
     }
 
-    /// The record of a kept sentence of `doc` ([`KeptSentences`](crate::features::KeptSentences)),
+    /// The record of a kept sentence of `doc` ([`KeptSentences`](textreuse_shingle::units::KeptSentences)),
     /// under the sentence id `id` (usually `sentence.id`).
     pub fn of_sentence(
         doc: &'a Document,

@@ -15,8 +15,10 @@
 //!
 //! ```
 //! use textreuse_dedup::rewrite::{DropList, write_deduplicated};
-//! use textreuse_dedup::source::Include;
-//! use textreuse_dedup::{Dedup, Inputs, NoProgress, Unit};
+//! use textreuse_corpus::source::Include;
+//! use textreuse_corpus::{Inputs, NoProgress};
+//! use textreuse_dedup::Dedup;
+//! use textreuse_shingle::units::Unit;
 //!
 //! let dir = tempfile::tempdir()?;
 //! let input = dir.path().join("docs.jsonl");
@@ -41,9 +43,10 @@ use std::io::{BufRead, BufWriter, Write};
 use std::path::{Component, Path, PathBuf};
 
 use crate::cluster::Cluster;
-use crate::input::{self, Compression, Format, InputError};
 use crate::sink::Sink;
-use crate::source::Include;
+use textreuse_corpus::InputError;
+use textreuse_corpus::input::{self, Compression, Format};
+use textreuse_corpus::source::Include;
 
 /// The duplicate records of a run, by input (a [`Sink`]). Units without a source (documents a
 /// program built) are not listed.
@@ -65,7 +68,7 @@ impl DropList {
 
     /// Adds the record of a document known to be a duplicate from elsewhere (of a document in a
     /// persistent index, say); nothing for a document without a source.
-    pub fn add_record(&mut self, origin: &crate::Origin) {
+    pub fn add_record(&mut self, origin: &textreuse_corpus::Origin) {
         if let Some(source) = &origin.source {
             let record = origin.record.unwrap_or(0);
             if self
@@ -146,7 +149,7 @@ pub fn copy_path(out: &Path, input: &Path) -> PathBuf {
     path
 }
 
-/// Writes a copy of each input (files, directories walked as [`Inputs`](crate::Inputs) walks
+/// Writes a copy of each input (files, directories walked as [`Inputs`](textreuse_corpus::Inputs) walks
 /// them, with the same `include` patterns) under `out` ([`copy_path`]) without the records in `drop`. An input that cannot be
 /// copied (unreadable, a dump, standard input) is reported in [`Rewritten::problems`] and
 /// skipped; an output that cannot be written stops with an error.
@@ -169,7 +172,7 @@ pub fn write_deduplicated<P: AsRef<Path>>(
             continue;
         }
         let files = if input.is_dir() {
-            match crate::source::walk(input, include) {
+            match textreuse_corpus::source::walk(input, include) {
                 Ok(files) => files,
                 Err(e) => {
                     done.problems.push(e);
@@ -283,6 +286,16 @@ fn copy_one(
             done.files += 1;
             Ok(())
         }
+        // A format textreuse-corpus learns to read later: not copied until it is taught here.
+        _ => {
+            done.problems.push(InputError::Format {
+                path: file.to_path_buf(),
+                message: "this input format cannot be copied without its duplicates; \
+                          duplicates.jsonl lists them"
+                    .into(),
+            });
+            Ok(())
+        }
     }
 }
 
@@ -295,7 +308,7 @@ fn copy_parquet(
     compression: Compression,
     done: &mut Rewritten,
 ) -> Result<(), RewriteError> {
-    use crate::parquet::{WriteError, write_without_rows};
+    use textreuse_corpus::parquet::{WriteError, write_without_rows};
     if compression != Compression::None {
         done.problems.push(InputError::Format {
             path: file.to_path_buf(),
@@ -430,7 +443,10 @@ impl Write for Encoder {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::{Dedup, Inputs, NoProgress, Unit};
+    use textreuse_corpus::{Inputs, NoProgress};
+    use textreuse_shingle::units::Unit;
+
+    use crate::Dedup;
     use std::io::Read;
 
     fn line(id: &str, text: &str) -> String {

@@ -5,24 +5,23 @@ use std::path::PathBuf;
 use std::time::Instant;
 
 use rayon::prelude::*;
-use textreuse_minhash::{Signer, Target, TextSigner};
+use textreuse_corpus::files::OutputSet;
+use textreuse_corpus::{DocId, Document, InputError, Origin, Progress, Source, Stage};
+use textreuse_minhash::{Signer, SignerBuilder, Target, TextSigner};
 use textreuse_shingle::Shingler;
+use textreuse_shingle::units::{KeptSentences, SentenceFilter, Unit};
+use textreuse_shuffle::{self as shuffle, PairMode, ShuffleBuilder, ShuffleStats};
 use textreuse_simhash::{ParagraphFingerprinter, SimHasher, TableSearch};
 use textreuse_unionfind::{Clustering, Clusters};
 
 use crate::article_pairs::{MAX_CLUSTER_ARTICLES, article_pair_rows};
 use crate::classify::ClusterType;
 use crate::cluster::{Cluster, Keep, Member, within_edit_distance};
-use crate::features::{KeptSentences, SentenceFilter, Unit, unit_simhash};
-use crate::files::OutputSet;
-use crate::input::{DocId, InputError, Origin};
+use crate::features::unit_simhash;
 use crate::pipeline::{DEFAULT_BATCH, DocumentPipeline};
-use crate::progress::{Progress, Stage};
-use crate::shuffle::{self, PairMode, ShuffleBuilder, ShuffleStats};
 use crate::sink::{ArticlePairRow, OutputDir, Sink};
-use crate::source::Source;
 use crate::text_store::{TextReader, TextStore};
-use crate::{Document, Error, Stats};
+use crate::{Error, Stats};
 
 /// The default number of rows of `article-pairs.tsv` (the top pairs by shared clusters).
 pub const DEFAULT_MAX_ARTICLE_PAIRS: usize = 100_000;
@@ -91,7 +90,7 @@ impl Default for DedupBuilder {
 
 impl DedupBuilder {
     /// The research defaults: 12-character shingles, sentences of 75..=600 shingles, the unit's
-    /// signer ([`Unit::default_signer`]: for sentences the Weissman preset, N = 20, K = 10,
+    /// signer ([`SignerBuilder::for_unit`]: for sentences the Weissman preset, N = 20, K = 10,
     /// M = 10, drawn bands, seed 1123456), a 2 GiB shuffle budget,
     /// buckets capped at 100, no edit-distance filter, MinHash candidates, 100,000 article pairs.
     pub fn new() -> DedupBuilder {
@@ -124,7 +123,7 @@ impl DedupBuilder {
 
     /// What is compared: sentences (default), paragraphs or whole documents. The shingle-count
     /// bounds default to the unit's ([`Unit::default_filter`]), and so does the signer
-    /// ([`Unit::default_signer`]: OPH for paragraphs and documents).
+    /// ([`SignerBuilder::for_unit`]: OPH for paragraphs and documents).
     pub fn unit(&mut self, unit: Unit) -> &mut Self {
         self.unit = unit;
         self
@@ -283,9 +282,7 @@ impl DedupBuilder {
                     message: format!("the planned signer is invalid: {e}"),
                 })?
             }
-            (None, None) => self
-                .unit
-                .default_signer()
+            (None, None) => SignerBuilder::for_unit(self.unit)
                 .build()
                 .expect("the presets are valid"),
         };
@@ -366,7 +363,8 @@ impl DedupBuilder {
 /// two dumps gets two ids) and `idx` the sentence's index in its document.
 ///
 /// ```
-/// use textreuse_dedup::{Collect, Dedup, Document, NoProgress};
+/// use textreuse_corpus::{Document, NoProgress};
+/// use textreuse_dedup::{Collect, Dedup};
 ///
 /// let text = "The old mill on the river was built in 1820 and still grinds grain for the village bakery.";
 /// let docs = vec![
@@ -500,7 +498,7 @@ impl Dedup {
         self.keep
     }
 
-    /// Runs stages 1-8 over `sources` (in input order; see [`Inputs`](crate::Inputs) for
+    /// Runs stages 1-8 over `sources` (in input order; see [`Inputs`](textreuse_corpus::Inputs) for
     /// files), delivers the clusters, article pairs and counts to `sink`, tells `progress` how
     /// it goes, and returns the counts.
     pub fn run<I, S>(
@@ -732,11 +730,10 @@ impl Dedup {
                 }
                 out.pairs = Vec::new();
             }
-            ShuffleStats {
-                records: fps.len() as u64,
-                candidate_pairs: found.len() as u64,
-                ..ShuffleStats::default()
-            }
+            let mut stats = ShuffleStats::default();
+            stats.records = fps.len() as u64;
+            stats.candidate_pairs = found.len() as u64;
+            stats
         } else {
             progress.start(Stage::MergeRecords, Some(shuffle.len()));
             let mut stream = shuffle.finish_with_progress(&mut |n| progress.advance(n))?;

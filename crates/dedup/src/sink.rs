@@ -8,9 +8,10 @@ use std::path::{Path, PathBuf};
 
 use rayon::prelude::*;
 
+use textreuse_corpus::{DocId, OutputError};
+
 use crate::Stats;
 use crate::cluster::Cluster;
-use crate::input::DocId;
 
 /// A pair of articles and the number of clusters they share (a row of `article-pairs.tsv`).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -171,32 +172,6 @@ impl Sink for Collect {
     }
 }
 
-/// Why [`OutputDir`] could not write an output. Recover by pointing it at a writable directory
-/// on a file system with space.
-#[derive(Debug, thiserror::Error)]
-#[error("{what} {}", path.display())]
-pub struct OutputError {
-    what: &'static str,
-    path: PathBuf,
-    #[source]
-    source: std::io::Error,
-}
-
-impl OutputError {
-    pub(crate) fn new(what: &'static str, path: &Path, source: std::io::Error) -> OutputError {
-        OutputError {
-            what,
-            path: path.to_path_buf(),
-            source,
-        }
-    }
-
-    /// The file or directory that could not be written.
-    pub fn path(&self) -> &Path {
-        &self.path
-    }
-}
-
 /// Writes the four files of `textreuse dedup` into a directory (created if needed):
 ///
 /// * `clusters.jsonl`: one [`Cluster::to_json`] line per cluster, by cluster id;
@@ -207,7 +182,7 @@ impl OutputError {
 ///
 /// Each file is written to a temporary name in the directory and renamed into place when
 /// complete, so a reader never sees a half-written file; for the four files to change together
-/// write them into an [`OutputSet`](crate::files::OutputSet)'s directory, as
+/// write them into an [`OutputSet`](textreuse_corpus::files::OutputSet)'s directory, as
 /// [`Dedup::run_to_dir`](crate::Dedup::run_to_dir) does.
 #[derive(Debug)]
 pub struct OutputDir {
@@ -261,15 +236,11 @@ impl OutputDir {
     }
 
     fn start(&self) -> Result<Pending, OutputError> {
-        std::fs::create_dir_all(&self.dir).map_err(|source| OutputError {
-            what: "cannot create the output directory",
-            path: self.dir.clone(),
-            source,
+        std::fs::create_dir_all(&self.dir).map_err(|source| {
+            OutputError::new("cannot create the output directory", &self.dir, source)
         })?;
-        let tmp = tempfile::NamedTempFile::new_in(&self.dir).map_err(|source| OutputError {
-            what: "cannot create a temporary file in",
-            path: self.dir.clone(),
-            source,
+        let tmp = tempfile::NamedTempFile::new_in(&self.dir).map_err(|source| {
+            OutputError::new("cannot create a temporary file in", &self.dir, source)
         })?;
         let (file, tmp) = tmp.into_parts();
         Ok(Pending {
@@ -280,11 +251,7 @@ impl OutputDir {
 
     fn commit(&self, pending: Pending, name: &str) -> Result<(), OutputError> {
         let path = self.dir.join(name);
-        let error = |what, source| OutputError {
-            what,
-            path: path.clone(),
-            source,
-        };
+        let error = |what, source| OutputError::new(what, &path, source);
         let Pending { writer, tmp } = pending;
         writer
             .into_inner()
@@ -302,11 +269,8 @@ impl OutputDir {
         write: impl FnOnce(&mut BufWriter<File>) -> std::io::Result<()>,
     ) -> Result<(), OutputError> {
         let mut pending = self.start()?;
-        write(&mut pending.writer).map_err(|source| OutputError {
-            what: "cannot write",
-            path: self.dir.join(name),
-            source,
-        })?;
+        write(&mut pending.writer)
+            .map_err(|source| OutputError::new("cannot write", &self.dir.join(name), source))?;
         self.commit(pending, name)
     }
 
@@ -355,10 +319,12 @@ impl OutputDir {
         let written = handle
             .join()
             .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
-        written.map(Some).map_err(|source| OutputError {
-            what: "cannot write clusters.jsonl and duplicates.jsonl in",
-            path: self.dir.clone(),
-            source,
+        written.map(Some).map_err(|source| {
+            OutputError::new(
+                "cannot write clusters.jsonl and duplicates.jsonl in",
+                &self.dir,
+                source,
+            )
         })
     }
 

@@ -3,7 +3,8 @@
 use std::collections::HashMap;
 use std::path::Path;
 
-use textreuse_dedup::{Cluster, Collect, Dedup, Document, NoProgress, OutputDir};
+use textreuse_corpus::{Document, NoProgress};
+use textreuse_dedup::{Cluster, Collect, Dedup, OutputDir};
 use textreuse_minhash::Signer;
 use textreuse_shingle::{Normalize, char_shingle_fingerprints, normalize};
 
@@ -344,7 +345,7 @@ fn no_member_is_lost_to_the_bucket_cap() {
 /// and character offsets that cut its text out of the cleaned document.
 #[test]
 fn members_of_the_bundled_samples_are_traceable() {
-    use textreuse_dedup::{Inputs, Source};
+    use textreuse_corpus::{Inputs, Source};
     let samples = [
         concat!(
             env!("CARGO_MANIFEST_DIR"),
@@ -408,7 +409,8 @@ fn members_of_the_bundled_samples_are_traceable() {
 /// point at the paragraph's line.
 #[test]
 fn shared_paragraphs_are_found_by_minhash_and_paragraph_simhash() {
-    use textreuse_dedup::{Method, Unit};
+    use textreuse_dedup::Method;
+    use textreuse_shingle::units::Unit;
     let shared = "The river rises in the northern hills and flows south through three market \
                   towns. Fishing was the main trade of the valley for centuries before the mills.";
     let docs = || {
@@ -470,7 +472,7 @@ fn shared_paragraphs_are_found_by_minhash_and_paragraph_simhash() {
 fn warc_records_with_text_are_documents() {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../testdata/warc/pages.warc.gz");
     let cleaner = textreuse_wikidump::Cleaner::new();
-    let docs: Vec<Document> = textreuse_dedup::Inputs::new([&path])
+    let docs: Vec<Document> = textreuse_corpus::Inputs::new([&path])
         .map(|s| s.expect("readable").into_document(&cleaner))
         .collect();
     let titles: Vec<&str> = docs.iter().map(|d| d.title.as_str()).collect();
@@ -519,7 +521,7 @@ fn a_cut_warc_file_reports_the_damage_once() {
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("cut.warc");
     std::fs::write(&file, &raw[..cut]).unwrap();
-    let results: Vec<_> = textreuse_dedup::Inputs::new([&file]).collect();
+    let results: Vec<_> = textreuse_corpus::Inputs::new([&file]).collect();
     assert_eq!(results.len(), 1, "one error, nothing else");
     let message = results[0].as_ref().unwrap_err().to_string();
     assert!(message.contains("WARC record 3"), "{message}");

@@ -2,7 +2,7 @@
 //! binary record; and the stable hash its id is looked up by.
 use std::sync::Arc;
 
-use textreuse_dedup::{DocId, Document, Origin};
+use textreuse_corpus::{DocId, Document, Origin};
 use textreuse_hash::fingerprint;
 
 const ID_STR: u8 = 1;

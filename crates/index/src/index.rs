@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 use textreuse_align::index::{Candidate, DEFAULT_MAX_BUCKET, rank_candidates};
-use textreuse_dedup::{DocId, Document, Origin};
+use textreuse_corpus::{DocId, Document, Origin};
 use textreuse_minhash::Signer;
 
 use crate::Error;
@@ -181,7 +181,7 @@ pub struct UnitMatches {
 /// query one index while a writer adds to it; each sees the commit it opened.
 ///
 /// ```
-/// use textreuse_dedup::Document;
+/// use textreuse_corpus::Document;
 /// use textreuse_index::{Index, IndexUnit, IndexWriter, Params, QueryOptions};
 ///
 /// let dir = tempfile::tempdir()?;
@@ -728,7 +728,7 @@ fn candidate_documents(
 /// Queries on a writer see its uncommitted documents and removals too.
 ///
 /// ```
-/// use textreuse_dedup::Document;
+/// use textreuse_corpus::Document;
 /// use textreuse_index::{IndexUnit, IndexWriter, Params, QueryOptions};
 ///
 /// let dir = tempfile::tempdir()?;

@@ -9,7 +9,7 @@
 //! estimated Jaccard similarity and optionally verified exactly against the stored texts.
 //!
 //! ```
-//! use textreuse_dedup::Document;
+//! use textreuse_corpus::Document;
 //! use textreuse_index::{Index, IndexUnit, IndexWriter, Params, QueryOptions};
 //!
 //! let dir = tempfile::tempdir()?;
@@ -49,7 +49,7 @@
 //! # Matching `textreuse dedup`
 //!
 //! Units, shingles and signatures are exactly the dedup pipeline's (the same [`Recipe`]
-//! ingredients: [`textreuse_dedup::features::KeptSentences`] and
+//! ingredients: [`textreuse_shingle::units::KeptSentences`] and
 //! [`textreuse_minhash::TextSigner`]), so a query finds what `dedup` would pair: two units
 //! share a band key in the index exactly when they share one in `dedup` (keys are compared on
 //! their top 48 bits; see the `segment` notes in `docs/index.md`).

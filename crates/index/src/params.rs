@@ -4,9 +4,9 @@ use std::ops::Range;
 
 use serde::{Deserialize, Serialize};
 use textreuse_align::index as chunks;
-use textreuse_dedup::Unit;
-use textreuse_dedup::features::{KeptSentences, SentenceFilter};
-use textreuse_minhash::{BandScheme, Signer, Target, TextSigner, plan};
+use textreuse_minhash::{BandScheme, Signer, SignerBuilder, Target, TextSigner, plan};
+use textreuse_shingle::units::Unit;
+use textreuse_shingle::units::{KeptSentences, SentenceFilter};
 
 use crate::Error;
 
@@ -123,15 +123,12 @@ pub struct Params {
 
 impl Params {
     /// The defaults of `unit`: for sentences, paragraphs and documents those of
-    /// `textreuse dedup` ([`Unit::default_filter`] and [`Unit::default_signer`]: the Weissman
+    /// `textreuse dedup` ([`Unit::default_filter`] and [`SignerBuilder::for_unit`]: the Weissman
     /// preset for sentences, the OPH preset for paragraphs and documents, seed 1123456); for
     /// chunks those of `textreuse check` (word 2-grams, chunks of 20 words, 30 disjoint bands of
     /// 2 rows, whole minhashes kept).
     pub fn new(unit: IndexUnit) -> Params {
-        let defaults = unit
-            .dedup_unit()
-            .unwrap_or(Unit::Sentence)
-            .default_signer()
+        let defaults = SignerBuilder::for_unit(unit.dedup_unit().unwrap_or(Unit::Sentence))
             .build()
             .expect("the presets are valid");
         let base = Params {

@@ -1,7 +1,7 @@
 //! Whole inputs through an index: every document of a stream of [`Source`]s added, or queried,
 //! signing in parallel and keeping input order, with `dedup`'s skip policy for bad inputs.
 use rayon::prelude::*;
-use textreuse_dedup::{Document, InputError, Progress, Source, Stage};
+use textreuse_corpus::{Document, InputError, Progress, Source, Stage};
 use textreuse_wikidump::Cleaner;
 
 use crate::Error;
@@ -71,7 +71,7 @@ where
 }
 
 impl IndexWriter {
-    /// Adds every document of `sources` (a [`textreuse_dedup::Inputs`], say), signing on all
+    /// Adds every document of `sources` (a [`textreuse_corpus::Inputs`], say), signing on all
     /// threads and adding in input order; bad inputs are reported to `progress` and skipped.
     /// Commits at the end (and whenever the batch fills half the memory budget).
     pub fn add_all<I>(&mut self, sources: I, progress: &dyn Progress) -> Result<RunStats, Error>

@@ -25,7 +25,7 @@ use std::path::{Path, PathBuf};
 
 use ahash::RandomState;
 use memmap2::Mmap;
-use textreuse_dedup::Document;
+use textreuse_corpus::Document;
 
 use crate::Error;
 use crate::doc::{self, StoredDoc};

@@ -5,7 +5,8 @@ use std::fs;
 
 use proptest::prelude::*;
 use textreuse_align::index::CorpusIndex;
-use textreuse_dedup::{Cluster, Dedup, DocId, Document, NoProgress};
+use textreuse_corpus::{DocId, Document, NoProgress};
+use textreuse_dedup::{Cluster, Dedup};
 use textreuse_index::{Error, Index, IndexUnit, IndexWriter, Params, QueryOptions};
 
 const WORDS: [&str; 24] = [

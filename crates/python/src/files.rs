@@ -1,11 +1,11 @@
 //! `OutputSet`: the Spark backend's outputs change as one, as the command line's do
-//! ([`textreuse_dedup::files::OutputSet`]).
+//! ([`textreuse_corpus::files::OutputSet`]).
 use std::path::PathBuf;
 
 use pyo3::exceptions::{PyOSError, PyRuntimeError};
 use pyo3::prelude::*;
-use textreuse_dedup::OutputError;
-use textreuse_dedup::files::{OutputSet, remove_temporaries as remove_all};
+use textreuse_corpus::OutputError;
+use textreuse_corpus::files::{OutputSet, remove_temporaries as remove_all};
 
 fn output_error(e: OutputError) -> PyErr {
     let source = std::error::Error::source(&e).and_then(|s| s.downcast_ref::<std::io::Error>());

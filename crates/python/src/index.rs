@@ -18,7 +18,7 @@ use pyo3::exceptions::{
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyBytes, PyDict, PyList, PyString, PyTuple, PyType};
 use rayon::prelude::*;
-use textreuse_dedup::{DocId, Document};
+use textreuse_corpus::{DocId, Document};
 use textreuse_index::{Error, IndexUnit, IndexWriter, Match, Params, QueryOptions, SignedUnit};
 use textreuse_minhash::BandScheme;
 

@@ -9,7 +9,8 @@ use pyo3::prelude::*;
 use pyo3::types::PyBytes;
 use std::sync::Arc;
 
-use textreuse_dedup::{Cluster, DocId, Keep, Member, Origin, within_edit_distance};
+use textreuse_corpus::{DocId, Origin};
+use textreuse_dedup::{Cluster, Keep, Member, within_edit_distance};
 use textreuse_minhash::TextSigner;
 use textreuse_shingle::char_shingle_count;
 use textreuse_unionfind::Clustering;

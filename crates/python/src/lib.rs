@@ -25,7 +25,7 @@
 //! - `Signer` wraps [`textreuse_minhash::Signer`] (`src/signer.rs`). Signatures go out as numpy
 //!   uint64 arrays and come in as any uint64 buffer or sequence of ints (`src/numpy.rs`, through
 //!   the buffer protocol and `numpy.frombuffer`: no Rust NumPy dependency).
-//! - `OutputSet` wraps [`textreuse_dedup::files::OutputSet`] (`src/files.rs`): the Spark jobs'
+//! - `OutputSet` wraps [`textreuse_corpus::files::OutputSet`] (`src/files.rs`): the Spark jobs'
 //!   outputs are swapped in as one, like the command line's.
 //! - `LSHIndex` wraps [`textreuse_index::IndexWriter`] (`src/index.rs`) with datasketch's
 //!   `MinHashLSH` vocabulary (`insert`, `query`, `remove`, `in`, `len`), batch methods that sign
@@ -128,15 +128,15 @@ mod _native {
         defaults.set_item("shingle", textreuse_shingle::DEFAULT_SHINGLE_CHARS)?;
         defaults.set_item(
             "min_shingles",
-            textreuse_dedup::features::DEFAULT_MIN_SHINGLES,
+            textreuse_shingle::units::DEFAULT_MIN_SHINGLES,
         )?;
         defaults.set_item(
             "max_shingles",
-            textreuse_dedup::features::DEFAULT_MAX_SHINGLES,
+            textreuse_shingle::units::DEFAULT_MAX_SHINGLES,
         )?;
         defaults.set_item(
             "min_shingles_long_units",
-            textreuse_dedup::features::DEFAULT_MIN_SHINGLES_LONG_UNITS,
+            textreuse_shingle::units::DEFAULT_MIN_SHINGLES_LONG_UNITS,
         )?;
         defaults.set_item("hashes", textreuse_minhash::DEFAULT_HASHES)?;
         defaults.set_item("bits", textreuse_minhash::DEFAULT_BITS)?;
@@ -145,7 +145,7 @@ mod _native {
         defaults.set_item("oph_rows", textreuse_minhash::DEFAULT_OPH_ROWS)?;
         defaults.set_item("oph_bands", textreuse_minhash::DEFAULT_OPH_BANDS)?;
         defaults.set_item("seed", textreuse_minhash::DEFAULT_SEED)?;
-        defaults.set_item("max_bucket", textreuse_dedup::shuffle::DEFAULT_MAX_BUCKET)?;
+        defaults.set_item("max_bucket", textreuse_shuffle::DEFAULT_MAX_BUCKET)?;
         defaults.set_item(
             "max_article_pairs",
             textreuse_dedup::DEFAULT_MAX_ARTICLE_PAIRS,

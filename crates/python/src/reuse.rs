@@ -11,8 +11,8 @@ use std::sync::{Mutex, mpsc};
 use pyo3::exceptions::{PyIOError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
+use textreuse_corpus::{DocId, Document, InputError, Inputs, Origin, Progress, error_chain};
 use textreuse_dedup::pipeline::DocumentPipeline;
-use textreuse_dedup::{DocId, Document, InputError, Inputs, Origin, Progress, error_chain};
 use textreuse_reuse::{
     ALIGN_BATCH, ChunkMatch, DocumentTable, PREPARED_TEXT_BYTES, PairResult, Prepared, Reuse,
     ReuseError, write_case_lines, write_pair_row,

@@ -2,13 +2,14 @@
 use pyo3::exceptions::{PyIndexError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyList, PyString, PyTuple, PyType};
+use textreuse_dedup::Dedup;
 use textreuse_dedup::features::SignerOptions;
-use textreuse_dedup::{Dedup, Unit};
 use textreuse_minhash::{
     BandScheme, DEFAULT_BANDS, DEFAULT_BITS, DEFAULT_ROWS, DEFAULT_SEED, Signature, Signer,
     SignerBuilder, TextSigner,
 };
 use textreuse_shingle::DEFAULT_SHINGLE_CHARS;
+use textreuse_shingle::units::Unit;
 
 use crate::arrow::{ColumnError, HeldArray};
 use crate::numpy::{type_name, u64_array, u64_matrix};
@@ -287,9 +288,7 @@ pub(crate) fn dedup_settings(
 ) -> PyResult<(PySigner, usize, usize)> {
     let unit: Unit = unit
         .parse()
-        .map_err(|e: textreuse_dedup::features::UnknownUnit| {
-            PyValueError::new_err(e.to_string())
-        })?;
+        .map_err(|e: textreuse_shingle::units::UnknownUnit| PyValueError::new_err(e.to_string()))?;
     let optional = |name, v: Option<i64>| v.map(|v| count(name, v)).transpose();
     let options = SignerOptions {
         scheme: scheme.map(parse_scheme).transpose()?,

@@ -21,14 +21,16 @@ use pyo3::exceptions::{PyIOError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
 
+use textreuse_corpus::source::{Include, Inputs, walk};
+use textreuse_corpus::{DocId, Progress};
 use textreuse_dedup::article_pairs::{MAX_CLUSTER_ARTICLES, article_pair_rows};
-use textreuse_dedup::features::{KeptSentences, SentenceFilter, UnknownUnit};
 use textreuse_dedup::pipeline::DocumentPipeline;
 use textreuse_dedup::records::{SentenceRecord, file_ranges, read_lines};
-use textreuse_dedup::shuffle::{PairMode, Shuffle, ShuffleBuilder};
-use textreuse_dedup::source::{Include, Inputs, walk};
-use textreuse_dedup::{ArticlePairRow, Cluster, DocId, Error, Member, Progress, Unit};
+use textreuse_dedup::{ArticlePairRow, Cluster, Error, Member};
 use textreuse_minhash::TextSigner;
+use textreuse_shingle::units::Unit;
+use textreuse_shingle::units::{KeptSentences, SentenceFilter, UnknownUnit};
+use textreuse_shuffle::{PairMode, Shuffle, ShuffleBuilder};
 use textreuse_unionfind::Clustering;
 
 use crate::arrow::{ColumnError, HeldArray, HeldBuffer, StrColumn};
@@ -552,7 +554,7 @@ impl PyBucketPairs {
             .take()
             .ok_or_else(|| PyValueError::new_err("finish() was called"))?;
         let (pairs, stats) = py
-            .detach(|| -> Result<_, textreuse_dedup::shuffle::ShuffleError> {
+            .detach(|| -> Result<_, textreuse_shuffle::ShuffleError> {
                 let mut stream = shuffle.finish()?;
                 let mut out = Vec::new();
                 while let Some((a, b)) = stream.next_pair()? {

@@ -2,7 +2,8 @@
 //! what happens with missing or damaged outputs.
 use std::path::Path;
 
-use textreuse_dedup::{Dedup, Document, Method, NoProgress, OutputDir};
+use textreuse_corpus::{Document, NoProgress};
+use textreuse_dedup::{Dedup, Method, OutputDir};
 use textreuse_report::{DedupReport, ReportError};
 
 /// A sentence of made-up words, different for each `i`.

@@ -13,7 +13,7 @@
 //!    candidates per document). [`Candidates::MinHash`] instead gives chunks MinHash band keys
 //!    of word n-grams, exactly as the plagiarism checker's
 //!    [`CorpusIndex`](textreuse_align::index::CorpusIndex) signs them, through dedup's
-//!    out-of-core [shuffle](textreuse_dedup::shuffle): near-verbatim reuse only. Within one
+//!    out-of-core [shuffle](textreuse_shuffle): near-verbatim reuse only. Within one
 //!    corpus every pair of documents can be a candidate; with `against`, only pairs with one
 //!    document on each side.
 //! 3. **Align and classify.** Each candidate pair is aligned ([`Aligner`]) on all cores and
@@ -35,7 +35,7 @@
 //! writes the same files byte for byte.
 //!
 //! ```
-//! use textreuse_dedup::Document;
+//! use textreuse_corpus::Document;
 //! use textreuse_reuse::Reuse;
 //!
 //! let shared = "Honey bees live in large colonies with a single queen, thousands of workers \
@@ -81,10 +81,10 @@ use textreuse_align::index::{
 };
 use textreuse_align::reuse::{ReuseKind, profile};
 use textreuse_align::{Aligner, DEFAULT_MIN_PASSAGE_LEN};
-use textreuse_dedup::Document;
-use textreuse_dedup::shuffle::{MIN_MEM_BUDGET, PairMode, ShuffleBuilder, ShuffleError};
-use textreuse_dedup::{NoProgress, Progress, Stage};
+use textreuse_corpus::Document;
+use textreuse_corpus::{NoProgress, Progress, Stage};
 use textreuse_minhash::{BandScheme, Signer};
+use textreuse_shuffle::{MIN_MEM_BUDGET, PairMode, ShuffleBuilder, ShuffleError};
 
 use candidates::{CandidateList, CandidateWriter};
 pub use output::{

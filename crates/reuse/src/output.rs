@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 use textreuse_align::pan;
-use textreuse_dedup::Document;
+use textreuse_corpus::Document;
 
 use crate::{PairResult, ReuseSink, ReuseStats};
 
@@ -28,7 +28,7 @@ use crate::{PairResult, ReuseSink, ReuseStats};
 /// * `stats.json`: the [`ReuseStats`].
 ///
 /// For the four files to change together, write them into the directory of a
-/// [`textreuse_dedup::files::OutputSet`] and commit it after the run, as `textreuse reuse` does.
+/// [`textreuse_corpus::files::OutputSet`] and commit it after the run, as `textreuse reuse` does.
 #[derive(Debug)]
 pub struct ReuseOutputDir {
     dir: PathBuf,

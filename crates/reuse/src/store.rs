@@ -6,14 +6,14 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use memmap2::Mmap;
-use textreuse_dedup::{DocId, Document, Origin};
+use textreuse_corpus::{DocId, Document, Origin};
 
 /// Builds a [`DocumentStore`]: each pushed document's text is appended to a temporary file,
 /// and its id, title and provenance to another; memory keeps 16 bytes per document (where
 /// the two are) and each distinct input name once.
 ///
 /// ```
-/// use textreuse_dedup::Document;
+/// use textreuse_corpus::Document;
 /// use textreuse_reuse::DocumentStoreBuilder;
 ///
 /// let mut store = DocumentStoreBuilder::new(None::<&std::path::Path>)?;

@@ -29,8 +29,8 @@ use rayon::prelude::*;
 use textreuse_align::index::chunk_spans;
 use textreuse_shingle::words;
 
-use textreuse_dedup::shuffle::{RecordSorter, ShuffleBuilder};
-use textreuse_dedup::{Progress, Stage};
+use textreuse_corpus::{Progress, Stage};
+use textreuse_shuffle::{RecordSorter, ShuffleBuilder};
 
 use crate::candidates::{CandidateList, CandidateWriter};
 use crate::{ReuseError, ReuseStats, SIGN_BATCH};

@@ -1,6 +1,6 @@
 //! The corpus-scale job end to end on small corpora: what is found, within and against, the
 //! output files, and that results do not depend on threads or the memory budget.
-use textreuse_dedup::{Document, Progress, Stage};
+use textreuse_corpus::{Document, Progress, Stage};
 use textreuse_reuse::{
     ALIGN_BATCH, Candidates, FoundPair, PairResult, PanOutput, Reuse, ReuseBuilder, ReuseOutputDir,
     ReuseSink, ReuseStats,
@@ -217,7 +217,7 @@ fn long_stages_report_progress() {
     let mut found = Vec::new();
     // The smallest budget: several index blocks, each a pass over the query chunks.
     let stats = Reuse::builder()
-        .mem_budget(textreuse_dedup::shuffle::MIN_MEM_BUDGET)
+        .mem_budget(textreuse_shuffle::MIN_MEM_BUDGET)
         .build()
         .unwrap()
         .run_with_progress(&docs, None, &mut found, &progress)
@@ -258,12 +258,7 @@ fn results_do_not_depend_on_threads_or_budget() {
         let single = one_thread.install(|| run_with(method, &docs, None, 64 << 20));
         assert_eq!(single, reference, "{method:?}");
         // The smallest budget spills the sorts to disk.
-        let small = run_with(
-            method,
-            &docs,
-            None,
-            textreuse_dedup::shuffle::MIN_MEM_BUDGET,
-        );
+        let small = run_with(method, &docs, None, textreuse_shuffle::MIN_MEM_BUDGET);
         assert_eq!(small, reference, "{method:?}");
     }
 }
@@ -358,7 +353,7 @@ fn documents_on_disk_give_the_same_files_as_documents_in_memory() {
                 &s_corpus,
                 s_other.as_ref(),
                 &mut ReuseOutputDir::new(&disk),
-                &textreuse_dedup::NoProgress,
+                &textreuse_corpus::NoProgress,
             )
             .unwrap();
         assert_eq!(in_memory.cases, 2, "{name}");

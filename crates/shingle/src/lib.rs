@@ -36,6 +36,9 @@
 //! * [`paragraphs`], [`chunks`] (merge of short paragraphs to a minimum word count) and
 //!   [`long_sentences`] (the `m` longest sentences of at least `k` words per paragraph).
 //! * [`CharOffsets`]: byte offsets to char offsets for many lookups.
+//! * [`units`]: the unit a job compares ([`units::Unit`]: sentence, paragraph, document), which
+//!   units are kept ([`units::SentenceFilter`], a shingle-count window) and the kept units of a
+//!   document with their ids and spans ([`units::KeptSentences`]).
 //!
 //! Sentence splitting is a hand-written scanner rather than `unicode-segmentation`'s UAX #29
 //! sentence boundaries: UAX #29 splits after "Dr." and "U.S." before a capital, the rules needed
@@ -68,6 +71,7 @@ mod ifma;
 pub mod normalize;
 pub mod sentence;
 mod shingler;
+pub mod units;
 pub mod words;
 
 use core::fmt;

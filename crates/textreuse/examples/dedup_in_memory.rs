@@ -2,7 +2,8 @@
 //! collected in a `Vec`: no files, no command line.
 //!
 //! Run: `cargo run --release -p textreuse --example dedup_in_memory`
-use textreuse::dedup::{Cluster, Dedup, Document, NoProgress};
+use textreuse::corpus::{Document, NoProgress};
+use textreuse::dedup::{Cluster, Dedup};
 use textreuse::minhash::{BandScheme, Signer};
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {

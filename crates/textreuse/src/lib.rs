@@ -29,6 +29,11 @@
 //!   Hamming-distance search (exact permuted tables, approximate sliding window).
 //! * [`unionfind`]: dense union-find and deterministic clusters over sparse ids.
 //! * [`wikidump`]: streaming Wikipedia XML dump reader (bz2, multistream) and wikitext cleaner.
+//! * [`corpus`]: documents, ids and provenance; every input format (dumps, JSON Lines, plain
+//!   text, Parquet, WARC; compressed or not) as one stream ([`Inputs`](corpus::Inputs));
+//!   progress; output directories that change as one and the one atomic file write.
+//! * [`shuffle`]: the out-of-core shuffle: `(key, id)` records sorted under a memory budget,
+//!   buckets -> candidate pairs -> clusters.
 //! * [`dedup`]: the dedup engine: [`Dedup`](dedup::Dedup) runs the whole pipeline (documents
 //!   -> sentences -> band keys -> out-of-core shuffle -> clusters, classified) and delivers
 //!   clusters to a [`Sink`](dedup::Sink) (a `Vec`, or the three output files).
@@ -39,7 +44,7 @@
 //!   index and the content/structure reuse classifier (see `examples/plagiarism_checker.rs`).
 //! * [`reuse`]: text reuse at corpus scale: every reused passage within a corpus or between
 //!   two ([`Reuse`](reuse::Reuse)): candidate pairs from the chunks' tf-idf terms (or MinHash
-//!   band keys) through dedup's out-of-core sort, alignment of the pairs in parallel,
+//!   band keys) through the out-of-core sort of [`shuffle`], alignment of the pairs in parallel,
 //!   classification.
 //! * [`report`]: self-contained HTML reports with SVG plots: of a dedup run's outputs
 //!   ([`DedupReport`](report::DedupReport)), of a plagiarism check
@@ -67,6 +72,8 @@ struct ReportsGuideDoctests;
 #[doc(inline)]
 pub use textreuse_align as align;
 #[doc(inline)]
+pub use textreuse_corpus as corpus;
+#[doc(inline)]
 pub use textreuse_dedup as dedup;
 #[doc(inline)]
 pub use textreuse_hash as hash;
@@ -80,6 +87,8 @@ pub use textreuse_report as report;
 pub use textreuse_reuse as reuse;
 #[doc(inline)]
 pub use textreuse_shingle as shingle;
+#[doc(inline)]
+pub use textreuse_shuffle as shuffle;
 #[doc(inline)]
 pub use textreuse_simhash as simhash;
 #[doc(inline)]

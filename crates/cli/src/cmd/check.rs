@@ -12,7 +12,7 @@ use rayon::prelude::*;
 use textreuse_align::index::{Candidate, CorpusIndex, IndexError};
 use textreuse_align::reuse::{ReuseProfile, profile};
 use textreuse_align::{Aligner, Passage};
-use textreuse_dedup::{Document, Inputs, Source};
+use textreuse_corpus::{Document, Inputs, Source};
 use textreuse_index::{Index, IndexUnit};
 use textreuse_report::{CheckDocument, CheckPassage, CheckReport};
 

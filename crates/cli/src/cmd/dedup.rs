@@ -4,12 +4,13 @@
 use std::path::{Path, PathBuf};
 
 use anyhow::Context;
-use textreuse_dedup::files::{OutputSet, RunDir};
+use textreuse_corpus::files::{OutputSet, RunDir};
 use textreuse_dedup::rewrite::{DropList, copy_path, write_deduplicated};
-use textreuse_dedup::shuffle::DEFAULT_MAX_BUCKET;
 use textreuse_dedup::{
-    DEFAULT_MAX_ARTICLE_PAIRS, DEFAULT_MAX_HAMMING, Dedup, Keep, Method, OutputDir, Tee, Unit,
+    DEFAULT_MAX_ARTICLE_PAIRS, DEFAULT_MAX_HAMMING, Dedup, Keep, Method, OutputDir, Tee,
 };
+use textreuse_shingle::units::Unit;
+use textreuse_shuffle::DEFAULT_MAX_BUCKET;
 
 use std::io::Write;
 
@@ -169,7 +170,7 @@ pub fn run(args: &Args, global: &Global) -> anyhow::Result<()> {
     textreuse_simhash::TableSearch::new(args.max_hamming).context("invalid --max-hamming")?;
     // The builder checks every option (and names it) before anything is read.
     let dedup = builder.build().map_err(|e| {
-        use textreuse_dedup::shuffle::ShuffleError;
+        use textreuse_shuffle::ShuffleError;
         let flag = match &e {
             textreuse_dedup::Error::InvalidOption { option, .. } => {
                 format!("--{}", option.replace('_', "-"))

@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::Context;
 use serde_json::{Map, Value, json};
-use textreuse_dedup::{DocId, Document, Origin};
+use textreuse_corpus::{DocId, Document, Origin};
 use textreuse_index::{Index, IndexUnit, IndexWriter, Match, Params, QueryOptions, UnitMatches};
 
 use crate::size::parse_size;

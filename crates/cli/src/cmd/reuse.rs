@@ -2,8 +2,8 @@
 //! (`textreuse_reuse`).
 use std::path::{Path, PathBuf};
 
-use textreuse_dedup::files::{OutputSet, RunDir};
-use textreuse_dedup::{Progress, Source, Stage};
+use textreuse_corpus::files::{OutputSet, RunDir};
+use textreuse_corpus::{Progress, Source, Stage};
 use textreuse_reuse::{DocumentStore, DocumentStoreBuilder, PanOutput, Reuse, ReuseOutputDir};
 
 use crate::util::{self, Global, InputArgs};
@@ -127,7 +127,7 @@ pub fn run(args: &Args, global: &Global) -> anyhow::Result<()> {
         .tmp_dir(tmp.path())
         .build()
         .map_err(|e| {
-            use textreuse_dedup::shuffle::ShuffleError;
+            use textreuse_shuffle::ShuffleError;
             let flag = match &e {
                 textreuse_reuse::ReuseError::Shuffle(ShuffleError::InvalidMaxBucket { .. }) => {
                     "--max-bucket"

@@ -33,11 +33,11 @@ use std::io::Write;
 use std::path::PathBuf;
 
 use anyhow::Context;
-use textreuse_dedup::Progress;
-use textreuse_dedup::features::KeptSentences;
+use textreuse_corpus::Progress;
 use textreuse_dedup::pipeline::DocumentPipeline;
 use textreuse_dedup::records::SentenceRecord;
 use textreuse_minhash::TextSigner;
+use textreuse_shingle::units::KeptSentences;
 
 use crate::util::{self, FilterArgs, Global, InputArgs, SignerArgs};
 
@@ -97,7 +97,7 @@ pub fn run(args: &Args, global: &Global) -> anyhow::Result<()> {
     // are formatted in parallel and written in input order.
     let signer = args
         .band_keys
-        .then(|| args.signer.build(textreuse_dedup::Unit::Sentence))
+        .then(|| args.signer.build(textreuse_shingle::units::Unit::Sentence))
         .transpose()?;
     let counts = DocumentPipeline::new().run(
         args.input.inputs(&files, rayon::current_num_threads())?,

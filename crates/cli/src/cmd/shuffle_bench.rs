@@ -12,8 +12,8 @@ use std::time::Instant;
 
 use anyhow::Context;
 use rayon::prelude::*;
-use textreuse_dedup::shuffle::{self, PairMode, ShuffleBuilder};
 use textreuse_hash::mix64;
+use textreuse_shuffle::{PairMode, ShuffleBuilder};
 
 use crate::util::{self, Global};
 
@@ -34,7 +34,7 @@ pub struct Args {
     #[arg(long, value_name = "SIZE", default_value = "4GB", value_parser = parse_size_arg)]
     pub mem_budget: u64,
     /// A bucket with more ids contributes only its first N (by id).
-    #[arg(long, value_name = "N", default_value_t = shuffle::DEFAULT_MAX_BUCKET)]
+    #[arg(long, value_name = "N", default_value_t = textreuse_shuffle::DEFAULT_MAX_BUCKET)]
     pub max_bucket: usize,
     /// Emit all pairs of each bucket instead of star pairs.
     #[arg(long)]

@@ -22,10 +22,12 @@ use std::path::PathBuf;
 use anyhow::Context;
 use serde::Serialize;
 use std::sync::Arc;
-use textreuse_dedup::features::{KeptSentences, Unit, unit_simhash};
+use textreuse_dedup::features::unit_simhash;
 use textreuse_dedup::pipeline::DocumentPipeline;
+use textreuse_shingle::units::{KeptSentences, Unit};
 
-use textreuse_dedup::{DocId, Error, Progress};
+use textreuse_corpus::{DocId, Progress};
+use textreuse_dedup::Error;
 use textreuse_shingle::Shingler;
 use textreuse_simhash::{
     ParagraphFingerprinter, SimHashError, SimHasher, TableSearch, WindowSearch,

@@ -119,7 +119,11 @@ pub fn run(args: &Args, global: &Global) -> anyhow::Result<()> {
             let signer = best.builder().build().map_err(util::signer_error)?;
             (signer, Some(planned))
         }
-        _ => (args.signer.build(textreuse_dedup::Unit::Sentence)?, None),
+        _ => (
+            args.signer
+                .build(textreuse_shingle::units::Unit::Sentence)?,
+            None,
+        ),
     };
     if let Some(path) = &args.svg {
         let mut plot = SCurvePlot::new(&signer).min_set(args.min_set);

@@ -15,8 +15,8 @@
 //!
 //! ```no_run
 //! use std::path::Path;
-//! use textreuse_dedup::JsonFields;
-//! use textreuse_dedup::parquet::{ParquetDocs, write_without_rows};
+//! use textreuse_corpus::JsonFields;
+//! use textreuse_corpus::parquet::{ParquetDocs, write_without_rows};
 //!
 //! let fields = JsonFields {
 //!     id: "doc_id".into(),

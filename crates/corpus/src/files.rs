@@ -16,11 +16,93 @@
 //!   killed process (`kill -9`, a power cut) left behind: before creating its own directory,
 //!   each looks for directories of its kind whose process is gone and removes them. (Whether a
 //!   process is gone is read from `/proc`; where there is none, nothing is removed.)
+//! * [`write_atomic`] replaces one file as one (a temporary file beside it, fsynced, renamed
+//!   over it, and the directory fsynced), and [`sync_dir`] makes a directory's new names
+//!   durable: the one way the workspace's crates write a file that must never be seen half
+//!   written (the persistent index's manifest, a report).
 use std::fs::File;
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::{Mutex, MutexGuard};
 
-use crate::OutputError;
+/// Why an output could not be written: what was being done and the file or directory. Recover
+/// by pointing the output at a writable directory on a file system with space.
+#[derive(Debug, thiserror::Error)]
+#[error("{what} {}", path.display())]
+pub struct OutputError {
+    what: &'static str,
+    path: PathBuf,
+    #[source]
+    source: std::io::Error,
+}
+
+impl OutputError {
+    /// The error of `what` (`"cannot write"`, say) failing on `path` with `source`.
+    pub fn new(what: &'static str, path: &Path, source: std::io::Error) -> OutputError {
+        OutputError {
+            what,
+            path: path.to_path_buf(),
+            source,
+        }
+    }
+
+    /// The file or directory that could not be written.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+}
+
+/// Writes `bytes` to `path` atomically and durably: into a temporary file beside it
+/// (`.NAME.PID.tmp`, so a directory listing can recognize leftovers by the `.tmp` suffix),
+/// fsynced, renamed over `path`, and the directory fsynced ([`sync_dir`]). A reader sees the old
+/// file or the new one, never a part, and after a crash at any moment the same holds. On an
+/// error the temporary file is removed and `path` is left as it was; the error is the I/O error
+/// (callers name `path` in theirs).
+///
+/// ```
+/// use textreuse_corpus::files::write_atomic;
+///
+/// let dir = tempfile::tempdir()?;
+/// let path = dir.path().join("manifest.json");
+/// write_atomic(&path, b"{}")?;
+/// write_atomic(&path, b"{\"segments\": []}")?;
+/// assert_eq!(std::fs::read(&path)?, b"{\"segments\": []}");
+/// assert_eq!(std::fs::read_dir(dir.path())?.count(), 1);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    let dir = path
+        .parent()
+        .filter(|d| !d.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    let name = path
+        .file_name()
+        .ok_or_else(|| std::io::Error::other("the path names no file"))?;
+    let tmp = dir.join(format!(
+        ".{}.{}.tmp",
+        name.to_string_lossy(),
+        std::process::id()
+    ));
+    let written = File::create(&tmp).and_then(|mut f| {
+        f.write_all(bytes)?;
+        f.sync_all()
+    });
+    if let Err(e) = written.and_then(|()| std::fs::rename(&tmp, path)) {
+        let _ = std::fs::remove_file(&tmp);
+        return Err(e);
+    }
+    sync_dir(dir)
+}
+
+/// fsyncs a directory, so that its new entries (created files, renames) survive a crash. Does
+/// nothing where directories cannot be opened as files (not Unix).
+pub fn sync_dir(dir: &Path) -> std::io::Result<()> {
+    #[cfg(unix)]
+    File::open(dir)?.sync_all()?;
+    #[cfg(not(unix))]
+    let _ = dir;
+    Ok(())
+}
 
 /// Directories of this process to remove if it is interrupted: the [`RunDir`]s and the
 /// uncommitted [`OutputSet`]s. Commits hold the lock while they rename, so that
@@ -56,7 +138,7 @@ pub fn remove_temporaries() {
 /// without a commit, it is removed and the target is left as it was.
 ///
 /// ```
-/// use textreuse_dedup::files::OutputSet;
+/// use textreuse_corpus::files::OutputSet;
 ///
 /// let parent = tempfile::tempdir()?;
 /// let out = parent.path().join("out");
@@ -154,7 +236,7 @@ impl OutputSet {
             }
             old
         };
-        sync_dir(&parent)?;
+        sync_output_dir(&parent)?;
         if let Some(old) = old {
             // The new results are in place; a failure here only leaves the old ones beside
             // them, which the next run for this target removes.
@@ -394,20 +476,12 @@ fn sync_dir_tree(dir: &Path) -> Result<(), OutputError> {
                 .map_err(|e| OutputError::new("cannot write to disk", &path, e))?;
         }
     }
-    sync_dir(dir)
+    sync_output_dir(dir)
 }
 
-/// fsyncs a directory (its entries: new names, renames).
-fn sync_dir(dir: &Path) -> Result<(), OutputError> {
-    #[cfg(unix)]
-    {
-        File::open(dir)
-            .and_then(|d| d.sync_all())
-            .map_err(|e| OutputError::new("cannot write to disk", dir, e))?;
-    }
-    #[cfg(not(unix))]
-    let _ = dir;
-    Ok(())
+/// [`sync_dir`], its error naming the directory.
+fn sync_output_dir(dir: &Path) -> Result<(), OutputError> {
+    sync_dir(dir).map_err(|e| OutputError::new("cannot write to disk", dir, e))
 }
 
 #[cfg(test)]

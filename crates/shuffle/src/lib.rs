@@ -1,5 +1,8 @@
-//! Stages 3-5 of the dedup pipeline: the shuffle (group band-key records by key under a memory
-//! budget), buckets -> candidate pairs, and pairs -> clusters.
+//! An out-of-core shuffle of `(key, id)` records under a memory budget: group records by key,
+//! turn every group (a *bucket*) into candidate pairs, and the pairs into clusters. It is stages
+//! 3-5 of `textreuse dedup` (band keys -> near-duplicate clusters) and the candidate stage of
+//! `textreuse reuse`, and it is usable alone for any "join on a shared key" that does not fit in
+//! memory.
 //!
 //! A record is `(key, id)`: a MinHash band key and a sentence id packed as `doc << 32 | idx`.
 //! Two sentences are candidates when they share a band key, so the shuffle groups records by key
@@ -7,7 +10,7 @@
 //! pairs become clusters through `textreuse-unionfind`.
 //!
 //! ```
-//! use textreuse_dedup::shuffle::ShuffleBuilder;
+//! use textreuse_shuffle::ShuffleBuilder;
 //!
 //! let mut shuffle = ShuffleBuilder::new().mem_budget(1 << 20).max_bucket(100).build()?;
 //! // (band key, sentence id): sentences 1, 2 and 3 share keys, 4 is alone.
@@ -28,7 +31,7 @@
 //!   256 partitions by a byte of the key (the top byte for band keys, which are well-mixed
 //!   hashes; the byte below the largest id for pair keys, which are sentence ids). When the
 //!   buffer is full its partitions are sorted in parallel on rayon (a radix sort per partition,
-//!   see `shuffle/radix.rs`) and written, in partition order, to a temporary directory as a *run*
+//!   see `src/radix.rs`) and written, in partition order, to a temporary directory as a *run*
 //!   (raw little-endian `key, id` pairs, 16 bytes a record, written through a 1 MiB buffer).
 //!   [`RecordSorter::finish`] returns [`SortedRecords`], a k-way merge (binary heap) of the runs
 //!   and the in-memory tail that yields records in `(key, id)` order without duplicates. More
@@ -74,7 +77,11 @@
 //! stayed in memory and fill the budget, the peak can reach 17/16 of it). Disk: every record is
 //! written once when the budget is exceeded (16 bytes a record, plus a second pass only beyond 64
 //! runs). Measured numbers are in `docs/performance.md` under
-//! "shuffle and unionfind" (`textreuse shuffle-bench`).
+//! "shuffle and unionfind" (`textreuse shuffle-bench`); the criterion bench `dedup/stages3_5`
+//! (`benches/benches/dedup.rs`) times this crate alone on a million sentences' band keys.
+#![deny(missing_docs)]
+#![warn(missing_debug_implementations)]
+
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 use std::collections::binary_heap::PeekMut;
@@ -190,7 +197,7 @@ pub struct ShuffleStats {
 /// The options of [`RecordSorter`] and [`Shuffle`].
 ///
 /// ```
-/// use textreuse_dedup::shuffle::{PairMode, ShuffleBuilder};
+/// use textreuse_shuffle::{PairMode, ShuffleBuilder};
 ///
 /// let shuffle = ShuffleBuilder::new()
 ///     .mem_budget(64 << 20)

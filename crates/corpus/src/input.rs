@@ -42,7 +42,7 @@ use serde::Deserialize;
 /// that order.
 ///
 /// ```
-/// use textreuse_dedup::input::DocId;
+/// use textreuse_corpus::input::DocId;
 ///
 /// assert_eq!(DocId::from(7u64).to_string(), "7");
 /// assert_eq!(serde_json::to_string(&DocId::from("abc")).unwrap(), r#""abc""#);
@@ -171,9 +171,9 @@ impl Document {
 
 /// Why an input, or a record in it, could not be read, naming the file (and line).
 ///
-/// One policy for every reader: the bad part is reported (the pipeline hands it to
-/// [`Progress::input_problem`](crate::Progress::input_problem) and counts it in
-/// [`Stats::input_problems`](crate::Stats::input_problems)) and skipped, and reading goes on
+/// One policy for every reader: the bad part is reported (a run hands it to
+/// [`Progress::input_problem`](crate::Progress::input_problem) and counts it, as dedup's
+/// `Stats::input_problems` does) and skipped, and reading goes on
 /// with the next record or file. What is skipped is what the variant names: a whole file for
 /// [`Io`](InputError::Io), [`NotUtf8`](InputError::NotUtf8), [`Dump`](InputError::Dump) and
 /// [`Format`](InputError::Format); one line for [`Line`](InputError::Line); the damaged part
@@ -298,7 +298,7 @@ impl Encoding {
     /// mark) included.
     ///
     /// ```
-    /// use textreuse_dedup::input::Encoding;
+    /// use textreuse_corpus::input::Encoding;
     ///
     /// assert_eq!(Encoding::detect(b"\xff\xfe{\0"), Some(Encoding::Utf16Le));
     /// assert_eq!(Encoding::detect(b"\xff\xfe\0\0"), Some(Encoding::Utf32Le));

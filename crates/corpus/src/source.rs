@@ -10,7 +10,7 @@
 //! thesis dropped bullet fragments), so no sentence crosses a paragraph.
 //!
 //! ```no_run
-//! use textreuse_dedup::{Inputs, Source};
+//! use textreuse_corpus::{Inputs, Source};
 //!
 //! // Files in order; a damaged dump yields its complete pages and a recoverable error.
 //! for source in Inputs::new(["enwiki.xml.bz2", "more.jsonl"]).threads(2) {
@@ -117,7 +117,7 @@ pub struct Inputs {
 ///
 /// ```
 /// use std::path::Path;
-/// use textreuse_dedup::source::Include;
+/// use textreuse_corpus::source::Include;
 ///
 /// let include = Include::new(["*.jsonl", "*.jsonl.gz"])?;
 /// assert!(include.matches(Path::new("shard-1/part-0.jsonl.gz")));
@@ -307,7 +307,7 @@ impl Inputs {
     ) -> Result<Option<Source>, InputError> {
         Err(InputError::Format {
             path: shown.to_path_buf(),
-            message: "a WARC file, but this build of textreuse-dedup lacks the `warc` feature; \
+            message: "a WARC file, but this build of textreuse-corpus lacks the `warc` feature; \
                       build with it"
                 .into(),
         })
@@ -324,7 +324,7 @@ impl Inputs {
     fn open_parquet(&mut self, path: &Path) -> Result<Option<Source>, InputError> {
         Err(InputError::Format {
             path: path.to_path_buf(),
-            message: "a Parquet file, but this build of textreuse-dedup lacks the `parquet` \
+            message: "a Parquet file, but this build of textreuse-corpus lacks the `parquet` \
                       feature; build with it, or convert the file to JSON Lines"
                 .into(),
         })

@@ -1,18 +1,21 @@
 //! What a run tells its caller as it goes: [`Progress`].
 use crate::input::InputError;
 
-/// A stage of a run that reports its progress (see [`Progress`]).
+/// A stage of a run that reports its progress (see [`Progress`]): the long stages of the
+/// workspace's jobs (dedup's numbered stages 1-8, the index's reading, text reuse's scoring and
+/// aligning), one list, so that one progress display serves every job. Reading documents is
+/// shared by all of them.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum Stage {
-    /// Stages 1-2: documents read, split, filtered and signed (no total).
+    /// Dedup stages 1-2, and the reading of every other job: documents read, split, filtered and signed (no total).
     ReadDocuments,
-    /// Stage 3: band-key records merged into buckets (the total is the records pushed; records
+    /// Dedup stage 3: band-key records merged into buckets (the total is the records pushed; records
     /// pushed twice are merged once, so the count may stop short of it).
     MergeRecords,
-    /// Stages 4-5: distinct candidate pairs joined into clusters (no total).
+    /// Dedup stages 4-5: distinct candidate pairs joined into clusters (no total).
     ClusterPairs,
-    /// Stages 6-8: clusters fetched, classified and delivered (the total is the clusters).
+    /// Dedup stages 6-8: clusters fetched, classified and delivered (the total is the clusters).
     WriteClusters,
     /// Text reuse: query chunks scored against the candidate index (the total is the query
     /// chunks times the index blocks).
