@@ -9,6 +9,7 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 use textreuse_align::index::{Candidate, DEFAULT_MAX_BUCKET, rank_candidates};
+use textreuse_corpus::files;
 use textreuse_corpus::{DocId, Document, Origin};
 use textreuse_minhash::Signer;
 
@@ -249,23 +250,16 @@ fn read_deleted(path: &Path) -> Result<Vec<u32>, Error> {
         .collect())
 }
 
-/// Writes `bytes` to `dir/name` atomically: a temporary file, synced, renamed over it, and the
-/// directory synced.
+/// Writes `bytes` to `dir/name` atomically ([`files::write_atomic`]: a temporary file ending in
+/// `.tmp`, which [`IndexWriter`]'s garbage collection removes if a crash leaves it, synced,
+/// renamed over it, and the directory synced).
 fn write_atomic(dir: &Path, name: &str, bytes: &[u8]) -> Result<(), Error> {
-    let tmp = dir.join(format!("{name}.tmp"));
     let path = dir.join(name);
-    let mut f = File::create(&tmp).map_err(|e| Error::io(&tmp, e))?;
-    f.write_all(bytes).map_err(|e| Error::io(&tmp, e))?;
-    f.sync_all().map_err(|e| Error::io(&tmp, e))?;
-    drop(f);
-    fs::rename(&tmp, &path).map_err(|e| Error::io(&path, e))?;
-    sync_dir(dir)
+    files::write_atomic(&path, bytes).map_err(|e| Error::io(&path, e))
 }
 
 fn sync_dir(dir: &Path) -> Result<(), Error> {
-    File::open(dir)
-        .and_then(|d| d.sync_all())
-        .map_err(|e| Error::io(dir, e))
+    files::sync_dir(dir).map_err(|e| Error::io(dir, e))
 }
 
 fn char_range(text: &str, chars: &Range<u64>) -> Option<Range<usize>> {

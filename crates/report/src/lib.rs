@@ -38,7 +38,6 @@ mod error;
 mod html;
 mod plot;
 
-use std::io::Write;
 use std::path::Path;
 
 pub use check::{CheckDocument, CheckPassage, CheckReport};
@@ -50,25 +49,8 @@ pub use error::ReportError;
 pub use html::escape;
 pub use plot::{SCurvePlot, cluster_sizes_svg, coverage_svg, type_counts_svg};
 
-/// Writes `bytes` to `path` through a temporary file in the same directory, renamed into place,
-/// so a reader never sees half a report.
+/// Writes `bytes` to `path` atomically ([`textreuse_corpus::files::write_atomic`]), so a reader
+/// never sees half a report.
 pub(crate) fn write_atomically(path: &Path, bytes: &[u8]) -> Result<(), ReportError> {
-    let dir = path
-        .parent()
-        .filter(|d| !d.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
-    let name = path
-        .file_name()
-        .map_or("report".into(), |n| n.to_string_lossy());
-    let tmp = dir.join(format!(".{name}.tmp{}", std::process::id()));
-    let result = std::fs::File::create(&tmp)
-        .and_then(|mut f| {
-            f.write_all(bytes)?;
-            f.sync_all()
-        })
-        .and_then(|()| std::fs::rename(&tmp, path));
-    if result.is_err() {
-        let _ = std::fs::remove_file(&tmp);
-    }
-    result.map_err(ReportError::io(path))
+    textreuse_corpus::files::write_atomic(path, bytes).map_err(ReportError::io(path))
 }
