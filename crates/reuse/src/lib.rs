@@ -84,7 +84,12 @@ use textreuse_align::{Aligner, DEFAULT_MIN_PASSAGE_LEN};
 use textreuse_corpus::Document;
 use textreuse_corpus::{NoProgress, Progress, Stage};
 use textreuse_minhash::{BandScheme, Signer};
-use textreuse_shuffle::{MIN_MEM_BUDGET, PairMode, ShuffleBuilder, ShuffleError};
+// Band buckets with more chunks contribute the pairs of their first DEFAULT_MAX_BUCKET
+// (boilerplate paragraphs shared by thousands of documents would otherwise cost millions of
+// pairs): the shuffle's own default cap.
+use textreuse_shuffle::{
+    DEFAULT_MAX_BUCKET, MIN_MEM_BUDGET, PairMode, ShuffleBuilder, ShuffleError,
+};
 
 use candidates::{CandidateList, CandidateWriter};
 pub use output::{
@@ -98,9 +103,6 @@ use tokens::TokenFile;
 pub const DEFAULT_SEED: u64 = textreuse_minhash::DEFAULT_SEED;
 /// Chunk pairs two documents must share to be aligned.
 pub const DEFAULT_MIN_SHARED: u32 = 1;
-/// Band buckets with more chunks contribute the pairs of their first this many (boilerplate
-/// paragraphs shared by thousands of documents would otherwise cost millions of pairs).
-pub const DEFAULT_MAX_BUCKET: usize = 100;
 /// Terms of each chunk's tf-idf vector kept for the candidate search.
 pub const DEFAULT_TERMS: usize = 20;
 /// Documents each chunk nominates as candidates (those with its best-scoring chunks).

@@ -81,7 +81,7 @@ pub struct Args {
     lang: util::LangArgs,
     /// MinHash: buckets with more chunks contribute only the pairs of their first N (counted in
     /// stats.json).
-    #[arg(long, value_name = "N", default_value_t = textreuse_reuse::DEFAULT_MAX_BUCKET)]
+    #[arg(long, value_name = "N", default_value_t = textreuse_shuffle::DEFAULT_MAX_BUCKET)]
     max_bucket: usize,
     /// Stop after the candidate stage: pairs.tsv lists every candidate pair, nothing is
     /// aligned.
