@@ -8,10 +8,11 @@ use crate::input::InputError;
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum Stage {
-    /// Dedup stages 1-2, and the reading of every other job: documents read, split, filtered and signed (no total).
+    /// Dedup stages 1-2, and the reading of every other job: documents read, split, filtered
+    /// and signed (no total).
     ReadDocuments,
-    /// Dedup stage 3: band-key records merged into buckets (the total is the records pushed; records
-    /// pushed twice are merged once, so the count may stop short of it).
+    /// Dedup stage 3: band-key records merged into buckets (the total is the records pushed;
+    /// records pushed twice are merged once, so the count may stop short of it).
     MergeRecords,
     /// Dedup stages 4-5: distinct candidate pairs joined into clusters (no total).
     ClusterPairs,
