@@ -5,7 +5,7 @@
 #
 # Steps: a virtualenv (created once, next to cargo's target directory) that also sees the
 # user's site-packages, so pyarrow/pytest/pyspark installed there are reused and only what is
-# missing gets installed; the wheel (maturin, profile `wheel-dev`: release code without fat LTO,
+# missing gets installed; the wheel (maturin, profile `wheel-dev`: release code without debug info,
 # see the root Cargo.toml), installed into the virtualenv as users would install it; the
 # `textreuse` CLI (the tests compare against its output); then pytest over crates/python/tests.
 #
