@@ -23,9 +23,6 @@ enum Command {
     Dedup(cmd::dedup::Args),
     /// Write the articles of Wikipedia dumps as JSON lines (id, title, paragraphs with sections).
     Extract(cmd::extract::Args),
-    /// Benchmark tool: synthetic band-key records through the shuffle, pairs and clusters.
-    #[command(hide = true)]
-    ShuffleBench(cmd::shuffle_bench::Args),
     /// Split documents (plain text, JSON Lines, Parquet) into sentences, one JSON object per sentence.
     ///
     /// Each object: the sentence id dedup gives it (`id`), the document id as written (`doc`),
@@ -87,7 +84,6 @@ fn main() -> ExitCode {
         Command::Check(args) => cmd::check::run(&args, &cli.global),
         Command::Reuse(args) => cmd::reuse::run(&args, &cli.global),
         Command::Index(args) => cmd::index::run(&args, &cli.global),
-        Command::ShuffleBench(args) => cmd::shuffle_bench::run(&args, &cli.global),
     };
     util::exit(result)
 }
