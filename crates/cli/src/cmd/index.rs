@@ -6,8 +6,9 @@ use std::path::{Path, PathBuf};
 use anyhow::Context;
 use serde_json::{Map, Value, json};
 use textreuse_dedup::{DocId, Document, Origin};
-use textreuse_index::{Index, IndexUnit, IndexWriter, Match, Params, QueryOptions, UnitMatches};
+use textreuse_index::{Index, IndexWriter, Match, Params, QueryOptions, UnitMatches};
 
+use crate::args::unit::UnitArg;
 use crate::size::parse_size;
 use crate::util::{self, Bars, Global, InputArgs};
 
@@ -34,25 +35,12 @@ enum Command {
     Compact(DirArg),
 }
 
-/// The unit of an index (`--unit`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum UnitArg {
-    /// Sentences, as `dedup` cuts them.
-    Sentence,
-    /// Non-blank lines.
-    Paragraph,
-    /// Whole documents.
-    Document,
-    /// The paragraph chunks of `check` (word n-grams): for `check --index`.
-    Chunk,
-}
-
 #[derive(Debug, clap::Args)]
 struct CreateArgs {
     /// The index directory (created; it must not hold an index yet).
     dir: PathBuf,
     /// What an entry is.
-    #[arg(long, value_enum, default_value_t = UnitArg::Sentence)]
+    #[arg(long, default_value_t = UnitArg::Sentence, value_parser = UnitArg::parser(UnitArg::INDEX))]
     unit: UnitArg,
     /// The Jaccard similarity to find: picks the cheapest scheme (or the --scheme given), K and M
     /// that find 99% of pairs at or above it (explicit -k/-m win).
@@ -198,13 +186,7 @@ pub fn run(args: &Args, global: &Global) -> anyhow::Result<()> {
 }
 
 fn create(a: &CreateArgs, global: &Global) -> anyhow::Result<()> {
-    let unit = match a.unit {
-        UnitArg::Sentence => IndexUnit::Sentence,
-        UnitArg::Paragraph => IndexUnit::Paragraph,
-        UnitArg::Document => IndexUnit::Document,
-        UnitArg::Chunk => IndexUnit::Chunk,
-    };
-    let mut p = Params::new(unit);
+    let mut p = Params::new(a.unit.index_unit());
     if let Some(s) = a.scheme {
         // The scheme's preset K and M (explicit -k/-m and --threshold below win).
         p = p.preset(s.into());
