@@ -91,7 +91,23 @@ struct AddArgs {
     /// Memory budget (e.g. 512MB, 4GB): the uncommitted batch is written as a segment and
     /// committed when it reaches half of it.
     #[arg(long, default_value = "1GiB", value_name = "SIZE")]
-    mem_budget: String,
+    work_mem: String,
+    /// The old name of --work-mem (still read, with a warning).
+    #[arg(long, value_name = "SIZE", hide = true, conflicts_with = "work_mem")]
+    mem_budget: Option<String>,
+}
+
+impl AddArgs {
+    /// `--work-mem` in bytes (or the deprecated `--mem-budget`, with a warning).
+    fn work_mem(&self, global: &Global) -> anyhow::Result<u64> {
+        match &self.mem_budget {
+            Some(old) => {
+                global.log("--mem-budget is deprecated: use --work-mem");
+                parse_size(old).context("invalid --mem-budget")
+            }
+            None => parse_size(&self.work_mem).context("invalid --work-mem"),
+        }
+    }
 }
 
 #[derive(Debug, clap::Args)]
@@ -266,7 +282,7 @@ fn create(a: &CreateArgs, global: &Global) -> anyhow::Result<()> {
 fn add(a: &AddArgs, global: &Global) -> anyhow::Result<()> {
     let start = std::time::Instant::now();
     let mut w = IndexWriter::open(&a.dir)?;
-    w.memory_budget(parse_size(&a.mem_budget).context("invalid --mem-budget")?);
+    w.memory_budget(a.work_mem(global)?);
     let inputs = a.input.inputs(&a.files, rayon::current_num_threads())?;
     let bars = Bars::labelled(global, "indexing");
     let stats = w.add_all(inputs, &bars)?;
