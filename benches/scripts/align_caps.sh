@@ -3,7 +3,7 @@
 # adversarial_align.py at 1, 4 and 16 MB, median of 3 runs each (docs/performance.md "align").
 #
 #   benches/scripts/align_caps.sh TEXTREUSE [SIZES] [RUNS]
-#   benches/scripts/align_caps.sh target/release/textreuse "1 4 16" 3
+#   benches/scripts/align_caps.sh target/dist/textreuse "1 4 16" 3
 #
 # Cases (all by default, or those named in $CASES): align and check on `vocab` (source and
 # suspicious from different seeds), `repeat` and `copies` (each aligned with itself); the

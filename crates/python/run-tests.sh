@@ -5,11 +5,12 @@
 #
 # Steps: a virtualenv (created once, next to cargo's target directory) that also sees the
 # user's site-packages, so pyarrow/pytest/pyspark installed there are reused and only what is
-# missing gets installed; the wheel (maturin, profile `wheel-dev`: release code without fat LTO,
+# missing gets installed; the wheel (maturin, profile `wheel-dev`: release code without debug info,
 # see the root Cargo.toml), installed into the virtualenv as users would install it; the
 # `textreuse` CLI (the tests compare against its output); then pytest over crates/python/tests.
 #
-# Environment: PYTHON (interpreter for the virtualenv, default python3, >= 3.11),
+# Environment: PYTHON (interpreter for the virtualenv, default python3, >= 3.11), TEXTREUSE_BIN
+# (the `textreuse` binary to compare with, default: built here),
 # TEXTREUSE_VENV (virtualenv directory, default <target dir>/python-venv), CARGO_TARGET_DIR.
 set -euo pipefail
 
@@ -50,10 +51,13 @@ rm -rf "$wheels"
 "$maturin" build --quiet --profile wheel-dev -m crates/python/Cargo.toml -i "$py" -o "$wheels"
 "$py" -m pip install --quiet --force-reinstall --no-deps "$wheels"/textreuse-*.whl
 
-# The command line the tests compare with, in the same profile: it reuses the wheel's compiled
+# The command line the tests compare with: $TEXTREUSE_BIN when set (CI passes the test profile's
+# binary, already built), else built in the wheel's profile: it reuses the wheel's compiled
 # crates, and reads the sample dumps in a second where a debug build takes ten.
-cargo build --quiet --profile wheel-dev -p textreuse-cli --bin textreuse
-export TEXTREUSE_BIN="$target/wheel-dev/textreuse"
+if [ -z "${TEXTREUSE_BIN:-}" ]; then
+    cargo build --quiet --profile wheel-dev -p textreuse-cli --bin textreuse
+    export TEXTREUSE_BIN="$target/wheel-dev/textreuse"
+fi
 
 # Spark's Python workers run the same interpreter (and so see the installed wheel).
 export PYSPARK_PYTHON="$py"

@@ -1,7 +1,7 @@
 //! Query latency and throughput of a `textreuse index`, for `docs/index.md`:
 //!
 //! ```text
-//! cargo run --release -p textreuse-benches --bin index_latency -- INDEX QUERIES.jsonl
+//! cargo run --profile dist -p textreuse-benches --bin index_latency -- INDEX QUERIES.jsonl
 //! ```
 //!
 //! Queries every document of QUERIES (JSON Lines, as `index query` reads them) one at a time on

@@ -3,7 +3,7 @@
 //! record) both ways, and measures build time, bytes on disk and lookup time.
 //!
 //! ```text
-//! cargo run --release -p textreuse-benches --bin index_store -- 1000000 /tmp/store-cmp
+//! cargo run --profile dist -p textreuse-benches --bin index_store -- 1000000 /tmp/store-cmp
 //! ```
 //!
 //! * `segments`: `textreuse_index::IndexWriter` (band keys sorted into one memory-mapped

@@ -3,6 +3,7 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
+mod args;
 mod cmd;
 mod size;
 mod util;
@@ -23,9 +24,6 @@ enum Command {
     Dedup(cmd::dedup::Args),
     /// Write the articles of Wikipedia dumps as JSON lines (id, title, paragraphs with sections).
     Extract(cmd::extract::Args),
-    /// Benchmark tool: synthetic band-key records through the shuffle, pairs and clusters.
-    #[command(hide = true)]
-    ShuffleBench(cmd::shuffle_bench::Args),
     /// Split documents (plain text, JSON Lines, Parquet) into sentences, one JSON object per sentence.
     ///
     /// Each object: the sentence id dedup gives it (`id`), the document id as written (`doc`),
@@ -87,7 +85,6 @@ fn main() -> ExitCode {
         Command::Check(args) => cmd::check::run(&args, &cli.global),
         Command::Reuse(args) => cmd::reuse::run(&args, &cli.global),
         Command::Index(args) => cmd::index::run(&args, &cli.global),
-        Command::ShuffleBench(args) => cmd::shuffle_bench::run(&args, &cli.global),
     };
     util::exit(result)
 }

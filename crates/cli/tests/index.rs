@@ -50,6 +50,47 @@ fn index_dir(dir: &Path) -> String {
     dir.join("ix").to_str().unwrap().to_string()
 }
 
+/// `index add --work-mem` was called `--mem-budget`, as dedup's flag was: the old name builds
+/// the same index, with a warning on stderr, and is refused beside the new one.
+#[test]
+fn the_old_name_of_work_mem_still_works() {
+    let tmp = tempfile::tempdir().unwrap();
+    let docs = tmp.path().join("docs.jsonl");
+    std::fs::write(&docs, jsonl(30, 7)).unwrap();
+    let docs = docs.to_str().unwrap();
+    let add = |flag: &str| {
+        let ix = tmp.path().join(flag).to_str().unwrap().to_string();
+        ok(&["-q", "index", "create", &ix]);
+        let (_, stderr) = status(&["index", "add", &ix, docs, flag, "1MB"], 0);
+        let query = ok(&["index", "query", &ix, docs]);
+        let stats: Value = serde_json::from_str(&ok(&["index", "stats", &ix])).unwrap();
+        (query, stats["stats"].clone(), stderr)
+    };
+    let (new_query, new_stats, new_err) = add("--work-mem");
+    let (old_query, old_stats, old_err) = add("--mem-budget");
+    assert_eq!((new_query, new_stats), (old_query, old_stats));
+    assert!(!new_err.contains("deprecated"), "{new_err}");
+    assert!(
+        old_err.contains("--mem-budget is deprecated: use --work-mem"),
+        "{old_err}"
+    );
+    let ix = index_dir(tmp.path());
+    ok(&["-q", "index", "create", &ix]);
+    let both = [
+        "index",
+        "add",
+        &ix,
+        docs,
+        "--work-mem",
+        "1MB",
+        "--mem-budget",
+        "1MB",
+    ];
+    status(&both, 2);
+    let (_, err) = status(&["index", "add", &ix, docs, "--mem-budget", "4 parsecs"], 1);
+    assert!(err.contains("invalid --mem-budget"), "{err}");
+}
+
 #[test]
 fn create_add_query_remove_compact() {
     let tmp = tempfile::tempdir().unwrap();
@@ -270,7 +311,7 @@ fn kill_during_add_leaves_the_last_commit() {
                 "add",
                 &ix,
                 input,
-                "--mem-budget",
+                "--work-mem",
                 "1MB",
             ])
             .stdout(Stdio::null())

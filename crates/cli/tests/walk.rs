@@ -19,7 +19,7 @@ const HANG: Duration = Duration::from_secs(120);
 const COUNTS: &[&str] = &["0", "1", "4294967295", "18446744073709551615", "-1"];
 /// Values every float flag gets.
 const FLOATS: &[&str] = &["0", "1", "0.9", "NaN", "inf", "-inf", "-1", "1e308"];
-/// Values every size flag (`--work-mem`, `index --mem-budget`) gets.
+/// Values every size flag (`--work-mem` of dedup, reuse and `index add`) gets.
 const SIZES: &[&str] = &[
     "0",
     "1",
@@ -168,7 +168,7 @@ fn flags() -> Vec<Flag> {
         flag(CREATE, "--min-shingles", COUNTS, &[]),
         flag(CREATE, "--max-shingles", COUNTS, &[]),
         flag(CREATE, "--signature-bytes", COUNTS, &["8", "3", "256"]),
-        flag("index add {index} {docs}", "--mem-budget", SIZES, &[]),
+        flag("index add {index} {docs}", "--work-mem", SIZES, &[]),
         flag("index query {index} {docs}", "--min-jaccard", FLOATS, &[]),
         flag("index query {index} {docs}", "--limit", COUNTS, &[]),
     ];

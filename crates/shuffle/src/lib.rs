@@ -77,7 +77,7 @@
 //! stayed in memory and fill the budget, the peak can reach 17/16 of it). Disk: every record is
 //! written once when the budget is exceeded (16 bytes a record, plus a second pass only beyond 64
 //! runs). Measured numbers are in `docs/performance.md` under
-//! "shuffle and unionfind" (`textreuse shuffle-bench`); the criterion bench `dedup/stages3_5`
+//! "shuffle and unionfind" (the bench program `shuffle_bench` of `benches/`); the criterion bench `dedup/stages3_5`
 //! (`benches/benches/dedup.rs`) times this crate alone on a million sentences' band keys.
 #![deny(missing_docs)]
 #![warn(missing_debug_implementations)]

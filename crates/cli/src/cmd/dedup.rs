@@ -16,6 +16,7 @@ use std::io::Write;
 
 use textreuse_index::{Index, IndexWriter, QueryOptions};
 
+use crate::args::unit::UnitArg;
 use crate::util::{self, Bars, FilterArgs, Global, InputArgs, SignerArgs};
 
 /// Arguments of `textreuse dedup`.
@@ -33,7 +34,7 @@ pub struct Args {
     out: PathBuf,
     /// What is compared: sentences (the research's default, for dumps), paragraphs (non-blank
     /// lines) or whole documents (corpus cleaning).
-    #[arg(long, value_enum, default_value_t = UnitArg::Sentence)]
+    #[arg(long, default_value_t = UnitArg::Sentence, value_parser = UnitArg::parser(UnitArg::DEDUP))]
     unit: UnitArg,
     /// The Jaccard similarity that makes a duplicate: picks K and M with the tuner for the
     /// --scheme and --hashes budget (explicit -k/-m win) and, with --verify, drops pairs below
@@ -100,13 +101,6 @@ pub struct Args {
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-enum UnitArg {
-    Sentence,
-    Paragraph,
-    Document,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 enum KeepArg {
     First,
     Earliest,
@@ -121,11 +115,10 @@ enum MethodArg {
 
 /// Runs `textreuse dedup`.
 pub fn run(args: &Args, global: &Global) -> anyhow::Result<()> {
-    let unit = match args.unit {
-        UnitArg::Sentence => Unit::Sentence,
-        UnitArg::Paragraph => Unit::Paragraph,
-        UnitArg::Document => Unit::Document,
-    };
+    let unit = args
+        .unit
+        .dedup_unit()
+        .expect("dedup --unit takes no chunks");
     let filter = args.filter.filter_for(unit)?;
     let mut builder = Dedup::builder();
     // The planner picks the scheme (unless --scheme), K and M for a --threshold without -k/-m

@@ -6,8 +6,9 @@ use std::path::{Path, PathBuf};
 use anyhow::Context;
 use serde_json::{Map, Value, json};
 use textreuse_corpus::{DocId, Document, Origin};
-use textreuse_index::{Index, IndexUnit, IndexWriter, Match, Params, QueryOptions, UnitMatches};
+use textreuse_index::{Index, IndexWriter, Match, Params, QueryOptions, UnitMatches};
 
+use crate::args::unit::UnitArg;
 use crate::size::parse_size;
 use crate::util::{self, Bars, Global, InputArgs};
 
@@ -34,25 +35,12 @@ enum Command {
     Compact(DirArg),
 }
 
-/// The unit of an index (`--unit`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum UnitArg {
-    /// Sentences, as `dedup` cuts them.
-    Sentence,
-    /// Non-blank lines.
-    Paragraph,
-    /// Whole documents.
-    Document,
-    /// The paragraph chunks of `check` (word n-grams): for `check --index`.
-    Chunk,
-}
-
 #[derive(Debug, clap::Args)]
 struct CreateArgs {
     /// The index directory (created; it must not hold an index yet).
     dir: PathBuf,
     /// What an entry is.
-    #[arg(long, value_enum, default_value_t = UnitArg::Sentence)]
+    #[arg(long, default_value_t = UnitArg::Sentence, value_parser = UnitArg::parser(UnitArg::INDEX))]
     unit: UnitArg,
     /// The Jaccard similarity to find: picks the cheapest scheme (or the --scheme given), K and M
     /// that find 99% of pairs at or above it (explicit -k/-m win).
@@ -103,7 +91,23 @@ struct AddArgs {
     /// Memory budget (e.g. 512MB, 4GB): the uncommitted batch is written as a segment and
     /// committed when it reaches half of it.
     #[arg(long, default_value = "1GiB", value_name = "SIZE")]
-    mem_budget: String,
+    work_mem: String,
+    /// The old name of --work-mem (still read, with a warning).
+    #[arg(long, value_name = "SIZE", hide = true, conflicts_with = "work_mem")]
+    mem_budget: Option<String>,
+}
+
+impl AddArgs {
+    /// `--work-mem` in bytes (or the deprecated `--mem-budget`, with a warning).
+    fn work_mem(&self, global: &Global) -> anyhow::Result<u64> {
+        match &self.mem_budget {
+            Some(old) => {
+                global.log("--mem-budget is deprecated: use --work-mem");
+                parse_size(old).context("invalid --mem-budget")
+            }
+            None => parse_size(&self.work_mem).context("invalid --work-mem"),
+        }
+    }
 }
 
 #[derive(Debug, clap::Args)]
@@ -198,13 +202,7 @@ pub fn run(args: &Args, global: &Global) -> anyhow::Result<()> {
 }
 
 fn create(a: &CreateArgs, global: &Global) -> anyhow::Result<()> {
-    let unit = match a.unit {
-        UnitArg::Sentence => IndexUnit::Sentence,
-        UnitArg::Paragraph => IndexUnit::Paragraph,
-        UnitArg::Document => IndexUnit::Document,
-        UnitArg::Chunk => IndexUnit::Chunk,
-    };
-    let mut p = Params::new(unit);
+    let mut p = Params::new(a.unit.index_unit());
     if let Some(s) = a.scheme {
         // The scheme's preset K and M (explicit -k/-m and --threshold below win).
         p = p.preset(s.into());
@@ -284,7 +282,7 @@ fn create(a: &CreateArgs, global: &Global) -> anyhow::Result<()> {
 fn add(a: &AddArgs, global: &Global) -> anyhow::Result<()> {
     let start = std::time::Instant::now();
     let mut w = IndexWriter::open(&a.dir)?;
-    w.memory_budget(parse_size(&a.mem_budget).context("invalid --mem-budget")?);
+    w.memory_budget(a.work_mem(global)?);
     let inputs = a.input.inputs(&a.files, rayon::current_num_threads())?;
     let bars = Bars::labelled(global, "indexing");
     let stats = w.add_all(inputs, &bars)?;

@@ -8,6 +8,5 @@ pub mod pan_eval;
 pub mod report;
 pub mod reuse;
 pub mod sentences;
-pub mod shuffle_bench;
 pub mod simhash;
 pub mod tune;

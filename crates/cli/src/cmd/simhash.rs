@@ -24,7 +24,7 @@ use serde::Serialize;
 use std::sync::Arc;
 use textreuse_dedup::features::unit_simhash;
 use textreuse_dedup::pipeline::DocumentPipeline;
-use textreuse_shingle::units::{KeptSentences, Unit};
+use textreuse_shingle::units::KeptSentences;
 
 use textreuse_corpus::{DocId, Progress};
 use textreuse_dedup::Error;
@@ -33,6 +33,7 @@ use textreuse_simhash::{
     ParagraphFingerprinter, SimHashError, SimHasher, TableSearch, WindowSearch,
 };
 
+use crate::args::unit::UnitArg;
 use crate::util::{self, FilterArgs, Global, InputArgs};
 
 /// Arguments of `textreuse simhash`.
@@ -52,7 +53,7 @@ pub struct Args {
     pub filter: FilterArgs,
     /// What is fingerprinted: sentences (their shingle set), or paragraphs (non-blank lines) or
     /// whole documents (the weighted paragraph fingerprint), as `dedup --unit U --method simhash`.
-    #[arg(long, value_enum, default_value_t = UnitArg::Sentence)]
+    #[arg(long, default_value_t = UnitArg::Sentence, value_parser = UnitArg::parser(UnitArg::SIMHASH))]
     pub unit: UnitArg,
     /// Write the pairs of sentences within --max-hamming bits instead of the fingerprints.
     #[arg(long)]
@@ -72,27 +73,6 @@ pub struct Args {
     /// With --method window: the seed of the permutations.
     #[arg(long, default_value_t = textreuse_simhash::DEFAULT_SEED)]
     pub seed: u64,
-}
-
-/// The unit of `--unit`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum UnitArg {
-    /// Sentences.
-    Sentence,
-    /// Non-blank lines.
-    Paragraph,
-    /// Whole documents.
-    Document,
-}
-
-impl From<UnitArg> for Unit {
-    fn from(u: UnitArg) -> Unit {
-        match u {
-            UnitArg::Sentence => Unit::Sentence,
-            UnitArg::Paragraph => Unit::Paragraph,
-            UnitArg::Document => Unit::Document,
-        }
-    }
 }
 
 /// How `--pairs` searches.
@@ -144,7 +124,10 @@ impl Progress for Log<'_> {
 
 /// Runs `textreuse simhash`.
 pub fn run(args: &Args, global: &Global) -> anyhow::Result<()> {
-    let unit = Unit::from(args.unit);
+    let unit = args
+        .unit
+        .dedup_unit()
+        .expect("simhash --unit takes no chunks");
     let filter = args.filter.filter_for(unit)?;
     let paragraphs = ParagraphFingerprinter::new();
     // Check the search parameters before reading anything.

@@ -1,5 +1,9 @@
-//! `textreuse shuffle-bench`: a benchmark tool (hidden from `--help`) that feeds synthetic
-//! band-key records through stages 3-5 (shuffle, pairs, clusters) and prints wall time per stage.
+//! Feeds synthetic band-key records through stages 3-5 of dedup (shuffle, pairs, clusters) and
+//! prints wall time per stage (docs/performance.md, "shuffle and unionfind").
+//!
+//! ```text
+//! cargo run --profile dist -p textreuse-benches --bin shuffle_bench -- --records 1.4e9 --work-mem 4GB --tmp /tmp/uf-spill
+//! ```
 //!
 //! The records model the dedup pipeline's: 10 band keys per sentence, sentence ids packed as
 //! `doc << 32 | idx` (40 sentences a document). A few percent of sentences are near-duplicates of
@@ -8,14 +12,20 @@
 //! chosen Zipf-like, which makes a few huge buckets that the cap cuts. Every record is a pure
 //! function of its index and the seed, so runs are reproducible and generation is parallel.
 //! Peak memory is measured outside (`/usr/bin/time -v`).
+use std::io::Write;
 use std::time::Instant;
 
 use anyhow::Context;
+use clap::Parser;
 use rayon::prelude::*;
 use textreuse_hash::mix64;
 use textreuse_shuffle::{PairMode, ShuffleBuilder};
 
-use crate::util::{self, Global};
+// The CLI's size parser (a binary crate's module, so included by path, as the `cli_size` fuzz
+// target does): `--work-mem` reads sizes exactly as `textreuse dedup --work-mem` does.
+#[allow(dead_code)]
+#[path = "../../../crates/cli/src/size.rs"]
+mod size;
 
 /// Bands (records) per synthetic sentence.
 const BANDS: u64 = 10;
@@ -25,14 +35,16 @@ const SENTENCES_PER_DOC: u64 = 40;
 const BATCH: usize = 1 << 20;
 
 /// Benchmark the shuffle (stages 3-5) on synthetic band-key records.
-#[derive(Debug, clap::Args)]
-pub struct Args {
+#[derive(Debug, Parser)]
+#[command(name = "shuffle_bench")]
+struct Args {
     /// Number of band-key records to generate (accepts `1e8`, `200_000_000`).
     #[arg(long, value_name = "N", default_value = "10000000", value_parser = parse_count)]
     pub records: u64,
-    /// Memory budget for buffered records, such as `64MB`, `4GB` or `512KiB`.
-    #[arg(long, value_name = "SIZE", default_value = "4GB", value_parser = parse_size_arg)]
-    pub mem_budget: u64,
+    /// Memory budget for buffered records, such as `64MB`, `4GB` or `512KiB` (also read under
+    /// its old name, `--mem-budget`).
+    #[arg(long, alias = "mem-budget", value_name = "SIZE", default_value = "4GB", value_parser = parse_size_arg)]
+    pub work_mem: u64,
     /// A bucket with more ids contributes only its first N (by id).
     #[arg(long, value_name = "N", default_value_t = textreuse_shuffle::DEFAULT_MAX_BUCKET)]
     pub max_bucket: usize,
@@ -51,10 +63,16 @@ pub struct Args {
     /// Seed of the synthetic data.
     #[arg(long, default_value_t = textreuse_minhash::DEFAULT_SEED)]
     pub seed: u64,
+    /// Worker threads (default: all cores).
+    #[arg(long, value_name = "N")]
+    pub threads: Option<usize>,
+    /// No log line on stderr.
+    #[arg(long, short)]
+    pub quiet: bool,
 }
 
 fn parse_size_arg(s: &str) -> Result<u64, String> {
-    crate::size::parse_size(s).map_err(|e| e.to_string())
+    size::parse_size(s).map_err(|e| e.to_string())
 }
 
 /// A record count: digits with optional `_`, or a decimal with an exponent (`1.4e9`).
@@ -132,12 +150,23 @@ impl Synth {
     }
 }
 
+fn main() -> anyhow::Result<()> {
+    let args = Args::parse();
+    if let Some(n) = args.threads {
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(n)
+            .build_global()
+            .context("invalid --threads")?;
+    }
+    run(&args)
+}
+
 /// Runs the benchmark.
-pub fn run(args: &Args, global: &Global) -> anyhow::Result<()> {
+fn run(args: &Args) -> anyhow::Result<()> {
     let synth = Synth::new(args);
     let mut builder = ShuffleBuilder::new();
     builder
-        .mem_budget(args.mem_budget)
+        .mem_budget(args.work_mem)
         .max_bucket(args.max_bucket)
         .pair_mode(if args.all_pairs {
             PairMode::All
@@ -148,12 +177,14 @@ pub fn run(args: &Args, global: &Global) -> anyhow::Result<()> {
         builder.tmp_dir(dir);
     }
     let mut shuffle = builder.build().context("invalid shuffle options")?;
-    global.log(format_args!(
-        "shuffle-bench: {} records, budget {} bytes, {} threads",
-        args.records,
-        args.mem_budget,
-        rayon::current_num_threads()
-    ));
+    if !args.quiet {
+        eprintln!(
+            "shuffle_bench: {} records, budget {} bytes, {} threads",
+            args.records,
+            args.work_mem,
+            rayon::current_num_threads()
+        );
+    }
 
     let total = Instant::now();
     let mut batch = vec![(0u64, 0u64); BATCH];
@@ -183,11 +214,10 @@ pub fn run(args: &Args, global: &Global) -> anyhow::Result<()> {
     let total_secs = total.elapsed().as_secs_f64();
 
     let n = args.records as f64;
-    let mut out = util::stdout();
-    use std::io::Write;
+    let mut out = std::io::BufWriter::new(std::io::stdout().lock());
     let rate = |secs: f64| if secs > 0.0 { n / secs } else { f64::INFINITY };
     writeln!(out, "records              {}", stats.records)?;
-    writeln!(out, "mem budget (bytes)   {}", args.mem_budget)?;
+    writeln!(out, "mem budget (bytes)   {}", args.work_mem)?;
     writeln!(out, "threads              {}", rayon::current_num_threads())?;
     writeln!(
         out,

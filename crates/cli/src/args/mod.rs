@@ -1,0 +1,2 @@
+//! Argument types that several subcommands share.
+pub mod unit;
