@@ -51,9 +51,9 @@ impl PyReuseJob {
     #[new]
     #[pyo3(signature = (
         *, terms = textreuse_reuse::DEFAULT_TERMS, top_docs = textreuse_reuse::DEFAULT_TOP_DOCS,
-        max_postings = textreuse_reuse::DEFAULT_MAX_POSTINGS,
+        max_postings = textreuse_reuse::DEFAULT_MAX_TERM_POSTINGS,
         min_score = textreuse_reuse::DEFAULT_MIN_SCORE,
-        min_words = textreuse_align::index::DEFAULT_MIN_WORDS,
+        min_words = textreuse_shingle::DEFAULT_CHUNK_MIN_WORDS,
         min_length = textreuse_align::DEFAULT_MIN_PASSAGE_LEN, lang = "en",
         fallback_ngram = textreuse_reuse::DEFAULT_FALLBACK_NGRAM,
         synonyms = textreuse_align::DEFAULT_SYNONYMS,
@@ -739,7 +739,7 @@ pub(crate) fn reuse_align<'py>(
             rows.push(std::str::from_utf8(&buf).expect("TSV of strings is UTF-8"))?;
             let content = cases
                 .iter()
-                .filter(|c| c.kind == textreuse_align::reuse::ReuseKind::Content)
+                .filter(|c| c.kind == textreuse_reuse::ReuseKind::Content)
                 .count();
             counts[0].push_ne_u32(cases.len() as u32);
             counts[1].push_ne_u32(content as u32);
