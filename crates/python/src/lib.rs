@@ -91,7 +91,7 @@ mod _native {
 
     #[pymodule_export]
     use crate::reuse::{
-        PyReuseDocuments, PyReuseFileReader, PyReuseJob, reuse_align, reuse_chunk_vectors,
+        PyReuseDocuments, PyReuseFileReader, PyReuseJob, check, reuse_align, reuse_chunk_vectors,
         reuse_document_terms, reuse_pick_documents,
     };
 
