@@ -142,14 +142,18 @@ mod tests {
         tally.add(&mut [2], &(10..20), resolve);
         let top = tally.top(5);
         assert_eq!(top.len(), 2);
-        // Document 0: 2 shared keys, best chunk the first of equal ones.
+        // Both documents share 2 keys; document 1's best Jaccard is higher, and its best pair
+        // stays the first of equally similar ones.
         assert_eq!(
             (top[0].doc, top[0].shared_keys, top[0].best_chunk),
-            (0, 2, 0)
+            (1, 2, 2)
         );
         assert_eq!(top[0].best_query_span, 0..10);
-        assert_eq!((top[1].doc, top[1].shared_keys), (1, 2));
-        assert_eq!(top[1].best_query_span, 0..10);
+        // Document 0: one key through each of its chunks, the first of equal ones the best.
+        assert_eq!(
+            (top[1].doc, top[1].shared_keys, top[1].best_chunk),
+            (0, 2, 0)
+        );
         let mut tally = Tally::default();
         tally.add(&mut [0, 2], &(0..1), resolve);
         assert_eq!(

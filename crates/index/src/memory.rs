@@ -1,58 +1,4 @@
-//! The in-memory chunk index of a plagiarism checker: a MinHash band-key index of a corpus's
-//! paragraph chunks, queried with the chunks of a suspicious document.
-//!
-//! Aligning a suspicious document against every corpus document costs a pass over the whole
-//! corpus per query; the index narrows the search to the few documents that share a band key
-//! ([`textreuse_minhash::Signer::band_keys`]) with one of the suspicious document's chunks.
-//! Each candidate is then aligned (`textreuse-reuse`'s `Checker` does all of it).
-//!
-//! ```
-//! use textreuse_index::MemoryIndex;
-//!
-//! let mut index = MemoryIndex::new();
-//! index.add("Volcanoes form where magma reaches the surface of the earth. Most volcanoes lie \
-//!     along the boundaries of tectonic plates, and the ring of fire holds many of them.");
-//! index.add("Tomatoes grow best in warm weather with plenty of sun and regular watering. \
-//!     Gardeners stake the plants so that the fruit stays off the ground.");
-//! let suspicious = "In my essay I note that most volcanoes lie along the boundaries of \
-//!     tectonic plates, and the ring of fire holds many of them.";
-//! let found = index.candidates(suspicious, 5);
-//! assert_eq!(found[0].doc, 0);
-//! # Ok::<(), Box<dyn std::error::Error>>(())
-//! ```
-//!
-//! # Units and parameters
-//!
-//! Units are the chunk recipe's chunks ([`textreuse_shingle::chunk_spans`]: paragraphs split on
-//! blank lines, short ones merged into a neighbour until they hold
-//! [`MemoryMemoryIndexBuilder::min_words`] words; chunks over
-//! [`MAX_CHUNK_WORDS`](textreuse_shingle::MAX_CHUNK_WORDS) words are cut into pieces of that
-//! many words). A chunk's shingles are its word n-grams ([`textreuse_shingle::word_shingles`],
-//! [`MemoryMemoryIndexBuilder::ngram`], default 2, case-insensitive word keys), and its MinHash
-//! signature gives [`MemoryMemoryIndexBuilder::bands`] band keys of [`MemoryMemoryIndexBuilder::rows`]
-//! minhashes each. A persistent index of [`IndexUnit::Chunk`](crate::IndexUnit::Chunk) cuts
-//! and signs the same chunks.
-//!
-//! The defaults (word 2-grams, 30 disjoint bands of 2 rows, so 60 hashes) aim at obfuscated reuse,
-//! whose paragraph-level word 2-gram Jaccard is often only 0.1 to 0.3: the exact collision
-//! probability ([`Signer::exact_match_probability`]) is about 0.25 at Jaccard 0.1, 0.7 at 0.2
-//! and 0.93 at 0.3, and a reused passage usually spans several paragraphs, each of which gets
-//! its chance. Unrelated English paragraphs (Jaccard of word 2-grams around 0.01 to 0.03, mostly
-//! stopword pairs) still collide now and then, so candidates are ranked by the number of shared
-//! band keys and then by the best estimated Jaccard, and only the top few are aligned.
-//!
-//! # Performance
-//!
-//! Adding a document costs one signature per chunk (`O(words · hashes)`) and one map insert per
-//! band key; the index holds, per chunk, its document, its span and its signature. A query costs
-//! one signature per suspicious chunk plus the bucket sizes of its keys; buckets of more than
-//! [`MemoryMemoryIndexBuilder::max_bucket`] chunks (keys shared by many chunks of a repetitive corpus,
-//! like stopwords) are skipped, so a query chunk costs at most bands × that cap, and a query of
-//! repeated text against a corpus of repeated text stays linear in their sizes. The persistent
-//! [`Index::candidate_documents`](crate::Index::candidate_documents) skips buckets of more than
-//! [`DEFAULT_MAX_BUCKET`] entries too and ranks with the same code, so with the default cap both
-//! retrieve the same candidates (its buckets count removed documents' entries until a
-//! compaction).
+//! [`MemoryIndex`]: the plagiarism checker's chunk index in memory.
 use std::ops::Range;
 
 use ahash::AHashMap;
@@ -197,7 +143,61 @@ struct Scratch {
     bands: Vec<u64>,
 }
 
-/// A MinHash band-key index of paragraph chunks; see the [module docs](self).
+/// The in-memory chunk index of a plagiarism checker: a MinHash band-key index of a corpus's
+/// paragraph chunks, queried with the chunks of a suspicious document.
+///
+/// Aligning a suspicious document against every corpus document costs a pass over the whole
+/// corpus per query; the index narrows the search to the few documents that share a band key
+/// ([`textreuse_minhash::Signer::band_keys`]) with one of the suspicious document's chunks.
+/// Each candidate is then aligned (`textreuse-reuse`'s `Checker` does all of it).
+///
+/// ```
+/// use textreuse_index::MemoryIndex;
+///
+/// let mut index = MemoryIndex::new();
+/// index.add("Volcanoes form where magma reaches the surface of the earth. Most volcanoes lie \
+///     along the boundaries of tectonic plates, and the ring of fire holds many of them.");
+/// index.add("Tomatoes grow best in warm weather with plenty of sun and regular watering. \
+///     Gardeners stake the plants so that the fruit stays off the ground.");
+/// let suspicious = "In my essay I note that most volcanoes lie along the boundaries of \
+///     tectonic plates, and the ring of fire holds many of them.";
+/// let found = index.candidates(suspicious, 5);
+/// assert_eq!(found[0].doc, 0);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+///
+/// # Units and parameters
+///
+/// Units are the chunk recipe's chunks ([`textreuse_shingle::chunk_spans`]: paragraphs split on
+/// blank lines, short ones merged into a neighbour until they hold
+/// [`MemoryIndexBuilder::min_words`] words; chunks over
+/// [`MAX_CHUNK_WORDS`](textreuse_shingle::MAX_CHUNK_WORDS) words are cut into pieces of that
+/// many words). A chunk's shingles are its word n-grams ([`textreuse_shingle::word_shingles`],
+/// [`MemoryIndexBuilder::ngram`], default 2, case-insensitive word keys), and its MinHash
+/// signature gives [`MemoryIndexBuilder::bands`] band keys of [`MemoryIndexBuilder::rows`]
+/// minhashes each. A persistent index of [`IndexUnit::Chunk`](crate::IndexUnit::Chunk) cuts
+/// and signs the same chunks.
+///
+/// The defaults (word 2-grams, 30 disjoint bands of 2 rows, so 60 hashes) aim at obfuscated reuse,
+/// whose paragraph-level word 2-gram Jaccard is often only 0.1 to 0.3: the exact collision
+/// probability ([`Signer::exact_match_probability`]) is about 0.25 at Jaccard 0.1, 0.7 at 0.2
+/// and 0.93 at 0.3, and a reused passage usually spans several paragraphs, each of which gets
+/// its chance. Unrelated English paragraphs (Jaccard of word 2-grams around 0.01 to 0.03, mostly
+/// stopword pairs) still collide now and then, so candidates are ranked by the number of shared
+/// band keys and then by the best estimated Jaccard, and only the top few are aligned.
+///
+/// # Performance
+///
+/// Adding a document costs one signature per chunk (`O(words · hashes)`) and one map insert per
+/// band key; the index holds, per chunk, its document, its span and its signature. A query costs
+/// one signature per suspicious chunk plus the bucket sizes of its keys; buckets of more than
+/// [`MemoryIndexBuilder::max_bucket`] chunks (keys shared by many chunks of a repetitive corpus,
+/// like stopwords) are skipped, so a query chunk costs at most bands × that cap, and a query of
+/// repeated text against a corpus of repeated text stays linear in their sizes. The persistent
+/// [`Index::candidate_documents`](crate::Index::candidate_documents) skips buckets of more than
+/// [`DEFAULT_MAX_BUCKET`] entries too and ranks with the same code, so with the default cap both
+/// retrieve the same candidates (its buckets count removed documents' entries until a
+/// compaction).
 #[derive(Clone, Debug)]
 pub struct MemoryIndex {
     ngram: usize,

@@ -530,7 +530,7 @@ mod tests {
     fn copied_paragraph_is_found_and_recorded() {
         let checker = Checker::builder().min_passage_len(60).build().unwrap();
         let corpus = checker.index(corpus());
-        assert_eq!((corpus.documents(), corpus.chunks()), (2, 2));
+        assert_eq!((corpus.documents(), corpus.chunks()), (2, 4));
         let essay = "My own words come first and say nothing of the kind at all.\n\nA colony \
              can hold tens of thousands of workers in summer, but only a few thousand of them \
              survive the cold winter months inside the hive.";
