@@ -87,9 +87,9 @@
 //!    chance matches of common wording.
 //!
 //! The [`pan`] module reads and writes PAN XML and computes precision, recall, granularity and
-//! plagdet. For a plagiarism checker, [`index`] retrieves candidate source documents from a
-//! corpus with MinHash band keys of paragraphs, and [`reuse`] classifies a found case as content
-//! or structure reuse.
+//! plagdet. A plagiarism checker built on the aligner (candidate sources retrieved from a corpus
+//! with MinHash band keys of paragraph chunks, each found case classified as content or
+//! structure reuse) is `textreuse-reuse`'s `Checker`, over `textreuse-index`'s `MemoryIndex`.
 //!
 //! # Performance
 //!
@@ -114,11 +114,9 @@
 use std::ops::Range;
 
 mod align;
-pub mod index;
 mod lang;
 pub mod pan;
 mod refine;
-pub mod reuse;
 mod synonyms;
 mod text;
 

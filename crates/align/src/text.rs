@@ -13,7 +13,6 @@ use std::cell::RefCell;
 use rust_stemmers::Stemmer;
 
 use crate::Language;
-use crate::align::{Vectors, term_counts};
 use crate::synonyms::{NONE, Synonyms};
 
 mod encode;
@@ -572,6 +571,102 @@ impl Doc {
             s.span = first..last + tail;
         }
         Doc { words, sentences }
+    }
+}
+
+/// Sentence vectors in compressed sparse rows: `rows[i]..rows[i+1]` indexes `terms`/`weights`.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Vectors {
+    pub(crate) rows: Vec<usize>,
+    pub(crate) terms: Vec<u32>,
+    pub(crate) weights: Vec<f64>,
+    pub(crate) norms: Vec<f64>,
+}
+
+impl Vectors {
+    pub(crate) fn row(&self, i: usize) -> (&[u32], &[f64]) {
+        let r = self.rows[i]..self.rows[i + 1];
+        (&self.terms[r.clone()], &self.weights[r])
+    }
+
+    pub(crate) fn len(&self) -> usize {
+        self.rows.len().saturating_sub(1)
+    }
+
+    /// The vectors with term `t` numbered `map[t]`, each row sorted by the new numbers.
+    pub(crate) fn renumbered(&self, map: &[u32]) -> Vectors {
+        let mut out = Vectors {
+            rows: self.rows.clone(),
+            terms: Vec::with_capacity(self.terms.len()),
+            weights: Vec::with_capacity(self.weights.len()),
+            norms: Vec::new(),
+        };
+        let mut row: Vec<(u32, f64)> = Vec::new();
+        for i in 0..self.len() {
+            let (terms, weights) = self.row(i);
+            row.clear();
+            row.extend(
+                terms
+                    .iter()
+                    .zip(weights)
+                    .map(|(&t, &w)| (map[t as usize], w)),
+            );
+            row.sort_unstable_by_key(|&(t, _)| t);
+            out.terms.extend(row.iter().map(|&(t, _)| t));
+            out.weights.extend(row.iter().map(|&(_, w)| w));
+        }
+        out
+    }
+
+    /// Keeps the terms for which `keep` is true (before weights are turned into tf-idf: the
+    /// norms are not updated).
+    pub(crate) fn retain_terms(&mut self, keep: impl Fn(u32) -> bool) {
+        let mut w = 0;
+        let mut start = 0;
+        for i in 0..self.len() {
+            let end = self.rows[i + 1];
+            for r in start..end {
+                if keep(self.terms[r]) {
+                    self.terms[w] = self.terms[r];
+                    self.weights[w] = self.weights[r];
+                    w += 1;
+                }
+            }
+            start = end;
+            self.rows[i + 1] = w;
+        }
+        self.terms.truncate(w);
+        self.weights.truncate(w);
+    }
+}
+
+/// Term frequencies of each sentence's content words (stopwords removed), sorted by term.
+pub(crate) fn term_counts(doc: &Doc, out: &mut Vectors, scratch: &mut Vec<u32>) {
+    out.rows.clear();
+    out.terms.clear();
+    out.weights.clear();
+    out.rows.push(0);
+    for s in &doc.sentences {
+        scratch.clear();
+        scratch.extend(
+            doc.words[s.words.clone()]
+                .iter()
+                .filter(|w| !w.stop)
+                .map(|w| w.term),
+        );
+        scratch.sort_unstable();
+        let mut i = 0;
+        while i < scratch.len() {
+            let t = scratch[i];
+            let mut j = i;
+            while j < scratch.len() && scratch[j] == t {
+                j += 1;
+            }
+            out.terms.push(t);
+            out.weights.push((j - i) as f64);
+            i = j;
+        }
+        out.rows.push(out.terms.len());
     }
 }
 

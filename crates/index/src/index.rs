@@ -8,12 +8,12 @@ use std::ops::Range;
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
-use textreuse_align::index::{Candidate, DEFAULT_MAX_BUCKET, rank_candidates};
 use textreuse_corpus::files;
 use textreuse_corpus::{DocId, Document, Origin};
 use textreuse_minhash::Signer;
 
 use crate::Error;
+use crate::candidates::{Candidate, DEFAULT_MAX_QUERY_BUCKET, Tally, count_members};
 use crate::doc::id_hash;
 use crate::params::{Params, Recipe, SignedUnit};
 use crate::segment::{Batch, Part, Segment, SegmentWriter, Shape, equal_minhashes};
@@ -421,11 +421,12 @@ impl Index {
     }
 
     /// Chunk indexes: the documents whose chunks share band keys with the chunks of `query`,
-    /// ranked and cut to `top` exactly as [`CorpusIndex::candidates`](textreuse_align::index::CorpusIndex::candidates)
-    /// ranks them (so `check --index` finds what `check --corpus` finds). Like it, band keys of
-    /// more than [`DEFAULT_MAX_BUCKET`] chunks are not counted, so repeated text costs a query
-    /// chunk at most bands × that many entries. [`Candidate::doc`] is
-    /// the document number ([`Index::document`]); [`Candidate::best_chunk`] an entry number.
+    /// ranked and cut to `top` by the same code as [`MemoryIndex::candidates`](crate::MemoryIndex::candidates)
+    /// (so `check --index` finds what `check --corpus` finds). Like it with its default cap, band
+    /// keys of more than [`DEFAULT_MAX_QUERY_BUCKET`] entries (over all segments, removed documents'
+    /// entries included until a compaction) are not counted, so repeated text costs a query
+    /// chunk at most bands × that many entries. [`Candidate::doc`] is the document number
+    /// ([`Index::document`]); [`Candidate::best_chunk`] an entry number.
     pub fn candidate_documents(&self, query: &str, top: usize) -> Result<Vec<Candidate>, Error> {
         candidate_documents(&self.parts(), self, query, top)
     }
@@ -468,53 +469,27 @@ fn to_match(
 }
 
 /// The candidates of one signed unit: `(part, entry, shared bands, equal minhashes)` of every
-/// live entry sharing a band key, in part and entry order. With `max_bucket`, keys of more
-/// entries than that (over all parts) are skipped.
+/// live entry sharing a band key, in part and entry order.
 fn candidates(
     parts: &[(&dyn Part, u64, u64)],
     mins: &[u64],
     keys: &[u64],
     width: usize,
-    max_bucket: Option<usize>,
 ) -> Vec<(usize, u32, usize, usize)> {
     let mut out = Vec::new();
     let mut seen = Vec::new();
-    let kept: Vec<u64> = match max_bucket {
-        None => keys.to_vec(),
-        Some(cap) => keys
-            .iter()
-            .copied()
-            .filter(|&k| {
-                parts
-                    .iter()
-                    .map(|(part, _, _)| part.key_len(k))
-                    .sum::<usize>()
-                    <= cap
-            })
-            .collect(),
-    };
     for (p, (part, _, _)) in parts.iter().enumerate() {
         seen.clear();
-        for &k in &kept {
+        for &k in keys {
             part.lookup(k, &mut seen);
         }
-        seen.sort_unstable();
-        let mut i = 0;
-        while i < seen.len() {
-            let e = seen[i];
-            let mut j = i;
-            while j < seen.len() && seen[j] == e {
-                j += 1;
-            }
-            let shared = j - i;
-            i = j;
+        count_members(&mut seen, |e, shared| {
             let [d, _, _] = part.entry(e);
-            if part.deleted(d) {
-                continue;
+            if !part.deleted(d) {
+                let equal = equal_minhashes(part.signature(e), mins, width);
+                out.push((p, e, shared, equal));
             }
-            let equal = equal_minhashes(part.signature(e), mins, width);
-            out.push((p, e, shared, equal));
-        }
+        });
     }
     out
 }
@@ -540,7 +515,7 @@ fn unit_matches(
         _ => Vec::new(),
     };
     let mut out = Vec::new();
-    for (p, e, shared, equal) in candidates(parts, mins, keys, width, None) {
+    for (p, e, shared, equal) in candidates(parts, mins, keys, width) {
         let (part, doc_base, entry_base) = parts[p];
         let estimate = equal as f64 / hashes;
         let jaccard = if verify {
@@ -681,32 +656,43 @@ fn candidate_documents(
 ) -> Result<Vec<Candidate>, Error> {
     let width = index.manifest.params.signature_bytes as usize;
     let mut recipe = index.recipe();
-    let mut by_doc: std::collections::BTreeMap<u64, Candidate> = Default::default();
+    let mut tally = Tally::default();
+    let mut seen = Vec::new();
     for u in recipe.units(query) {
         let hashes = u.mins.len() as f64;
-        for (p, e, shared, equal) in
-            candidates(parts, &u.mins, &u.keys, width, Some(DEFAULT_MAX_BUCKET))
-        {
-            let (part, doc_base, entry_base) = parts[p];
-            let jaccard = equal as f64 / hashes;
-            let doc = doc_base + part.entry(e)[0] as u64;
-            let entry = (entry_base + e as u64) as usize;
-            let c = by_doc.entry(doc).or_insert_with(|| Candidate {
-                doc: doc as usize,
-                shared_keys: 0,
-                best_jaccard: -1.0,
-                best_chunk: entry,
-                best_query_span: u.span.clone(),
-            });
-            c.shared_keys += shared;
-            if jaccard > c.best_jaccard {
-                c.best_jaccard = jaccard;
-                c.best_chunk = entry;
-                c.best_query_span = u.span.clone();
+        // Keys of more than the cap's entries over all parts are skipped.
+        let kept: Vec<u64> = u
+            .keys
+            .iter()
+            .copied()
+            .filter(|&k| {
+                parts
+                    .iter()
+                    .map(|(part, _, _)| part.key_len(k))
+                    .sum::<usize>()
+                    <= DEFAULT_MAX_QUERY_BUCKET
+            })
+            .collect();
+        for &(part, doc_base, entry_base) in parts {
+            seen.clear();
+            for &k in &kept {
+                part.lookup(k, &mut seen);
             }
+            tally.add(&mut seen, &u.span, |e| {
+                let [d, _, _] = part.entry(e);
+                if part.deleted(d) {
+                    return None;
+                }
+                let equal = equal_minhashes(part.signature(e), &u.mins, width);
+                Some((
+                    (doc_base + d as u64) as usize,
+                    (entry_base + e as u64) as usize,
+                    equal as f64 / hashes,
+                ))
+            });
         }
     }
-    Ok(rank_candidates(by_doc.into_values().collect(), top))
+    Ok(tally.top(top))
 }
 
 /// Adds to, removes from, commits and compacts one index; the only process writing to it

@@ -29,6 +29,12 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 //!
+//! Beside the persistent index, [`MemoryIndex`] is the plagiarism checker's chunk index held in
+//! memory (built from a corpus for one run). Both retrieve candidate source documents of a query
+//! text with one shared tally and ranking ([`MemoryIndex::candidates`],
+//! [`Index::candidate_documents`] of an [`IndexUnit::Chunk`] index), so the two find the same
+//! [`Candidate`]s.
+//!
 //! # On disk
 //!
 //! A directory of immutable, memory-mapped segment files and a `MANIFEST` (JSON) naming the
@@ -56,18 +62,25 @@
 #![deny(missing_docs)]
 #![warn(missing_debug_implementations)]
 
+mod candidates;
 mod doc;
 mod error;
 mod index;
+mod memory;
 mod params;
 mod run;
 mod segment;
 
+pub use candidates::{Candidate, DEFAULT_MAX_QUERY_BUCKET};
 pub use doc::StoredDoc;
 pub use error::Error;
 pub use index::{
     DEFAULT_MEMORY_BUDGET, Index, IndexStats, IndexWriter, MAX_SEGMENTS, MERGE_RUN, Match,
     QueryOptions, UnitMatches,
+};
+pub use memory::{
+    ChunkRef, DEFAULT_CHUNK_BANDS, DEFAULT_CHUNK_ROWS, MemoryIndex, MemoryIndexBuilder,
+    MemoryIndexError,
 };
 pub use params::{DEFAULT_SIGNATURE_BYTES, IndexUnit, Params, Recipe, SignedUnit};
 pub use run::RunStats;

@@ -3,12 +3,13 @@
 use std::ops::Range;
 
 use serde::{Deserialize, Serialize};
-use textreuse_align::index as chunks;
 use textreuse_minhash::{BandScheme, Signer, SignerBuilder, Target, TextSigner, plan};
 use textreuse_shingle::units::Unit;
 use textreuse_shingle::units::{KeptSentences, SentenceFilter};
+use textreuse_shingle::{DEFAULT_CHUNK_MIN_WORDS, DEFAULT_CHUNK_NGRAM, chunk_spans, word_shingles};
 
 use crate::Error;
+use crate::memory::{DEFAULT_CHUNK_BANDS, DEFAULT_CHUNK_ROWS};
 
 /// The unit an index holds one entry for.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -23,7 +24,8 @@ pub enum IndexUnit {
     /// The whole text.
     Document,
     /// The paragraph chunks of the plagiarism checker (`textreuse check`), shingled as word
-    /// n-grams ([`textreuse_align::index`]).
+    /// n-grams ([`textreuse_shingle::chunk_spans`], [`textreuse_shingle::word_shingles`]), as
+    /// a [`MemoryIndex`](crate::MemoryIndex) cuts and signs them.
     Chunk,
 }
 
@@ -76,7 +78,7 @@ impl From<Unit> for IndexUnit {
 /// For sentence, paragraph and document units the recipe is `textreuse dedup`'s: the units of
 /// [`KeptSentences::with_unit`] whose shingle count is within `min_shingles..=max_shingles`,
 /// signed by [`TextSigner`] (normalized text, `shingle`-character shingles). For chunks it is
-/// `textreuse check`'s ([`textreuse_align::index`]): chunks of at least `min_words` words,
+/// `textreuse check`'s ([`MemoryIndex`](crate::MemoryIndex)'s): chunks of at least `min_words` words,
 /// `shingle`-word n-grams.
 ///
 /// ```
@@ -136,7 +138,7 @@ impl Params {
             shingle: textreuse_shingle::DEFAULT_SHINGLE_CHARS,
             min_shingles: 0,
             max_shingles: usize::MAX,
-            min_words: chunks::DEFAULT_MIN_WORDS,
+            min_words: DEFAULT_CHUNK_MIN_WORDS,
             scheme: defaults.scheme().to_string(),
             hashes: defaults.hashes(),
             rows: defaults.rows(),
@@ -157,11 +159,11 @@ impl Params {
                 }
             }
             None => Params {
-                shingle: chunks::DEFAULT_NGRAM,
+                shingle: DEFAULT_CHUNK_NGRAM,
                 scheme: BandScheme::Disjoint.to_string(),
-                rows: chunks::DEFAULT_ROWS,
-                bands: chunks::DEFAULT_BANDS,
-                hashes: chunks::DEFAULT_ROWS * chunks::DEFAULT_BANDS,
+                rows: DEFAULT_CHUNK_ROWS,
+                bands: DEFAULT_CHUNK_BANDS,
+                hashes: DEFAULT_CHUNK_ROWS * DEFAULT_CHUNK_BANDS,
                 signature_bytes: 8,
                 ..base
             },
@@ -337,11 +339,11 @@ impl<'s> Recipe<'s> {
                 }
             }
             None => {
-                chunks::chunk_spans(text, self.params.min_words, &mut self.spans);
+                chunk_spans(text, self.params.min_words, &mut self.spans);
                 let mut counted = (0usize, 0u64);
                 for span in &self.spans {
                     let unit = &text[span.clone()];
-                    if !chunks::word_shingles(
+                    if !word_shingles(
                         unit,
                         self.params.shingle,
                         &mut self.words,
@@ -375,7 +377,7 @@ impl<'s> Recipe<'s> {
         let mut set = match self.params.unit.dedup_unit() {
             Some(_) => self.signer.shingles(unit).clone(),
             None => {
-                if !chunks::word_shingles(
+                if !word_shingles(
                     unit,
                     self.params.shingle,
                     &mut self.words,

@@ -1,13 +1,12 @@
 //! The index's integration tests: persistence, incremental = batch = `dedup`, removal and
-//! compaction, locking, damaged files, and the chunk index against `CorpusIndex`.
+//! compaction, locking, damaged files, and the chunk index against `MemoryIndex`.
 use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
 
 use proptest::prelude::*;
-use textreuse_align::index::CorpusIndex;
 use textreuse_corpus::{DocId, Document, NoProgress};
 use textreuse_dedup::{Cluster, Dedup};
-use textreuse_index::{Error, Index, IndexUnit, IndexWriter, Params, QueryOptions};
+use textreuse_index::{Error, Index, IndexUnit, IndexWriter, MemoryIndex, Params, QueryOptions};
 
 const WORDS: [&str; 24] = [
     "river", "mill", "grain", "harbour", "valley", "orchard", "timber", "market", "bridge",
@@ -397,13 +396,12 @@ fn huge_counts_in_headers_are_corrupt() {
 /// shared keys and best Jaccard, in rank order).
 fn same_candidates(
     index: &Index,
-    corpus: &CorpusIndex,
+    corpus: &MemoryIndex,
     query: &str,
     top: usize,
-) -> Vec<textreuse_align::index::Candidate> {
+) -> Vec<textreuse_index::Candidate> {
     let got = index.candidate_documents(query, top).unwrap();
-    let key =
-        |c: &textreuse_align::index::Candidate| (c.doc, c.shared_keys, c.best_jaccard.to_bits());
+    let key = |c: &textreuse_index::Candidate| (c.doc, c.shared_keys, c.best_jaccard.to_bits());
     assert_eq!(
         got.iter().map(key).collect::<Vec<_>>(),
         corpus
@@ -416,11 +414,11 @@ fn same_candidates(
 }
 
 #[test]
-fn chunk_index_ranks_as_the_corpus_index() {
+fn chunk_index_ranks_as_the_memory_index() {
     let pan = textreuse_align_texts();
     let dir = tempfile::tempdir().unwrap();
     let mut w = IndexWriter::create(dir.path(), Params::new(IndexUnit::Chunk)).unwrap();
-    let mut corpus = CorpusIndex::new();
+    let mut corpus = MemoryIndex::new();
     for (i, t) in pan.iter().enumerate() {
         w.add(&Document::new(i as u64, "", t.as_str())).unwrap();
         corpus.add(t);
@@ -444,15 +442,15 @@ fn chunk_index_ranks_as_the_corpus_index() {
 /// keys are over-frequent); one repeated in fewer is found, the same way, with the repetitions
 /// spread over several segments.
 #[test]
-fn repeated_paragraphs_are_capped_as_in_the_corpus_index() {
-    use textreuse_align::index::DEFAULT_MAX_BUCKET;
+fn repeated_paragraphs_are_capped_as_in_the_memory_index() {
+    use textreuse_index::DEFAULT_MAX_QUERY_BUCKET;
     let texts = textreuse_align_texts();
     let common = &texts[0];
     let rare = &texts[1];
     let dir = tempfile::tempdir().unwrap();
     let mut w = IndexWriter::create(dir.path(), Params::new(IndexUnit::Chunk)).unwrap();
-    let mut corpus = CorpusIndex::new();
-    let copies = DEFAULT_MAX_BUCKET + 20;
+    let mut corpus = MemoryIndex::new();
+    let copies = DEFAULT_MAX_QUERY_BUCKET + 20;
     for i in 0..copies {
         let mut text = common.clone();
         if i % 3 == 0 {
@@ -473,7 +471,7 @@ fn repeated_paragraphs_are_capped_as_in_the_corpus_index() {
             assert!(got.is_empty(), "{} over-frequent copies skipped", copies);
         } else {
             let rare_docs = (0..copies).filter(|i| i % 3 == 0).count();
-            assert!(rare_docs <= DEFAULT_MAX_BUCKET);
+            assert!(rare_docs <= DEFAULT_MAX_QUERY_BUCKET);
             assert_eq!(got.len(), rare_docs, "the rarer paragraph's documents");
         }
     }

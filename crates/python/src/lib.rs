@@ -91,7 +91,7 @@ mod _native {
 
     #[pymodule_export]
     use crate::reuse::{
-        PyReuseDocuments, PyReuseFileReader, PyReuseJob, reuse_align, reuse_chunk_vectors,
+        PyReuseDocuments, PyReuseFileReader, PyReuseJob, check, reuse_align, reuse_chunk_vectors,
         reuse_document_terms, reuse_pick_documents,
     };
 
@@ -154,9 +154,15 @@ mod _native {
         // ... and of `textreuse reuse`.
         defaults.set_item("reuse_terms", textreuse_reuse::DEFAULT_TERMS)?;
         defaults.set_item("reuse_top_docs", textreuse_reuse::DEFAULT_TOP_DOCS)?;
-        defaults.set_item("reuse_max_postings", textreuse_reuse::DEFAULT_MAX_POSTINGS)?;
+        defaults.set_item(
+            "reuse_max_postings",
+            textreuse_reuse::DEFAULT_MAX_TERM_POSTINGS,
+        )?;
         defaults.set_item("reuse_min_score", textreuse_reuse::DEFAULT_MIN_SCORE)?;
-        defaults.set_item("reuse_min_words", textreuse_align::index::DEFAULT_MIN_WORDS)?;
+        defaults.set_item(
+            "reuse_min_words",
+            textreuse_shingle::DEFAULT_CHUNK_MIN_WORDS,
+        )?;
         defaults.set_item("reuse_min_length", textreuse_align::DEFAULT_MIN_PASSAGE_LEN)?;
         defaults.set_item(
             "reuse_fallback_ngram",

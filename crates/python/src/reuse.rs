@@ -13,6 +13,7 @@ use pyo3::prelude::*;
 use pyo3::types::PyBytes;
 use textreuse_corpus::{DocId, Document, InputError, Inputs, Origin, Progress, error_chain};
 use textreuse_dedup::pipeline::DocumentPipeline;
+use textreuse_reuse::check::{CheckCorpus, CheckError, Checker, candidate_records, read_corpus};
 use textreuse_reuse::{
     ALIGN_BATCH, ChunkMatch, DocumentTable, PREPARED_TEXT_BYTES, PairResult, Prepared, Reuse,
     ReuseError, write_case_lines, write_pair_row,
@@ -51,9 +52,9 @@ impl PyReuseJob {
     #[new]
     #[pyo3(signature = (
         *, terms = textreuse_reuse::DEFAULT_TERMS, top_docs = textreuse_reuse::DEFAULT_TOP_DOCS,
-        max_postings = textreuse_reuse::DEFAULT_MAX_POSTINGS,
+        max_postings = textreuse_reuse::DEFAULT_MAX_TERM_POSTINGS,
         min_score = textreuse_reuse::DEFAULT_MIN_SCORE,
-        min_words = textreuse_align::index::DEFAULT_MIN_WORDS,
+        min_words = textreuse_shingle::DEFAULT_CHUNK_MIN_WORDS,
         min_length = textreuse_align::DEFAULT_MIN_PASSAGE_LEN, lang = "en",
         fallback_ngram = textreuse_reuse::DEFAULT_FALLBACK_NGRAM,
         synonyms = textreuse_align::DEFAULT_SYNONYMS,
@@ -739,7 +740,7 @@ pub(crate) fn reuse_align<'py>(
             rows.push(std::str::from_utf8(&buf).expect("TSV of strings is UTF-8"))?;
             let content = cases
                 .iter()
-                .filter(|c| c.kind == textreuse_align::reuse::ReuseKind::Content)
+                .filter(|c| c.kind == textreuse_reuse::ReuseKind::Content)
                 .count();
             counts[0].push_ne_u32(cases.len() as u32);
             counts[1].push_ne_u32(content as u32);
@@ -843,4 +844,128 @@ impl PyReuseDocuments {
         std::io::Write::flush(&mut w)?;
         Ok(())
     }
+}
+
+/// One suspicious document of [`check`]: a path (read as UTF-8 text, named by the path as
+/// given) or a `(name, text)` pair.
+#[derive(FromPyObject)]
+pub(crate) enum Suspicious {
+    Named(String, String),
+    Path(PathBuf),
+}
+
+fn check_error(e: CheckError) -> PyErr {
+    match e {
+        CheckError::Io { .. } | CheckError::Index(textreuse_index::Error::Io { .. }) => {
+            PyIOError::new_err(e.to_string())
+        }
+        e => PyValueError::new_err(e.to_string()),
+    }
+}
+
+/// check(suspicious, corpus=None, *, index=None, top=10, min_length=150, lang="en",
+///       synonyms=True, fallback_ngram=4, ngram=2, rows=2, bands=30, excerpt=160,
+///       candidates_only=False, threads=1) -> list[dict]
+///
+/// The plagiarism check of `textreuse check` (`textreuse_reuse::Checker`): the records it
+/// writes as JSON lines, as dicts, in the same order. `suspicious` is a list of paths (read as
+/// text, named by the path as given, like the command's arguments) or `(name, text)` pairs.
+/// The corpus is `corpus` (a path, read as `check --corpus` reads it: a directory's `*.txt`
+/// files in sorted order, or one input of any format; bad records are skipped with a warning)
+/// or `index` (a persistent chunk index's directory, `check --index`). The other keywords are
+/// the command's flags. Runs with the GIL released.
+#[pyfunction]
+#[pyo3(signature = (
+    suspicious, corpus=None, *, index=None, top=textreuse_reuse::check::DEFAULT_CHECK_SOURCES,
+    min_length=textreuse_align::DEFAULT_MIN_PASSAGE_LEN, lang="en",
+    synonyms=textreuse_align::DEFAULT_SYNONYMS,
+    fallback_ngram=textreuse_align::DEFAULT_FALLBACK_NGRAM,
+    ngram=textreuse_shingle::DEFAULT_CHUNK_NGRAM, rows=textreuse_index::DEFAULT_CHUNK_ROWS,
+    bands=textreuse_index::DEFAULT_CHUNK_BANDS, excerpt=160, candidates_only=false, threads=1,
+))]
+// One argument per flag of `textreuse check`.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn check<'py>(
+    py: Python<'py>,
+    suspicious: Vec<Suspicious>,
+    corpus: Option<PathBuf>,
+    index: Option<PathBuf>,
+    top: usize,
+    min_length: usize,
+    lang: &str,
+    synonyms: bool,
+    fallback_ngram: Option<usize>,
+    ngram: usize,
+    rows: usize,
+    bands: usize,
+    excerpt: usize,
+    candidates_only: bool,
+    threads: usize,
+) -> PyResult<Bound<'py, PyAny>> {
+    let (language, detect) = crate::text::language_choice(lang)?;
+    let aligner = textreuse_align::Aligner::builder()
+        .min_passage_len(min_length)
+        .fallback_ngram(fallback_ngram)
+        .synonyms(synonyms)
+        .language(language)
+        .detect_language(detect)
+        .build()
+        .map_err(|e| PyValueError::new_err(e.to_string()))?;
+    let mut chunks = textreuse_index::MemoryIndex::builder();
+    chunks.ngram(ngram).rows(rows).bands(bands);
+    let checker = Checker::builder()
+        .index(chunks)
+        .aligner(aligner)
+        .top(top)
+        .build()
+        .map_err(check_error)?;
+    let mut problems = Vec::new();
+    let lines = py.detach(|| -> PyResult<Vec<String>> {
+        let corpus = match (corpus, index) {
+            (Some(_), Some(_)) => {
+                return Err(PyValueError::new_err("give corpus or index, not both"));
+            }
+            (None, None) => return Err(PyValueError::new_err("give corpus or index")),
+            (None, Some(dir)) => {
+                let index = textreuse_index::Index::open(&dir)
+                    .map_err(|e| check_error(CheckError::Index(e)))?;
+                CheckCorpus::from_index(index)
+                    .map_err(|e| PyValueError::new_err(format!("{}: {e}", dir.display())))?
+            }
+            (Some(path), None) => {
+                let docs = read_corpus(&path, threads, |e| problems.push(error_chain(&e)))
+                    .map_err(check_error)?;
+                checker.index(docs)
+            }
+        };
+        let mut lines = Vec::new();
+        for s in suspicious {
+            let (name, text) = match s {
+                Suspicious::Named(name, text) => (name, text),
+                Suspicious::Path(path) => {
+                    let text = std::fs::read_to_string(&path).map_err(|e| {
+                        PyIOError::new_err(format!("reading {}: {e}", path.display()))
+                    })?;
+                    (path.display().to_string(), text)
+                }
+            };
+            let sources = checker.candidates(&corpus, &text).map_err(check_error)?;
+            let records = if candidates_only {
+                candidate_records(&name, &sources)
+            } else {
+                checker.align(sources, &text).records(&name, &text, excerpt)
+            };
+            lines.extend(records.iter().map(|r| r.to_string()));
+        }
+        Ok(lines)
+    })?;
+    let warn = py.import("warnings")?.getattr("warn")?;
+    for p in problems {
+        warn.call1((format!("skipped: {p}"),))?;
+    }
+    // The records as the command writes them, parsed by Python's json module (the same
+    // numbers, in the same key order).
+    py.import("json")?
+        .getattr("loads")?
+        .call1((format!("[{}]", lines.join(",")),))
 }

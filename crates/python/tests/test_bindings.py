@@ -453,3 +453,28 @@ def test_report_errors_say_what_is_wrong(tmp_path):
     (tmp_path / "clusters.jsonl").write_text("not json\n")
     with pytest.raises(ValueError, match="line 1"):
         textreuse.report(tmp_path)
+
+
+def test_check_matches_the_cli(cli):
+    """`textreuse.check` gives the records of `textreuse check` (JSON lines), on the bundled
+    check corpus, with candidates only, and with the suspicious text given as a string."""
+    susp = str(TESTDATA / "check" / "suspicious.txt")
+    corpus = str(TESTDATA / "check" / "corpus")
+    for flags, kwargs in [
+        ((), {}),
+        (("--min-length", "100"), {"min_length": 100}),
+        (("--candidates-only", "--top", "2"), {"candidates_only": True, "top": 2}),
+        (("--excerpt", "20", "--synonyms", "off"), {"excerpt": 20, "synonyms": False}),
+    ]:
+        expected = cli("check", susp, "--corpus", corpus, *flags)
+        assert expected, flags
+        assert textreuse.check([susp], corpus, **kwargs) == expected, flags
+    text = (TESTDATA / "check" / "suspicious.txt").read_text()
+    named = textreuse.check([("essay", text)], corpus, min_length=100)
+    assert [dict(r, suspicious=susp) for r in named] == cli(
+        "check", susp, "--corpus", corpus, "--min-length", "100"
+    )
+    with pytest.raises(ValueError, match="corpus or index"):
+        textreuse.check([susp])
+    with pytest.raises(ValueError, match="at least 1"):
+        textreuse.check([susp], corpus, top=0)

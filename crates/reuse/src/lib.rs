@@ -12,7 +12,7 @@
 //!    summarised reuse (PAN 2013: candidate recall 0.97 to 0.999 and 0.89 for summaries, at 50
 //!    candidates per document). [`Candidates::MinHash`] instead gives chunks MinHash band keys
 //!    of word n-grams, exactly as the plagiarism checker's
-//!    [`CorpusIndex`](textreuse_align::index::CorpusIndex) signs them, through dedup's
+//!    [`MemoryIndex`](textreuse_index::MemoryIndex) signs them, through the
 //!    out-of-core [shuffle](textreuse_shuffle): near-verbatim reuse only. Within one
 //!    corpus every pair of documents can be a candidate; with `against`, only pairs with one
 //!    document on each side.
@@ -27,6 +27,9 @@
 //! Results are the same for every thread count and memory budget: sums run in a fixed order,
 //! ties break by document number, candidates are visited in document order, and the parallel
 //! alignment is collected in that order.
+//!
+//! The plagiarism checker of `textreuse check` (one suspicious document at a time against a
+//! corpus indexed with MinHash band keys, in memory or on disk) is [`Checker`] ([`check`]).
 //!
 //! The tf-idf search's steps are also public one at a time ([`Reuse::document_terms`],
 //! [`Reuse::chunk_vectors`], [`Reuse::pick_documents`], [`Reuse::align_pair`], the output
@@ -59,6 +62,8 @@
 struct ReadmeDoctests;
 
 mod candidates;
+pub mod check;
+pub mod classify;
 mod output;
 mod store;
 mod tfidf;
@@ -76,14 +81,12 @@ use serde::Serialize;
 pub use textreuse_align::Language;
 /// A document tokenized once for the alignment of all its pairs ([`Reuse::prepare`]).
 pub use textreuse_align::Prepared;
-use textreuse_align::index::{
-    DEFAULT_BANDS, DEFAULT_MIN_WORDS, DEFAULT_NGRAM, DEFAULT_ROWS, chunk_spans, word_shingles,
-};
-use textreuse_align::reuse::{ReuseKind, profile};
 use textreuse_align::{Aligner, DEFAULT_MIN_PASSAGE_LEN};
 use textreuse_corpus::Document;
 use textreuse_corpus::{NoProgress, Progress, Stage};
+use textreuse_index::{DEFAULT_CHUNK_BANDS, DEFAULT_CHUNK_ROWS};
 use textreuse_minhash::{BandScheme, Signer};
+use textreuse_shingle::{DEFAULT_CHUNK_MIN_WORDS, DEFAULT_CHUNK_NGRAM, chunk_spans, word_shingles};
 // Band buckets with more chunks contribute the pairs of their first DEFAULT_MAX_BUCKET
 // (boilerplate paragraphs shared by thousands of documents would otherwise cost millions of
 // pairs): the shuffle's own default cap.
@@ -92,6 +95,8 @@ use textreuse_shuffle::{
 };
 
 use candidates::{CandidateList, CandidateWriter};
+pub use check::{CheckError, Checker};
+pub use classify::{ReuseKind, ReuseProfile, profile};
 pub use output::{
     DocumentTable, PAIRS_HEADER, PanOutput, ReuseOutputDir, write_case_lines, write_pair_row,
 };
@@ -108,7 +113,7 @@ pub const DEFAULT_TERMS: usize = 20;
 /// Documents each chunk nominates as candidates (those with its best-scoring chunks).
 pub const DEFAULT_TOP_DOCS: usize = 5;
 /// Terms in more chunks than this are skipped by the tf-idf candidate search.
-pub const DEFAULT_MAX_POSTINGS: usize = 200;
+pub const DEFAULT_MAX_TERM_POSTINGS: usize = 200;
 /// The lowest score (dot product of two chunks' pruned tf-idf vectors) that nominates a
 /// document: none by default, so that summaries are found.
 pub const DEFAULT_MIN_SCORE: f32 = 0.0;
@@ -282,10 +287,10 @@ impl ReuseBuilder {
             .pair_mode(PairMode::All)
             .max_bucket(DEFAULT_MAX_BUCKET);
         ReuseBuilder {
-            ngram: DEFAULT_NGRAM,
-            min_words: DEFAULT_MIN_WORDS,
-            rows: DEFAULT_ROWS,
-            bands: DEFAULT_BANDS,
+            ngram: DEFAULT_CHUNK_NGRAM,
+            min_words: DEFAULT_CHUNK_MIN_WORDS,
+            rows: DEFAULT_CHUNK_ROWS,
+            bands: DEFAULT_CHUNK_BANDS,
             seed: DEFAULT_SEED,
             min_shared: DEFAULT_MIN_SHARED,
             min_passage_len: DEFAULT_MIN_PASSAGE_LEN,
@@ -295,7 +300,7 @@ impl ReuseBuilder {
             candidates: Candidates::default(),
             terms: DEFAULT_TERMS,
             top_docs: DEFAULT_TOP_DOCS,
-            max_postings: DEFAULT_MAX_POSTINGS,
+            max_postings: DEFAULT_MAX_TERM_POSTINGS,
             min_score: DEFAULT_MIN_SCORE,
             language: Language::English,
             detect_language: false,

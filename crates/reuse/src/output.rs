@@ -428,7 +428,7 @@ mod tests {
             suspicious_bytes: 0..10,
             source_bytes: 0..10,
             score: 1.0,
-            kind: textreuse_align::reuse::ReuseKind::Content,
+            kind: crate::ReuseKind::Content,
         };
         let cases = [case];
         fn pair<'a>(

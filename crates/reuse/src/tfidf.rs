@@ -26,7 +26,7 @@ use std::ops::Range;
 use std::time::Instant;
 
 use rayon::prelude::*;
-use textreuse_align::index::chunk_spans;
+use textreuse_shingle::chunk_spans;
 use textreuse_shingle::words;
 
 use textreuse_corpus::{Progress, Stage};

@@ -1,12 +1,25 @@
-//! Paragraphs, paragraph chunks with the merge of short paragraphs, and long-sentence selection.
+//! Paragraphs, paragraph chunks with the merge of short paragraphs, the plagiarism checker's
+//! chunk recipe (chunks cut to at most [`MAX_CHUNK_WORDS`] words, shingled as word n-grams), and
+//! long-sentence selection.
 //!
 //! A paragraph is a maximal piece of text without a blank line (a line break, optional
 //! whitespace, another line break), trimmed of surrounding whitespace.
 use core::iter::FusedIterator;
 use core::ops::Range;
 
+use textreuse_hash::fingerprint_words;
+
 use crate::sentence::{Sentence, sentences};
 use crate::words::words;
+
+/// The default smallest chunk of the chunk recipe ([`chunk_spans`]), in words: shorter
+/// paragraphs are merged into a neighbour.
+pub const DEFAULT_CHUNK_MIN_WORDS: usize = 20;
+/// The default word n-gram length of a chunk's shingles ([`word_shingles`]).
+pub const DEFAULT_CHUNK_NGRAM: usize = 2;
+/// Chunks of the chunk recipe ([`chunk_spans`]) longer than this many words are cut into pieces
+/// of this many words.
+pub const MAX_CHUNK_WORDS: usize = 100;
 
 /// The paragraphs of `text` as trimmed byte spans, in order.
 ///
@@ -173,6 +186,68 @@ impl Iterator for Chunks<'_> {
 }
 
 impl FusedIterator for Chunks<'_> {}
+
+/// The chunks of `text` as the plagiarism checker and the reuse search sign them, as byte spans:
+/// its paragraph [`chunks`] of at least `min_words` words, each cut into pieces of at most
+/// [`MAX_CHUNK_WORDS`] words (PAN documents and other texts without blank lines would otherwise
+/// be one huge chunk). Each span runs from its first word's start to its last word's end. `out`
+/// is cleared first.
+///
+/// ```
+/// use textreuse_shingle::{MAX_CHUNK_WORDS, chunk_spans};
+/// let text = "word ".repeat(250);
+/// let mut spans = Vec::new();
+/// chunk_spans(&text, 20, &mut spans);
+/// let words: Vec<usize> = spans.iter().map(|s| text[s.clone()].split(' ').count()).collect();
+/// assert_eq!(words, [MAX_CHUNK_WORDS, MAX_CHUNK_WORDS, 50]);
+/// ```
+pub fn chunk_spans(text: &str, min_words: usize, out: &mut Vec<Range<usize>>) {
+    out.clear();
+    for chunk in chunks(text, min_words) {
+        let mut start = chunk.span.start;
+        let mut end = start;
+        let mut n = 0;
+        for w in words(&text[chunk.span.clone()]) {
+            if n == MAX_CHUNK_WORDS {
+                out.push(start..end);
+                start = chunk.span.start + w.span.start;
+                n = 0;
+            }
+            end = chunk.span.start + w.span.end;
+            n += 1;
+        }
+        if n > 0 {
+            out.push(start..end);
+        }
+    }
+}
+
+/// The word n-gram shingles of a chunk, as the chunk recipe signs them: the case-insensitive
+/// word keys of `text` ([`Word::key`](crate::Word::key)), hashed `ngram` at a time
+/// ([`fingerprint_words`]) into `out`. `keys` is scratch space. Returns false (and leaves `out`
+/// unspecified) when `text` has fewer than `ngram` words or `ngram` is 0: such a chunk is not
+/// signed.
+///
+/// ```
+/// use textreuse_shingle::word_shingles;
+/// let (mut keys, mut out) = (Vec::new(), Vec::new());
+/// assert!(word_shingles("The cat sat", 2, &mut keys, &mut out));
+/// assert_eq!(out.len(), 2);
+/// let first = out[0];
+/// assert!(word_shingles("THE CAT", 2, &mut keys, &mut out));
+/// assert_eq!(out, [first]); // case-insensitive
+/// assert!(!word_shingles("cat", 2, &mut keys, &mut out));
+/// ```
+pub fn word_shingles(text: &str, ngram: usize, keys: &mut Vec<u64>, out: &mut Vec<u64>) -> bool {
+    keys.clear();
+    keys.extend(words(text).map(|w| w.key()));
+    if ngram == 0 || keys.len() < ngram {
+        return false;
+    }
+    out.clear();
+    out.extend(keys.windows(ngram).map(fingerprint_words));
+    true
+}
 
 /// A sentence chosen by [`long_sentences`], with its word count.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]

@@ -35,6 +35,9 @@
 //!   thesis's [`STOPWORDS`] for stopword n-grams.
 //! * [`paragraphs`], [`chunks`] (merge of short paragraphs to a minimum word count) and
 //!   [`long_sentences`] (the `m` longest sentences of at least `k` words per paragraph).
+//! * The chunk recipe of the plagiarism checker and the reuse search: [`chunk_spans`] (chunks cut
+//!   to at most [`MAX_CHUNK_WORDS`] words) and [`word_shingles`] (their word n-gram
+//!   fingerprints).
 //! * [`CharOffsets`]: byte offsets to char offsets for many lookups.
 //! * [`units`]: the unit a job compares ([`units::Unit`]: sentence, paragraph, document), which
 //!   units are kept ([`units::SentenceFilter`], a shingle-count window) and the kept units of a
@@ -80,7 +83,10 @@ pub use chars::{
     CharOffsets, CharShingles, DEFAULT_SHINGLE_LEN, Shingle, char_shingle_count,
     char_shingle_fingerprints, dedup_fingerprints, sorted_jaccard,
 };
-pub use chunk::{Chunk, Chunks, LongSentence, Paragraphs, chunks, long_sentences, paragraphs};
+pub use chunk::{
+    Chunk, Chunks, DEFAULT_CHUNK_MIN_WORDS, DEFAULT_CHUNK_NGRAM, LongSentence, MAX_CHUNK_WORDS,
+    Paragraphs, chunk_spans, chunks, long_sentences, paragraphs, word_shingles,
+};
 pub use normalize::{Digits, Normalize, Punctuation, normalize};
 pub use sentence::{Sentence, SentenceSplitter, SentenceSplitterBuilder, Sentences, sentences};
 pub use shingler::Shingler;

@@ -3,12 +3,13 @@
 //! candidate and classify each reuse case.
 //!
 //! Run with `cargo run -p textreuse --example plagiarism_checker`.
-//! (`textreuse::align::index::CorpusIndex` packages the same retrieval over word n-grams.)
+//! (`textreuse::reuse::Checker` packages the same pipeline, with `textreuse::index::MemoryIndex`'s
+//! retrieval over word n-grams.)
 use std::collections::{BTreeMap, HashMap};
 
 use textreuse::align::Aligner;
-use textreuse::align::reuse::profile;
 use textreuse::minhash::{BandScheme, Signer, TextSigner};
+use textreuse::reuse::profile;
 
 const CORPUS: [(&str, &str); 3] = [
     (

@@ -39,13 +39,15 @@
 //!   clusters to a [`Sink`](dedup::Sink) (a `Vec`, or the three output files).
 //! * [`index`]: a persistent, incremental LSH index on disk: build it once, then add, query
 //!   ([`Index`](index::Index)), remove and compact later ([`IndexWriter`](index::IndexWriter)),
-//!   with the dedup units and provenance; crash-safe, one writer at a time.
-//! * [`align`]: passage-level text alignment (PAN style), the PAN evaluator, a MinHash corpus
-//!   index and the content/structure reuse classifier (see `examples/plagiarism_checker.rs`).
+//!   with the dedup units and provenance; crash-safe, one writer at a time. Beside it
+//!   [`MemoryIndex`](index::MemoryIndex), the plagiarism checker's chunk index in memory.
+//! * [`align`]: passage-level text alignment (PAN style) and the PAN evaluator, over text only.
 //! * [`reuse`]: text reuse at corpus scale: every reused passage within a corpus or between
 //!   two ([`Reuse`](reuse::Reuse)): candidate pairs from the chunks' tf-idf terms (or MinHash
 //!   band keys) through the out-of-core sort of [`shuffle`], alignment of the pairs in parallel,
-//!   classification.
+//!   classification (content or structure reuse, [`profile`](reuse::profile)); and the
+//!   plagiarism checker of `textreuse check` ([`Checker`](reuse::Checker); see also
+//!   `examples/plagiarism_checker.rs`).
 //! * [`report`]: self-contained HTML reports with SVG plots: of a dedup run's outputs
 //!   ([`DedupReport`](report::DedupReport)), of a plagiarism check
 //!   ([`CheckReport`](report::CheckReport)), and S-curves ([`SCurvePlot`](report::SCurvePlot)).

@@ -10,9 +10,8 @@
 //! and counts).
 use std::str::FromStr;
 
-use super::{Doc, Prepared, Sentence, Strings, Word};
+use super::{Doc, Prepared, Sentence, Strings, Vectors, Word};
 use crate::Language;
-use crate::align::Vectors;
 
 const MAGIC: &[u8; 4] = b"TRP\x01";
 

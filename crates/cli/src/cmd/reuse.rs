@@ -38,7 +38,7 @@ pub struct Args {
     #[arg(long, value_name = "K", default_value_t = textreuse_reuse::DEFAULT_TOP_DOCS)]
     top_docs: usize,
     /// tf-idf: terms in more chunks than this are skipped (counted in stats.json).
-    #[arg(long, value_name = "N", default_value_t = textreuse_reuse::DEFAULT_MAX_POSTINGS)]
+    #[arg(long, value_name = "N", default_value_t = textreuse_reuse::DEFAULT_MAX_TERM_POSTINGS)]
     max_postings: usize,
     /// tf-idf: the lowest chunk score (0 to 1) that nominates a document. 0 keeps summaries;
     /// higher values cut the candidates (and the alignment time) at the cost of reuse that
@@ -46,16 +46,16 @@ pub struct Args {
     #[arg(long, value_name = "S", default_value_t = textreuse_reuse::DEFAULT_MIN_SCORE)]
     min_score: f32,
     /// MinHash: word n-gram length of the chunks' shingles.
-    #[arg(long, value_name = "N", default_value_t = textreuse_align::index::DEFAULT_NGRAM)]
+    #[arg(long, value_name = "N", default_value_t = textreuse_shingle::DEFAULT_CHUNK_NGRAM)]
     ngram: usize,
     /// Fewest words per chunk (shorter paragraphs are merged).
-    #[arg(long, value_name = "N", default_value_t = textreuse_align::index::DEFAULT_MIN_WORDS)]
+    #[arg(long, value_name = "N", default_value_t = textreuse_shingle::DEFAULT_CHUNK_MIN_WORDS)]
     min_words: usize,
     /// MinHash: rows (minhashes) per band key.
-    #[arg(long, value_name = "K", default_value_t = textreuse_align::index::DEFAULT_ROWS)]
+    #[arg(long, value_name = "K", default_value_t = textreuse_index::DEFAULT_CHUNK_ROWS)]
     rows: usize,
     /// MinHash: band keys per chunk.
-    #[arg(long, value_name = "M", default_value_t = textreuse_align::index::DEFAULT_BANDS)]
+    #[arg(long, value_name = "M", default_value_t = textreuse_index::DEFAULT_CHUNK_BANDS)]
     bands: usize,
     /// Seed of the hash functions.
     #[arg(long, value_name = "S", default_value_t = textreuse_reuse::DEFAULT_SEED)]

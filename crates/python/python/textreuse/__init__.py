@@ -1,8 +1,8 @@
 """textreuse: near-duplicate text detection with a Rust core.
 
 MinHash signing and band keys (``Signer``), a persistent MinHash LSH index (``LSHIndex``),
-sentence splitting, character shingles, exact Jaccard similarity, SimHash fingerprints and
-passage alignment, all computed exactly as the ``textreuse`` command line computes them (same
+sentence splitting, character shingles, exact Jaccard similarity, SimHash fingerprints,
+passage alignment and the plagiarism check (``check``, as ``textreuse check``), all computed exactly as the ``textreuse`` command line computes them (same
 code, same seeds, same bits). Signatures are numpy uint64 arrays; band keys are unsigned 64-bit
 integers everywhere (``Signer.band_keys``, ``kernels.band_key_records``).
 
@@ -29,6 +29,7 @@ from ._native import (
     __version__,
     align,
     char_offsets,
+    check,
     jaccard,
     paragraph_simhash,
     plan,
@@ -47,6 +48,7 @@ __all__ = [
     "__version__",
     "align",
     "char_offsets",
+    "check",
     "jaccard",
     "paragraph_simhash",
     "plan",

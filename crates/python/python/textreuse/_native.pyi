@@ -247,6 +247,37 @@ class Detection(TypedDict):
     source_text: str
     suspicious_text: str
 
+class CheckCase(TypedDict):
+    """One reused passage found by :func:`check` (a line of ``textreuse check``); offsets and
+    lengths count characters, the texts are excerpts."""
+
+    suspicious: str
+    rank: int
+    source_id: int | str
+    source_title: str
+    suspicious_offset: int
+    suspicious_length: int
+    source_offset: int
+    source_length: int
+    score: float
+    kind: Literal["content", "structure"]
+    ngram_jaccard: dict[str, float]
+    entity_jaccard: float
+    source_share: float
+    suspicious_share: float
+    suspicious_text: str
+    source_text: str
+
+class CheckCandidate(TypedDict):
+    """A candidate source found by :func:`check` with ``candidates_only``."""
+
+    suspicious: str
+    rank: int
+    source_id: int | str
+    source_title: str
+    shared_keys: int
+    estimated_jaccard: float
+
 class Recommendation(TypedDict):
     """What :func:`tune` recommends and the error areas it weighed."""
 
@@ -309,6 +340,30 @@ def align(
     ``lang`` is the texts' language for stemming and stopwords (ISO 639-1: "en", "de", "ru",
     "bg", ...) or "auto" to detect it from ``suspicious``; ValueError for an unknown code.
     ``synonyms`` matches English words with their WordNet synonyms (``--synonyms``)."""
+
+def check(
+    suspicious: Sequence[str | PathLike[str] | tuple[str, str]],
+    corpus: str | PathLike[str] | None = None,
+    *,
+    index: str | PathLike[str] | None = None,
+    top: int = 10,
+    min_length: int = 150,
+    lang: str = "en",
+    synonyms: bool = True,
+    fallback_ngram: int | None = 4,
+    ngram: int = 2,
+    rows: int = 2,
+    bands: int = 30,
+    excerpt: int = 160,
+    candidates_only: bool = False,
+    threads: int = 1,
+) -> list[CheckCase] | list[CheckCandidate]:
+    """The plagiarism check of ``textreuse check``: its JSON lines as dicts, in its order.
+    ``suspicious`` holds paths (read as text, named as given) or ``(name, text)`` pairs; the
+    corpus is ``corpus`` (read as ``check --corpus`` reads it: a directory's ``*.txt`` files in
+    sorted order, or one input of any format; bad records are skipped with a warning) or
+    ``index`` (a persistent chunk index, ``check --index``). The other keywords are the
+    command's flags. ValueError for invalid settings, OSError for unreadable files."""
 
 def tune(
     threshold: float,

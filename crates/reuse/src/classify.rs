@@ -4,7 +4,7 @@
 //! "X is a village in the administrative district of Gmina Y" stubs).
 //!
 //! ```
-//! use textreuse_align::reuse::{ReuseKind, profile};
+//! use textreuse_reuse::{ReuseKind, profile};
 //!
 //! let a = "Zalesie is a village in the administrative district of Gmina Bielsk, within Płock \
 //!     County, Masovian Voivodeship, in east-central Poland.";

@@ -1,67 +1,16 @@
-//! Candidate retrieval for a plagiarism checker: a MinHash band-key index of a corpus's
-//! paragraphs, queried with the paragraphs of a suspicious document.
-//!
-//! Aligning a suspicious document against every corpus document costs a pass over the whole
-//! corpus per query; the index narrows the search to the few documents that share a band key
-//! ([`textreuse_minhash::Signer::band_keys`]) with one of the suspicious document's paragraphs.
-//! Each candidate is then aligned with an [`Aligner`](crate::Aligner).
-//!
-//! ```
-//! use textreuse_align::index::CorpusIndex;
-//!
-//! let mut index = CorpusIndex::new();
-//! index.add("Volcanoes form where magma reaches the surface of the earth. Most volcanoes lie \
-//!     along the boundaries of tectonic plates, and the ring of fire holds many of them.");
-//! index.add("Tomatoes grow best in warm weather with plenty of sun and regular watering. \
-//!     Gardeners stake the plants so that the fruit stays off the ground.");
-//! let suspicious = "In my essay I note that most volcanoes lie along the boundaries of \
-//!     tectonic plates, and the ring of fire holds many of them.";
-//! let found = index.candidates(suspicious, 5);
-//! assert_eq!(found[0].doc, 0);
-//! # Ok::<(), Box<dyn std::error::Error>>(())
-//! ```
-//!
-//! # Units and parameters
-//!
-//! Units are paragraph chunks ([`textreuse_shingle::chunks`]: paragraphs split on blank lines,
-//! short ones merged into a neighbour until they hold [`IndexBuilder::min_words`] words; chunks
-//! over 100 words are cut into pieces of 100 words). A
-//! chunk's shingles are its word n-grams ([`IndexBuilder::ngram`], default 2, case-insensitive
-//! word keys), and its MinHash signature gives [`IndexBuilder::bands`] band keys of
-//! [`IndexBuilder::rows`] minhashes each.
-//!
-//! The defaults (word 2-grams, 30 disjoint bands of 2 rows, so 60 hashes) aim at obfuscated reuse,
-//! whose paragraph-level word 2-gram Jaccard is often only 0.1 to 0.3: the exact collision
-//! probability ([`Signer::exact_match_probability`]) is about 0.25 at Jaccard 0.1, 0.7 at 0.2
-//! and 0.93 at 0.3, and a reused passage usually spans several paragraphs, each of which gets
-//! its chance. Unrelated English paragraphs (Jaccard of word 2-grams around 0.01 to 0.03, mostly
-//! stopword pairs) still collide now and then, so candidates are ranked by the number of shared
-//! band keys and then by the best estimated Jaccard, and only the top few are aligned.
-//!
-//! # Performance
-//!
-//! Adding a document costs one signature per chunk (`O(words · hashes)`) and one map insert per
-//! band key; the index holds, per chunk, its document, its span and its signature. A query costs
-//! one signature per suspicious chunk plus the bucket sizes of its keys; buckets of more than
-//! [`IndexBuilder::max_bucket`] chunks (keys shared by many chunks of a repetitive corpus, like
-//! stopwords) are skipped, so a query chunk costs at most bands × that cap, and a query of
-//! repeated text against a corpus of repeated text stays linear in their sizes. The persistent
-//! index of `textreuse-index` does not cap its buckets: on a corpus with a larger bucket it can
-//! rank candidates differently from this one.
+//! [`MemoryIndex`]: the plagiarism checker's chunk index in memory.
 use std::ops::Range;
 
 use ahash::AHashMap;
-use textreuse_hash::fingerprint_words;
 use textreuse_minhash::{BandScheme, Signer};
-use textreuse_shingle::{chunks, words};
+use textreuse_shingle::{DEFAULT_CHUNK_MIN_WORDS, DEFAULT_CHUNK_NGRAM, chunk_spans, word_shingles};
 
-/// Chunks longer than this many words are cut into pieces of this many words.
-const MAX_WORDS: usize = 100;
+use crate::candidates::{Candidate, DEFAULT_MAX_QUERY_BUCKET, Tally};
 
-/// Why an [`IndexBuilder`] could not build an index.
+/// Why a [`MemoryIndexBuilder`] could not build an index.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
-pub enum IndexError {
+pub enum MemoryIndexError {
     /// The n-gram length is 0; use 1 or more.
     #[error("the word n-gram length must be at least 1")]
     ZeroNgram,
@@ -73,9 +22,9 @@ pub enum IndexError {
     Signer(#[from] textreuse_minhash::BuildError),
 }
 
-/// Configures a [`CorpusIndex`].
+/// Configures a [`MemoryIndex`].
 #[derive(Clone, Debug)]
-pub struct IndexBuilder {
+pub struct MemoryIndexBuilder {
     ngram: usize,
     min_words: usize,
     rows: usize,
@@ -84,37 +33,29 @@ pub struct IndexBuilder {
     max_bucket: usize,
 }
 
-impl Default for IndexBuilder {
+impl Default for MemoryIndexBuilder {
     fn default() -> Self {
-        IndexBuilder::new()
+        MemoryIndexBuilder::new()
     }
 }
 
-/// The default word n-gram length of the index's shingles.
-pub const DEFAULT_NGRAM: usize = 2;
-/// The default rows (minhashes) per band key of the index.
-pub const DEFAULT_ROWS: usize = 2;
-/// The default number of band keys per chunk of the index.
-pub const DEFAULT_BANDS: usize = 30;
-/// The default smallest chunk in words: shorter paragraphs are merged into a neighbour.
-pub const DEFAULT_MIN_WORDS: usize = 20;
-/// Chunks longer than this many words are cut into pieces of this many words.
-pub const MAX_CHUNK_WORDS: usize = MAX_WORDS;
-/// The default bucket cap ([`IndexBuilder::max_bucket`]): band keys of more chunks are skipped
-/// by queries (as `textreuse-reuse`'s MinHash candidates skip theirs). Of the PAN 2013 training
-/// sources' 736,179 buckets (25,645 chunks), 6 hold more, the largest 162.
-pub const DEFAULT_MAX_BUCKET: usize = 100;
+/// The default rows (minhashes) per band key of a chunk index (in memory, or persistent with
+/// [`IndexUnit::Chunk`](crate::IndexUnit::Chunk)).
+pub const DEFAULT_CHUNK_ROWS: usize = 2;
+/// The default number of band keys per chunk of a chunk index (in memory, or persistent with
+/// [`IndexUnit::Chunk`](crate::IndexUnit::Chunk)).
+pub const DEFAULT_CHUNK_BANDS: usize = 30;
 
-impl IndexBuilder {
+impl MemoryIndexBuilder {
     /// The defaults: word 2-grams, chunks of at least 20 words, 30 disjoint bands of 2 rows.
-    pub fn new() -> IndexBuilder {
-        IndexBuilder {
-            ngram: DEFAULT_NGRAM,
-            min_words: DEFAULT_MIN_WORDS,
-            rows: DEFAULT_ROWS,
-            bands: DEFAULT_BANDS,
+    pub fn new() -> MemoryIndexBuilder {
+        MemoryIndexBuilder {
+            ngram: DEFAULT_CHUNK_NGRAM,
+            min_words: DEFAULT_CHUNK_MIN_WORDS,
+            rows: DEFAULT_CHUNK_ROWS,
+            bands: DEFAULT_CHUNK_BANDS,
             seed: textreuse_minhash::DEFAULT_SEED,
-            max_bucket: DEFAULT_MAX_BUCKET,
+            max_bucket: DEFAULT_MAX_QUERY_BUCKET,
         }
     }
 
@@ -150,7 +91,7 @@ impl IndexBuilder {
     }
 
     /// Band keys shared by more than this many chunks are skipped by queries, like stopwords
-    /// (default [`DEFAULT_MAX_BUCKET`]): a query chunk's work is then at most bands × this many
+    /// (default [`DEFAULT_MAX_QUERY_BUCKET`]): a query chunk's work is then at most bands × this many
     /// chunk lookups, however repetitive the corpus and the query. `usize::MAX` for no cap.
     pub fn max_bucket(&mut self, n: usize) -> &mut Self {
         self.max_bucket = n;
@@ -158,12 +99,12 @@ impl IndexBuilder {
     }
 
     /// Builds an empty index.
-    pub fn build(&self) -> Result<CorpusIndex, IndexError> {
+    pub fn build(&self) -> Result<MemoryIndex, MemoryIndexError> {
         if self.ngram == 0 {
-            return Err(IndexError::ZeroNgram);
+            return Err(MemoryIndexError::ZeroNgram);
         }
         if self.max_bucket == 0 {
-            return Err(IndexError::ZeroMaxBucket);
+            return Err(MemoryIndexError::ZeroMaxBucket);
         }
         let signer = Signer::builder()
             .rows(self.rows)
@@ -171,7 +112,7 @@ impl IndexBuilder {
             .seed(self.seed)
             .scheme(BandScheme::Disjoint)
             .build()?;
-        Ok(CorpusIndex {
+        Ok(MemoryIndex {
             ngram: self.ngram,
             min_words: self.min_words,
             signer,
@@ -188,26 +129,10 @@ impl IndexBuilder {
 /// One indexed paragraph chunk.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ChunkRef {
-    /// The document (in the order of [`CorpusIndex::add`], from 0).
+    /// The document (in the order of [`MemoryIndex::add`], from 0).
     pub doc: usize,
     /// Byte span of the chunk in its document.
     pub span: Range<usize>,
-}
-
-/// A candidate source document for a query, from [`CorpusIndex::candidates`].
-#[derive(Clone, Debug, PartialEq)]
-pub struct Candidate {
-    /// The document (in the order of [`CorpusIndex::add`], from 0).
-    pub doc: usize,
-    /// Band keys shared by a query chunk and a chunk of this document, summed over chunk pairs.
-    pub shared_keys: usize,
-    /// The largest estimated Jaccard similarity (of word n-gram sets) between a query chunk and
-    /// a chunk of this document that share a band key.
-    pub best_jaccard: f64,
-    /// The corpus chunk of that best pair.
-    pub best_chunk: usize,
-    /// Byte span in the query of that best pair's query chunk.
-    pub best_query_span: Range<usize>,
 }
 
 #[derive(Clone, Debug, Default)]
@@ -218,9 +143,63 @@ struct Scratch {
     bands: Vec<u64>,
 }
 
-/// A MinHash band-key index of paragraph chunks; see the [module docs](self).
+/// The in-memory chunk index of a plagiarism checker: a MinHash band-key index of a corpus's
+/// paragraph chunks, queried with the chunks of a suspicious document.
+///
+/// Aligning a suspicious document against every corpus document costs a pass over the whole
+/// corpus per query; the index narrows the search to the few documents that share a band key
+/// ([`textreuse_minhash::Signer::band_keys`]) with one of the suspicious document's chunks.
+/// Each candidate is then aligned (`textreuse-reuse`'s `Checker` does all of it).
+///
+/// ```
+/// use textreuse_index::MemoryIndex;
+///
+/// let mut index = MemoryIndex::new();
+/// index.add("Volcanoes form where magma reaches the surface of the earth. Most volcanoes lie \
+///     along the boundaries of tectonic plates, and the ring of fire holds many of them.");
+/// index.add("Tomatoes grow best in warm weather with plenty of sun and regular watering. \
+///     Gardeners stake the plants so that the fruit stays off the ground.");
+/// let suspicious = "In my essay I note that most volcanoes lie along the boundaries of \
+///     tectonic plates, and the ring of fire holds many of them.";
+/// let found = index.candidates(suspicious, 5);
+/// assert_eq!(found[0].doc, 0);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+///
+/// # Units and parameters
+///
+/// Units are the chunk recipe's chunks ([`textreuse_shingle::chunk_spans`]: paragraphs split on
+/// blank lines, short ones merged into a neighbour until they hold
+/// [`MemoryIndexBuilder::min_words`] words; chunks over
+/// [`MAX_CHUNK_WORDS`](textreuse_shingle::MAX_CHUNK_WORDS) words are cut into pieces of that
+/// many words). A chunk's shingles are its word n-grams ([`textreuse_shingle::word_shingles`],
+/// [`MemoryIndexBuilder::ngram`], default 2, case-insensitive word keys), and its MinHash
+/// signature gives [`MemoryIndexBuilder::bands`] band keys of [`MemoryIndexBuilder::rows`]
+/// minhashes each. A persistent index of [`IndexUnit::Chunk`](crate::IndexUnit::Chunk) cuts
+/// and signs the same chunks.
+///
+/// The defaults (word 2-grams, 30 disjoint bands of 2 rows, so 60 hashes) aim at obfuscated reuse,
+/// whose paragraph-level word 2-gram Jaccard is often only 0.1 to 0.3: the exact collision
+/// probability ([`Signer::exact_match_probability`]) is about 0.25 at Jaccard 0.1, 0.7 at 0.2
+/// and 0.93 at 0.3, and a reused passage usually spans several paragraphs, each of which gets
+/// its chance. Unrelated English paragraphs (Jaccard of word 2-grams around 0.01 to 0.03, mostly
+/// stopword pairs) still collide now and then, so candidates are ranked by the number of shared
+/// band keys and then by the best estimated Jaccard, and only the top few are aligned.
+///
+/// # Performance
+///
+/// Adding a document costs one signature per chunk (`O(words · hashes)`) and one map insert per
+/// band key; the index holds, per chunk, its document, its span and its signature. A query costs
+/// one signature per suspicious chunk plus the bucket sizes of its keys; buckets of more than
+/// [`MemoryIndexBuilder::max_bucket`] chunks (keys shared by many chunks of a repetitive corpus,
+/// like stopwords) are skipped, so a query chunk costs at most bands × that cap, and a query of
+/// repeated text against a corpus of repeated text stays linear in their sizes. The persistent
+/// [`Index::candidate_documents`](crate::Index::candidate_documents) skips buckets of more than
+/// [`DEFAULT_MAX_QUERY_BUCKET`] entries too and ranks with the same code, so with the default cap both
+/// retrieve the same candidates (its buckets count removed documents' entries until a
+/// compaction).
 #[derive(Clone, Debug)]
-pub struct CorpusIndex {
+pub struct MemoryIndex {
     ngram: usize,
     min_words: usize,
     signer: Signer,
@@ -233,23 +212,23 @@ pub struct CorpusIndex {
     max_bucket: usize,
 }
 
-impl Default for CorpusIndex {
+impl Default for MemoryIndex {
     fn default() -> Self {
-        CorpusIndex::new()
+        MemoryIndex::new()
     }
 }
 
-impl CorpusIndex {
+impl MemoryIndex {
     /// An empty index with the default settings.
-    pub fn new() -> CorpusIndex {
-        IndexBuilder::new()
+    pub fn new() -> MemoryIndex {
+        MemoryIndexBuilder::new()
             .build()
             .expect("the default parameters are valid")
     }
 
     /// A builder starting from the defaults.
-    pub fn builder() -> IndexBuilder {
-        IndexBuilder::new()
+    pub fn builder() -> MemoryIndexBuilder {
+        MemoryIndexBuilder::new()
     }
 
     /// The MinHash signer (for its collision curve).
@@ -279,7 +258,7 @@ impl CorpusIndex {
         self.docs += 1;
         let mut scratch = std::mem::take(&mut self.scratch);
         let mut spans = Vec::new();
-        units(text, self.min_words, MAX_WORDS, &mut spans);
+        chunk_spans(text, self.min_words, &mut spans);
         for span in spans {
             if !self.sign(&text[span.clone()], &mut scratch) {
                 continue;
@@ -323,14 +302,14 @@ impl CorpusIndex {
 
     /// The documents sharing band keys with the chunks of `query`, best first (more shared keys,
     /// then higher best estimated Jaccard, then lower document number), at most `top` of them.
-    /// Keys of more than [`IndexBuilder::max_bucket`] chunks are not counted.
+    /// Keys of more than [`MemoryIndexBuilder::max_bucket`] chunks are not counted.
     pub fn candidates(&self, query: &str, top: usize) -> Vec<Candidate> {
         let mut scratch = Scratch::default();
-        let mut by_doc: AHashMap<usize, Candidate> = AHashMap::new();
+        let mut tally = Tally::default();
         let hashes = self.signer.hashes();
         let mut seen: Vec<u32> = Vec::new();
         let mut spans = Vec::new();
-        units(query, self.min_words, MAX_WORDS, &mut spans);
+        chunk_spans(query, self.min_words, &mut spans);
         for span in spans {
             if !self.sign(&query[span.clone()], &mut scratch) {
                 continue;
@@ -344,16 +323,7 @@ impl CorpusIndex {
                     _ => {}
                 }
             }
-            seen.sort_unstable();
-            let mut i = 0;
-            while i < seen.len() {
-                let id = seen[i];
-                let mut j = i;
-                while j < seen.len() && seen[j] == id {
-                    j += 1;
-                }
-                let shared = j - i;
-                i = j;
+            tally.add(&mut seen, &span, |id| {
                 let id = id as usize;
                 let theirs = &self.mins[id * hashes..(id + 1) * hashes];
                 let equal = theirs
@@ -361,85 +331,10 @@ impl CorpusIndex {
                     .zip(&scratch.mins)
                     .filter(|(a, b)| a == b)
                     .count();
-                let jaccard = equal as f64 / hashes as f64;
-                let doc = self.chunks[id].doc;
-                let c = by_doc.entry(doc).or_insert_with(|| Candidate {
-                    doc,
-                    shared_keys: 0,
-                    best_jaccard: -1.0,
-                    best_chunk: id,
-                    best_query_span: span.clone(),
-                });
-                c.shared_keys += shared;
-                if jaccard > c.best_jaccard {
-                    c.best_jaccard = jaccard;
-                    c.best_chunk = id;
-                    c.best_query_span = span.clone();
-                }
-            }
+                Some((self.chunks[id].doc, id, equal as f64 / hashes as f64))
+            });
         }
-        rank_candidates(by_doc.into_values().collect(), top)
-    }
-}
-
-/// Ranks candidate documents as [`CorpusIndex::candidates`] does: more shared keys first, then
-/// higher best estimated Jaccard, then lower document number; keeps the first `top`. Other
-/// indexes of the same chunks (the persistent `textreuse-index`) rank with it too, so they
-/// retrieve the same candidates.
-pub fn rank_candidates(mut candidates: Vec<Candidate>, top: usize) -> Vec<Candidate> {
-    candidates.sort_by(|a, b| {
-        b.shared_keys
-            .cmp(&a.shared_keys)
-            .then(b.best_jaccard.total_cmp(&a.best_jaccard))
-            .then(a.doc.cmp(&b.doc))
-    });
-    candidates.truncate(top);
-    candidates
-}
-
-/// The word n-gram shingles of a chunk, as the index signs them: the case-insensitive word
-/// keys of `text` ([`words()`](textreuse_shingle::words())), hashed `ngram` at a time
-/// ([`fingerprint_words`]) into `out`.
-/// `keys` is scratch space. Returns false (and leaves `out` unspecified) when `text` has fewer
-/// than `ngram` words: such a chunk is not indexed.
-pub fn word_shingles(text: &str, ngram: usize, keys: &mut Vec<u64>, out: &mut Vec<u64>) -> bool {
-    keys.clear();
-    keys.extend(words(text).map(|w| w.key()));
-    if ngram == 0 || keys.len() < ngram {
-        return false;
-    }
-    out.clear();
-    out.extend(keys.windows(ngram).map(fingerprint_words));
-    true
-}
-
-/// The chunks of `text` the index signs, as byte spans: its paragraph [`chunks`] of at least
-/// `min_words` words, each cut into pieces of at most [`MAX_CHUNK_WORDS`] words (PAN documents
-/// and other texts without blank lines would otherwise be one huge chunk). `out` is cleared
-/// first.
-pub fn chunk_spans(text: &str, min_words: usize, out: &mut Vec<Range<usize>>) {
-    units(text, min_words, MAX_WORDS, out)
-}
-
-/// [`chunk_spans`] with the largest piece as a parameter.
-fn units(text: &str, min_words: usize, max_words: usize, out: &mut Vec<Range<usize>>) {
-    out.clear();
-    for chunk in chunks(text, min_words) {
-        let mut start = chunk.span.start;
-        let mut end = start;
-        let mut n = 0;
-        for w in words(&text[chunk.span.clone()]) {
-            if n == max_words {
-                out.push(start..end);
-                start = chunk.span.start + w.span.start;
-                n = 0;
-            }
-            end = chunk.span.start + w.span.end;
-            n += 1;
-        }
-        if n > 0 {
-            out.push(start..end);
-        }
+        tally.top(top)
     }
 }
 
@@ -464,8 +359,8 @@ mod tests {
          complete the search where it is weakest.",
     ];
 
-    fn index() -> CorpusIndex {
-        let mut index = CorpusIndex::new();
+    fn index() -> MemoryIndex {
+        let mut index = MemoryIndex::new();
         for (i, d) in DOCS.iter().enumerate() {
             assert_eq!(index.add(d), i);
         }
@@ -515,18 +410,18 @@ mod tests {
         assert!(index.candidates(DOCS[2], 0).is_empty());
         assert_eq!(index.candidates(DOCS[2], 1)[0].doc, 2);
         assert!(matches!(
-            CorpusIndex::builder().ngram(0).build(),
-            Err(IndexError::ZeroNgram)
+            MemoryIndex::builder().ngram(0).build(),
+            Err(MemoryIndexError::ZeroNgram)
         ));
-        assert!(CorpusIndex::builder().rows(0).build().is_err());
+        assert!(MemoryIndex::builder().rows(0).build().is_err());
     }
 
     #[test]
     fn repeated_text_skips_big_buckets() {
         // One paragraph repeated: every chunk of the corpus has the same band keys as the query's.
         let text = format!("{}\n\n", DOCS[0]).repeat(50);
-        let mut capped = CorpusIndex::builder().max_bucket(10).build().unwrap();
-        let mut all = CorpusIndex::builder()
+        let mut capped = MemoryIndex::builder().max_bucket(10).build().unwrap();
+        let mut all = MemoryIndex::builder()
             .max_bucket(usize::MAX)
             .build()
             .unwrap();
@@ -543,14 +438,14 @@ mod tests {
             "{c:?} {a:?}"
         );
         assert!(matches!(
-            CorpusIndex::builder().max_bucket(0).build(),
-            Err(IndexError::ZeroMaxBucket)
+            MemoryIndex::builder().max_bucket(0).build(),
+            Err(MemoryIndexError::ZeroMaxBucket)
         ));
     }
 
     #[test]
     fn default_curve_is_lenient() {
-        let index = CorpusIndex::new();
+        let index = MemoryIndex::new();
         let s = index.signer();
         assert!(s.exact_match_probability(0.1) > 0.15);
         assert!(s.exact_match_probability(0.3) > 0.85);
