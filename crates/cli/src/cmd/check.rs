@@ -16,7 +16,11 @@ use textreuse_corpus::{Document, Inputs, Source};
 use textreuse_index::{Index, IndexUnit};
 use textreuse_report::{CheckDocument, CheckPassage, CheckReport};
 
-use crate::util::{self, Global};
+use crate::args::align::{AlignerArgs, LangArgs};
+use crate::args::signer::signer_error;
+use crate::args::values::at_least_one;
+use crate::exit;
+use crate::global::Global;
 
 /// Find passages of suspicious documents reused from a corpus (candidate retrieval + alignment).
 #[derive(Debug, clap::Args)]
@@ -40,15 +44,15 @@ pub struct Args {
     #[arg(long, value_name = "DIR")]
     pub index: Option<PathBuf>,
     /// Candidate source documents aligned per suspicious document.
-    #[arg(long, value_name = "N", default_value_t = 10, value_parser = util::at_least_one)]
+    #[arg(long, value_name = "N", default_value_t = 10, value_parser = at_least_one)]
     pub top: usize,
     /// Passages shorter than this many bytes on either side are dropped.
     #[arg(long, value_name = "N", default_value_t = textreuse_align::DEFAULT_MIN_PASSAGE_LEN)]
     pub min_length: usize,
     #[command(flatten)]
-    pub aligner: util::AlignerArgs,
+    pub aligner: AlignerArgs,
     #[command(flatten)]
-    pub lang: util::LangArgs,
+    pub lang: LangArgs,
     /// Word n-gram length of the index's shingles.
     #[arg(long, value_name = "N", default_value_t = textreuse_align::index::DEFAULT_NGRAM)]
     pub ngram: usize,
@@ -146,7 +150,7 @@ pub fn run(args: &Args, global: &Global) -> anyhow::Result<()> {
                 .bands(args.bands)
                 .build()
                 .map_err(|e| match e {
-                    IndexError::Signer(e) => util::signer_error(e),
+                    IndexError::Signer(e) => signer_error(e),
                     e @ IndexError::ZeroNgram => anyhow::Error::new(e).context("invalid --ngram"),
                     e => anyhow::Error::new(e),
                 })?;
@@ -170,7 +174,7 @@ pub fn run(args: &Args, global: &Global) -> anyhow::Result<()> {
                 .apply(Aligner::builder().min_passage_len(args.min_length)),
         )
         .build()?;
-    let mut out = util::stdout();
+    let mut out = exit::stdout();
     let start = Instant::now();
     let corpus_name = match (&args.corpus, &args.index) {
         (Some(path), _) | (None, Some(path)) => path.display().to_string(),
@@ -253,7 +257,7 @@ pub fn run(args: &Args, global: &Global) -> anyhow::Result<()> {
         "checked {n} documents in {secs:.2} s ({:.1} ms per document)",
         1000.0 * secs / n.max(1) as f64
     ));
-    util::skipped(problems)
+    exit::skipped(problems)
 }
 
 /// The corpus's documents: a directory's `*.txt` files in sorted order, or any input that
