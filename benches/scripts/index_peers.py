@@ -10,7 +10,7 @@ Setup (a virtualenv outside the repository; versions measured with):
     /work/venv-peers/bin/pip install datasketch==2.0.0 rensa==0.5.0 numpy==2.4.6
     # (datasketch pulls scipy, 1.17.1 here)
 
-The textreuse peer needs the `textreuse` wheel (crates/python; `crates/python/run-tests.sh`
+The textreuse peer needs the `textreuse` wheel (python/; `python/run-tests.sh`
 installs it into `$CARGO_TARGET_DIR/python-venv`, whose python runs this script as well).
 
 Run (corpus and queries from synth_sentences.py, one peer per process so that peak RSS is the

@@ -15,7 +15,7 @@ import pytest
 
 from spark_support import SKIPPED_INPUTS
 
-ROOT = Path(__file__).resolve().parents[3]
+ROOT = Path(__file__).resolve().parents[2]
 TESTDATA = ROOT / "testdata"
 
 

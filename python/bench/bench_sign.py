@@ -1,6 +1,6 @@
 """Throughput of MinHash signing from Python: textreuse next to rensa and gaoya.
 
-    python crates/python/bench/bench_sign.py [--sentences FILE.jsonl] [--repeat 5]
+    python python/bench/bench_sign.py [--sentences FILE.jsonl] [--repeat 5]
 
 Input: real sentences, one JSON object with a "text" field per line, by default the output of
 `textreuse sentences` over the bundled sample dumps ($TEXTREUSE_BIN, else `textreuse` on PATH).

@@ -519,6 +519,15 @@ def test_package_files_are_installed():
     assert (package / "py.typed").is_file() and (package / "_native.pyi").is_file()
 
 
+def test_tests_find_the_repository_root():
+    """The tests read testdata/ and data/ from the repository root, the parent of python/."""
+    from conftest import ROOT
+    from spark_support import REPO
+
+    assert ROOT == REPO
+    assert (ROOT / "Cargo.toml").is_file() and (ROOT / "python" / "pyproject.toml").is_file()
+
+
 def test_empty_and_all_null_arrays():
     s = Signer()
     for array in (pa.array([], pa.large_string()), pa.array([None, None], pa.string())):

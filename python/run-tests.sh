@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
 # Builds the `textreuse` Python wheel and runs its test suite. Works from a clean clone.
 #
-#   crates/python/run-tests.sh [PYTEST ARGS...]
+#   python/run-tests.sh [PYTEST ARGS...]
 #
 # Steps: a virtualenv (created once, next to cargo's target directory) that also sees the
 # user's site-packages, so pyarrow/pytest/pyspark installed there are reused and only what is
 # missing gets installed; the wheel (maturin, profile `wheel-dev`: release code without debug info,
 # see the root Cargo.toml), installed into the virtualenv as users would install it; the
-# `textreuse` CLI (the tests compare against its output); then pytest over crates/python/tests.
+# `textreuse` CLI (the tests compare against its output); then pytest over python/tests.
 #
 # Environment: PYTHON (interpreter for the virtualenv, default python3, >= 3.11), TEXTREUSE_BIN
 # (the `textreuse` binary to compare with, default: built here),
@@ -15,7 +15,7 @@
 set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-root="$(cd "$here/../.." && pwd)"
+root="$(cd "$here/.." && pwd)"
 cd "$root"
 
 python="${PYTHON:-python3}"
@@ -48,7 +48,8 @@ fi
 
 wheels="$target/python-wheels"
 rm -rf "$wheels"
-"$maturin" build --quiet --profile wheel-dev -m crates/python/Cargo.toml -i "$py" -o "$wheels"
+# From python/, whose pyproject.toml names the binding crate (crates/python) as its manifest.
+(cd "$here" && "$maturin" build --quiet --profile wheel-dev -i "$py" -o "$wheels")
 "$py" -m pip install --quiet --force-reinstall --no-deps "$wheels"/textreuse-*.whl
 
 # The command line the tests compare with: $TEXTREUSE_BIN when set (CI passes the test profile's

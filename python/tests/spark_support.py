@@ -15,7 +15,7 @@ import tempfile
 import time
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parents[3]
+REPO = Path(__file__).resolve().parents[2]
 
 #: The exit status of a `textreuse` run that finished but skipped damaged input: every run over
 #: the bundled samples, whose 2013 dump is damaged on purpose (the damaged part is reported and
