@@ -1,5 +1,5 @@
 //! Python bindings of textreuse: the extension module `textreuse._native` of the `textreuse`
-//! Python package (built with maturin from `crates/python`, see its README).
+//! Python package (built with maturin from `python/pyproject.toml`, see `python/README.md`).
 //!
 //! ```python
 //! import textreuse
@@ -56,7 +56,7 @@
 //! # Build
 //!
 //! The crate is a `cdylib` whose Rust tests are disabled (they would have to load libpython);
-//! `crates/python/run-tests.sh` builds the wheel with maturin and runs the pytest suite, which
+//! `python/run-tests.sh` builds the wheel with maturin and runs the pytest suite, which
 //! checks band keys bit for bit against the `textreuse` command.
 #![deny(missing_docs)]
 #![warn(missing_debug_implementations)]
