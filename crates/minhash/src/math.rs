@@ -1,5 +1,5 @@
 //! Collision math: S-curves for both band schemes and a parameter tuner.
-use crate::{BandScheme, BuildError, SignerBuilder};
+use crate::{BandScheme, BuildError, SignerBuilder, SignerConfig};
 
 /// `1 - (1 - s^K)^M`: the probability that at least one of `M` independent bands of `K` minhashes
 /// matches for sets of Jaccard similarity `s`.
@@ -317,16 +317,21 @@ pub struct Plan {
 }
 
 impl Plan {
+    /// The chosen parameters (with the target's bits and seed).
+    pub fn config(&self) -> SignerConfig {
+        SignerConfig {
+            scheme: self.scheme,
+            hashes: Some(self.hashes),
+            rows: self.rows,
+            bands: self.bands,
+            bits: self.bits,
+            seed: self.seed,
+        }
+    }
+
     /// A builder for the chosen signer (with the target's bits and seed).
     pub fn builder(&self) -> SignerBuilder {
-        let mut b = SignerBuilder::new();
-        b.scheme(self.scheme)
-            .hashes(self.hashes)
-            .rows(self.rows)
-            .bands(self.bands)
-            .bits(self.bits)
-            .seed(self.seed);
-        b
+        SignerBuilder::from_config(self.config())
     }
 }
 
