@@ -1,4 +1,4 @@
-//! `cli_size`: the `--work-mem` size parser (`crates/cli/src/size.rs`, compiled into this
+//! `cli_size`: the `--work-mem` size parser (`crates/cli/src/args/size.rs`, compiled into this
 //! target because the CLI is a binary crate) on arbitrary text and on sizes it should read:
 //! no panic; every exact size written with every unit reads back as itself; a fraction is
 //! rounded down and never exceeds the next whole unit; surrounding whitespace and case do not
@@ -6,7 +6,7 @@
 #![no_main]
 
 #[allow(dead_code)]
-#[path = "../../crates/cli/src/size.rs"]
+#[path = "../../crates/cli/src/args/size.rs"]
 mod size;
 
 use libfuzzer_sys::fuzz_target;

@@ -24,7 +24,7 @@ use textreuse_shuffle::{PairMode, ShuffleBuilder};
 // The CLI's size parser (a binary crate's module, so included by path, as the `cli_size` fuzz
 // target does): `--work-mem` reads sizes exactly as `textreuse dedup --work-mem` does.
 #[allow(dead_code)]
-#[path = "../../../crates/cli/src/size.rs"]
+#[path = "../../../crates/cli/src/args/size.rs"]
 mod size;
 
 /// Bands (records) per synthetic sentence.

@@ -5,15 +5,17 @@ use clap::{Parser, Subcommand};
 
 mod args;
 mod cmd;
-mod size;
-mod util;
+mod exit;
+mod global;
+mod progress;
+mod signals;
 
 /// Locality-sensitive hashing and text-reuse detection.
 #[derive(Debug, Parser)]
 #[command(name = "textreuse", version, about, long_about = None)]
 struct Cli {
     #[command(flatten)]
-    global: util::Global,
+    global: global::Global,
     #[command(subcommand)]
     command: Command,
 }
@@ -86,5 +88,5 @@ fn main() -> ExitCode {
         Command::Reuse(args) => cmd::reuse::run(&args, &cli.global),
         Command::Index(args) => cmd::index::run(&args, &cli.global),
     };
-    util::exit(result)
+    exit::exit(result)
 }

@@ -121,9 +121,9 @@ fn the_old_name_of_work_mem_still_works() {
     let (new, new_err) = run("--work-mem");
     let (old, old_err) = run("--mem-budget");
     assert_eq!(new, old);
-    assert!(!new_err.contains("now called"), "{new_err}");
+    assert!(!new_err.contains("deprecated"), "{new_err}");
     assert!(
-        old_err.contains("--mem-budget is now called --work-mem"),
+        old_err.contains("--mem-budget is deprecated: use --work-mem"),
         "{old_err}"
     );
     let both = common::textreuse(&["dedup", &sample, "--work-mem", "1GB", "--mem-budget", "1GB"]);

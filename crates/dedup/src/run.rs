@@ -512,13 +512,14 @@ impl Dedup {
         S: Sink + ?Sized,
     {
         let mut stats = Stats {
-            unit: self.unit.as_str(),
+            unit: self.unit.as_str().into(),
             method: if self.search.is_some() {
                 "simhash"
             } else {
                 "minhash"
-            },
-            scheme: self.signer.scheme().as_str(),
+            }
+            .into(),
+            scheme: self.signer.scheme().as_str().into(),
             hashes: self.signer.hashes(),
             rows: self.signer.rows(),
             bands: self.signer.bands(),
@@ -526,7 +527,7 @@ impl Dedup {
             min_shingles: self.filter.min_shingles,
             threshold: self.threshold,
             verified: self.verify,
-            keep: self.keep.as_str(),
+            keep: self.keep.as_str().into(),
             ..Stats::default()
         };
         let signed = self.sentences_and_signatures(sources, progress, &mut stats)?;
@@ -896,7 +897,7 @@ impl Dedup {
             start = end;
         }
         progress.finish();
-        stats.types = types;
+        stats.types = types.into_iter().map(|(t, n)| (t.to_string(), n)).collect();
         Ok(tally)
     }
 

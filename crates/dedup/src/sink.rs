@@ -380,10 +380,7 @@ impl Sink for OutputDir {
 
     fn finish(&mut self, stats: &Stats) -> Result<(), OutputError> {
         self.finish_clusters()?;
-        self.write_file("stats.json", |w| {
-            serde_json::to_writer_pretty(&mut *w, stats)?;
-            w.write_all(b"\n")
-        })
+        self.write_file("stats.json", |w| w.write_all(stats.to_json().as_bytes()))
     }
 }
 

@@ -1,10 +1,12 @@
-//! The counts of a run: [`Stats`], written to `stats.json`.
+//! The counts of a run: [`Stats`], the one definition of `stats.json` (written by the dedup
+//! sink and the Spark backend, read by the report).
 use std::collections::BTreeMap;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// Wall time of each stage in seconds.
-#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
 pub struct StageTimes {
     /// Stages 1-2 (reading, cleaning, splitting, signing) and pushing records.
     pub sentences_and_signatures: f64,
@@ -18,17 +20,22 @@ pub struct StageTimes {
 
 /// The numbers of a run (what `stats.json` holds), given to [`Sink::finish`](crate::Sink::finish)
 /// and returned by [`Dedup::run`](crate::Dedup::run).
-#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+///
+/// It is the schema of `stats.json`: [`Stats::to_json`] writes it (the sink of `textreuse
+/// dedup` and the Spark backend), and it reads back with serde (the report); a field missing
+/// from an older file reads as its default.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
 #[non_exhaustive]
 pub struct Stats {
     /// The unit compared: `sentence`, `paragraph` or `document`.
-    pub unit: &'static str,
+    pub unit: String,
     /// How candidates were found: `minhash` (band keys) or `simhash` (fingerprints within a
     /// Hamming distance; the MinHash fields below are then unused).
-    pub method: &'static str,
+    pub method: String,
     /// The MinHash parameters: the scheme (`drawn`, `disjoint` or `oph`), N, K, M (planned
     /// when a threshold was given and no signer).
-    pub scheme: &'static str,
+    pub scheme: String,
     /// Hash functions N (bins for `oph`).
     pub hashes: usize,
     /// Rows K per band.
@@ -45,7 +52,7 @@ pub struct Stats {
     /// threshold dropped).
     pub verified: bool,
     /// The representative rule: `first`, `earliest` or `longest`.
-    pub keep: &'static str,
+    pub keep: String,
     /// Input documents.
     pub documents: u64,
     /// Units (sentences, paragraphs or documents) in them. The names `sentences`,
@@ -83,7 +90,16 @@ pub struct Stats {
     /// Cluster size -> number of clusters.
     pub cluster_size_histogram: BTreeMap<usize, u64>,
     /// Cluster type -> number of clusters.
-    pub types: BTreeMap<&'static str, u64>,
+    pub types: BTreeMap<String, u64>,
     /// Wall time per stage.
     pub seconds: StageTimes,
+}
+
+impl Stats {
+    /// `stats.json` as the sink writes it: pretty-printed JSON with a final newline.
+    pub fn to_json(&self) -> String {
+        let mut text = serde_json::to_string_pretty(self).expect("stats serialize");
+        text.push('\n');
+        text
+    }
 }

@@ -103,8 +103,9 @@ mod _native {
 
     #[pymodule_export]
     use crate::spark::{
-        PyBucketPairs, article_pairs_tsv, cluster_chunk, distinct_pairs, document_keys,
-        input_files, member_lines, pair_clusters, real_ids, sentence_keys, sentence_tasks,
+        PyBucketPairs, article_pairs_tsv, cluster_chunk, dedup_stats_json, distinct_pairs,
+        document_keys, input_files, member_lines, pair_clusters, real_ids, sentence_keys,
+        sentence_tasks,
     };
 
     #[pymodule_export]

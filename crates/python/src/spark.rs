@@ -909,3 +909,56 @@ pub(crate) fn article_pairs_tsv(
         Ok((tsv, sorted.len() as u64))
     })
 }
+
+/// dedup_stats_json(fields) -> str
+///
+/// `stats.json` of the Spark dedup job as `textreuse dedup` writes it: `fields` (a dict of the
+/// run's numbers, `seconds` a dict of the stage times) fill the dedup library's `Stats`, which
+/// is serialized by the same function as the CLI's sink (its field order, number formats and
+/// final newline). Every field of `Stats` must be given and no other: a `ValueError` names the
+/// missing and unknown ones.
+#[pyfunction]
+pub(crate) fn dedup_stats_json(fields: &Bound<'_, pyo3::types::PyDict>) -> PyResult<String> {
+    let text: String = fields
+        .py()
+        .import("json")?
+        .call_method1("dumps", (fields,))?
+        .extract()?;
+    let value: serde_json::Value =
+        serde_json::from_str(&text).map_err(|e| PyValueError::new_err(e.to_string()))?;
+    let schema = serde_json::to_value(textreuse_dedup::Stats::default()).expect("stats serialize");
+    same_fields(&schema, &value, "")?;
+    same_fields(&schema["seconds"], &value["seconds"], "seconds.")?;
+    let stats: textreuse_dedup::Stats = serde_json::from_value(value)
+        .map_err(|e| PyValueError::new_err(format!("stats.json: {e}")))?;
+    Ok(stats.to_json())
+}
+
+/// An error naming the fields of the object `schema` that `value` lacks and those it has beyond
+/// them.
+fn same_fields(
+    schema: &serde_json::Value,
+    value: &serde_json::Value,
+    prefix: &str,
+) -> PyResult<()> {
+    let names = |v: &serde_json::Value| -> std::collections::BTreeSet<String> {
+        v.as_object()
+            .map(|o| o.keys().cloned().collect())
+            .unwrap_or_default()
+    };
+    let (want, got) = (names(schema), names(value));
+    let missing: Vec<String> = want
+        .difference(&got)
+        .map(|k| format!("{prefix}{k}"))
+        .collect();
+    let unknown: Vec<String> = got
+        .difference(&want)
+        .map(|k| format!("{prefix}{k}"))
+        .collect();
+    if missing.is_empty() && unknown.is_empty() {
+        return Ok(());
+    }
+    Err(PyValueError::new_err(format!(
+        "stats.json: missing fields {missing:?}, unknown fields {unknown:?}"
+    )))
+}

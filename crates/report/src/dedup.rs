@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use serde::Deserialize;
+use textreuse_dedup::Stats;
 use textreuse_minhash::{BandScheme, SignerBuilder};
 
 use crate::html::{Page, clip, escape, escape_into};
@@ -145,7 +146,7 @@ impl DedupReport {
     fn render_counted(&self, dir: &Path) -> Result<(String, u64, usize), ReportError> {
         let stats_path = dir.join("stats.json");
         let text = std::fs::read_to_string(&stats_path).map_err(ReportError::io(&stats_path))?;
-        let stats: RunStats = serde_json::from_str(&text).map_err(|e| ReportError::Format {
+        let stats = RunStats::parse(&text).map_err(|e| ReportError::Format {
             path: stats_path.clone(),
             line: e.line() as u64,
             message: e.to_string(),
@@ -179,13 +180,13 @@ impl DedupReport {
         page.section("summary", "Summary");
         let out = page.push();
         let _ = write!(out, "<p>Parameters: unit <b>{}</b>", escape(&s.unit));
-        if s.method.as_deref() == Some("simhash") {
+        if s.method == "simhash" {
             out.push_str(", SimHash fingerprints");
         } else {
             let _ = write!(
                 out,
                 ", MinHash <b>{}</b> scheme, N = {}, K = {}, M = {}",
-                escape(s.scheme.as_deref().unwrap_or("drawn")),
+                escape(s.scheme()),
                 s.hashes,
                 s.rows,
                 s.bands
@@ -240,14 +241,17 @@ impl DedupReport {
             .collect();
         page.push().push_str("<h3>Counts per stage</h3>\n");
         page.table(&["what", "#count", "stage"], &rows);
-        // The stages in pipeline order (JSON objects are read into a sorted map).
-        let rank = |k: &str| STAGES.iter().position(|&s| s == k).unwrap_or(STAGES.len());
-        let mut seconds: Vec<(&String, &f64)> = s.seconds.iter().collect();
-        seconds.sort_by_key(|(k, _)| rank(k));
-        let seconds: Vec<Vec<String>> = seconds
-            .into_iter()
-            .map(|(k, v)| vec![escape(&k.replace('_', " ")), format!("{v:.3}")])
-            .collect();
+        // The stages in pipeline order.
+        let t = &s.seconds;
+        let seconds: Vec<Vec<String>> = [
+            ("sentences_and_signatures", t.sentences_and_signatures),
+            ("shuffle_and_clusters", t.shuffle_and_clusters),
+            ("edit_filter", t.edit_filter),
+            ("text_classify_write", t.text_classify_write),
+        ]
+        .into_iter()
+        .map(|(k, v)| vec![escape(&k.replace('_', " ")), format!("{v:.3}")])
+        .collect();
         page.push().push_str("<h3>Seconds per stage</h3>\n");
         page.table(&["stage", "#seconds"], &seconds);
         let _ = writeln!(
@@ -486,7 +490,7 @@ fn sizes(page: &mut Page, s: &RunStats) -> Result<(), ReportError> {
     let histogram: BTreeMap<u64, u64> = s
         .cluster_size_histogram
         .iter()
-        .filter_map(|(k, &v)| Some((k.parse().ok()?, v)))
+        .map(|(&k, &v)| (k as u64, v))
         .collect();
     page.figure(
         &plot::cluster_sizes_svg(&histogram)?,
@@ -513,7 +517,7 @@ fn sizes(page: &mut Page, s: &RunStats) -> Result<(), ReportError> {
 /// The S-curve section: the run's signer rebuilt from stats.json.
 fn s_curve(page: &mut Page, s: &RunStats) -> Result<(), ReportError> {
     page.section("s-curve", "S-curve");
-    if s.method.as_deref() == Some("simhash") {
+    if s.method == "simhash" {
         page.push().push_str(
             "<p class=\"note\">This run found candidates with SimHash fingerprints (pairs within \
              a Hamming distance); it has no band S-curve.</p>\n",
@@ -521,12 +525,7 @@ fn s_curve(page: &mut Page, s: &RunStats) -> Result<(), ReportError> {
         page.end_section();
         return Ok(());
     }
-    let scheme: BandScheme = s
-        .scheme
-        .as_deref()
-        .unwrap_or("drawn")
-        .parse()
-        .unwrap_or(BandScheme::Drawn);
+    let scheme: BandScheme = s.scheme().parse().unwrap_or(BandScheme::Drawn);
     let mut builder = SignerBuilder::new();
     builder
         .scheme(scheme)
@@ -608,14 +607,6 @@ fn pairs_section(page: &mut Page, pairs: &[[String; 5]], top: usize) {
     page.end_section();
 }
 
-/// The stages of `seconds` in stats.json, in the order they run.
-const STAGES: [&str; 4] = [
-    "sentences_and_signatures",
-    "shuffle_and_clusters",
-    "edit_filter",
-    "text_classify_write",
-];
-
 /// What each cluster type means (docs/dedup.md has the rules).
 fn describe(kind: &str) -> &'static str {
     match kind {
@@ -629,37 +620,45 @@ fn describe(kind: &str) -> &'static str {
     }
 }
 
-/// The fields of `stats.json` the report shows (any missing field takes its default, so
-/// outputs of older versions still make a report).
-#[derive(Debug, Default, Deserialize)]
-#[serde(default)]
+/// A run's `stats.json`: the dedup crate's [`Stats`] (any missing field takes its default, so
+/// outputs of older versions still make a report), and the two fields older versions did not
+/// write, `None` when the file does not record them.
 struct RunStats {
-    unit: String,
-    method: Option<String>,
-    scheme: Option<String>,
-    hashes: usize,
-    rows: usize,
-    bands: usize,
+    stats: Stats,
+    /// [`Stats::seed`], if recorded (the S-curve is drawn with the default seed otherwise).
     seed: Option<u64>,
+    /// [`Stats::min_shingles`], if recorded.
     min_shingles: Option<usize>,
-    threshold: Option<f64>,
-    verified: bool,
-    keep: String,
-    documents: u64,
-    sentences: u64,
-    sentences_kept: u64,
-    input_problems: u64,
-    band_key_records: u64,
-    buckets: u64,
-    candidate_pairs: u64,
-    pairs_after_edit_filter: u64,
-    clusters: u64,
-    clustered_sentences: u64,
-    duplicates: u64,
-    distinct_articles: u64,
-    cluster_size_histogram: BTreeMap<String, u64>,
-    types: BTreeMap<String, u64>,
-    seconds: BTreeMap<String, f64>,
+}
+
+impl RunStats {
+    fn parse(text: &str) -> Result<RunStats, serde_json::Error> {
+        let stats: Stats = serde_json::from_str(text)?;
+        let fields: serde_json::Map<String, serde_json::Value> = serde_json::from_str(text)?;
+        Ok(RunStats {
+            seed: fields.contains_key("seed").then_some(stats.seed),
+            min_shingles: fields
+                .contains_key("min_shingles")
+                .then_some(stats.min_shingles),
+            stats,
+        })
+    }
+
+    /// The band scheme (`drawn` when not recorded).
+    fn scheme(&self) -> &str {
+        match self.stats.scheme.as_str() {
+            "" => "drawn",
+            scheme => scheme,
+        }
+    }
+}
+
+impl std::ops::Deref for RunStats {
+    type Target = Stats;
+
+    fn deref(&self) -> &Stats {
+        &self.stats
+    }
 }
 
 /// A cluster line chosen in the scan: where it is and why.

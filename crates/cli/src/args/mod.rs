@@ -1,2 +1,9 @@
 //! Argument types that several subcommands share.
+pub mod align;
+pub mod filter;
+pub mod input;
+pub mod signer;
+pub mod size;
 pub mod unit;
+pub mod values;
+pub mod work_mem;

@@ -12,7 +12,9 @@ use anyhow::{Context, bail};
 use rayon::prelude::*;
 use textreuse_align::{Aligner, pan};
 
-use crate::util::{self, Global};
+use crate::args::align::{AlignerArgs, LangArgs};
+use crate::exit;
+use crate::global::Global;
 
 /// Find reused passages (PAN text alignment) between two documents or a batch of pairs.
 #[derive(Debug, clap::Args)]
@@ -41,9 +43,9 @@ pub struct Args {
     #[arg(long, value_name = "N", default_value_t = textreuse_align::DEFAULT_MIN_PASSAGE_LEN)]
     pub min_length: usize,
     #[command(flatten)]
-    pub aligner: util::AlignerArgs,
+    pub aligner: AlignerArgs,
     #[command(flatten)]
-    pub lang: util::LangArgs,
+    pub lang: LangArgs,
 }
 
 /// Runs the subcommand.
@@ -69,7 +71,7 @@ fn read(path: &Path) -> anyhow::Result<String> {
 fn single(src: &Path, susp: &Path, aligner: &Aligner) -> anyhow::Result<()> {
     let (source, suspicious) = (read(src)?, read(susp)?);
     let passages = aligner.align(&source, &suspicious);
-    let mut out = util::stdout();
+    let mut out = exit::stdout();
     for p in &passages {
         let (s, t) = p.char_ranges(&source, &suspicious);
         let value = serde_json::json!({

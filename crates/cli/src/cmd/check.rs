@@ -16,7 +16,11 @@ use textreuse_reuse::check::{
     Check, CheckCorpus, CheckError, Checker, candidate_records, excerpt_chars, read_corpus,
 };
 
-use crate::util::{self, Global};
+use crate::args::align::{AlignerArgs, LangArgs};
+use crate::args::signer::signer_error;
+use crate::args::values::at_least_one;
+use crate::exit::{self, skipped};
+use crate::global::Global;
 
 /// Find passages of suspicious documents reused from a corpus (candidate retrieval + alignment).
 #[derive(Debug, clap::Args)]
@@ -41,15 +45,15 @@ pub struct Args {
     #[arg(long, value_name = "DIR")]
     pub index: Option<PathBuf>,
     /// Candidate source documents aligned per suspicious document.
-    #[arg(long, value_name = "N", default_value_t = textreuse_reuse::check::DEFAULT_CHECK_SOURCES, value_parser = util::at_least_one)]
+    #[arg(long, value_name = "N", default_value_t = textreuse_reuse::check::DEFAULT_CHECK_SOURCES, value_parser = at_least_one)]
     pub top: usize,
     /// Passages shorter than this many bytes on either side are dropped.
     #[arg(long, value_name = "N", default_value_t = textreuse_align::DEFAULT_MIN_PASSAGE_LEN)]
     pub min_length: usize,
     #[command(flatten)]
-    pub aligner: util::AlignerArgs,
+    pub aligner: AlignerArgs,
     #[command(flatten)]
-    pub lang: util::LangArgs,
+    pub lang: LangArgs,
     /// Word n-gram length of the index's shingles.
     #[arg(long, value_name = "N", default_value_t = textreuse_shingle::DEFAULT_CHUNK_NGRAM)]
     pub ngram: usize,
@@ -93,7 +97,7 @@ pub fn run(args: &Args, global: &Global) -> anyhow::Result<()> {
         .top(args.top)
         .build()
         .map_err(|e| match e {
-            CheckError::Chunks(MemoryIndexError::Signer(e)) => util::signer_error(e),
+            CheckError::Chunks(MemoryIndexError::Signer(e)) => signer_error(e),
             CheckError::Chunks(e @ MemoryIndexError::ZeroNgram) => {
                 anyhow::Error::new(e).context("invalid --ngram")
             }
@@ -129,7 +133,7 @@ pub fn run(args: &Args, global: &Global) -> anyhow::Result<()> {
         }
         (None, None) => unreachable!("clap requires --corpus or --index"),
     };
-    let mut out = util::stdout();
+    let mut out = exit::stdout();
     let start = Instant::now();
     let corpus_name = match (&args.corpus, &args.index) {
         (Some(path), _) | (None, Some(path)) => path.display().to_string(),
@@ -174,7 +178,7 @@ pub fn run(args: &Args, global: &Global) -> anyhow::Result<()> {
         "checked {n} documents in {secs:.2} s ({:.1} ms per document)",
         1000.0 * secs / n.max(1) as f64
     ));
-    util::skipped(problems)
+    skipped(problems)
 }
 
 /// A checked document as the HTML report shows it (character offsets, whole passages).

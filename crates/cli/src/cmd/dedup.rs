@@ -16,8 +16,15 @@ use std::io::Write;
 
 use textreuse_index::{Index, IndexWriter, QueryOptions};
 
+use crate::args::filter::FilterArgs;
+use crate::args::input::InputArgs;
+use crate::args::signer::{SignerArgs, signer_error};
 use crate::args::unit::UnitArg;
-use crate::util::{self, Bars, FilterArgs, Global, InputArgs, SignerArgs};
+use crate::args::values::{fraction, open_fraction};
+use crate::args::work_mem::{Sorts, WorkMemArgs};
+use crate::exit;
+use crate::global::Global;
+use crate::progress::Bars;
 
 /// Arguments of `textreuse dedup`.
 #[derive(Debug, clap::Args)]
@@ -39,7 +46,7 @@ pub struct Args {
     /// The Jaccard similarity that makes a duplicate: picks K and M with the tuner for the
     /// --scheme and --hashes budget (explicit -k/-m win) and, with --verify, drops pairs below
     /// it. Recorded in stats.json.
-    #[arg(long, value_name = "T", value_parser = util::open_fraction)]
+    #[arg(long, value_name = "T", value_parser = open_fraction)]
     threshold: Option<f64>,
     /// Which member of a cluster is kept (the others are listed in duplicates.jsonl): the first
     /// seen in input order, the earliest revision timestamp, or the longest text.
@@ -76,14 +83,14 @@ pub struct Args {
     #[command(flatten)]
     signer: SignerArgs,
     #[command(flatten)]
-    work_mem: util::WorkMemArgs,
+    work_mem: WorkMemArgs<Sorts>,
     /// With --max-edit (which checks every pair that shares a band): a bucket larger than this
     /// checks only the pairs of its first N members (by id); the others are counted in
     /// stats.json and named in a warning. Without --max-edit buckets are never capped.
     #[arg(long, default_value_t = DEFAULT_MAX_BUCKET, value_name = "N")]
     max_bucket: usize,
     /// Keep only pairs whose normalized edit distance is at most this (e.g. 0.25), re-clustering.
-    #[arg(long, value_name = "D", value_parser = util::fraction)]
+    #[arg(long, value_name = "D", value_parser = fraction)]
     max_edit: Option<f64>,
     /// How candidates are found: MinHash band keys, or SimHash fingerprints within
     /// --max-hamming bits (exact permuted-table search).
@@ -127,7 +134,7 @@ pub fn run(args: &Args, global: &Global) -> anyhow::Result<()> {
         .signer
         .options()
         .signer(unit, args.threshold, filter.min_shingles)
-        .map_err(util::signer_error)?;
+        .map_err(signer_error)?;
     builder.signer(signer);
     if let Some(t) = args.threshold {
         builder.threshold(t);
@@ -332,5 +339,5 @@ pub fn run(args: &Args, global: &Global) -> anyhow::Result<()> {
         stats.bands,
         args.out.display()
     ));
-    util::skipped(problems)
+    exit::skipped(problems)
 }

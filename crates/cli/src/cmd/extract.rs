@@ -8,7 +8,8 @@ use anyhow::Context;
 use serde::Serialize;
 use textreuse_wikidump::{Article, Cleaner, CleanerBuilder, DumpReader, ReaderBuilder};
 
-use crate::util::{self, Global};
+use crate::exit;
+use crate::global::Global;
 
 /// The dump used when no file is given: the sample bundled in the repository's `data/`
 /// directory, found relative to this crate's source tree at build time.
@@ -102,7 +103,7 @@ pub fn run(args: &Args, global: &Global) -> anyhow::Result<()> {
     } else {
         &args.dumps
     };
-    let mut out = util::stdout();
+    let mut out = exit::stdout();
     let mut faults = 0usize;
     for dump in dumps {
         let pages = if dump == Path::new("-") {
@@ -114,7 +115,7 @@ pub fn run(args: &Args, global: &Global) -> anyhow::Result<()> {
         faults += extract_one(dump, pages, &cleaner, global, &mut out)?;
     }
     out.flush()?;
-    util::skipped(faults as u64)
+    exit::skipped(faults as u64)
 }
 
 /// Writes the articles of one dump; returns the number of errors reported.

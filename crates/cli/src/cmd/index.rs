@@ -8,9 +8,14 @@ use serde_json::{Map, Value, json};
 use textreuse_corpus::{DocId, Document, Origin};
 use textreuse_index::{Index, IndexWriter, Match, Params, QueryOptions, UnitMatches};
 
+use crate::args::input::InputArgs;
+use crate::args::signer::{Scheme, signer_error};
 use crate::args::unit::UnitArg;
-use crate::size::parse_size;
-use crate::util::{self, Bars, Global, InputArgs};
+use crate::args::values::{fraction, open_fraction};
+use crate::args::work_mem::{IndexBatch, WorkMemArgs};
+use crate::exit;
+use crate::global::Global;
+use crate::progress::Bars;
 
 /// Build, add to, query, prune and compact a persistent MinHash LSH index.
 #[derive(Debug, clap::Args)]
@@ -44,7 +49,7 @@ struct CreateArgs {
     unit: UnitArg,
     /// The Jaccard similarity to find: picks the cheapest scheme (or the --scheme given), K and M
     /// that find 99% of pairs at or above it (explicit -k/-m win).
-    #[arg(long, value_name = "T", value_parser = util::open_fraction)]
+    #[arg(long, value_name = "T", value_parser = open_fraction)]
     threshold: Option<f64>,
     /// Hash functions N of drawn bands [default: 20; disjoint and oph: K*M].
     #[arg(long, value_name = "N")]
@@ -58,7 +63,7 @@ struct CreateArgs {
     /// Bands drawn from N functions, disjoint (N = K*M) or oph (K*M bins) [default: drawn for
     /// sentences, oph for paragraphs and documents, disjoint for chunks].
     #[arg(long, value_enum)]
-    scheme: Option<util::Scheme>,
+    scheme: Option<Scheme>,
     /// Seed of the hash functions and bands [default: 1123456].
     #[arg(long)]
     seed: Option<u64>,
@@ -88,32 +93,14 @@ struct AddArgs {
     files: Vec<PathBuf>,
     #[command(flatten)]
     input: InputArgs,
-    /// Memory budget (e.g. 512MB, 4GB): the uncommitted batch is written as a segment and
-    /// committed when it reaches half of it.
-    #[arg(long, default_value = "1GiB", value_name = "SIZE")]
-    work_mem: String,
-    /// The old name of --work-mem (still read, with a warning).
-    #[arg(long, value_name = "SIZE", hide = true, conflicts_with = "work_mem")]
-    mem_budget: Option<String>,
-}
-
-impl AddArgs {
-    /// `--work-mem` in bytes (or the deprecated `--mem-budget`, with a warning).
-    fn work_mem(&self, global: &Global) -> anyhow::Result<u64> {
-        match &self.mem_budget {
-            Some(old) => {
-                global.log("--mem-budget is deprecated: use --work-mem");
-                parse_size(old).context("invalid --mem-budget")
-            }
-            None => parse_size(&self.work_mem).context("invalid --work-mem"),
-        }
-    }
+    #[command(flatten)]
+    work_mem: WorkMemArgs<IndexBatch>,
 }
 
 #[derive(Debug, clap::Args)]
 pub struct MatchArgs {
     /// Leave out matches below this Jaccard similarity (estimated, or exact with --verify).
-    #[arg(long, default_value_t = 0.0, value_name = "T", value_parser = util::fraction)]
+    #[arg(long, default_value_t = 0.0, value_name = "T", value_parser = fraction)]
     pub min_jaccard: f64,
     /// Compute each match's exact Jaccard similarity from the stored texts.
     #[arg(long)]
@@ -241,7 +228,7 @@ fn create(a: &CreateArgs, global: &Global) -> anyhow::Result<()> {
             target.max_hashes = n;
         }
         // Planned once here for an error that names the flags (index create is a one-off).
-        textreuse_minhash::plan(&target).map_err(util::signer_error)?;
+        textreuse_minhash::plan(&target).map_err(signer_error)?;
         p = p.plan(&target)?;
     }
     if let Some(k) = a.rows {
@@ -262,7 +249,7 @@ fn create(a: &CreateArgs, global: &Global) -> anyhow::Result<()> {
         .bands(p.bands)
         .bits(p.bits)
         .seed(p.seed);
-    signer.build().map_err(util::signer_error)?;
+    signer.build().map_err(signer_error)?;
     let w = IndexWriter::create(&a.dir, p)?;
     let p = w.params();
     global.log(format_args!(
@@ -282,7 +269,7 @@ fn create(a: &CreateArgs, global: &Global) -> anyhow::Result<()> {
 fn add(a: &AddArgs, global: &Global) -> anyhow::Result<()> {
     let start = std::time::Instant::now();
     let mut w = IndexWriter::open(&a.dir)?;
-    w.memory_budget(a.work_mem(global)?);
+    w.memory_budget(a.work_mem.bytes(global)?);
     let inputs = a.input.inputs(&a.files, rayon::current_num_threads())?;
     let bars = Bars::labelled(global, "indexing");
     let stats = w.add_all(inputs, &bars)?;
@@ -298,7 +285,7 @@ fn add(a: &AddArgs, global: &Global) -> anyhow::Result<()> {
         after.segments,
         after.bytes
     ));
-    util::skipped(stats.input_problems)
+    exit::skipped(stats.input_problems)
 }
 
 fn query(a: &QueryArgs, global: &Global) -> anyhow::Result<()> {
@@ -306,7 +293,7 @@ fn query(a: &QueryArgs, global: &Global) -> anyhow::Result<()> {
     let index = Index::open(&a.dir)?;
     let inputs = a.input.inputs(&a.files, rayon::current_num_threads())?;
     let bars = Bars::labelled(global, "querying");
-    let mut out = util::stdout();
+    let mut out = exit::stdout();
     let unit = index.params().unit.as_str();
     let stats = index.query_all(
         inputs,
@@ -326,7 +313,7 @@ fn query(a: &QueryArgs, global: &Global) -> anyhow::Result<()> {
         stats.units_matched,
         stats.documents_matched
     ));
-    util::skipped(stats.input_problems)
+    exit::skipped(stats.input_problems)
 }
 
 /// One JSON line per unit of `doc` (with matches, or all with `all`).
@@ -445,7 +432,7 @@ fn stats(dir: &Path) -> anyhow::Result<()> {
         "params": index.params(),
         "threshold_estimate": index.signer().threshold_estimate(),
     });
-    let mut out = util::stdout();
+    let mut out = exit::stdout();
     writeln!(out, "{}", serde_json::to_string_pretty(&value)?)?;
     out.flush()?;
     Ok(())

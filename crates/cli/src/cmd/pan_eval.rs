@@ -8,7 +8,8 @@ use std::path::{Path, PathBuf};
 use anyhow::Context;
 use textreuse_align::pan::{self, Evaluation};
 
-use crate::util::{self, Global};
+use crate::exit;
+use crate::global::Global;
 
 /// Score PAN detections (precision, recall, granularity, plagdet), or the candidate pairs of a
 /// `reuse` run (candidate recall per category).
@@ -80,7 +81,7 @@ pub fn run(args: &Args, global: &Global) -> anyhow::Result<()> {
         truth_files.len()
     ));
     let s = eval.scores();
-    let mut out = util::stdout();
+    let mut out = exit::stdout();
     if args.json {
         let value = serde_json::json!({
             "plagdet": s.plagdet,
@@ -150,7 +151,7 @@ fn candidate_recall(args: &Args, dir: &Path, truth_files: &[PathBuf]) -> anyhow:
         e.1 += u64::from(candidates.contains(&file_name(path)));
     }
     let per_doc = candidates.len() as f64 / documents.max(1) as f64;
-    let mut out = util::stdout();
+    let mut out = exit::stdout();
     if args.json {
         let categories: serde_json::Map<String, serde_json::Value> = per
             .iter()

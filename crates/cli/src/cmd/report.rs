@@ -3,7 +3,7 @@ use std::path::{Path, PathBuf};
 
 use textreuse_report::DedupReport;
 
-use crate::util::Global;
+use crate::global::Global;
 
 /// Arguments of `textreuse report` (and the report options of `dedup --report`).
 #[derive(Debug, clap::Args)]

@@ -6,7 +6,13 @@ use textreuse_corpus::files::{OutputSet, RunDir};
 use textreuse_corpus::{Progress, Source, Stage};
 use textreuse_reuse::{DocumentStore, DocumentStoreBuilder, PanOutput, Reuse, ReuseOutputDir};
 
-use crate::util::{self, Global, InputArgs};
+use crate::args::align::{LangArgs, SynonymArgs};
+use crate::args::input::InputArgs;
+use crate::args::values::NgramOrOff;
+use crate::args::work_mem::{Sorts, WorkMemArgs};
+use crate::exit;
+use crate::global::Global;
+use crate::progress::Bars;
 
 /// Find every reused passage within a corpus (all document pairs) or between it and another.
 #[derive(Debug, clap::Args)]
@@ -72,13 +78,13 @@ pub struct Args {
     #[arg(
         long,
         value_name = "N|off",
-        default_value_t = util::NgramOrOff(textreuse_reuse::DEFAULT_FALLBACK_NGRAM)
+        default_value_t = NgramOrOff(textreuse_reuse::DEFAULT_FALLBACK_NGRAM)
     )]
-    fallback_ngram: util::NgramOrOff,
+    fallback_ngram: NgramOrOff,
     #[command(flatten)]
-    synonyms: util::SynonymArgs,
+    synonyms: SynonymArgs,
     #[command(flatten)]
-    lang: util::LangArgs,
+    lang: LangArgs,
     /// MinHash: buckets with more chunks contribute only the pairs of their first N (counted in
     /// stats.json).
     #[arg(long, value_name = "N", default_value_t = textreuse_shuffle::DEFAULT_MAX_BUCKET)]
@@ -88,7 +94,7 @@ pub struct Args {
     #[arg(long)]
     candidates_only: bool,
     #[command(flatten)]
-    work_mem: util::WorkMemArgs,
+    work_mem: WorkMemArgs<Sorts>,
     /// Directory of the temporary files: the document texts (the whole input's text, kept on
     /// disk and mapped into memory), their tokens for alignment (1.1 to 1.3 times the text)
     /// and the sorts' spilled runs. Default: the system's.
@@ -161,7 +167,7 @@ pub fn run(args: &Args, global: &Global) -> anyhow::Result<()> {
         }
         None => None,
     };
-    let bars = util::Bars::new(global);
+    let bars = Bars::new(global);
     let (corpus, mut problems) = read(
         &global.inputs_or_samples(&args.corpus),
         args,
@@ -221,7 +227,7 @@ pub fn run(args: &Args, global: &Global) -> anyhow::Result<()> {
             stats.terms_over_cap, args.max_postings
         ));
     }
-    util::skipped(problems)
+    exit::skipped(problems)
 }
 
 /// The documents of `paths` in input order, their texts in a temporary file (so the corpus
@@ -230,7 +236,7 @@ fn read(
     paths: &[PathBuf],
     args: &Args,
     tmp: &Path,
-    bars: &util::Bars<'_>,
+    bars: &Bars<'_>,
 ) -> anyhow::Result<(DocumentStore, u64)> {
     let cleaner = textreuse_wikidump::Cleaner::new();
     let mut docs = DocumentStoreBuilder::new(Some(tmp))?;

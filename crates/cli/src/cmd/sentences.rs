@@ -39,7 +39,11 @@ use textreuse_dedup::records::SentenceRecord;
 use textreuse_minhash::TextSigner;
 use textreuse_shingle::units::KeptSentences;
 
-use crate::util::{self, FilterArgs, Global, InputArgs, SignerArgs};
+use crate::args::filter::FilterArgs;
+use crate::args::input::{InputArgs, bundled_samples};
+use crate::args::signer::SignerArgs;
+use crate::exit;
+use crate::global::Global;
 
 /// Arguments of `textreuse sentences`.
 #[derive(Debug, clap::Args)]
@@ -86,10 +90,10 @@ impl Progress for Log<'_> {
 /// Runs `textreuse sentences`.
 pub fn run(args: &Args, global: &Global) -> anyhow::Result<()> {
     let filter = args.filter.filter()?;
-    let mut out = util::stdout();
+    let mut out = exit::stdout();
     let (mut total, mut kept) = (0u64, 0u64);
     let files = if args.files.is_empty() {
-        util::bundled_samples()
+        bundled_samples()
     } else {
         args.files.clone()
     };
@@ -153,5 +157,5 @@ pub fn run(args: &Args, global: &Global) -> anyhow::Result<()> {
         "{docs} documents, {total} sentences, {kept} kept ({}), {problems} input problems",
         args.filter.describe()
     ));
-    util::skipped(problems)
+    exit::skipped(problems)
 }

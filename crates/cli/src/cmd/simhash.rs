@@ -33,8 +33,11 @@ use textreuse_simhash::{
     ParagraphFingerprinter, SimHashError, SimHasher, TableSearch, WindowSearch,
 };
 
+use crate::args::filter::{FilterArgs, describe};
+use crate::args::input::InputArgs;
 use crate::args::unit::UnitArg;
-use crate::util::{self, FilterArgs, Global, InputArgs};
+use crate::exit;
+use crate::global::Global;
 
 /// Arguments of `textreuse simhash`.
 #[derive(Debug, clap::Args)]
@@ -170,7 +173,7 @@ pub fn run(args: &Args, global: &Global) -> anyhow::Result<()> {
     let files = global.inputs_or_samples(&args.files);
 
     let hasher = SimHasher::new();
-    let mut out = util::stdout();
+    let mut out = exit::stdout();
     let (mut total, mut kept_count) = (0u64, 0u64);
     // With --pairs every kept sentence is held (16 bytes + 8 of fingerprint) until the search.
     let mut kept: Vec<Kept> = Vec::new();
@@ -223,7 +226,7 @@ pub fn run(args: &Args, global: &Global) -> anyhow::Result<()> {
     let (docs, problems) = (counts.documents, counts.input_problems);
     global.log(format_args!(
         "{docs} documents, {total} sentences, {kept_count} fingerprinted ({}){}",
-        util::describe(&filter),
+        describe(&filter),
         if problems > 0 {
             format!(", {problems} input problems")
         } else {
@@ -267,5 +270,5 @@ pub fn run(args: &Args, global: &Global) -> anyhow::Result<()> {
         ));
     }
     out.flush()?;
-    util::skipped(problems)
+    exit::skipped(problems)
 }

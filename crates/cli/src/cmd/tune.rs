@@ -7,7 +7,10 @@ use serde::Serialize;
 use textreuse_minhash::{BuildError, Plan, Signer, Target};
 use textreuse_report::SCurvePlot;
 
-use crate::util::{self, Global, SignerArgs};
+use crate::args::signer::{SignerArgs, signer_error};
+use crate::args::values::open_fraction;
+use crate::exit;
+use crate::global::Global;
 
 /// Arguments of `textreuse tune`.
 #[derive(Debug, clap::Args)]
@@ -17,7 +20,7 @@ pub struct Args {
     /// Plan for this Jaccard threshold: the cheapest scheme (or the --scheme given), K and M that
     /// find --recall of the pairs at or above it and make at most --candidate-rate of the pairs
     /// at or below --below candidates.
-    #[arg(long, value_name = "T", value_parser = util::open_fraction)]
+    #[arg(long, value_name = "T", value_parser = open_fraction)]
     threshold: Option<f64>,
     /// Sets of this many shingles: the smallest the plan must hold for, and the size of the
     /// `sized` column (OPH's curve depends on it). At most 1048576 (larger sets follow the
@@ -106,7 +109,7 @@ pub fn run(args: &Args, global: &Global) -> anyhow::Result<()> {
                     below: target.below,
                     candidate_rate: target.candidate_rate,
                 })
-                .map_err(util::signer_error)?;
+                .map_err(signer_error)?;
             let planned = Planned {
                 threshold: t,
                 recall: target.recall,
@@ -116,7 +119,7 @@ pub fn run(args: &Args, global: &Global) -> anyhow::Result<()> {
                 schemes,
                 unreachable,
             };
-            let signer = best.builder().build().map_err(util::signer_error)?;
+            let signer = best.builder().build().map_err(signer_error)?;
             (signer, Some(planned))
         }
         _ => (
@@ -141,7 +144,7 @@ pub fn run(args: &Args, global: &Global) -> anyhow::Result<()> {
         min_set: args.min_set,
         curve: curve(&signer, args.min_set),
     };
-    let mut out = util::stdout();
+    let mut out = exit::stdout();
     if args.json {
         serde_json::to_writer(&mut out, &output)?;
         writeln!(out)?;
@@ -181,7 +184,7 @@ fn per_scheme(target: &Target) -> anyhow::Result<PerScheme> {
         match textreuse_minhash::plan(&one) {
             Ok(p) => plans.push(p),
             Err(BuildError::Unreachable { .. }) => unreachable.push(scheme.to_string()),
-            Err(e) => return Err(util::signer_error(e)),
+            Err(e) => return Err(signer_error(e)),
         }
     }
     // Stable: among equal costs the scheme listed first wins, as in one plan over all.

@@ -775,7 +775,8 @@ def _stages(spark, inputs, out_dir, params, log, input_stats, work) -> dict:
         sentences_and_signatures=0.0, shuffle_and_clusters=0.0, edit_filter=0.0,
         text_classify_write=0.0,
     )
-    # The fields of the CLI's stats.json, in its order.
+    # The numbers of stats.json: `_native.dedup_stats_json` fills the dedup library's `Stats`
+    # with them (it refuses a missing or unknown field) and writes it as the CLI does.
     stats: dict = dict(
         unit=params.unit, method="minhash", scheme=signer.scheme, hashes=signer.hashes,
         rows=signer.rows, bands=signer.bands, seed=signer.seed, min_shingles=params.min_shingles,
@@ -906,19 +907,13 @@ def _stages(spark, inputs, out_dir, params, log, input_stats, work) -> dict:
     stats["clustered_sentences"] = summary.get("clustered", 0)
     stats["duplicates"] = summary.get("duplicates", 0)
     stats["distinct_articles"] = summary["distinct_articles"]
-    sizes = {int(k): v for k, v in summary.get("sizes", {}).items()}
-    stats["cluster_size_histogram"] = {str(k): sizes[k] for k in sorted(sizes)}
-    types = {t: summary.get("types", {}).get(t, 0) for t in CLUSTER_TYPES}
-    stats["types"] = {t: types[t] for t in sorted(types)}
+    stats["cluster_size_histogram"] = {int(k): v for k, v in summary.get("sizes", {}).items()}
+    stats["types"] = {t: summary.get("types", {}).get(t, 0) for t in CLUSTER_TYPES}
     seconds["text_classify_write"] = time.monotonic() - started
     stats["seconds"] = seconds
-
-    def write_stats(f):
-        json.dump(stats, f, indent=2, ensure_ascii=False)
-        f.write("\n")
-
-    _write_files([os.path.join(out_dir, "stats.json")], write_stats)
-    return stats
+    text = _native.dedup_stats_json(stats)
+    _write_files([os.path.join(out_dir, "stats.json")], lambda f: f.write(text))
+    return json.loads(text)
 
 
 def _members(sources: list, assignment: _Assignment) -> DataFrame:
