@@ -102,8 +102,8 @@ mod signer;
 mod text;
 
 pub use math::{
-    MAX_SET_SIZE, Plan, Recommendation, Target, TuneOptions, cost_ns, independent, plan,
-    sized_pair, tune,
+    DEFAULT_CANDIDATE_RATE, DEFAULT_RECALL, MAX_SET_SIZE, Plan, Recommendation, Target,
+    TuneOptions, cost_ns, independent, plan, sized_pair, tune,
 };
 pub use signer::{
     BandKeys, BandScheme, DEFAULT_BANDS, DEFAULT_BITS, DEFAULT_CHUNK_BANDS, DEFAULT_CHUNK_ROWS,

@@ -280,9 +280,9 @@ impl Target {
     pub fn new(threshold: f64) -> Target {
         Target {
             threshold,
-            recall: 0.99,
+            recall: DEFAULT_RECALL,
             below: (threshold - 0.4).max(threshold / 6.0),
-            candidate_rate: 0.01,
+            candidate_rate: DEFAULT_CANDIDATE_RATE,
             min_set: 75,
             set_size: 150,
             schemes: vec![BandScheme::Drawn, BandScheme::Disjoint, BandScheme::Oph],
@@ -293,6 +293,12 @@ impl Target {
         }
     }
 }
+
+/// The default [`Target::recall`]: pairs at the threshold are found with probability 0.99.
+pub const DEFAULT_RECALL: f64 = 0.99;
+/// The default [`Target::candidate_rate`]: pairs at or below [`Target::below`] become
+/// candidates with probability at most 0.01.
+pub const DEFAULT_CANDIDATE_RATE: f64 = 0.01;
 
 /// The configuration [`plan`] chose, with what it achieves and costs.
 #[derive(Clone, Debug, PartialEq)]
