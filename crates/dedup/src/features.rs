@@ -25,7 +25,9 @@
 //! assert_eq!(kept.sentences_seen(), 2);
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
-use textreuse_minhash::{BandScheme, BuildError, Signer, SignerBuilder, Target, plan};
+use textreuse_minhash::{
+    BandScheme, BuildError, Signer, SignerBuilder, SignerConfig, Target, plan,
+};
 use textreuse_shingle::Shingler;
 #[cfg(doc)]
 use textreuse_shingle::units::KeptSentences;
@@ -37,10 +39,17 @@ use textreuse_simhash::{ParagraphFingerprinter, SimHasher};
 /// --candidate-rate`), and the one rule that turns them into a signer, shared by the command
 /// line and the Spark job so that the same options give the same band keys.
 ///
-/// Without a threshold the signer is the scheme's preset (the unit's
-/// [`SignerBuilder::for_unit`] when no scheme is given) with the options that were given. With a
+/// It is a partial [`SignerConfig`] plus the planner's target, not a `SignerConfig`, because
+/// an unset field means something a value cannot say: "the unit's preset" (the scheme, rows
+/// and bands of [`SignerConfig::for_unit`], which differ between sentences and paragraphs) or
+/// "planned" (with a threshold). Without a threshold the signer is
+/// [`SignerOptions::config`]: the scheme's preset ([`SignerConfig::preset`], the unit's
+/// [`SignerConfig::for_unit`] when no scheme is given) with the options that were given. With a
 /// threshold and neither rows nor bands given, [`textreuse_minhash::plan`] picks the cheapest
-/// scheme (or the given one), `K` and `M` that meet [`SignerOptions::target`].
+/// scheme (or the given one), `K` and `M` that meet [`SignerOptions::target`]. The defaults
+/// of `bits`, `seed`, `recall` and `candidate_rate` are [`Target::new`]'s (the minhash
+/// crate's [`DEFAULT_BITS`](textreuse_minhash::DEFAULT_BITS) and
+/// [`DEFAULT_SEED`](textreuse_minhash::DEFAULT_SEED)).
 ///
 /// ```
 /// use textreuse_dedup::features::SignerOptions;
@@ -126,24 +135,36 @@ impl SignerOptions {
         t
     }
 
-    /// The builder these options describe for `unit`, without a threshold: the scheme's preset
-    /// (the unit's default scheme when none is given) with the options that were given.
-    pub fn builder(&self, unit: Unit) -> SignerBuilder {
-        let mut builder = match self.scheme {
-            None => SignerBuilder::for_unit(unit),
-            Some(s) => SignerBuilder::preset(s),
+    /// The parameters these options describe for `unit`, without a threshold: the scheme's
+    /// preset (the unit's default scheme when none is given) with the options that were given.
+    ///
+    /// ```
+    /// use textreuse_dedup::features::SignerOptions;
+    /// use textreuse_minhash::SignerConfig;
+    /// use textreuse_shingle::units::Unit;
+    ///
+    /// let options = SignerOptions { bands: Some(12), ..SignerOptions::default() };
+    /// let want = SignerConfig { bands: 12, ..SignerConfig::oph() };
+    /// assert_eq!(options.config(Unit::Paragraph), want);
+    /// ```
+    pub fn config(&self, unit: Unit) -> SignerConfig {
+        let preset = match self.scheme {
+            None => SignerConfig::for_unit(unit),
+            Some(s) => SignerConfig::preset(s),
         };
-        builder.bits(self.bits).seed(self.seed);
-        if let Some(k) = self.rows {
-            builder.rows(k);
+        SignerConfig {
+            scheme: preset.scheme,
+            hashes: self.hashes.or(preset.hashes),
+            rows: self.rows.unwrap_or(preset.rows),
+            bands: self.bands.unwrap_or(preset.bands),
+            bits: self.bits,
+            seed: self.seed,
         }
-        if let Some(m) = self.bands {
-            builder.bands(m);
-        }
-        if let Some(n) = self.hashes {
-            builder.hashes(n);
-        }
-        builder
+    }
+
+    /// The builder of [`SignerOptions::config`].
+    pub fn builder(&self, unit: Unit) -> SignerBuilder {
+        SignerBuilder::from_config(self.config(unit))
     }
 
     /// The signer of a run over `unit` with an optional similarity `threshold`, for units of
@@ -157,8 +178,8 @@ impl SignerOptions {
         min_set: usize,
     ) -> Result<Signer, BuildError> {
         match threshold {
-            Some(t) if !self.explicit_bands() => plan(&self.target(t, min_set))?.builder().build(),
-            _ => self.builder(unit).build(),
+            Some(t) if !self.explicit_bands() => plan(&self.target(t, min_set))?.config().build(),
+            _ => self.config(unit).build(),
         }
     }
 }

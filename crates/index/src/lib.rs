@@ -78,9 +78,6 @@ pub use index::{
     DEFAULT_MEMORY_BUDGET, Index, IndexStats, IndexWriter, MAX_SEGMENTS, MERGE_RUN, Match,
     QueryOptions, UnitMatches,
 };
-pub use memory::{
-    ChunkRef, DEFAULT_CHUNK_BANDS, DEFAULT_CHUNK_ROWS, MemoryIndex, MemoryIndexBuilder,
-    MemoryIndexError,
-};
+pub use memory::{ChunkRef, MemoryIndex, MemoryIndexBuilder, MemoryIndexError};
 pub use params::{DEFAULT_SIGNATURE_BYTES, IndexUnit, Params, Recipe, SignedUnit};
 pub use run::RunStats;

@@ -2,8 +2,8 @@
 use std::ops::Range;
 
 use ahash::AHashMap;
-use textreuse_minhash::{BandScheme, Signer};
-use textreuse_shingle::{DEFAULT_CHUNK_MIN_WORDS, DEFAULT_CHUNK_NGRAM, chunk_spans, word_shingles};
+use textreuse_minhash::{Signer, SignerConfig};
+use textreuse_shingle::{ChunkConfig, chunk_spans, word_shingles};
 
 use crate::candidates::{Candidate, DEFAULT_MAX_QUERY_BUCKET, Tally};
 
@@ -22,14 +22,25 @@ pub enum MemoryIndexError {
     Signer(#[from] textreuse_minhash::BuildError),
 }
 
-/// Configures a [`MemoryIndex`].
+/// Configures a [`MemoryIndex`]: the chunk recipe ([`ChunkConfig`]), the MinHash parameters
+/// ([`SignerConfig`], default [`SignerConfig::chunks`]) and the query bucket cap.
+///
+/// ```
+/// use textreuse_index::MemoryIndex;
+/// use textreuse_minhash::SignerConfig;
+/// use textreuse_shingle::ChunkConfig;
+///
+/// let index = MemoryIndex::builder()
+///     .chunks(ChunkConfig { ngram: 3, ..ChunkConfig::default() })
+///     .signer(SignerConfig { bands: 40, ..SignerConfig::chunks() })
+///     .build()?;
+/// assert_eq!(index.signer().hashes(), 80);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Clone, Debug)]
 pub struct MemoryIndexBuilder {
-    ngram: usize,
-    min_words: usize,
-    rows: usize,
-    bands: usize,
-    seed: u64,
+    chunks: ChunkConfig,
+    signer: SignerConfig,
     max_bucket: usize,
 }
 
@@ -39,55 +50,38 @@ impl Default for MemoryIndexBuilder {
     }
 }
 
-/// The default rows (minhashes) per band key of a chunk index (in memory, or persistent with
-/// [`IndexUnit::Chunk`](crate::IndexUnit::Chunk)).
-pub const DEFAULT_CHUNK_ROWS: usize = 2;
-/// The default number of band keys per chunk of a chunk index (in memory, or persistent with
-/// [`IndexUnit::Chunk`](crate::IndexUnit::Chunk)).
-pub const DEFAULT_CHUNK_BANDS: usize = 30;
-
 impl MemoryIndexBuilder {
-    /// The defaults: word 2-grams, chunks of at least 20 words, 30 disjoint bands of 2 rows.
+    /// The defaults: the chunk recipe's ([`ChunkConfig::default`]: word 2-grams, chunks of at
+    /// least 20 words), the chunk preset ([`SignerConfig::chunks`]: 30 disjoint bands of 2
+    /// rows), buckets of more than [`DEFAULT_MAX_QUERY_BUCKET`] chunks skipped.
     pub fn new() -> MemoryIndexBuilder {
         MemoryIndexBuilder {
-            ngram: DEFAULT_CHUNK_NGRAM,
-            min_words: DEFAULT_CHUNK_MIN_WORDS,
-            rows: DEFAULT_CHUNK_ROWS,
-            bands: DEFAULT_CHUNK_BANDS,
-            seed: textreuse_minhash::DEFAULT_SEED,
+            chunks: ChunkConfig::default(),
+            signer: SignerConfig::chunks(),
             max_bucket: DEFAULT_MAX_QUERY_BUCKET,
         }
     }
 
-    /// Word n-gram length of the shingles (default 2).
-    pub fn ngram(&mut self, n: usize) -> &mut Self {
-        self.ngram = n;
+    /// How texts are cut into chunks and shingled (default [`ChunkConfig::default`]).
+    pub fn chunks(&mut self, chunks: ChunkConfig) -> &mut Self {
+        self.chunks = chunks;
         self
     }
 
-    /// Paragraphs are merged until a chunk holds this many words (default 20).
-    pub fn min_words(&mut self, n: usize) -> &mut Self {
-        self.min_words = n;
+    /// The MinHash parameters of the chunks' signatures (default [`SignerConfig::chunks`]).
+    pub fn signer(&mut self, signer: SignerConfig) -> &mut Self {
+        self.signer = signer;
         self
     }
 
-    /// Rows (minhashes) per band key (default 2).
-    pub fn rows(&mut self, k: usize) -> &mut Self {
-        self.rows = k;
-        self
+    /// The chunk recipe set.
+    pub fn chunk_config(&self) -> ChunkConfig {
+        self.chunks
     }
 
-    /// Band keys per chunk (default 30). Bands are disjoint ([`BandScheme::Disjoint`]), so a
-    /// signature has rows × bands minhashes.
-    pub fn bands(&mut self, m: usize) -> &mut Self {
-        self.bands = m;
-        self
-    }
-
-    /// Seed of the MinHash functions and bands (default 1123456).
-    pub fn seed(&mut self, seed: u64) -> &mut Self {
-        self.seed = seed;
-        self
+    /// The MinHash parameters set.
+    pub fn signer_config(&self) -> SignerConfig {
+        self.signer
     }
 
     /// Band keys shared by more than this many chunks are skipped by queries, like stopwords
@@ -100,21 +94,16 @@ impl MemoryIndexBuilder {
 
     /// Builds an empty index.
     pub fn build(&self) -> Result<MemoryIndex, MemoryIndexError> {
-        if self.ngram == 0 {
+        if self.chunks.ngram == 0 {
             return Err(MemoryIndexError::ZeroNgram);
         }
         if self.max_bucket == 0 {
             return Err(MemoryIndexError::ZeroMaxBucket);
         }
-        let signer = Signer::builder()
-            .rows(self.rows)
-            .bands(self.bands)
-            .seed(self.seed)
-            .scheme(BandScheme::Disjoint)
-            .build()?;
+        let signer = self.signer.build()?;
         Ok(MemoryIndex {
-            ngram: self.ngram,
-            min_words: self.min_words,
+            ngram: self.chunks.ngram,
+            min_words: self.chunks.min_words,
             signer,
             chunks: Vec::new(),
             mins: Vec::new(),
@@ -170,15 +159,16 @@ struct Scratch {
 ///
 /// Units are the chunk recipe's chunks ([`textreuse_shingle::chunk_spans`]: paragraphs split on
 /// blank lines, short ones merged into a neighbour until they hold
-/// [`MemoryIndexBuilder::min_words`] words; chunks over
+/// [`ChunkConfig::min_words`] words; chunks over
 /// [`MAX_CHUNK_WORDS`](textreuse_shingle::MAX_CHUNK_WORDS) words are cut into pieces of that
 /// many words). A chunk's shingles are its word n-grams ([`textreuse_shingle::word_shingles`],
-/// [`MemoryIndexBuilder::ngram`], default 2, case-insensitive word keys), and its MinHash
-/// signature gives [`MemoryIndexBuilder::bands`] band keys of [`MemoryIndexBuilder::rows`]
-/// minhashes each. A persistent index of [`IndexUnit::Chunk`](crate::IndexUnit::Chunk) cuts
+/// [`ChunkConfig::ngram`], default 2, case-insensitive word keys), and its MinHash
+/// signature ([`MemoryIndexBuilder::signer`]) gives [`SignerConfig::bands`] band keys of
+/// [`SignerConfig::rows`] minhashes each. A persistent index of [`IndexUnit::Chunk`](crate::IndexUnit::Chunk) cuts
 /// and signs the same chunks.
 ///
-/// The defaults (word 2-grams, 30 disjoint bands of 2 rows, so 60 hashes) aim at obfuscated reuse,
+/// The defaults (word 2-grams, [`SignerConfig::chunks`]: 30 disjoint bands of 2 rows, so 60
+/// hashes) aim at obfuscated reuse,
 /// whose paragraph-level word 2-gram Jaccard is often only 0.1 to 0.3: the exact collision
 /// probability ([`Signer::exact_match_probability`]) is about 0.25 at Jaccard 0.1, 0.7 at 0.2
 /// and 0.93 at 0.3, and a reused passage usually spans several paragraphs, each of which gets
@@ -410,10 +400,19 @@ mod tests {
         assert!(index.candidates(DOCS[2], 0).is_empty());
         assert_eq!(index.candidates(DOCS[2], 1)[0].doc, 2);
         assert!(matches!(
-            MemoryIndex::builder().ngram(0).build(),
+            MemoryIndex::builder()
+                .chunks(ChunkConfig {
+                    ngram: 0,
+                    ..ChunkConfig::default()
+                })
+                .build(),
             Err(MemoryIndexError::ZeroNgram)
         ));
-        assert!(MemoryIndex::builder().rows(0).build().is_err());
+        let no_rows = SignerConfig {
+            rows: 0,
+            ..SignerConfig::chunks()
+        };
+        assert!(MemoryIndex::builder().signer(no_rows).build().is_err());
     }
 
     #[test]

@@ -3,13 +3,12 @@
 use std::ops::Range;
 
 use serde::{Deserialize, Serialize};
-use textreuse_minhash::{BandScheme, Signer, SignerBuilder, Target, TextSigner, plan};
+use textreuse_minhash::{BandScheme, Signer, SignerConfig, Target, TextSigner, plan};
 use textreuse_shingle::units::Unit;
 use textreuse_shingle::units::{KeptSentences, SentenceFilter};
-use textreuse_shingle::{DEFAULT_CHUNK_MIN_WORDS, DEFAULT_CHUNK_NGRAM, chunk_spans, word_shingles};
+use textreuse_shingle::{ChunkConfig, chunk_spans, word_shingles};
 
 use crate::Error;
-use crate::memory::{DEFAULT_CHUNK_BANDS, DEFAULT_CHUNK_ROWS};
 
 /// The unit an index holds one entry for.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -102,8 +101,8 @@ pub struct Params {
     pub max_shingles: usize,
     /// Chunks: paragraphs are merged until a chunk holds this many words.
     pub min_words: usize,
-    /// How bands are drawn.
-    pub scheme: String,
+    /// How bands are drawn (in the manifest by its name: `drawn`, `disjoint` or `oph`).
+    pub scheme: BandScheme,
     /// Hash functions `N`.
     pub hashes: usize,
     /// Rows `K` per band.
@@ -125,26 +124,29 @@ pub struct Params {
 
 impl Params {
     /// The defaults of `unit`: for sentences, paragraphs and documents those of
-    /// `textreuse dedup` ([`Unit::default_filter`] and [`SignerBuilder::for_unit`]: the Weissman
+    /// `textreuse dedup` ([`Unit::default_filter`] and [`SignerConfig::for_unit`]: the Weissman
     /// preset for sentences, the OPH preset for paragraphs and documents, seed 1123456); for
-    /// chunks those of `textreuse check` (word 2-grams, chunks of 20 words, 30 disjoint bands of
-    /// 2 rows, whole minhashes kept).
+    /// chunks those of `textreuse check` ([`ChunkConfig::default`]: word 2-grams, chunks of 20
+    /// words; [`SignerConfig::chunks`]: 30 disjoint bands of 2 rows; whole minhashes kept).
     pub fn new(unit: IndexUnit) -> Params {
-        let defaults = SignerBuilder::for_unit(unit.dedup_unit().unwrap_or(Unit::Sentence))
-            .build()
-            .expect("the presets are valid");
+        let chunks = ChunkConfig::default();
+        let config = match unit.dedup_unit() {
+            Some(u) => SignerConfig::for_unit(u),
+            None => SignerConfig::chunks(),
+        };
+        let signer = config.build().expect("the presets are valid");
         let base = Params {
             unit,
             shingle: textreuse_shingle::DEFAULT_SHINGLE_CHARS,
             min_shingles: 0,
             max_shingles: usize::MAX,
-            min_words: DEFAULT_CHUNK_MIN_WORDS,
-            scheme: defaults.scheme().to_string(),
-            hashes: defaults.hashes(),
-            rows: defaults.rows(),
-            bands: defaults.bands(),
-            bits: defaults.bits(),
-            seed: defaults.seed(),
+            min_words: chunks.min_words,
+            scheme: signer.scheme(),
+            hashes: signer.hashes(),
+            rows: signer.rows(),
+            bands: signer.bands(),
+            bits: signer.bits(),
+            seed: signer.seed(),
             signature_bytes: DEFAULT_SIGNATURE_BYTES,
             store_text: true,
         };
@@ -159,14 +161,35 @@ impl Params {
                 }
             }
             None => Params {
-                shingle: DEFAULT_CHUNK_NGRAM,
-                scheme: BandScheme::Disjoint.to_string(),
-                rows: DEFAULT_CHUNK_ROWS,
-                bands: DEFAULT_CHUNK_BANDS,
-                hashes: DEFAULT_CHUNK_ROWS * DEFAULT_CHUNK_BANDS,
+                shingle: chunks.ngram,
                 signature_bytes: 8,
                 ..base
             },
+        }
+    }
+
+    /// These parameters with the MinHash part of `config` (`N` resolved: `K·M` for disjoint
+    /// and OPH bands, 20 for drawn bands when not given), or why `config` is invalid.
+    pub fn with_signer(mut self, config: SignerConfig) -> Result<Params, Error> {
+        let signer = config.build().map_err(|e| Error::Params(e.to_string()))?;
+        self.scheme = signer.scheme();
+        self.hashes = signer.hashes();
+        self.rows = signer.rows();
+        self.bands = signer.bands();
+        self.bits = signer.bits();
+        self.seed = signer.seed();
+        Ok(self)
+    }
+
+    /// The MinHash part of these parameters.
+    pub fn signer_config(&self) -> SignerConfig {
+        SignerConfig {
+            scheme: self.scheme,
+            hashes: Some(self.hashes),
+            rows: self.rows,
+            bands: self.bands,
+            bits: self.bits,
+            seed: self.seed,
         }
     }
 
@@ -200,7 +223,7 @@ impl Params {
     /// seed are used too).
     pub fn plan(mut self, target: &Target) -> Result<Params, Error> {
         let p = plan(target).map_err(|e| Error::Params(e.to_string()))?;
-        self.scheme = p.scheme.to_string();
+        self.scheme = p.scheme;
         self.hashes = p.hashes;
         self.rows = p.rows;
         self.bands = p.bands;
@@ -209,34 +232,25 @@ impl Params {
         Ok(self)
     }
 
-    /// Sets the scheme with its preset hashes, rows and bands
-    /// ([`SignerBuilder::preset`](textreuse_minhash::SignerBuilder::preset)).
+    /// Sets the scheme with its preset hashes, rows and bands ([`SignerConfig::preset`]),
+    /// keeping the bits and seed.
     pub fn preset(mut self, scheme: BandScheme) -> Params {
-        let preset = textreuse_minhash::SignerBuilder::preset(scheme)
+        let preset = SignerConfig::preset(scheme)
             .build()
             .expect("the presets are valid");
-        self.scheme = scheme.to_string();
+        self.scheme = scheme;
         (self.hashes, self.rows, self.bands) = (preset.hashes(), preset.rows(), preset.bands());
         self
     }
 
-    /// The band scheme.
-    pub fn band_scheme(&self) -> Result<BandScheme, Error> {
-        self.scheme.parse().map_err(Error::Params)
-    }
-
-    /// The signer these parameters describe.
+    /// The signer these parameters describe. `hashes` is passed on for drawn bands only (for
+    /// disjoint and OPH bands it is `K·M`, which [`Params`]'s check compares).
     pub fn signer(&self) -> Result<Signer, Error> {
-        let mut b = Signer::builder();
-        b.scheme(self.band_scheme()?)
-            .rows(self.rows)
-            .bands(self.bands)
-            .bits(self.bits)
-            .seed(self.seed);
-        if self.band_scheme()? == BandScheme::Drawn {
-            b.hashes(self.hashes);
-        }
-        b.build().map_err(|e| Error::Params(e.to_string()))
+        let config = SignerConfig {
+            hashes: (self.scheme == BandScheme::Drawn).then_some(self.hashes),
+            ..self.signer_config()
+        };
+        config.build().map_err(|e| Error::Params(e.to_string()))
     }
 
     /// Checks what the signer does not.
@@ -391,5 +405,41 @@ impl<'s> Recipe<'s> {
         set.sort_unstable();
         set.dedup();
         set
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_scheme_is_stored_by_its_name() {
+        for (unit, name) in [
+            (IndexUnit::Sentence, "drawn"),
+            (IndexUnit::Paragraph, "oph"),
+            (IndexUnit::Chunk, "disjoint"),
+        ] {
+            let params = Params::new(unit);
+            let json = serde_json::to_value(&params).unwrap();
+            assert_eq!(json["scheme"], name);
+            let back: Params = serde_json::from_value(json).unwrap();
+            assert_eq!(back, params);
+        }
+        let mut json = serde_json::to_value(Params::new(IndexUnit::Sentence)).unwrap();
+        json["scheme"] = "banded".into();
+        assert!(serde_json::from_value::<Params>(json).is_err());
+    }
+
+    #[test]
+    fn chunk_params_are_the_memory_index_presets() {
+        let p = Params::new(IndexUnit::Chunk);
+        let chunks = ChunkConfig::default();
+        assert_eq!((p.shingle, p.min_words), (chunks.ngram, chunks.min_words));
+        let signer = p.signer().unwrap();
+        assert_eq!(
+            signer.config(),
+            SignerConfig::chunks().build().unwrap().config()
+        );
+        assert_eq!(p.signer_config().build().unwrap().config(), signer.config());
     }
 }

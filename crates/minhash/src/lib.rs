@@ -32,16 +32,18 @@
 //!
 //! # Overview
 //!
-//! * [`SignerBuilder`] sets `N` ([`hashes`](SignerBuilder::hashes)), output
+//! * [`SignerConfig`] is the parameters as a plain value (what other crates' builders take);
+//!   [`SignerBuilder`] sets `N` ([`hashes`](SignerBuilder::hashes)), output
 //!   [`bits`](SignerBuilder::bits), `K` ([`rows`](SignerBuilder::rows)), `M`
 //!   ([`bands`](SignerBuilder::bands)), the [`seed`](SignerBuilder::seed) and the
 //!   [`BandScheme`]: [`Drawn`](BandScheme::Drawn) (each band a random `K`-subset of the `N`
 //!   functions, drawn once from the seed, as the seed research did),
 //!   [`Disjoint`](BandScheme::Disjoint) (classic banding, `N = K·M`) or
 //!   [`Oph`](BandScheme::Oph) (one-permutation hashing: one hash per shingle into `K·M` bins,
-//!   empty bins densified). Presets: [`SignerBuilder::weissman`] (the research's `N = 20`,
-//!   `K = 10`, `M = 10` drawn bands, the default) and [`SignerBuilder::oph`] (143 bins, 99% of
-//!   pairs at Jaccard 0.9 found).
+//!   empty bins densified). Presets: [`SignerConfig::weissman`] (the research's `N = 20`,
+//!   `K = 10`, `M = 10` drawn bands, the default), [`SignerConfig::oph`] (143 bins, 99% of
+//!   pairs at Jaccard 0.9 found) and [`SignerConfig::chunks`] (the chunk indexes' 30 disjoint
+//!   bands of 2 rows).
 //! * [`TextSigner`] signs *text* the one way every front end does (normalize, 12-character
 //!   shingle fingerprints, sign, band keys); [`Signer::sign_text`] is its one-off form.
 //! * [`Signer::sign`] allocates a [`Signature`]; [`Signer::sign_into`] fills a caller buffer.
@@ -80,6 +82,11 @@
 //! [`Signer::band_keys_into`] do not allocate. With `N = 20` a sentence of 150 shingles takes
 //! about 0.5-0.7 µs on a loaded Sapphire Rapids VM (`docs/performance.md`).
 //!
+//! # Crate features
+//!
+//! * `serde`: `Serialize` and `Deserialize` for [`BandScheme`] (as its name, `drawn`,
+//!   `disjoint` or `oph`) and [`SignerConfig`].
+//!
 //! # Stability
 //!
 //! The hash functions, the drawn band subsets and the band keys depend only on the parameters and
@@ -95,17 +102,18 @@ mod signer;
 mod text;
 
 pub use math::{
-    MAX_SET_SIZE, Plan, Recommendation, Target, TuneOptions, cost_ns, independent, plan,
-    sized_pair, tune,
+    DEFAULT_CANDIDATE_RATE, DEFAULT_RECALL, MAX_SET_SIZE, Plan, Recommendation, Target,
+    TuneOptions, cost_ns, independent, plan, sized_pair, tune,
 };
 pub use signer::{
-    BandKeys, BandScheme, DEFAULT_BANDS, DEFAULT_BITS, DEFAULT_HASHES, DEFAULT_OPH_BANDS,
-    DEFAULT_OPH_ROWS, DEFAULT_ROWS, DEFAULT_SEED, MAX_DISJOINT_HASHES, MAX_DRAWN_BANDS,
-    MAX_DRAWN_HASHES, MAX_OPH_BINS, Signature, Signer, SignerBuilder,
+    BandKeys, BandScheme, DEFAULT_BANDS, DEFAULT_BITS, DEFAULT_CHUNK_BANDS, DEFAULT_CHUNK_ROWS,
+    DEFAULT_HASHES, DEFAULT_OPH_BANDS, DEFAULT_OPH_ROWS, DEFAULT_ROWS, DEFAULT_SEED,
+    MAX_DISJOINT_HASHES, MAX_DRAWN_BANDS, MAX_DRAWN_HASHES, MAX_OPH_BINS, Signature, Signer,
+    SignerBuilder, SignerConfig,
 };
 pub use text::TextSigner;
 
-/// Errors from [`SignerBuilder::build`] and [`tune`]: the parameters are inconsistent. Each
+/// Errors from [`SignerConfig::build`] and [`tune`]: the parameters are inconsistent. Each
 /// variant's message names the parameter to change.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 #[non_exhaustive]

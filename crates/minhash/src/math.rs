@@ -1,5 +1,5 @@
 //! Collision math: S-curves for both band schemes and a parameter tuner.
-use crate::{BandScheme, BuildError, SignerBuilder};
+use crate::{BandScheme, BuildError, SignerBuilder, SignerConfig};
 
 /// `1 - (1 - s^K)^M`: the probability that at least one of `M` independent bands of `K` minhashes
 /// matches for sets of Jaccard similarity `s`.
@@ -280,9 +280,9 @@ impl Target {
     pub fn new(threshold: f64) -> Target {
         Target {
             threshold,
-            recall: 0.99,
+            recall: DEFAULT_RECALL,
             below: (threshold - 0.4).max(threshold / 6.0),
-            candidate_rate: 0.01,
+            candidate_rate: DEFAULT_CANDIDATE_RATE,
             min_set: 75,
             set_size: 150,
             schemes: vec![BandScheme::Drawn, BandScheme::Disjoint, BandScheme::Oph],
@@ -293,6 +293,12 @@ impl Target {
         }
     }
 }
+
+/// The default [`Target::recall`]: pairs at the threshold are found with probability 0.99.
+pub const DEFAULT_RECALL: f64 = 0.99;
+/// The default [`Target::candidate_rate`]: pairs at or below [`Target::below`] become
+/// candidates with probability at most 0.01.
+pub const DEFAULT_CANDIDATE_RATE: f64 = 0.01;
 
 /// The configuration [`plan`] chose, with what it achieves and costs.
 #[derive(Clone, Debug, PartialEq)]
@@ -317,16 +323,21 @@ pub struct Plan {
 }
 
 impl Plan {
+    /// The chosen parameters (with the target's bits and seed).
+    pub fn config(&self) -> SignerConfig {
+        SignerConfig {
+            scheme: self.scheme,
+            hashes: Some(self.hashes),
+            rows: self.rows,
+            bands: self.bands,
+            bits: self.bits,
+            seed: self.seed,
+        }
+    }
+
     /// A builder for the chosen signer (with the target's bits and seed).
     pub fn builder(&self) -> SignerBuilder {
-        let mut b = SignerBuilder::new();
-        b.scheme(self.scheme)
-            .hashes(self.hashes)
-            .rows(self.rows)
-            .bands(self.bands)
-            .bits(self.bits)
-            .seed(self.seed);
-        b
+        SignerBuilder::from_config(self.config())
     }
 }
 

@@ -11,7 +11,14 @@ use crate::oph::Oph;
 use crate::{BuildError, SignError};
 
 /// How the `M` signatures (bands) of `K` minhashes are formed from the `N` hash functions.
+///
+/// With the `serde` feature it is (de)serialized as its name ([`BandScheme::as_str`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(rename_all = "lowercase")
+)]
 #[non_exhaustive]
 pub enum BandScheme {
     /// The seed research's scheme: each band is a `K`-subset of the `N` functions, drawn once from
@@ -79,14 +86,18 @@ pub const MAX_DISJOINT_HASHES: usize = 4096;
 pub const DEFAULT_HASHES: usize = 20;
 /// The default output bits of each hash function.
 pub const DEFAULT_BITS: u32 = 60;
-/// The default rows `K` per band.
+/// The default rows `K` per band (of the default, Weissman preset).
 pub const DEFAULT_ROWS: usize = 10;
-/// The default number of bands `M`.
+/// The default number of bands `M` (of the default, Weissman preset).
 pub const DEFAULT_BANDS: usize = 10;
-/// Rows `K` of the OPH preset ([`SignerBuilder::oph`]).
+/// Rows `K` of the OPH preset ([`SignerConfig::oph`]).
 pub const DEFAULT_OPH_ROWS: usize = 11;
-/// Bands `M` of the OPH preset ([`SignerBuilder::oph`]).
+/// Bands `M` of the OPH preset ([`SignerConfig::oph`]).
 pub const DEFAULT_OPH_BANDS: usize = 13;
+/// Rows `K` of the chunk preset ([`SignerConfig::chunks`]).
+pub const DEFAULT_CHUNK_ROWS: usize = 2;
+/// Bands `M` of the chunk preset ([`SignerConfig::chunks`]).
+pub const DEFAULT_CHUNK_BANDS: usize = 30;
 /// The default seed of the hash functions and the drawn bands.
 pub const DEFAULT_SEED: u64 = 1123456;
 
@@ -96,55 +107,66 @@ const KEY_WORDS: usize = 32;
 /// Domain separator so band subsets are drawn from a different stream than the hash functions.
 const BAND_DRAW_DOMAIN: u64 = 0x6261_6e64_7375_6273; // "bandsubs"
 
-/// Builds a [`Signer`]. The defaults are the seed research's: `N = 20` hash functions with 60-bit
-/// outputs, `K = 10` rows, `M = 10` bands, seed 1123456, [`BandScheme::Drawn`].
+/// The MinHash parameters of a [`Signer`] as a plain value: the [`BandScheme`], `N`
+/// ([`hashes`](SignerConfig::hashes)), output [`bits`](SignerConfig::bits), `K`
+/// ([`rows`](SignerConfig::rows)), `M` ([`bands`](SignerConfig::bands)) and the
+/// [`seed`](SignerConfig::seed).
+///
+/// Builders that sign something (the chunk indexes, the reuse job, the persistent index's
+/// parameters) take one whole instead of declaring their own rows, bands and seed setters, so
+/// each default is defined once, here. The presets are associated functions:
+/// [`SignerConfig::weissman`] (the default), [`SignerConfig::oph`], [`SignerConfig::for_unit`],
+/// [`SignerConfig::preset`] and [`SignerConfig::chunks`]. [`SignerConfig::build`] checks the
+/// parameters and makes the signer; [`Signer::config`] gives them back.
 ///
 /// ```
-/// use textreuse_minhash::{BandScheme, SignerBuilder};
+/// use textreuse_minhash::{BandScheme, SignerConfig};
 ///
-/// let signer = SignerBuilder::new()
-///     .scheme(BandScheme::Disjoint)
-///     .rows(5)
-///     .bands(20)
-///     .build()?;
+/// let config = SignerConfig { scheme: BandScheme::Disjoint, rows: 5, bands: 20, ..SignerConfig::default() };
+/// let signer = config.build()?;
 /// assert_eq!(signer.hashes(), 100); // N = K·M for disjoint bands
+/// assert_eq!(signer.config().build()?.config(), signer.config());
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
-#[derive(Clone, Debug)]
-pub struct SignerBuilder {
-    hashes: Option<usize>,
-    bits: u32,
-    rows: usize,
-    bands: usize,
-    seed: u64,
-    scheme: BandScheme,
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub struct SignerConfig {
+    /// How bands are formed (default [`BandScheme::Drawn`]).
+    pub scheme: BandScheme,
+    /// The number of hash functions `N` (bins for [`BandScheme::Oph`]); `None` for the default:
+    /// [`DEFAULT_HASHES`] for [`BandScheme::Drawn`], `K·M` for [`BandScheme::Disjoint`] and
+    /// [`BandScheme::Oph`] (where any other value is an error).
+    pub hashes: Option<usize>,
+    /// Rows `K`: minhashes per band signature (default [`DEFAULT_ROWS`]).
+    pub rows: usize,
+    /// Bands `M`: signatures (band keys) per item (default [`DEFAULT_BANDS`]).
+    pub bands: usize,
+    /// Output bits of each hash function, 1 to 64 (default [`DEFAULT_BITS`]).
+    pub bits: u32,
+    /// The seed all random choices come from (default [`DEFAULT_SEED`]).
+    pub seed: u64,
 }
 
-impl Default for SignerBuilder {
+impl Default for SignerConfig {
     fn default() -> Self {
-        SignerBuilder::new()
+        SignerConfig::weissman()
     }
 }
 
-impl SignerBuilder {
-    /// A builder with the research defaults.
-    pub fn new() -> SignerBuilder {
-        SignerBuilder {
+impl SignerConfig {
+    /// The Weissman preset, the default: the seed research's `N = 20` functions of 60 bits,
+    /// `K = 10`, `M = 10`, drawn bands, seed 1123456. Cheap, and the configuration the
+    /// Wikipedia results were produced with, but its bands share functions: pairs at Jaccard 0.9
+    /// share a band key with probability 0.83, not 0.99.
+    pub const fn weissman() -> SignerConfig {
+        SignerConfig {
+            scheme: BandScheme::Drawn,
             hashes: None,
-            bits: DEFAULT_BITS,
             rows: DEFAULT_ROWS,
             bands: DEFAULT_BANDS,
+            bits: DEFAULT_BITS,
             seed: DEFAULT_SEED,
-            scheme: BandScheme::Drawn,
         }
-    }
-
-    /// The Weissman preset: the seed research's `N = 20` functions, `K = 10`, `M = 10`, drawn
-    /// bands (the same as [`SignerBuilder::new`]). Cheap, and the configuration the Wikipedia
-    /// results were produced with, but its bands share functions: pairs at Jaccard 0.9 share a
-    /// band key with probability 0.83, not 0.99.
-    pub fn weissman() -> SignerBuilder {
-        SignerBuilder::new()
     }
 
     /// The OPH preset: [`BandScheme::Oph`] with `K = 11`, `M = 13` (143 bins), the cheapest
@@ -154,91 +176,73 @@ impl SignerBuilder {
     /// paragraphs and documents.
     ///
     /// ```
-    /// let oph = textreuse_minhash::SignerBuilder::oph().build()?;
+    /// let oph = textreuse_minhash::SignerConfig::oph().build()?;
     /// assert!(oph.match_probability(142, 158) > 0.99); // 150 shingles each, J = 0.9
     /// assert!(oph.match_probability(100, 200) < 0.01); // J = 0.5
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
-    pub fn oph() -> SignerBuilder {
-        let mut b = SignerBuilder::new();
-        b.scheme(BandScheme::Oph)
-            .rows(DEFAULT_OPH_ROWS)
-            .bands(DEFAULT_OPH_BANDS);
-        b
+    pub const fn oph() -> SignerConfig {
+        SignerConfig {
+            scheme: BandScheme::Oph,
+            rows: DEFAULT_OPH_ROWS,
+            bands: DEFAULT_OPH_BANDS,
+            ..SignerConfig::weissman()
+        }
     }
 
-    /// The default preset of a text unit: for sentences the Weissman preset (the research's
-    /// `N = 20`, `K = 10`, `M = 10` drawn bands, [`SignerBuilder::weissman`]), for paragraphs and
-    /// documents the OPH preset ([`SignerBuilder::oph`]: one hash per shingle into 143 bins,
-    /// 99% recall at Jaccard 0.9 where the Weissman preset has 83%).
+    /// The chunk preset of the plagiarism checker's chunk indexes and the reuse job:
+    /// [`BandScheme::Disjoint`] with `K =` [`DEFAULT_CHUNK_ROWS`] (2), `M =`
+    /// [`DEFAULT_CHUNK_BANDS`] (30), so 60 hash functions, seed 1123456. Word 2-gram Jaccard of
+    /// obfuscated reuse is often only 0.1 to 0.3; these bands find a pair of paragraphs at 0.1
+    /// with probability about 0.25, at 0.2 about 0.7 and at 0.3 about 0.93.
     ///
     /// ```
-    /// use textreuse_minhash::{BandScheme, SignerBuilder};
-    /// use textreuse_shingle::units::Unit;
-    ///
-    /// assert_eq!(SignerBuilder::for_unit(Unit::Sentence).build()?.scheme(), BandScheme::Drawn);
-    /// assert_eq!(SignerBuilder::for_unit(Unit::Document).build()?.scheme(), BandScheme::Oph);
+    /// let chunks = textreuse_minhash::SignerConfig::chunks().build()?;
+    /// assert_eq!((chunks.rows(), chunks.bands(), chunks.hashes()), (2, 30, 60));
+    /// assert!(chunks.exact_match_probability(0.3) > 0.9);
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
-    pub fn for_unit(unit: textreuse_shingle::units::Unit) -> SignerBuilder {
+    pub const fn chunks() -> SignerConfig {
+        SignerConfig {
+            scheme: BandScheme::Disjoint,
+            rows: DEFAULT_CHUNK_ROWS,
+            bands: DEFAULT_CHUNK_BANDS,
+            ..SignerConfig::weissman()
+        }
+    }
+
+    /// The default preset of a text unit: for sentences the Weissman preset
+    /// ([`SignerConfig::weissman`]), for paragraphs and documents the OPH preset
+    /// ([`SignerConfig::oph`]: one hash per shingle into 143 bins, 99% recall at Jaccard 0.9
+    /// where the Weissman preset has 83%).
+    ///
+    /// ```
+    /// use textreuse_minhash::{BandScheme, SignerConfig};
+    /// use textreuse_shingle::units::Unit;
+    ///
+    /// assert_eq!(SignerConfig::for_unit(Unit::Sentence).scheme, BandScheme::Drawn);
+    /// assert_eq!(SignerConfig::for_unit(Unit::Document).scheme, BandScheme::Oph);
+    /// ```
+    pub fn for_unit(unit: textreuse_shingle::units::Unit) -> SignerConfig {
         use textreuse_shingle::units::Unit;
         match unit {
-            Unit::Sentence => SignerBuilder::weissman(),
+            Unit::Sentence => SignerConfig::weissman(),
             // Paragraphs, documents, and any longer unit to come.
-            _ => SignerBuilder::oph(),
+            _ => SignerConfig::oph(),
         }
     }
 
-    /// The preset of a scheme: [`SignerBuilder::weissman`] for drawn bands,
-    /// [`SignerBuilder::oph`] for OPH, and for disjoint bands `K = 10`, `M = 10` (`N = 100`).
-    pub fn preset(scheme: BandScheme) -> SignerBuilder {
+    /// The preset of a scheme: [`SignerConfig::weissman`] for drawn bands,
+    /// [`SignerConfig::oph`] for OPH, and for disjoint bands `K = 10`, `M = 10` (`N = 100`).
+    pub const fn preset(scheme: BandScheme) -> SignerConfig {
         match scheme {
-            BandScheme::Drawn => SignerBuilder::weissman(),
-            BandScheme::Oph => SignerBuilder::oph(),
-            BandScheme::Disjoint => {
-                let mut b = SignerBuilder::new();
-                b.scheme(BandScheme::Disjoint);
-                b
-            }
+            BandScheme::Drawn => SignerConfig::weissman(),
+            BandScheme::Oph => SignerConfig::oph(),
+            BandScheme::Disjoint => SignerConfig {
+                scheme: BandScheme::Disjoint,
+                ..SignerConfig::weissman()
+            },
         }
-    }
-
-    /// The number of hash functions `N` (bins for [`BandScheme::Oph`]). Default: 20 for
-    /// [`BandScheme::Drawn`], `K·M` for [`BandScheme::Disjoint`] and [`BandScheme::Oph`] (where
-    /// any other value is an error).
-    pub fn hashes(&mut self, n: usize) -> &mut Self {
-        self.hashes = Some(n);
-        self
-    }
-
-    /// Output bits of each hash function, 1 to 64 (default 60).
-    pub fn bits(&mut self, bits: u32) -> &mut Self {
-        self.bits = bits;
-        self
-    }
-
-    /// Rows `K`: minhashes per band signature (default 10).
-    pub fn rows(&mut self, k: usize) -> &mut Self {
-        self.rows = k;
-        self
-    }
-
-    /// Bands `M`: signatures (band keys) per item (default 10).
-    pub fn bands(&mut self, m: usize) -> &mut Self {
-        self.bands = m;
-        self
-    }
-
-    /// The seed all random choices come from (default 1123456).
-    pub fn seed(&mut self, seed: u64) -> &mut Self {
-        self.seed = seed;
-        self
-    }
-
-    /// How bands are formed (default [`BandScheme::Drawn`]).
-    pub fn scheme(&mut self, scheme: BandScheme) -> &mut Self {
-        self.scheme = scheme;
-        self
     }
 
     /// Checks the parameters, draws the hash functions and band subsets, and precomputes the
@@ -340,6 +344,127 @@ impl SignerBuilder {
             curve,
             isa: Isa::detect(),
         })
+    }
+}
+
+/// Builds a [`Signer`]: a [`SignerConfig`] set field by field. The defaults are the seed
+/// research's: `N = 20` hash functions with 60-bit outputs, `K = 10` rows, `M = 10` bands, seed
+/// 1123456, [`BandScheme::Drawn`] ([`SignerConfig::weissman`]).
+///
+/// ```
+/// use textreuse_minhash::{BandScheme, SignerBuilder};
+///
+/// let signer = SignerBuilder::new()
+///     .scheme(BandScheme::Disjoint)
+///     .rows(5)
+///     .bands(20)
+///     .build()?;
+/// assert_eq!(signer.hashes(), 100); // N = K·M for disjoint bands
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Clone, Debug, Default)]
+pub struct SignerBuilder {
+    config: SignerConfig,
+}
+
+impl From<SignerConfig> for SignerBuilder {
+    fn from(config: SignerConfig) -> Self {
+        SignerBuilder::from_config(config)
+    }
+}
+
+impl SignerBuilder {
+    /// A builder with the research defaults ([`SignerConfig::default`]).
+    pub fn new() -> SignerBuilder {
+        SignerBuilder::from_config(SignerConfig::default())
+    }
+
+    /// A builder starting from `config`.
+    pub fn from_config(config: SignerConfig) -> SignerBuilder {
+        SignerBuilder { config }
+    }
+
+    /// The parameters set so far.
+    pub fn config(&self) -> SignerConfig {
+        self.config
+    }
+
+    /// The Weissman preset ([`SignerConfig::weissman`], the same as [`SignerBuilder::new`]).
+    pub fn weissman() -> SignerBuilder {
+        SignerBuilder::from_config(SignerConfig::weissman())
+    }
+
+    /// The OPH preset ([`SignerConfig::oph`]).
+    ///
+    /// ```
+    /// let oph = textreuse_minhash::SignerBuilder::oph().build()?;
+    /// assert!(oph.match_probability(142, 158) > 0.99); // 150 shingles each, J = 0.9
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn oph() -> SignerBuilder {
+        SignerBuilder::from_config(SignerConfig::oph())
+    }
+
+    /// The default preset of a text unit ([`SignerConfig::for_unit`]).
+    ///
+    /// ```
+    /// use textreuse_minhash::{BandScheme, SignerBuilder};
+    /// use textreuse_shingle::units::Unit;
+    ///
+    /// assert_eq!(SignerBuilder::for_unit(Unit::Sentence).build()?.scheme(), BandScheme::Drawn);
+    /// assert_eq!(SignerBuilder::for_unit(Unit::Document).build()?.scheme(), BandScheme::Oph);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn for_unit(unit: textreuse_shingle::units::Unit) -> SignerBuilder {
+        SignerBuilder::from_config(SignerConfig::for_unit(unit))
+    }
+
+    /// The preset of a scheme ([`SignerConfig::preset`]).
+    pub fn preset(scheme: BandScheme) -> SignerBuilder {
+        SignerBuilder::from_config(SignerConfig::preset(scheme))
+    }
+
+    /// The number of hash functions `N` (bins for [`BandScheme::Oph`]). Default: 20 for
+    /// [`BandScheme::Drawn`], `K·M` for [`BandScheme::Disjoint`] and [`BandScheme::Oph`] (where
+    /// any other value is an error).
+    pub fn hashes(&mut self, n: usize) -> &mut Self {
+        self.config.hashes = Some(n);
+        self
+    }
+
+    /// Output bits of each hash function, 1 to 64 (default 60).
+    pub fn bits(&mut self, bits: u32) -> &mut Self {
+        self.config.bits = bits;
+        self
+    }
+
+    /// Rows `K`: minhashes per band signature (default 10).
+    pub fn rows(&mut self, k: usize) -> &mut Self {
+        self.config.rows = k;
+        self
+    }
+
+    /// Bands `M`: signatures (band keys) per item (default 10).
+    pub fn bands(&mut self, m: usize) -> &mut Self {
+        self.config.bands = m;
+        self
+    }
+
+    /// The seed all random choices come from (default 1123456).
+    pub fn seed(&mut self, seed: u64) -> &mut Self {
+        self.config.seed = seed;
+        self
+    }
+
+    /// How bands are formed (default [`BandScheme::Drawn`]).
+    pub fn scheme(&mut self, scheme: BandScheme) -> &mut Self {
+        self.config.scheme = scheme;
+        self
+    }
+
+    /// Checks the parameters and builds the signer ([`SignerConfig::build`]).
+    pub fn build(&self) -> Result<Signer, BuildError> {
+        self.config.build()
     }
 }
 
@@ -482,6 +607,19 @@ impl Signer {
     /// The band scheme.
     pub fn scheme(&self) -> BandScheme {
         self.scheme
+    }
+
+    /// The parameters of this signer, with `N` given explicitly
+    /// ([`SignerConfig::hashes`] is `Some(self.hashes())`): building them gives an equal signer.
+    pub fn config(&self) -> SignerConfig {
+        SignerConfig {
+            scheme: self.scheme,
+            hashes: Some(self.hashes),
+            rows: self.rows,
+            bands: self.bands,
+            bits: self.bits,
+            seed: self.seed,
+        }
     }
 
     /// The hash family the minhashes come from (`None` for [`BandScheme::Oph`], which hashes

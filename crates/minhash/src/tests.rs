@@ -750,3 +750,43 @@ mod props {
         }
     }
 }
+
+#[test]
+fn config_is_the_builder_and_the_signer_parameters() {
+    use crate::SignerConfig;
+    assert_eq!(SignerBuilder::new().config(), SignerConfig::default());
+    assert_eq!(SignerBuilder::oph().config(), SignerConfig::oph());
+    for config in [
+        SignerConfig::weissman(),
+        SignerConfig::oph(),
+        SignerConfig::chunks(),
+        SignerConfig::preset(BandScheme::Disjoint),
+    ] {
+        let signer = config.build().unwrap();
+        let again = signer.config().build().unwrap();
+        assert_eq!(again.config(), signer.config());
+        assert_eq!(
+            (
+                signer.scheme(),
+                signer.rows(),
+                signer.bands(),
+                signer.seed()
+            ),
+            (config.scheme, config.rows, config.bands, config.seed)
+        );
+        let shingles: Vec<u64> = (0..50).map(textreuse_hash::mix64).collect();
+        let (a, b) = (
+            signer.sign(shingles.clone()).unwrap(),
+            again.sign(shingles).unwrap(),
+        );
+        assert!(signer.band_keys(&a).eq(again.band_keys(&b)));
+    }
+    let chunks = SignerConfig::chunks().build().unwrap();
+    assert_eq!(
+        (chunks.scheme(), chunks.hashes()),
+        (
+            BandScheme::Disjoint,
+            crate::DEFAULT_CHUNK_ROWS * crate::DEFAULT_CHUNK_BANDS
+        )
+    );
+}

@@ -324,7 +324,7 @@ impl Requested {
         {
             let mut target = p.target(t);
             if self.scheme.is_some() {
-                target.schemes = vec![p.band_scheme()?];
+                target.schemes = vec![p.scheme];
             }
             if let Some(n) = self.num_perm {
                 target.hashes = n;
@@ -338,7 +338,7 @@ impl Requested {
         if let Some(m) = self.bands {
             p.bands = m;
         }
-        if p.scheme != "drawn" && self.num_perm.is_none() {
+        if p.scheme != textreuse_minhash::BandScheme::Drawn && self.num_perm.is_none() {
             p.hashes = p.rows * p.bands;
         }
         Ok(p)
@@ -972,7 +972,7 @@ impl PyLSHIndex {
             (p.max_shingles != usize::MAX).then_some(p.max_shingles),
         )?;
         d.set_item("min_words", p.min_words)?;
-        d.set_item("scheme", &p.scheme)?;
+        d.set_item("scheme", p.scheme.as_str())?;
         d.set_item("hashes", p.hashes)?;
         d.set_item("rows", p.rows)?;
         d.set_item("bands", p.bands)?;

@@ -167,7 +167,7 @@ mod _native {
         defaults.set_item("reuse_min_length", textreuse_align::DEFAULT_MIN_PASSAGE_LEN)?;
         defaults.set_item(
             "reuse_fallback_ngram",
-            textreuse_reuse::DEFAULT_FALLBACK_NGRAM,
+            textreuse_reuse::DEFAULT_REUSE_FALLBACK_NGRAM,
         )?;
         defaults.set_item("synonyms", textreuse_align::DEFAULT_SYNONYMS)?;
         m.add("DEFAULTS", defaults)?;

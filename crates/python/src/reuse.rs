@@ -56,7 +56,7 @@ impl PyReuseJob {
         min_score = textreuse_reuse::DEFAULT_MIN_SCORE,
         min_words = textreuse_shingle::DEFAULT_CHUNK_MIN_WORDS,
         min_length = textreuse_align::DEFAULT_MIN_PASSAGE_LEN, lang = "en",
-        fallback_ngram = textreuse_reuse::DEFAULT_FALLBACK_NGRAM,
+        fallback_ngram = textreuse_reuse::DEFAULT_REUSE_FALLBACK_NGRAM,
         synonyms = textreuse_align::DEFAULT_SYNONYMS,
     ))]
     // One argument per keyword of the Python constructor (the CLI's flags).
@@ -78,7 +78,10 @@ impl PyReuseJob {
             .top_docs(top_docs)
             .max_postings(max_postings)
             .min_score(min_score)
-            .min_words(min_words)
+            .chunks(textreuse_shingle::ChunkConfig {
+                min_words,
+                ..Default::default()
+            })
             .min_passage_len(min_length)
             .language(language)
             .detect_language(detect)
@@ -880,8 +883,8 @@ fn check_error(e: CheckError) -> PyErr {
     min_length=textreuse_align::DEFAULT_MIN_PASSAGE_LEN, lang="en",
     synonyms=textreuse_align::DEFAULT_SYNONYMS,
     fallback_ngram=textreuse_align::DEFAULT_FALLBACK_NGRAM,
-    ngram=textreuse_shingle::DEFAULT_CHUNK_NGRAM, rows=textreuse_index::DEFAULT_CHUNK_ROWS,
-    bands=textreuse_index::DEFAULT_CHUNK_BANDS, excerpt=160, candidates_only=false, threads=1,
+    ngram=textreuse_shingle::DEFAULT_CHUNK_NGRAM, rows=textreuse_minhash::DEFAULT_CHUNK_ROWS,
+    bands=textreuse_minhash::DEFAULT_CHUNK_BANDS, excerpt=160, candidates_only=false, threads=1,
 ))]
 // One argument per flag of `textreuse check`.
 #[allow(clippy::too_many_arguments)]
@@ -912,7 +915,16 @@ pub(crate) fn check<'py>(
         .build()
         .map_err(|e| PyValueError::new_err(e.to_string()))?;
     let mut chunks = textreuse_index::MemoryIndex::builder();
-    chunks.ngram(ngram).rows(rows).bands(bands);
+    chunks
+        .chunks(textreuse_shingle::ChunkConfig {
+            ngram,
+            ..Default::default()
+        })
+        .signer(textreuse_minhash::SignerConfig {
+            rows,
+            bands,
+            ..textreuse_minhash::SignerConfig::chunks()
+        });
     let checker = Checker::builder()
         .index(chunks)
         .aligner(aligner)

@@ -268,7 +268,7 @@ fn fingerprint(item: &Bound<'_, PyAny>, i: usize) -> PyResult<u64> {
 /// >>> (signer.scheme, signer.rows, signer.bands, lo, hi)
 /// ('oph', 11, 13, 20, 0)
 #[pyfunction]
-#[pyo3(signature = (unit="sentence", threshold=None, shingle=DEFAULT_SHINGLE_CHARS as i64, min_shingles=None, max_shingles=None, scheme=None, hashes=None, rows=None, bands=None, bits=DEFAULT_BITS as i64, seed=DEFAULT_SEED as i128, recall=0.99, below=None, candidate_rate=0.01))]
+#[pyo3(signature = (unit="sentence", threshold=None, shingle=DEFAULT_SHINGLE_CHARS as i64, min_shingles=None, max_shingles=None, scheme=None, hashes=None, rows=None, bands=None, bits=DEFAULT_BITS as i64, seed=DEFAULT_SEED as i128, recall=textreuse_minhash::DEFAULT_RECALL, below=None, candidate_rate=textreuse_minhash::DEFAULT_CANDIDATE_RATE))]
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn dedup_settings(
     unit: &str,

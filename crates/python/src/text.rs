@@ -230,7 +230,7 @@ pub(crate) fn tune<'py>(
 /// Signer(scheme=..., hashes=..., rows=..., bands=...) builds the signer. Raises ValueError
 /// when no configuration meets the target (relax it) or a similarity is not in (0, 1).
 #[pyfunction]
-#[pyo3(signature = (threshold, recall=0.99, below=None, candidate_rate=0.01, min_set=75, schemes=None,
+#[pyo3(signature = (threshold, recall=textreuse_minhash::DEFAULT_RECALL, below=None, candidate_rate=textreuse_minhash::DEFAULT_CANDIDATE_RATE, min_set=75, schemes=None,
     hashes=DEFAULT_HASHES, max_hashes=512, bits=DEFAULT_BITS, seed=DEFAULT_SEED as i128))]
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn plan<'py>(

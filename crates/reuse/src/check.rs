@@ -553,7 +553,10 @@ mod tests {
             Err(CheckError::ZeroTop)
         ));
         let mut index = MemoryIndex::builder();
-        index.ngram(0);
+        index.chunks(textreuse_shingle::ChunkConfig {
+            ngram: 0,
+            ..Default::default()
+        });
         assert!(matches!(
             Checker::builder().index(index).build(),
             Err(CheckError::Chunks(MemoryIndexError::ZeroNgram))

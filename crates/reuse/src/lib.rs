@@ -4,7 +4,7 @@
 //! The job, after the text-reuse research this toolkit rebuilds:
 //!
 //! 1. **Chunk.** Each document is cut into paragraph chunks ([`chunk_spans`]: at least
-//!    `min_words` words, long paragraphs cut into pieces).
+//!    `min_words` words of [`ReuseBuilder::chunks`], long paragraphs cut into pieces).
 //! 2. **Candidates** ([`Candidates`]). By default each chunk's heaviest tf-idf terms go into an
 //!    inverted index, built in blocks that fit the memory budget; chunk pairs sharing terms are
 //!    scored by the dot product of those pruned vectors, and each chunk nominates the documents
@@ -84,9 +84,8 @@ pub use textreuse_align::Prepared;
 use textreuse_align::{Aligner, DEFAULT_MIN_PASSAGE_LEN};
 use textreuse_corpus::Document;
 use textreuse_corpus::{NoProgress, Progress, Stage};
-use textreuse_index::{DEFAULT_CHUNK_BANDS, DEFAULT_CHUNK_ROWS};
-use textreuse_minhash::{BandScheme, Signer};
-use textreuse_shingle::{DEFAULT_CHUNK_MIN_WORDS, DEFAULT_CHUNK_NGRAM, chunk_spans, word_shingles};
+use textreuse_minhash::{Signer, SignerConfig};
+use textreuse_shingle::{ChunkConfig, chunk_spans, word_shingles};
 // Band buckets with more chunks contribute the pairs of their first DEFAULT_MAX_BUCKET
 // (boilerplate paragraphs shared by thousands of documents would otherwise cost millions of
 // pairs): the shuffle's own default cap.
@@ -104,8 +103,6 @@ pub use store::{DocumentStore, DocumentStoreBuilder};
 pub use tfidf::ChunkMatch;
 use tokens::TokenFile;
 
-/// The seed of the chunks' hash functions (the checker's index uses the same).
-pub const DEFAULT_SEED: u64 = textreuse_minhash::DEFAULT_SEED;
 /// Chunk pairs two documents must share to be aligned.
 pub const DEFAULT_MIN_SHARED: u32 = 1;
 /// Terms of each chunk's tf-idf vector kept for the candidate search.
@@ -118,8 +115,9 @@ pub const DEFAULT_MAX_TERM_POSTINGS: usize = 200;
 /// document: none by default, so that summaries are found.
 pub const DEFAULT_MIN_SCORE: f32 = 0.0;
 /// The aligner's second extension from shared word n-grams ([`ReuseBuilder::fallback_ngram`]):
-/// off by default here, unlike in the aligner, for its cost at corpus scale.
-pub const DEFAULT_FALLBACK_NGRAM: Option<usize> = None;
+/// off by default here, unlike in the aligner
+/// ([`textreuse_align::DEFAULT_FALLBACK_NGRAM`]), for its cost at corpus scale.
+pub const DEFAULT_REUSE_FALLBACK_NGRAM: Option<usize> = None;
 /// Documents chunked and signed per parallel batch.
 const SIGN_BATCH: usize = 1024;
 /// Candidate pairs aligned per parallel batch (the results of one batch are held at once;
@@ -244,11 +242,8 @@ impl std::str::FromStr for Candidates {
 /// The options of [`Reuse`].
 #[derive(Clone, Debug)]
 pub struct ReuseBuilder {
-    ngram: usize,
-    min_words: usize,
-    rows: usize,
-    bands: usize,
-    seed: u64,
+    chunks: ChunkConfig,
+    signer: SignerConfig,
     min_shared: u32,
     min_passage_len: usize,
     shuffle: ShuffleBuilder,
@@ -278,8 +273,9 @@ impl Default for ReuseBuilder {
 }
 
 impl ReuseBuilder {
-    /// The plagiarism checker's chunking and signing (word 2-grams, chunks of at least 20 words,
-    /// K = 2 rows, M = 30 disjoint bands), the aligner's default passage length, pairs sharing
+    /// The plagiarism checker's chunking and signing ([`ChunkConfig::default`]: word 2-grams,
+    /// chunks of at least 20 words; [`SignerConfig::chunks`]: K = 2 rows, M = 30 disjoint
+    /// bands), the aligner's default passage length, pairs sharing
     /// at least one chunk pair, buckets capped at 100 chunks, dedup's shuffle budget.
     pub fn new() -> ReuseBuilder {
         let mut shuffle = ShuffleBuilder::new();
@@ -287,11 +283,8 @@ impl ReuseBuilder {
             .pair_mode(PairMode::All)
             .max_bucket(DEFAULT_MAX_BUCKET);
         ReuseBuilder {
-            ngram: DEFAULT_CHUNK_NGRAM,
-            min_words: DEFAULT_CHUNK_MIN_WORDS,
-            rows: DEFAULT_CHUNK_ROWS,
-            bands: DEFAULT_CHUNK_BANDS,
-            seed: DEFAULT_SEED,
+            chunks: ChunkConfig::default(),
+            signer: SignerConfig::chunks(),
             min_shared: DEFAULT_MIN_SHARED,
             min_passage_len: DEFAULT_MIN_PASSAGE_LEN,
             shuffle,
@@ -304,7 +297,7 @@ impl ReuseBuilder {
             min_score: DEFAULT_MIN_SCORE,
             language: Language::English,
             detect_language: false,
-            fallback_ngram: DEFAULT_FALLBACK_NGRAM,
+            fallback_ngram: DEFAULT_REUSE_FALLBACK_NGRAM,
             synonyms: textreuse_align::DEFAULT_SYNONYMS,
         }
     }
@@ -383,33 +376,17 @@ impl ReuseBuilder {
         self
     }
 
-    /// MinHash: word n-gram length of the chunks' shingles.
-    pub fn ngram(&mut self, n: usize) -> &mut Self {
-        self.ngram = n;
+    /// How documents are cut into chunks ([`ChunkConfig::min_words`], for both candidate
+    /// methods) and how a chunk is shingled for MinHash ([`ChunkConfig::ngram`]); default
+    /// [`ChunkConfig::default`].
+    pub fn chunks(&mut self, chunks: ChunkConfig) -> &mut Self {
+        self.chunks = chunks;
         self
     }
 
-    /// Fewest words of a chunk (shorter paragraphs are merged with their neighbours).
-    pub fn min_words(&mut self, n: usize) -> &mut Self {
-        self.min_words = n;
-        self
-    }
-
-    /// MinHash: rows K per band key.
-    pub fn rows(&mut self, k: usize) -> &mut Self {
-        self.rows = k;
-        self
-    }
-
-    /// MinHash: band keys M per chunk.
-    pub fn bands(&mut self, m: usize) -> &mut Self {
-        self.bands = m;
-        self
-    }
-
-    /// The hash functions' seed.
-    pub fn seed(&mut self, seed: u64) -> &mut Self {
-        self.seed = seed;
+    /// MinHash: the chunks' signer (default [`SignerConfig::chunks`], the checker's).
+    pub fn signer(&mut self, signer: SignerConfig) -> &mut Self {
+        self.signer = signer;
         self
     }
 
@@ -446,7 +423,7 @@ impl ReuseBuilder {
 
     fn tfidf(&self) -> tfidf::TfIdfOptions {
         tfidf::TfIdfOptions {
-            min_words: self.min_words,
+            min_words: self.chunks.min_words,
             terms: self.terms,
             top_docs: self.top_docs,
             max_postings: self.max_postings,
@@ -463,7 +440,7 @@ impl ReuseBuilder {
 
     /// Checks the options and builds the job.
     pub fn build(&self) -> Result<Reuse, ReuseError> {
-        if self.ngram == 0 {
+        if self.chunks.ngram == 0 {
             return Err(ReuseError::Parameter("ngram must be at least 1".into()));
         }
         if self.terms == 0 || self.top_docs == 0 {
@@ -483,11 +460,8 @@ impl ReuseBuilder {
             ));
         }
         self.shuffle.check()?;
-        let signer = Signer::builder()
-            .rows(self.rows)
-            .bands(self.bands)
-            .seed(self.seed)
-            .scheme(BandScheme::Disjoint)
+        let signer = self
+            .signer
             .build()
             .map_err(|e| ReuseError::Parameter(e.to_string()))?;
         let aligner = Aligner::builder()
@@ -889,11 +863,11 @@ impl Reuse {
             top_docs: o.top_docs,
             max_postings: o.max_postings,
             min_score: o.min_score,
-            ngram: o.ngram,
-            rows: o.rows,
-            bands: o.bands,
-            seed: o.seed,
-            min_words: o.min_words,
+            ngram: o.chunks.ngram,
+            rows: o.signer.rows,
+            bands: o.signer.bands,
+            seed: o.signer.seed,
+            min_words: o.chunks.min_words,
             min_shared: o.min_shared,
             min_passage_len: o.min_passage_len,
             lang: if o.detect_language {
@@ -925,7 +899,9 @@ impl Reuse {
     /// ```
     /// use textreuse_reuse::Reuse;
     ///
-    /// let job = Reuse::builder().min_words(3).build()?;
+    /// use textreuse_shingle::ChunkConfig;
+    ///
+    /// let job = Reuse::builder().chunks(ChunkConfig { min_words: 3, ..ChunkConfig::default() }).build()?;
     /// let text = "Bees store honey in combs.\n\nWasps build paper nests.";
     /// let vectors = job.chunk_vectors(text, |_| 1, 2);
     /// assert_eq!(vectors.len(), 2);
@@ -940,7 +916,7 @@ impl Reuse {
         documents: u64,
     ) -> Vec<Vec<(u64, f32)>> {
         let o = &self.options;
-        tfidf::chunk_vectors(text, df, documents as f64, o.min_words, o.terms)
+        tfidf::chunk_vectors(text, df, documents as f64, o.chunks.min_words, o.terms)
     }
 
     /// One query chunk's nominations from its weight products with other chunks (the join of
@@ -1015,7 +991,7 @@ impl Reuse {
     fn records(&self, doc: u64, text: &str) -> (u64, Vec<(u64, u64)>) {
         let o = &self.options;
         let mut spans = Vec::new();
-        chunk_spans(text, o.min_words, &mut spans);
+        chunk_spans(text, o.chunks.min_words, &mut spans);
         let (mut keys, mut shingles) = (Vec::new(), Vec::new());
         let mut mins = vec![0u64; self.signer.hashes()];
         let mut bands = vec![0u64; self.signer.bands()];
@@ -1025,7 +1001,7 @@ impl Reuse {
             if chunk > u32::MAX as u64 {
                 break;
             }
-            if !word_shingles(&text[span], o.ngram, &mut keys, &mut shingles)
+            if !word_shingles(&text[span], o.chunks.ngram, &mut keys, &mut shingles)
                 || self.signer.sign_into(&shingles, &mut mins).is_err()
             {
                 continue;

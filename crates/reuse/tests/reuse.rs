@@ -313,8 +313,16 @@ fn candidates_only_aligns_nothing() {
 
 #[test]
 fn bad_parameters_are_errors() {
-    assert!(Reuse::builder().ngram(0).build().is_err());
-    assert!(Reuse::builder().rows(0).build().is_err());
+    let no_ngram = textreuse_shingle::ChunkConfig {
+        ngram: 0,
+        ..Default::default()
+    };
+    assert!(Reuse::builder().chunks(no_ngram).build().is_err());
+    let no_rows = textreuse_minhash::SignerConfig {
+        rows: 0,
+        ..textreuse_minhash::SignerConfig::chunks()
+    };
+    assert!(Reuse::builder().signer(no_rows).build().is_err());
     assert!(Reuse::builder().max_bucket(1).build().is_err());
     assert!(Reuse::builder().terms(0).build().is_err());
     assert!(Reuse::builder().top_docs(0).build().is_err());

@@ -10,9 +10,6 @@ use core::ops::Range;
 
 use textreuse_hash::{FINGERPRINT_BLOCK, FINGERPRINT_COEFFICIENTS, fingerprint};
 
-/// The shingle length of the seed research: 12 characters.
-pub const DEFAULT_SHINGLE_LEN: usize = 12;
-
 /// Width in bytes of the UTF-8 sequence that starts with byte `b` (1 for continuation bytes,
 /// which never start a char in a `str`).
 #[inline(always)]

@@ -21,6 +21,44 @@ pub const DEFAULT_CHUNK_NGRAM: usize = 2;
 /// of this many words.
 pub const MAX_CHUNK_WORDS: usize = 100;
 
+/// The chunk recipe's parameters: how a text is cut into chunks ([`chunk_spans`]) and how a
+/// chunk is shingled ([`word_shingles`]). A plain value that the chunk indexes and the reuse
+/// job take whole (`MemoryIndexBuilder::chunks`, `ReuseBuilder::chunks` and a persistent chunk
+/// index's parameters), so the recipe's defaults are [`DEFAULT_CHUNK_NGRAM`] and
+/// [`DEFAULT_CHUNK_MIN_WORDS`] everywhere.
+///
+/// ```
+/// use textreuse_shingle::ChunkConfig;
+///
+/// let wider = ChunkConfig { ngram: 3, ..ChunkConfig::default() };
+/// assert_eq!((wider.ngram, wider.min_words), (3, 20));
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct ChunkConfig {
+    /// Word n-gram length of a chunk's shingles (default [`DEFAULT_CHUNK_NGRAM`]).
+    pub ngram: usize,
+    /// Paragraphs are merged until a chunk holds this many words (default
+    /// [`DEFAULT_CHUNK_MIN_WORDS`]).
+    pub min_words: usize,
+}
+
+impl ChunkConfig {
+    /// The defaults: [`DEFAULT_CHUNK_NGRAM`]-word n-grams of chunks of at least
+    /// [`DEFAULT_CHUNK_MIN_WORDS`] words.
+    pub const fn new() -> ChunkConfig {
+        ChunkConfig {
+            ngram: DEFAULT_CHUNK_NGRAM,
+            min_words: DEFAULT_CHUNK_MIN_WORDS,
+        }
+    }
+}
+
+impl Default for ChunkConfig {
+    fn default() -> Self {
+        ChunkConfig::new()
+    }
+}
+
 /// The paragraphs of `text` as trimmed byte spans, in order.
 ///
 /// ```

@@ -80,12 +80,12 @@ pub mod words;
 use core::fmt;
 
 pub use chars::{
-    CharOffsets, CharShingles, DEFAULT_SHINGLE_LEN, Shingle, char_shingle_count,
-    char_shingle_fingerprints, dedup_fingerprints, sorted_jaccard,
+    CharOffsets, CharShingles, Shingle, char_shingle_count, char_shingle_fingerprints,
+    dedup_fingerprints, sorted_jaccard,
 };
 pub use chunk::{
-    Chunk, Chunks, DEFAULT_CHUNK_MIN_WORDS, DEFAULT_CHUNK_NGRAM, LongSentence, MAX_CHUNK_WORDS,
-    Paragraphs, chunk_spans, chunks, long_sentences, paragraphs, word_shingles,
+    Chunk, ChunkConfig, Chunks, DEFAULT_CHUNK_MIN_WORDS, DEFAULT_CHUNK_NGRAM, LongSentence,
+    MAX_CHUNK_WORDS, Paragraphs, chunk_spans, chunks, long_sentences, paragraphs, word_shingles,
 };
 pub use normalize::{Digits, Normalize, Punctuation, normalize};
 pub use sentence::{Sentence, SentenceSplitter, SentenceSplitterBuilder, Sentences, sentences};

@@ -8,7 +8,7 @@
 use std::collections::{BTreeMap, HashMap};
 
 use textreuse::align::Aligner;
-use textreuse::minhash::{BandScheme, Signer, TextSigner};
+use textreuse::minhash::{SignerConfig, TextSigner};
 use textreuse::reuse::profile;
 
 const CORPUS: [(&str, &str); 3] = [
@@ -44,12 +44,9 @@ const SUSPICIOUS: &str = "My report on farming begins with a few words of my own
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     // 1. Index the corpus: every paragraph's MinHash band keys (normalized 12-character
     // shingles, the same recipe as `textreuse dedup`). Bands of 2 rows catch paraphrases: a
-    // paragraph pair of Jaccard 0.3 shares a key with probability 0.94.
-    let signer = Signer::builder()
-        .scheme(BandScheme::Disjoint)
-        .rows(2)
-        .bands(30)
-        .build()?;
+    // paragraph pair of Jaccard 0.3 shares a key with probability 0.94 (the chunk preset,
+    // 30 disjoint bands of 2 rows, that `Checker`'s chunk index uses).
+    let signer = SignerConfig::chunks().build()?;
     let mut text_signer = TextSigner::new(&signer);
     let mut buckets: HashMap<u64, Vec<usize>> = HashMap::new();
     for (doc, (_, text)) in CORPUS.iter().enumerate() {

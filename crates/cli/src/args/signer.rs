@@ -1,6 +1,6 @@
 //! The MinHash flags (`--hashes`, `--rows`, `--bands`, `--scheme`, ...) and their errors.
 use textreuse_dedup::features::SignerOptions;
-use textreuse_minhash::{DEFAULT_BITS, DEFAULT_SEED};
+use textreuse_minhash::{DEFAULT_BITS, DEFAULT_CANDIDATE_RATE, DEFAULT_RECALL, DEFAULT_SEED};
 
 use crate::args::values::{fraction, open_fraction};
 
@@ -58,13 +58,13 @@ pub struct SignerArgs {
     pub scheme: Option<Scheme>,
     /// With --threshold: the probability of finding a pair at or above the threshold that the
     /// planned configuration must reach.
-    #[arg(long, default_value_t = 0.99, value_name = "P", value_parser = fraction)]
+    #[arg(long, default_value_t = DEFAULT_RECALL, value_name = "P", value_parser = fraction)]
     pub recall: f64,
     /// With --threshold: pairs at or below this similarity [default: max(T - 0.4, T / 6)] ...
     #[arg(long, value_name = "S", value_parser = open_fraction)]
     pub below: Option<f64>,
     /// ... may become candidates with at most this probability.
-    #[arg(long, default_value_t = 0.01, value_name = "P", value_parser = fraction)]
+    #[arg(long, default_value_t = DEFAULT_CANDIDATE_RATE, value_name = "P", value_parser = fraction)]
     pub candidate_rate: f64,
 }
 

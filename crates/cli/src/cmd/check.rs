@@ -58,10 +58,10 @@ pub struct Args {
     #[arg(long, value_name = "N", default_value_t = textreuse_shingle::DEFAULT_CHUNK_NGRAM)]
     pub ngram: usize,
     /// Rows (minhashes) per band key of the index.
-    #[arg(long, value_name = "K", default_value_t = textreuse_index::DEFAULT_CHUNK_ROWS)]
+    #[arg(long, value_name = "K", default_value_t = textreuse_minhash::DEFAULT_CHUNK_ROWS)]
     pub rows: usize,
     /// Band keys per paragraph chunk of the index.
-    #[arg(long, value_name = "M", default_value_t = textreuse_index::DEFAULT_CHUNK_BANDS)]
+    #[arg(long, value_name = "M", default_value_t = textreuse_minhash::DEFAULT_CHUNK_BANDS)]
     pub bands: usize,
     /// Print the retrieved candidates (JSON lines) instead of aligning them.
     #[arg(long)]
@@ -90,7 +90,16 @@ pub fn run(args: &Args, global: &Global) -> anyhow::Result<()> {
         )
         .build()?;
     let mut chunks = MemoryIndex::builder();
-    chunks.ngram(args.ngram).rows(args.rows).bands(args.bands);
+    chunks
+        .chunks(textreuse_shingle::ChunkConfig {
+            ngram: args.ngram,
+            ..Default::default()
+        })
+        .signer(textreuse_minhash::SignerConfig {
+            rows: args.rows,
+            bands: args.bands,
+            ..textreuse_minhash::SignerConfig::chunks()
+        });
     let checker = Checker::builder()
         .index(chunks)
         .aligner(aligner)

@@ -237,19 +237,11 @@ fn create(a: &CreateArgs, global: &Global) -> anyhow::Result<()> {
     if let Some(m) = a.bands {
         p.bands = m;
     }
-    if p.scheme != "drawn" && a.hashes.is_none() {
+    if p.scheme != textreuse_minhash::BandScheme::Drawn && a.hashes.is_none() {
         p.hashes = p.rows.saturating_mul(p.bands);
     }
     // The signer the index will build, checked here for an error that names the flags.
-    let mut signer = textreuse_minhash::SignerBuilder::new();
-    signer
-        .scheme(p.band_scheme()?)
-        .hashes(p.hashes)
-        .rows(p.rows)
-        .bands(p.bands)
-        .bits(p.bits)
-        .seed(p.seed);
-    signer.build().map_err(signer_error)?;
+    p.signer_config().build().map_err(signer_error)?;
     let w = IndexWriter::create(&a.dir, p)?;
     let p = w.params();
     global.log(format_args!(

@@ -4,7 +4,9 @@ use std::path::{Path, PathBuf};
 
 use textreuse_corpus::files::{OutputSet, RunDir};
 use textreuse_corpus::{Progress, Source, Stage};
+use textreuse_minhash::SignerConfig;
 use textreuse_reuse::{DocumentStore, DocumentStoreBuilder, PanOutput, Reuse, ReuseOutputDir};
+use textreuse_shingle::ChunkConfig;
 
 use crate::args::align::{LangArgs, SynonymArgs};
 use crate::args::input::InputArgs;
@@ -58,13 +60,13 @@ pub struct Args {
     #[arg(long, value_name = "N", default_value_t = textreuse_shingle::DEFAULT_CHUNK_MIN_WORDS)]
     min_words: usize,
     /// MinHash: rows (minhashes) per band key.
-    #[arg(long, value_name = "K", default_value_t = textreuse_index::DEFAULT_CHUNK_ROWS)]
+    #[arg(long, value_name = "K", default_value_t = textreuse_minhash::DEFAULT_CHUNK_ROWS)]
     rows: usize,
     /// MinHash: band keys per chunk.
-    #[arg(long, value_name = "M", default_value_t = textreuse_index::DEFAULT_CHUNK_BANDS)]
+    #[arg(long, value_name = "M", default_value_t = textreuse_minhash::DEFAULT_CHUNK_BANDS)]
     bands: usize,
     /// Seed of the hash functions.
-    #[arg(long, value_name = "S", default_value_t = textreuse_reuse::DEFAULT_SEED)]
+    #[arg(long, value_name = "S", default_value_t = textreuse_minhash::DEFAULT_SEED)]
     seed: u64,
     /// MinHash: chunk pairs two documents must share to be aligned.
     #[arg(long, value_name = "N", default_value_t = textreuse_reuse::DEFAULT_MIN_SHARED)]
@@ -78,7 +80,7 @@ pub struct Args {
     #[arg(
         long,
         value_name = "N|off",
-        default_value_t = NgramOrOff(textreuse_reuse::DEFAULT_FALLBACK_NGRAM)
+        default_value_t = NgramOrOff(textreuse_reuse::DEFAULT_REUSE_FALLBACK_NGRAM)
     )]
     fallback_ngram: NgramOrOff,
     #[command(flatten)]
@@ -116,11 +118,16 @@ pub fn run(args: &Args, global: &Global) -> anyhow::Result<()> {
         .top_docs(args.top_docs)
         .max_postings(args.max_postings)
         .min_score(args.min_score)
-        .ngram(args.ngram)
-        .min_words(args.min_words)
-        .rows(args.rows)
-        .bands(args.bands)
-        .seed(args.seed)
+        .chunks(ChunkConfig {
+            ngram: args.ngram,
+            min_words: args.min_words,
+        })
+        .signer(SignerConfig {
+            rows: args.rows,
+            bands: args.bands,
+            seed: args.seed,
+            ..SignerConfig::chunks()
+        })
         .min_shared(args.min_shared)
         .min_passage_len(args.min_length)
         .fallback_ngram(args.fallback_ngram.0)
