@@ -33,7 +33,7 @@
 //! - Module functions (`src/text.rs`): `sentences`, `char_offsets`, `shingles`,
 //!   `shingle_count`, `jaccard` (exact), `simhash`, `paragraph_simhash`, `align`, `tune`,
 //!   `plan`.
-//! - Arrow batch kernels (`src/kernels.rs`, wrapped by `textreuse/kernels.py`):
+//! - Arrow batch kernels (`src/batch_kernels.rs`, wrapped by `textreuse/kernels.py`):
 //!   `band_key_records`, `signatures`, `shingle_counts`, `edit_keep`, `connected_components`,
 //!   `cluster_lines`, and the reuse job's `ReuseFileReader` (one input file read as the CLI
 //!   reads it, in batches), `reuse_document_terms`, `reuse_chunk_vectors`,
@@ -62,9 +62,9 @@
 #![warn(missing_debug_implementations)]
 
 mod arrow;
+mod batch_kernels;
 mod files;
 mod index;
-mod kernels;
 mod numpy;
 mod report;
 mod reuse;
@@ -109,7 +109,7 @@ mod _native {
     };
 
     #[pymodule_export]
-    use crate::kernels::{
+    use crate::batch_kernels::{
         band_key_records, cluster_lines, connected_components, edit_keep, shingle_counts,
         signatures,
     };

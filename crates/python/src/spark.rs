@@ -34,7 +34,7 @@ use textreuse_shuffle::{PairMode, Shuffle, ShuffleBuilder};
 use textreuse_unionfind::Clustering;
 
 use crate::arrow::{ColumnError, HeldArray, HeldBuffer, StrColumn};
-use crate::kernels::{min_jaccard, parse_keep};
+use crate::batch_kernels::{min_jaccard, parse_keep};
 use crate::signer::{PySigner, shingle_len};
 
 /// Records per blob (16 bytes each): 4 MiB.
