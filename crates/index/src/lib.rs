@@ -62,6 +62,8 @@
 #![deny(missing_docs)]
 #![warn(missing_debug_implementations)]
 
+mod bands;
+mod bloom;
 mod candidates;
 mod doc;
 mod error;
@@ -71,6 +73,8 @@ mod params;
 mod run;
 mod segment;
 
+pub use bands::{BandError, BandTables};
+pub use bloom::{BandBloom, BloomError};
 pub use candidates::{Candidate, DEFAULT_MAX_QUERY_BUCKET};
 pub use doc::StoredDoc;
 pub use error::Error;

@@ -95,6 +95,7 @@
 #![deny(missing_docs)]
 #![warn(missing_debug_implementations)]
 
+pub mod affine;
 mod kernel;
 mod math;
 mod oph;
