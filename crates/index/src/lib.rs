@@ -70,6 +70,7 @@ mod error;
 mod index;
 mod memory;
 mod params;
+mod partitions;
 mod run;
 mod segment;
 
@@ -84,4 +85,5 @@ pub use index::{
 };
 pub use memory::{ChunkRef, MemoryIndex, MemoryIndexBuilder, MemoryIndexError};
 pub use params::{DEFAULT_SIGNATURE_BYTES, IndexUnit, Params, Recipe, SignedUnit};
+pub use partitions::optimal_partitions;
 pub use run::RunStats;

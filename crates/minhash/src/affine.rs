@@ -66,11 +66,12 @@ impl Scheme {
         }
     }
 
-    /// The largest input hash the scheme takes (datasketch refuses larger ones).
+    /// The largest input hash the scheme takes (datasketch refuses larger ones; the legacy
+    /// scheme takes any 64-bit value, as numpy's `uint64` arithmetic does).
     pub fn max_input(self) -> u64 {
         match self {
-            Scheme::Affine32 | Scheme::Legacy => u32::MAX as u64,
-            Scheme::Affine64 => u64::MAX,
+            Scheme::Affine32 => u32::MAX as u64,
+            Scheme::Affine64 | Scheme::Legacy => u64::MAX,
         }
     }
 }
@@ -184,8 +185,8 @@ impl Permutations {
     }
 
     /// Folds `hashes` into `values` (one running minimum per permutation), exactly as
-    /// datasketch's `MinHash.update_batch` does. Hashes above the scheme's input width are
-    /// truncated to it; call [`check_inputs`](Self::check_inputs) first to refuse them.
+    /// datasketch's `MinHash.update_batch` does. For `affine32`, hashes above 32 bits are
+    /// truncated; call [`check_inputs`](Self::check_inputs) first to refuse them.
     ///
     /// # Panics
     /// If `values` does not hold one value per permutation.
@@ -216,7 +217,7 @@ impl Permutations {
                 }
             }
             Scheme::Legacy => {
-                let hashes: Vec<u64> = hashes.into_iter().map(|h| h & u32::MAX as u64).collect();
+                let hashes: Vec<u64> = hashes.into_iter().collect();
                 for ((v, &a), &b) in values.iter_mut().zip(&self.a).zip(&self.b) {
                     let low = hashes
                         .iter()

@@ -101,6 +101,7 @@ mod math;
 mod oph;
 mod signer;
 mod text;
+pub mod weighted;
 
 pub use math::{
     DEFAULT_CANDIDATE_RATE, DEFAULT_RECALL, MAX_SET_SIZE, Plan, Recommendation, Target,

@@ -63,6 +63,7 @@
 
 mod arrow;
 mod batch_kernels;
+mod compat;
 mod files;
 mod index;
 mod numpy;
@@ -82,6 +83,12 @@ mod _native {
 
     #[pymodule_export]
     use crate::index::PyLSHIndex;
+
+    #[pymodule_export]
+    use crate::compat::{
+        PyAffinePermutations, PyBandBloom, PyBandTables, PyWeightedSampler, containment_params,
+        lsh_params, optimal_partitions,
+    };
 
     #[pymodule_export]
     use crate::files::{PyOutputSet, remove_temporaries};
