@@ -34,8 +34,14 @@ if UPSTREAM:
     #: The module path of the datasketch namespace, for child processes.
     DS_MODULE = "datasketch"
 else:
-    from textreuse.compat import datasketch as ds
-    from textreuse.compat import rensa
+    try:
+        from textreuse.compat import datasketch as ds
+        from textreuse.compat import rensa
+    except ImportError as err:
+        raise ImportError(
+            f"{err}: the compat tests run against textreuse.compat by default; "
+            "TEXTREUSE_COMPAT_TARGET=upstream runs them against the real datasketch and rensa"
+        ) from err
     RENSA_IMPORT = "from textreuse.compat.rensa import"
     DS_MODULE = "textreuse.compat.datasketch"
 
