@@ -7,7 +7,9 @@
 # user's site-packages, so pyarrow/pytest/pyspark installed there are reused and only what is
 # missing gets installed; the wheel (maturin, profile `wheel-dev`: release code without debug info,
 # see the root Cargo.toml), installed into the virtualenv as users would install it; the
-# `textreuse` CLI (the tests compare against its output); then pytest over python/tests.
+# `textreuse` CLI (the tests compare against its output); then pytest over python/tests, which
+# includes python/tests/compat (datasketch's and rensa's own tests run against textreuse.compat,
+# and textreuse.compat compared with the real datasketch 2.0.0 and rensa 0.5.0, installed here).
 #
 # Environment: PYTHON (interpreter for the virtualenv, default python3, >= 3.11), TEXTREUSE_BIN
 # (the `textreuse` binary to compare with, default: built here),
@@ -34,6 +36,13 @@ missing=()
 "$py" -c 'import numpy' 2>/dev/null || missing+=("numpy>=1.24")
 "$py" -c 'import pyarrow' 2>/dev/null || missing+=("pyarrow>=14")
 "$py" -c 'import pytest' 2>/dev/null || missing+=("pytest>=7")
+# The real datasketch and rensa, pinned: python/tests/compat/test_interop.py compares
+# textreuse.compat with them (and skips without them); datasketch brings scipy, which the ported
+# weighted MinHash tests use.
+"$py" -c 'import importlib.metadata as m, sys; sys.exit(m.version("datasketch") != "2.0.0")' \
+    2>/dev/null || missing+=("datasketch==2.0.0")
+"$py" -c 'import importlib.metadata as m, sys; sys.exit(m.version("rensa") != "0.5.0")' \
+    2>/dev/null || missing+=("rensa==0.5.0")
 if command -v maturin >/dev/null 2>&1; then
     maturin="$(command -v maturin)"
 elif [ -x "$venv/bin/maturin" ]; then
