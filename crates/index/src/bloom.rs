@@ -185,6 +185,36 @@ impl BandBloom {
             .any(|(i, band)| self.positions(band).all(|p| self.filters[i][p])))
     }
 
+    /// Sets the bits of one band's values in band `band`'s filter (datasketch's
+    /// `hashtables[band].insert`). An out-of-range band or a band of another length is an
+    /// error.
+    pub fn insert_band(&mut self, band: usize, values: &[u64]) -> Result<(), BloomError> {
+        self.check_band(band, values)?;
+        let positions: Vec<usize> = self.positions(values).collect();
+        for p in positions {
+            self.filters[band].set(p, true);
+        }
+        Ok(())
+    }
+
+    /// True if band `band`'s filter has all the bits of `values` set.
+    pub fn query_band(&self, band: usize, values: &[u64]) -> Result<bool, BloomError> {
+        self.check_band(band, values)?;
+        Ok(self.positions(values).all(|p| self.filters[band][p]))
+    }
+
+    fn check_band(&self, band: usize, values: &[u64]) -> Result<(), BloomError> {
+        if band >= self.bands() || values.len() != self.rows {
+            return Err(BloomError::Params(format!(
+                "band {band} of {} values: the filters hold bands 0..{} of {} values",
+                values.len(),
+                self.bands(),
+                self.rows
+            )));
+        }
+        Ok(())
+    }
+
     /// Writes the filters to `path` atomically, with a checksum.
     pub fn save(&self, path: &Path) -> Result<(), BloomError> {
         let mut out = Vec::with_capacity(48 + self.bands() * self.bits() / 8);
@@ -306,6 +336,10 @@ mod tests {
         let back = BandBloom::load(&path).unwrap();
         assert_eq!(back, bloom);
         assert!(back.query(&[0, 0, 3, 4, 0, 0]).unwrap());
+        assert!(back.query_band(1, &[3, 4]).unwrap());
+        assert!(!back.query_band(0, &[3, 4]).unwrap());
+        assert!(back.query_band(3, &[3, 4]).is_err());
+        assert!(back.query_band(0, &[3]).is_err());
         let mut bytes = std::fs::read(&path).unwrap();
         bytes[60] ^= 1;
         std::fs::write(&path, &bytes).unwrap();

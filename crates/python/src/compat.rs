@@ -385,6 +385,18 @@ impl PyBandBloom {
         self.inner.query(&values).map_err(bloom_error)
     }
 
+    /// Sets the bits of one band's `values` in filter `band`.
+    fn insert_band(&mut self, band: usize, values: &Bound<'_, PyAny>) -> PyResult<()> {
+        let values = signature(values, "values")?;
+        self.inner.insert_band(band, &values).map_err(bloom_error)
+    }
+
+    /// True if filter `band` has all the bits of one band's `values`.
+    fn query_band(&self, band: usize, values: &Bound<'_, PyAny>) -> PyResult<bool> {
+        let values = signature(values, "values")?;
+        self.inner.query_band(band, &values).map_err(bloom_error)
+    }
+
     /// (bands, rows, bits per band, probes).
     #[getter]
     fn shape(&self) -> (usize, usize, usize, u32) {

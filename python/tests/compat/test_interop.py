@@ -14,6 +14,7 @@ from __future__ import annotations
 import importlib.metadata
 import pickle
 import random
+from collections import Counter
 
 import numpy as np
 import pytest
@@ -267,10 +268,32 @@ def test_ensemble_equals_datasketch(up_ds, threshold):
         entries.append((i, m, size))
     ours.index(list(entries))
     theirs.index(list(entries))
-    assert list(ours.lowers) == list(theirs.lowers)
-    assert list(ours.uppers) == list(theirs.uppers)
-    for _, m, size in entries[:20]:
-        assert set(ours.query(m, size)) == set(theirs.query(m, size))
+    # Deliberate difference: datasketch 2.0's backtracking in lshensemble_partition.py reads
+    # the cost table one partition count off (cost[u1, p2i(p)] where p - 1 is meant), so for
+    # 3+ partitions it returns ranges that are not the optimum its own DP computed. Ours are
+    # the optimum of the same cost (the expected false positives, `_compute_nfp_real`): never
+    # more than datasketch's, and here strictly fewer.
+    counts = sorted(Counter(e[2] for e in entries).items())
+
+    def expected_false_positives(lowers, uppers):
+        return sum(
+            (hi - x) / hi * c
+            for lo, hi in zip(lowers, uppers)
+            for x, c in counts
+            if lo <= x <= hi
+        )
+
+    ours_cost = expected_false_positives(ours.lowers, ours.uppers)
+    theirs_cost = expected_false_positives(
+        [int(x) for x in theirs.lowers], [int(x) for x in theirs.uppers]
+    )
+    assert ours_cost < theirs_cost
+    assert ours.lowers[0] == min(e[2] for e in entries)
+    assert ours.uppers[-1] == max(e[2] for e in entries)
+    # Both find every indexed set when queried with itself (containment 1).
+    for key, m, size in entries:
+        assert key in set(ours.query(m, size))
+        assert key in set(theirs.query(m, size))
 
 
 def test_weighted_minhash_equals_datasketch(up_ds):

@@ -184,12 +184,10 @@ class MinHash:
             )
         if gpu_mode not in ("disable", "detect", "always"):
             raise ValueError("gpu_mode must be 'disable', 'detect' or 'always'")
-        if gpu_mode == "always":
-            raise RuntimeError(
-                "GPU mode 'always' requested but CuPy/CUDA device is unavailable "
-                "(textreuse.compat runs on the CPU; use gpu_mode='disable')."
-            )
         self._gpu_mode = gpu_mode
+        # datasketch's device caches; always empty here (no GPU path).
+        self._a_gpu = None
+        self._b_gpu = None
         self.seed = seed
         self.num_perm = num_perm
         self._default_hash = hashfunc is None
@@ -283,7 +281,13 @@ class MinHash:
             self._fold(self._hashes_minima([self.hashfunc(b)]))
 
     def update_batch(self, b: Iterable) -> None:
-        """Adds every item of ``b``."""
+        """Adds every item of ``b``. ``gpu_mode="always"`` raises ``RuntimeError`` here, as
+        datasketch does without a CUDA device: this implementation has no GPU path."""
+        if self._gpu_mode == "always":
+            raise RuntimeError(
+                "GPU mode 'always' requested but CuPy/CUDA device is unavailable "
+                "(textreuse.compat runs on the CPU; use gpu_mode='disable' or 'detect')."
+            )
         if self._default_hash:
             items = b if isinstance(b, (list, tuple)) else list(b)
             if not items:
@@ -429,6 +433,8 @@ class MinHash:
     def __getstate__(self):
         state = self.__dict__.copy()
         state["_native"] = None
+        state["_a_gpu"] = None
+        state["_b_gpu"] = None
         if state.get("_default_hash", False):
             state["hashfunc"] = None
         return state
@@ -438,6 +444,8 @@ class MinHash:
         state.setdefault("_default_hash", state.get("hashfunc") in (None, sha1_hash32))
         state.setdefault("_gpu_mode", "disable")
         state.setdefault("_native", None)
+        state.setdefault("_a_gpu", None)
+        state.setdefault("_b_gpu", None)
         if state.get("hashfunc") is None:
             state["hashfunc"] = sha1_hash64 if state["scheme"] == _AFFINE64 else sha1_hash32
         self.__dict__.update(state)
@@ -789,6 +797,16 @@ class _TableView:
 
     def itemcounts(self) -> dict:
         return dict(self._lsh._tables.bucket_sizes(self._i))
+
+    def items(self):
+        return [(H, self.get(H)) for H in self]
+
+    def __eq__(self, other) -> bool:
+        if isinstance(other, _TableView):
+            other = dict(other.items())
+        return isinstance(other, dict) and dict(self.items()) == other
+
+    __hash__ = None
 
     def __repr__(self) -> str:
         return "<band table %d: %d buckets>" % (self._i, len(self))
@@ -1164,6 +1182,16 @@ class _ForestTableView:
     def items(self):
         return [(H, self[H]) for H in self]
 
+    def __eq__(self, other) -> bool:
+        if isinstance(other, _ForestTableView):
+            other = dict(other.items())
+        return isinstance(other, dict) and dict(self.items()) == other
+
+    __hash__ = None
+
+    def __repr__(self) -> str:
+        return "<forest tree %d: %d buckets>" % (self._i, len(self))
+
 
 class MinHashLSHForest:
     """datasketch's ``MinHashLSHForest``: approximate top-k by Jaccard similarity (``l`` trees
@@ -1185,6 +1213,7 @@ class MinHashLSHForest:
         self._tables = _native.BandTables(self.l)
         self._keys: list = []
         self._ids: dict = {}
+        self._indexed = 0
         self.hashtables = [_ForestTableView(self, i) for i in range(self.l)]
 
     @property
@@ -1212,6 +1241,7 @@ class MinHashLSHForest:
     def index(self) -> None:
         """Makes every key added so far searchable."""
         self._tables.sort()
+        self._indexed = len(self._keys)
 
     def _query(self, minhash, r: int, b: int):
         if r > self.k or r <= 0 or b > self.l or b <= 0:
@@ -1256,7 +1286,8 @@ class MinHashLSHForest:
         return np.concatenate([np.frombuffer(s, dtype=dtype).byteswap() for s in segments])
 
     def is_empty(self) -> bool:
-        return len(self._tables) == 0
+        """True until :meth:`index` has made a key searchable (as datasketch)."""
+        return self._indexed == 0
 
     def __contains__(self, key) -> bool:
         return key in self._ids
@@ -1276,6 +1307,7 @@ class MinHashLSHForest:
             self._keys.append(key)
             self._ids[key] = i
         self._tables.sort()
+        self._indexed = len(self._keys)
 
 
 class MinHashLSHEnsemble:
@@ -1413,6 +1445,29 @@ class BloomTable:
         return self.bloom_filter.query(np.asarray(hashvalues, dtype=np.uint64))
 
 
+class _BloomBand:
+    """One band's filter of a :class:`MinHashLSHBloom` (datasketch's ``hashtables[i]``)."""
+
+    def __init__(self, lsh, i: int):
+        self._lsh, self._i = lsh, i
+        self.r = lsh.r
+
+    def assert_size(self, hashvalues) -> None:
+        if not len(hashvalues) == self.r:
+            raise RuntimeError(
+                f"Invalid length for indices, {len(hashvalues)}, expected {self.r} hashvalues "
+                "in band"
+            )
+
+    def insert(self, hashvalues) -> None:
+        self.assert_size(hashvalues)
+        self._lsh._bloom.insert_band(self._i, np.asarray(hashvalues, dtype=np.uint64))
+
+    def query(self, hashvalues) -> bool:
+        self.assert_size(hashvalues)
+        return self._lsh._bloom.query_band(self._i, np.asarray(hashvalues, dtype=np.uint64))
+
+
 class MinHashLSHBloom:
     """datasketch's ``MinHashLSHBloom``: one Bloom filter per band (``bitvec`` bits in Rust);
     answers "is this a near-duplicate of something inserted?", not which. With ``save_dir``
@@ -1471,6 +1526,7 @@ class MinHashLSHBloom:
                 )
         else:
             self._bloom = _native.BandBloom(self.b, self.r, n, fp)
+        self.hashtables = [_BloomBand(self, i) for i in range(self.b)]
 
     def _path(self) -> Optional[str]:
         return None if self.save_dir is None else os.path.join(self.save_dir, "bloom.bin")
