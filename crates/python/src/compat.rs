@@ -21,30 +21,58 @@ fn scheme(name: &str) -> PyResult<Scheme> {
     })
 }
 
-/// The bytes of every item of `items` (bytes, bytearray, memoryview: what `hashlib.sha1`
-/// takes). A `str` is refused as hashlib refuses it.
-fn item_bytes(items: &Bound<'_, PyAny>) -> PyResult<Vec<Vec<u8>>> {
-    let mut out = Vec::new();
-    for item in items.try_iter()? {
-        let item = item?;
+/// The items of an iterable of bytes-like objects (what `hashlib.sha1` takes), copied into one
+/// buffer: item `i` is `data[ends[i - 1]..ends[i]]`. A `str` is refused as hashlib refuses it.
+#[derive(Default)]
+struct Items {
+    data: Vec<u8>,
+    ends: Vec<usize>,
+}
+
+impl Items {
+    fn push(&mut self, item: &Bound<'_, PyAny>) -> PyResult<()> {
         if let Ok(b) = item.cast::<PyBytes>() {
-            out.push(b.as_bytes().to_vec());
+            self.data.extend_from_slice(b.as_bytes());
         } else if item.is_instance_of::<pyo3::types::PyString>() {
             return Err(PyTypeError::new_err(
                 "Strings must be encoded before hashing (the default hash function is SHA-1 \
                  over bytes: pass s.encode(\"utf8\"))",
             ));
         } else {
-            let buf = pyo3::buffer::PyBuffer::<u8>::get(&item).map_err(|_| {
+            let buf = pyo3::buffer::PyBuffer::<u8>::get(item).map_err(|_| {
                 PyTypeError::new_err(format!(
                     "object supporting the buffer API required, not {}",
-                    type_name(&item)
+                    type_name(item)
                 ))
             })?;
-            out.push(buf.to_vec(item.py())?);
+            self.data.extend(buf.to_vec(item.py())?);
         }
+        self.ends.push(self.data.len());
+        Ok(())
     }
-    Ok(out)
+
+    fn extend(&mut self, items: &Bound<'_, PyAny>) -> PyResult<()> {
+        for item in items.try_iter()? {
+            self.push(&item?)?;
+        }
+        Ok(())
+    }
+
+    /// Items `range` (indices into `ends`).
+    fn slice(&self, range: std::ops::Range<usize>) -> impl Iterator<Item = &[u8]> {
+        let ends = &self.ends;
+        range.map(move |i| {
+            let start = if i == 0 { 0 } else { ends[i - 1] };
+            &self.data[start..ends[i]]
+        })
+    }
+}
+
+/// Every item's bytes, as a list (for tables that take one band per item).
+fn item_bytes(items: &Bound<'_, PyAny>) -> PyResult<Vec<Vec<u8>>> {
+    let mut all = Items::default();
+    all.extend(items)?;
+    Ok(all.slice(0..all.ends.len()).map(<[u8]>::to_vec).collect())
 }
 
 /// datasketch's permutations of one `(scheme, a, b)`: folds items or input hashes into minima.
@@ -80,11 +108,14 @@ impl PyAffinePermutations {
         py: Python<'py>,
         items: &Bound<'py, PyAny>,
     ) -> PyResult<Bound<'py, PyAny>> {
-        let items = item_bytes(items)?;
+        let mut all = Items::default();
+        all.extend(items)?;
         let values = py.detach(|| {
             let mut values = self.perms.empty();
-            self.perms
-                .update(&mut values, items.iter().map(|b| self.hash(b)));
+            self.perms.update(
+                &mut values,
+                all.slice(0..all.ends.len()).map(|b| self.hash(b)),
+            );
             values
         });
         u64_array(py, &values)
@@ -117,18 +148,22 @@ impl PyAffinePermutations {
         py: Python<'py>,
         sets: &Bound<'py, PyAny>,
     ) -> PyResult<Bound<'py, PyAny>> {
-        let sets: Vec<Vec<Vec<u8>>> = sets
-            .try_iter()?
-            .map(|s| item_bytes(&s?))
-            .collect::<PyResult<_>>()?;
+        // All items of all sets in one buffer; set `j` is items `bounds[j]..bounds[j + 1]`.
+        let mut all = Items::default();
+        let mut bounds = vec![0usize];
+        for set in sets.try_iter()? {
+            all.extend(&set?)?;
+            bounds.push(all.ends.len());
+        }
         let n = self.perms.len();
         let rows = py.detach(|| {
-            let mut out = vec![0u64; sets.len() * n];
+            let mut out = vec![0u64; (bounds.len() - 1) * n];
             out.par_chunks_mut(n.max(1))
-                .zip(&sets)
-                .for_each(|(row, items)| {
+                .zip(bounds.par_windows(2))
+                .for_each(|(row, w)| {
                     row.copy_from_slice(&self.perms.empty());
-                    self.perms.update(row, items.iter().map(|b| self.hash(b)));
+                    self.perms
+                        .update(row, all.slice(w[0]..w[1]).map(|b| self.hash(b)));
                 });
             out
         });
@@ -188,6 +223,26 @@ pub struct PyBandTables {
     inner: BandTables,
 }
 
+impl PyBandTables {
+    fn rows_of<'a>(
+        &self,
+        data: &'a [u8],
+        rows: usize,
+        row_bytes: usize,
+    ) -> PyResult<Vec<&'a [u8]>> {
+        let width = rows * row_bytes;
+        let need = width * self.inner.tables();
+        if width == 0 || data.len() < need {
+            return Err(PyValueError::new_err(format!(
+                "a signature of {} bytes is shorter than {} bands of {rows} rows of {row_bytes} bytes",
+                data.len(),
+                self.inner.tables()
+            )));
+        }
+        Ok(data[..need].chunks_exact(width).collect())
+    }
+}
+
 /// The band bytes of `data` cut at `ranges` (byte offsets), or an error naming the shortfall.
 fn cut<'a>(data: &'a [u8], ranges: &[(usize, usize)]) -> PyResult<Vec<&'a [u8]>> {
     ranges
@@ -231,6 +286,28 @@ impl PyBandTables {
     fn insert_cut(&mut self, id: u32, data: &[u8], ranges: Vec<(usize, usize)>) -> PyResult<()> {
         let bands = cut(data, &ranges)?;
         self.inner.insert(id, &bands).map_err(band_error)
+    }
+
+    /// Adds entry `id` whose band `i` is `data[i·rows·row_bytes..(i+1)·rows·row_bytes]`
+    /// (consecutive bands of `rows` rows of `row_bytes` bytes: datasketch's hash ranges).
+    fn insert_rows(&mut self, id: u32, data: &[u8], rows: usize, row_bytes: usize) -> PyResult<()> {
+        let bands = self.rows_of(data, rows, row_bytes)?;
+        self.inner.insert(id, &bands).map_err(band_error)
+    }
+
+    /// [`query`](Self::query) with consecutive bands of `rows` rows cut from `data`.
+    #[pyo3(signature = (data, rows, row_bytes, tables=None))]
+    fn query_rows(
+        &self,
+        data: &[u8],
+        rows: usize,
+        row_bytes: usize,
+        tables: Option<usize>,
+    ) -> PyResult<Vec<u32>> {
+        let bands = self.rows_of(data, rows, row_bytes)?;
+        Ok(self
+            .inner
+            .query_tables(&bands, tables.unwrap_or(self.inner.tables())))
     }
 
     /// Removes entry `id`; False if it was not there.

@@ -725,6 +725,20 @@ def _swapped(values: np.ndarray) -> tuple:
     return values.byteswap().tobytes(), row
 
 
+_PARAMS: dict = {}
+
+
+def _lsh_params(threshold: float, num_perm: int, weights) -> tuple:
+    """datasketch's ``_optimal_param`` (computed in Rust, remembered per argument set)."""
+    key = (float(threshold), int(num_perm), float(weights[0]), float(weights[1]))
+    hit = _PARAMS.get(key)
+    if hit is None:
+        if len(_PARAMS) > 256:
+            _PARAMS.clear()
+        hit = _PARAMS[key] = tuple(_native.lsh_params(*key))
+    return hit
+
+
 def _check_storage(storage_config) -> None:
     if storage_config and storage_config.get("type", "dict") != "dict":
         raise ValueError(
@@ -897,7 +911,7 @@ class MinHashLSH:
                     "forget to specify num_perm?"
                 )
         else:
-            self.b, self.r = _native.lsh_params(threshold, num_perm, weights[0], weights[1])
+            self.b, self.r = _lsh_params(threshold, num_perm, weights)
         if self.b < 2:
             raise ValueError("The number of bands are too small (b < 2)")
         self.prepickle = False if prepickle is None else prepickle
@@ -939,11 +953,10 @@ class MinHashLSH:
         return values
 
     def _bands(self, values: np.ndarray):
-        """(data, ranges) for the native ``*_cut`` calls, or a list of H with a hashfunc."""
+        """(data, row bytes) for the native ``*_rows`` calls, or a list of H with a hashfunc."""
         if self.hashfunc:
             return [self._H(values[s:e]) for s, e in self.hashranges]
-        data, row = _swapped(values)
-        return data, [(s * row, e * row) for s, e in self.hashranges]
+        return _swapped(values)
 
     def insert(self, key: Hashable, minhash, check_duplication: bool = True) -> None:
         """Indexes ``minhash`` (ours, datasketch's, or its hash values) under ``key``."""
@@ -962,7 +975,7 @@ class MinHashLSH:
             if isinstance(bands, list):
                 self._tables.insert(i, bands)
             else:
-                self._tables.insert_cut(i, *bands)
+                self._tables.insert_rows(i, bands[0], self.r, bands[1])
         except Exception:
             self._entries.ids[key].remove(i)
             if not self._entries.ids[key]:
@@ -985,7 +998,7 @@ class MinHashLSH:
         bands = self._bands(values)
         if isinstance(bands, list):
             return self._tables.query(bands, tables)
-        return self._tables.query_cut(bands[0], bands[1], tables)
+        return self._tables.query_rows(bands[0], self.r, bands[1], tables)
 
     def _keys_of(self, ids) -> list:
         keys = self._entries.keys
@@ -1509,7 +1522,7 @@ class MinHashLSHBloom:
                     "forget to specify num_perm?"
                 )
         else:
-            self.b, self.r = _native.lsh_params(threshold, num_perm, weights[0], weights[1])
+            self.b, self.r = _lsh_params(threshold, num_perm, weights)
         if self.b < 2:
             raise ValueError("The number of bands are too small (b < 2)")
         self.n, self.fp, self.save_dir = n, fp, save_dir
