@@ -17,6 +17,8 @@ integers everywhere (``Signer.band_keys``, ``kernels.band_key_records``).
 >>> index.query("The old mill stands beside the river and has done so since 1820!")
 ['mill']
 
+datasketch and rensa users change one import: :mod:`textreuse.compat`.
+
 Batch work over pyarrow arrays lives in :mod:`textreuse.kernels` (needs pyarrow), and the
 Apache Spark backend of the dedup pipeline in :mod:`textreuse.spark` (needs pyspark); neither is
 imported by ``import textreuse``.
@@ -25,6 +27,7 @@ imported by ``import textreuse``.
 from ._native import (
     IndexLockedError,
     LSHIndex,
+    MissingKeyError,
     Signer,
     __version__,
     align,
@@ -44,6 +47,7 @@ from ._native import (
 __all__ = [
     "IndexLockedError",
     "LSHIndex",
+    "MissingKeyError",
     "Signer",
     "__version__",
     "align",

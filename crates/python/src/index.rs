@@ -44,6 +44,33 @@ const STATE_VERSION: u32 = 1;
 /// The file of a writer's lock, which a pickled state leaves out.
 const LOCK_FILE: &str = "LOCK";
 
+/// `textreuse.MissingKeyError(KeyError, ValueError)`: a key that is not in the index (a
+/// subclass of both, since Python callers catch KeyError and datasketch's callers ValueError).
+static MISSING_KEY: pyo3::sync::PyOnceLock<Py<pyo3::types::PyType>> =
+    pyo3::sync::PyOnceLock::new();
+
+pub(crate) fn missing_key_error(py: Python<'_>) -> PyResult<&Bound<'_, pyo3::types::PyType>> {
+    Ok(MISSING_KEY
+        .get_or_try_init(py, || -> PyResult<_> {
+            let namespace = pyo3::types::PyDict::new(py);
+            namespace.set_item("__module__", "textreuse")?;
+            namespace.set_item(
+                "__doc__",
+                "A key that is not in the index: both a KeyError and a ValueError \
+                 (datasketch's MinHashLSH.remove raises ValueError).",
+            )?;
+            let bases = (
+                py.get_type::<PyKeyError>(),
+                py.get_type::<pyo3::exceptions::PyValueError>(),
+            );
+            let made = py
+                .get_type::<pyo3::types::PyType>()
+                .call1(("MissingKeyError", bases, namespace))?;
+            Ok(made.cast_into::<pyo3::types::PyType>()?.unbind())
+        })?
+        .bind(py))
+}
+
 /// The index's error as the Python exception a caller expects, with the Rust message.
 fn index_error(e: Error) -> PyErr {
     let message = e.to_string();
@@ -340,6 +367,28 @@ impl Requested {
         }
         if p.scheme != textreuse_minhash::BandScheme::Drawn && self.num_perm.is_none() {
             p.hashes = p.rows * p.bands;
+        }
+        // An OPH index's signatures have rows * bands values: never switch a user who said how
+        // long theirs are to another length without a word.
+        if let Some(n) = self.num_perm
+            && p.scheme == textreuse_minhash::BandScheme::Oph
+            && p.rows * p.bands != n
+        {
+            return Err(Error::Params(format!(
+                "num_perm={n} asks for signatures of {n} values, but {} an OPH index of {} \
+                 bins ({} bands of {} rows); pass scheme='disjoint' (or 'drawn') with the \
+                 threshold, or rows and bands whose product is {n}; for datasketch's own \
+                 MinHash objects and its choice of bands, use \
+                 textreuse.compat.datasketch.MinHashLSH",
+                if self.threshold.is_some() {
+                    "the threshold's cheapest plan is"
+                } else {
+                    "the default is"
+                },
+                p.rows * p.bands,
+                p.bands,
+                p.rows
+            )));
         }
         Ok(p)
     }
@@ -893,13 +942,17 @@ impl PyLSHIndex {
 
     /// remove(key) -> None
     ///
-    /// Removes the document with this key. Raises KeyError if there is none (datasketch's
-    /// MinHashLSH.remove raises ValueError). Its space is reclaimed by compact().
+    /// Removes the document with this key. Raises textreuse.MissingKeyError if there is none:
+    /// a KeyError and a ValueError at once, so both `except KeyError` and datasketch's
+    /// `except ValueError` catch it. Its space is reclaimed by compact().
     fn remove(&self, py: Python<'_>, key: &Bound<'_, PyAny>) -> PyResult<()> {
         let id = doc_id(key).map_err(|e| e.into_err("key"))?;
         let removed = self.with(py, |st| st.writer.remove(&id).map_err(index_error))?;
         if removed == 0 {
-            return Err(PyKeyError::new_err(key.clone().unbind()));
+            return Err(PyErr::from_type(
+                missing_key_error(py)?.clone(),
+                (key.clone().unbind(),),
+            ));
         }
         Ok(())
     }

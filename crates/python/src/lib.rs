@@ -130,6 +130,7 @@ mod _native {
             "IndexLockedError",
             m.py().get_type::<crate::index::IndexLockedError>(),
         )?;
+        m.add("MissingKeyError", crate::index::missing_key_error(m.py())?)?;
         // The defaults of `textreuse dedup`, from the libraries that own them, for the Python
         // side (kernels.py, the Spark backend) to read instead of repeating them.
         let defaults = pyo3::types::PyDict::new(m.py());
