@@ -1,33 +1,3 @@
-//! In-memory banded LSH tables over raw band bytes: the core of datasketch's `MinHashLSH` and
-//! `MinHashLSHForest` (the Python package's `textreuse.compat.datasketch`).
-//!
-//! Where [`Index`](crate::Index) and [`MemoryIndex`](crate::MemoryIndex) sign texts themselves
-//! and keep 64-bit band keys, [`BandTables`] takes each band of a signature as the bytes the
-//! caller made of it (datasketch: the band's hash values, byte-swapped) and keeps, per table, a
-//! map from those bytes to the ids of the entries that have them. Entries are numbered by the
-//! caller (`u32` ids); the tables keep each entry's band bytes, so removal needs only the id.
-//! [`BandTables::sort`] makes the tables searchable by prefix ([`BandTables::prefix_query`]):
-//! the sorted arrays of datasketch's LSH Forest, which answer top-k queries by shortening the
-//! prefix until enough entries share it.
-//!
-//! Buckets are hashed with [`textreuse_hash::fingerprint`] (fixed, not randomly keyed), so
-//! iteration order is the same on every machine and run.
-//!
-//! ```
-//! use textreuse_index::BandTables;
-//!
-//! let mut tables = BandTables::new(2);
-//! tables.insert(0, &[b"ab", b"cd"])?;
-//! tables.insert(1, &[b"ab", b"xy"])?;
-//! tables.insert(2, &[b"zz", b"xy"])?;
-//! assert_eq!(tables.query(&[b"ab", b"xy"]), vec![0, 1, 2]);
-//! tables.remove(1);
-//! assert_eq!(tables.query(&[b"ab", b"xy"]), vec![0, 2]);
-//!
-//! tables.sort(); // prefix search: entries whose first band starts with "a"
-//! assert_eq!(tables.prefix_query(0, b"a").collect::<Vec<_>>(), vec![0]);
-//! # Ok::<(), textreuse_index::BandError>(())
-//! ```
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::Arc;
@@ -72,7 +42,36 @@ type EntryBands = Box<[Arc<[u8]>]>;
 
 type Buckets = HashMap<Arc<[u8]>, Vec<u32>, BuildHasherDefault<FingerprintHasher>>;
 
-/// Banded LSH tables keyed by band bytes; see the [module docs](self).
+/// In-memory banded LSH tables over raw band bytes: the core of datasketch's `MinHashLSH` and
+/// `MinHashLSHForest` (the Python package's `textreuse.compat.datasketch`).
+///
+/// Where [`Index`](crate::Index) and [`MemoryIndex`](crate::MemoryIndex) sign texts themselves
+/// and keep 64-bit band keys, [`BandTables`] takes each band of a signature as the bytes the
+/// caller made of it (datasketch: the band's hash values, byte-swapped) and keeps, per table, a
+/// map from those bytes to the ids of the entries that have them. Entries are numbered by the
+/// caller (`u32` ids); the tables keep each entry's band bytes, so removal needs only the id.
+/// [`BandTables::sort`] makes the tables searchable by prefix ([`BandTables::prefix_query`]):
+/// the sorted arrays of datasketch's LSH Forest, which answer top-k queries by shortening the
+/// prefix until enough entries share it.
+///
+/// Buckets are hashed with [`textreuse_hash::fingerprint`] (fixed, not randomly keyed), so
+/// iteration order is the same on every machine and run.
+///
+/// ```
+/// use textreuse_index::BandTables;
+///
+/// let mut tables = BandTables::new(2);
+/// tables.insert(0, &[b"ab", b"cd"])?;
+/// tables.insert(1, &[b"ab", b"xy"])?;
+/// tables.insert(2, &[b"zz", b"xy"])?;
+/// assert_eq!(tables.query(&[b"ab", b"xy"]), vec![0, 1, 2]);
+/// tables.remove(1);
+/// assert_eq!(tables.query(&[b"ab", b"xy"]), vec![0, 2]);
+///
+/// tables.sort(); // prefix search: entries whose first band starts with "a"
+/// assert_eq!(tables.prefix_query(0, b"a").collect::<Vec<_>>(), vec![0]);
+/// # Ok::<(), textreuse_index::BandError>(())
+/// ```
 #[derive(Debug, Clone, Default)]
 pub struct BandTables {
     tables: Vec<Buckets>,

@@ -1,26 +1,3 @@
-//! Bloom filters per band: "has anything like this been seen?" for streaming deduplication at
-//! billions of items, in a fixed number of bits (LSHBloom, datasketch's `MinHashLSHBloom`).
-//!
-//! A [`BandBloom`] keeps one Bloom filter per band of a banded MinHash. Inserting a signature
-//! sets the bits of each band's hash in that band's filter; a query is a duplicate when any
-//! band's bits are all set. It cannot say *which* item matched, only that one probably did:
-//! the price of a memory footprint that does not grow with the items' keys. Each filter is
-//! sized for `capacity` items at false-positive rate `fp` (`m = -n ln fp / ln² 2` bits,
-//! `k = m/n ln 2` probes), the probes are double hashing over [`textreuse_hash::mix64`], and a
-//! band's hash is [`textreuse_hash::fingerprint_words`] of its values: fixed, so filters saved on
-//! one machine answer the same on another.
-//!
-//! ```
-//! use textreuse_index::BandBloom;
-//!
-//! let mut bloom = BandBloom::new(4, 2, 1000, 0.001)?; // 4 bands of 2 rows
-//! let a = [1u64, 2, 3, 4, 5, 6, 7, 8];
-//! bloom.insert(&a)?;
-//! assert!(bloom.query(&a)?);
-//! assert!(bloom.query(&[1, 2, 0, 0, 0, 0, 0, 0])?); // shares the first band
-//! assert!(!bloom.query(&[9, 9, 9, 9, 9, 9, 9, 9])?);
-//! # Ok::<(), textreuse_index::BloomError>(())
-//! ```
 use std::path::Path;
 
 use bitvec::prelude::*;
@@ -65,7 +42,29 @@ pub enum BloomError {
 
 const MAGIC: &[u8; 8] = b"TRBLOOM1";
 
-/// One Bloom filter per band; see the [module docs](self).
+/// Bloom filters per band: "has anything like this been seen?" for streaming deduplication at
+/// billions of items, in a fixed number of bits (LSHBloom, datasketch's `MinHashLSHBloom`).
+///
+/// A [`BandBloom`] keeps one Bloom filter per band of a banded MinHash. Inserting a signature
+/// sets the bits of each band's hash in that band's filter; a query is a duplicate when any
+/// band's bits are all set. It cannot say *which* item matched, only that one probably did:
+/// the price of a memory footprint that does not grow with the items' keys. Each filter is
+/// sized for `capacity` items at false-positive rate `fp` (`m = -n ln fp / ln² 2` bits,
+/// `k = m/n ln 2` probes), the probes are double hashing over [`textreuse_hash::mix64`], and a
+/// band's hash is [`textreuse_hash::fingerprint_words`] of its values: fixed, so filters saved on
+/// one machine answer the same on another.
+///
+/// ```
+/// use textreuse_index::BandBloom;
+///
+/// let mut bloom = BandBloom::new(4, 2, 1000, 0.001)?; // 4 bands of 2 rows
+/// let a = [1u64, 2, 3, 4, 5, 6, 7, 8];
+/// bloom.insert(&a)?;
+/// assert!(bloom.query(&a)?);
+/// assert!(bloom.query(&[1, 2, 0, 0, 0, 0, 0, 0])?); // shares the first band
+/// assert!(!bloom.query(&[9, 9, 9, 9, 9, 9, 9, 9])?);
+/// # Ok::<(), textreuse_index::BloomError>(())
+/// ```
 #[derive(Clone, Debug, PartialEq)]
 pub struct BandBloom {
     rows: usize,

@@ -1,28 +1,28 @@
-//! The size partitions of LSH Ensemble (Zhu, Nargesian, Pu and Miller, "LSH Ensemble:
-//! Internet-Scale Domain Search", VLDB 2016): split the indexed sets by size into `parts`
-//! contiguous ranges so that the expected number of false positives is smallest.
-//!
-//! A partition `[l, u]` of sizes answers containment queries as if every set had the upper
-//! size `u`; a set of size `x` then costs `(u - x) / u` false positives per query (the "real"
-//! count of the paper, datasketch's `_compute_nfp_real`). [`optimal_partitions`] minimizes the
-//! sum over partitions by dynamic programming over the distinct sizes, in
-//! `O(parts · n²)` time for `n` distinct sizes with prefix sums for each partition's cost
-//! (datasketch's Python takes `O(n³)` for the cost table alone).
-//!
-//! ```
-//! use textreuse_index::optimal_partitions;
-//!
-//! // Sizes 1..=4, ten sets of each; two partitions.
-//! let parts = optimal_partitions(&[1, 2, 3, 4], &[10, 10, 10, 10], 2);
-//! assert_eq!(parts.len(), 2);
-//! assert_eq!((parts[0].0, parts[1].1), (1, 4)); // they cover the sizes in order
-//! ```
-
-/// The partitions of sizes `sizes` (distinct, ascending) with `counts` sets each into at most
-/// `parts` ranges `(lower, upper)` of sizes, ascending and covering every size, minimizing the
-/// expected false positives. With `parts < 2` one range; with at least as many parts as
-/// sizes, one range per size. Ties go to the smallest split point, as datasketch's `min` over
-/// `(cost, index)` tuples. Empty `sizes` give no ranges.
+/// The size partitions of LSH Ensemble (Zhu, Nargesian, Pu and Miller, "LSH Ensemble:
+/// Internet-Scale Domain Search", VLDB 2016): split the indexed sets by size into `parts`
+/// contiguous ranges so that the expected number of false positives is smallest.
+///
+/// A partition `[l, u]` of sizes answers containment queries as if every set had the upper
+/// size `u`; a set of size `x` then costs `(u - x) / u` false positives per query (the "real"
+/// count of the paper, datasketch's `_compute_nfp_real`). [`optimal_partitions`] minimizes the
+/// sum over partitions by dynamic programming over the distinct sizes, in
+/// `O(parts · n²)` time for `n` distinct sizes with prefix sums for each partition's cost
+/// (datasketch's Python takes `O(n³)` for the cost table alone).
+///
+/// ```
+/// use textreuse_index::optimal_partitions;
+///
+/// // Sizes 1..=4, ten sets of each; two partitions.
+/// let parts = optimal_partitions(&[1, 2, 3, 4], &[10, 10, 10, 10], 2);
+/// assert_eq!(parts.len(), 2);
+/// assert_eq!((parts[0].0, parts[1].1), (1, 4)); // they cover the sizes in order
+/// ```
+///
+/// Returns the partitions of `sizes` (distinct, ascending) with `counts` sets each into at
+/// most `parts` ranges `(lower, upper)` of sizes, ascending and covering every size. With
+/// `parts < 2` one range; with at least as many parts as sizes, one range per size. Ties go to
+/// the smallest split point, as datasketch's `min` over `(cost, index)` tuples. Empty `sizes`
+/// give no ranges.
 pub fn optimal_partitions(sizes: &[u64], counts: &[u64], parts: usize) -> Vec<(u64, u64)> {
     let n = sizes.len().min(counts.len());
     let sizes = &sizes[..n];

@@ -48,7 +48,7 @@ pub enum WeightedError {
     },
 }
 
-/// The sampler's parameters; see the [module docs](self).
+/// The sampler's parameters: `samples × dim` matrices of `r`, `ln c` and `β`.
 #[derive(Clone, Debug, PartialEq)]
 pub struct WeightedSampler {
     dim: usize,

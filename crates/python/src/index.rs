@@ -46,8 +46,7 @@ const LOCK_FILE: &str = "LOCK";
 
 /// `textreuse.MissingKeyError(KeyError, ValueError)`: a key that is not in the index (a
 /// subclass of both, since Python callers catch KeyError and datasketch's callers ValueError).
-static MISSING_KEY: pyo3::sync::PyOnceLock<Py<pyo3::types::PyType>> =
-    pyo3::sync::PyOnceLock::new();
+static MISSING_KEY: pyo3::sync::PyOnceLock<Py<pyo3::types::PyType>> = pyo3::sync::PyOnceLock::new();
 
 pub(crate) fn missing_key_error(py: Python<'_>) -> PyResult<&Bound<'_, pyo3::types::PyType>> {
     Ok(MISSING_KEY
@@ -63,9 +62,11 @@ pub(crate) fn missing_key_error(py: Python<'_>) -> PyResult<&Bound<'_, pyo3::typ
                 py.get_type::<PyKeyError>(),
                 py.get_type::<pyo3::exceptions::PyValueError>(),
             );
-            let made = py
-                .get_type::<pyo3::types::PyType>()
-                .call1(("MissingKeyError", bases, namespace))?;
+            let made = py.get_type::<pyo3::types::PyType>().call1((
+                "MissingKeyError",
+                bases,
+                namespace,
+            ))?;
             Ok(made.cast_into::<pyo3::types::PyType>()?.unbind())
         })?
         .bind(py))
