@@ -21,7 +21,8 @@ use ahash::AHashMap;
 /// the first members of a large bucket instead of skipping it.
 pub const DEFAULT_MAX_QUERY_BUCKET: usize = 100;
 
-/// A candidate document for a query, from [`MemoryIndex::candidates`](crate::MemoryIndex::candidates),
+/// A candidate document for a query, from
+/// [`MemoryIndex::candidates`](crate::MemoryIndex::candidates),
 /// [`MemoryIndex::query_top_k`](crate::MemoryIndex::query_top_k),
 /// [`MemoryIndex::query_containment`](crate::MemoryIndex::query_containment) or
 /// [`Index::candidate_documents`](crate::Index::candidate_documents).
@@ -54,23 +55,25 @@ pub struct Candidate {
 }
 
 /// The containment of a query unit in an indexed unit, estimated from their Jaccard similarity
-/// `jaccard` and their lengths (any unit: characters, bytes): `|q ∩ x| / |q|`, which given
-/// Jaccard similarity `J` and set sizes `|x| = r·|q|` is exactly `J·(1 + r) / (1 + J)`.
+/// `jaccard` and their lengths (in any unit: characters, bytes): `|q ∩ x| / |q|`, which given
+/// Jaccard similarity `J` and set sizes `|x| = r·|q|` is exactly `J·(1 + r) / (1 + J)`, at
+/// most 1 and at most `r` (a unit cannot hold more than its own size).
 ///
-/// Lengths stand in for the set sizes, and `r` is capped at 1 (an indexed unit is taken as no
-/// larger than the query unit): a larger `r` would multiply the noise of a 20-minhash estimate
-/// (two equal minhashes of unrelated units would make a long unit "contain" a short one), so
-/// the estimate errs low for a query unit that is a small part of a long indexed unit. The
-/// result is also at most `r` (a unit cannot hold more than its own size), which a noisy
-/// estimate could otherwise exceed. With either length unknown (0: a signature inserted
-/// without text) `r` is 1, so the estimate is `2J / (1 + J)`: 1 for a copy, about 0.89 at
-/// `J = 0.8`.
+/// Lengths stand in for the set sizes (a unit of `n` characters has about `n - 11` 12-character
+/// shingles). With either length unknown (0: a signature inserted without text) `r` is 1, so
+/// the estimate is `2J / (1 + J)`: 1 for a copy, about 0.89 at `J = 0.8`. The error of an
+/// estimated `J` is multiplied by about `(1 + r) / (1 + J)²`, so estimates for a short query
+/// unit inside a much longer indexed unit are rough; and a candidate pair's `J` is estimated
+/// high when it barely shares a band key (that is how it became a candidate), which this
+/// passes on. Verification computes the exact value.
 ///
 /// ```
 /// use textreuse_index::unit_containment;
 ///
 /// assert_eq!(unit_containment(1.0, 120, 120), 1.0);
 /// assert!((unit_containment(0.8, 100, 100) - 0.8889).abs() < 1e-4);
+/// // A unit twice as long sharing a third of the union: it holds the whole query unit.
+/// assert!((unit_containment(0.5, 100, 200) - 1.0).abs() < 1e-12);
 /// // Half as long: at most half of the query unit can be in it.
 /// assert!((unit_containment(0.5, 100, 50) - 0.5).abs() < 1e-12);
 /// ```
@@ -79,9 +82,9 @@ pub fn unit_containment(jaccard: f64, query_len: u64, indexed_len: u64) -> f64 {
     let r = if query_len == 0 || indexed_len == 0 {
         1.0
     } else {
-        (indexed_len as f64 / query_len as f64).min(1.0)
+        indexed_len as f64 / query_len as f64
     };
-    (j * (1.0 + r) / (1.0 + j)).min(r)
+    (j * (1.0 + r) / (1.0 + j)).min(r).min(1.0)
 }
 
 /// Sorts `members` and calls `f(member, count)` once per distinct member, in ascending order:

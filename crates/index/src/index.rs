@@ -538,8 +538,8 @@ impl Index {
     ///
     /// A document none of whose entries shares a band key with a query unit is invisible to
     /// banded LSH: at Jaccard similarity `s` a pair shares one with the probability of the
-    /// index's S-curve ([`Signer::exact_match_probability`]: with the sentence defaults about
-    /// 0.8 at `s = 0.9`, 0.03 at `s = 0.5`), so below the threshold the top `k` is a sample of
+    /// index's S-curve ([`Signer::exact_match_probability`]: with the sentence defaults 0.83 at
+    /// `s = 0.9`, 0.45 at 0.8, 0.008 at 0.5), so below the threshold the top `k` is a sample of
     /// the nearest documents, not all of them, and fewer than `k` may come back. The keys hash
     /// whole bands, so there are no shorter prefixes to widen the search with (as an LSH
     /// Forest's trees have); seeing every document would mean comparing every signature,
@@ -551,13 +551,16 @@ impl Index {
     /// use textreuse_index::{Index, IndexUnit, IndexWriter, Params, QueryOptions};
     ///
     /// let dir = tempfile::tempdir()?;
-    /// let mut writer = IndexWriter::create(dir.path(), Params::new(IndexUnit::Document).threshold(0.5)?)?;
+    /// let params = Params::new(IndexUnit::Document).threshold(0.5)?;
+    /// let mut writer = IndexWriter::create(dir.path(), params)?;
     /// let text = "The old mill on the river was built in 1820 and still grinds grain for the bakery \
     ///     in the town, and on Sundays visitors come to watch the great wheel turn in the stream.";
-    /// writer.add(&Document::new("one word", "", text.replace("bakery", "baker")))?;
-    /// writer.add(&Document::new("tomatoes", "", "Tomatoes grow best in warm weather with plenty of sun."))?;
-    /// writer.add(&Document::new("copy", "", text))?;
-    /// writer.add(&Document::new("two words", "", text.replace("bakery", "baker").replace("Sundays", "Mondays")))?;
+    /// let one = text.replace("bakery", "baker");
+    /// let two = one.replace("Sundays", "Mondays");
+    /// let tomatoes = "Tomatoes grow best in warm weather with plenty of sun.";
+    /// for (id, text) in [("one word", &*one), ("tomatoes", tomatoes), ("copy", text), ("two words", &*two)] {
+    ///     writer.add(&Document::new(id, "", text))?;
+    /// }
     /// writer.commit()?;
     /// drop(writer);
     ///
@@ -594,8 +597,8 @@ impl Index {
     /// document's units that share a band key with it (as [`Index::query_text`] does), and
     /// the estimate is the share of the query's units covered by the document, each unit
     /// weighted by its length in characters and counted by its estimated containment in its
-    /// most similar unit of the document ([`unit_containment`](crate::unit_containment) of their estimated
-    /// Jaccard similarity; see [`Candidate::containment`]), in
+    /// most similar unit of the document ([`unit_containment`](crate::unit_containment) of
+    /// their estimated Jaccard similarity and lengths; see [`Candidate::containment`]), in
     /// [`Match::estimated_containment`]. With [`QueryOptions::verify`] every candidate
     /// document is checked exactly, `|Q ∩ X| / |Q|` over the shingles of the two whole texts
     /// (the index must store texts), in [`Match::containment`], and the threshold and order
@@ -634,7 +637,8 @@ impl Index {
     /// let found = index.query_containment(&quote, 0.8, &QueryOptions::new().verify(true))?;
     /// assert_eq!(found[0].id.to_string(), "long");
     /// assert_eq!(found[0].estimated_containment, Some(1.0));
-    /// assert!(found[0].containment.unwrap() > 0.9); // the shingle across the two sentences is not in it
+    /// // Exactly a little less: the shingles across the two sentences are not in it.
+    /// assert!(found[0].containment.unwrap() > 0.9);
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn query_containment(
@@ -754,11 +758,7 @@ fn unit_matches(
         let (part, doc_base, entry_base) = parts[p];
         let estimate = equal as f64 / hashes;
         let jaccard = if verify {
-            let [d, start, end] = part.entry(e);
-            let stored = part.doc(d)?;
-            let text = stored.text.unwrap_or_default();
-            let unit = char_range(text, &(start as u64..end as u64)).map_or("", |r| &text[r]);
-            let set = recipe.shingle_set(unit);
+            let set = recipe.shingle_set(stored_unit(part, e)?);
             Some(textreuse_shingle::sorted_jaccard(&query_set, &set))
         } else {
             None
@@ -967,7 +967,7 @@ fn locate<'p>(parts: &[(&'p dyn Part, u64, u64)], entry: u64) -> (&'p dyn Part, 
 }
 
 /// The text of a stored unit (empty when the index stores none or it is out of range).
-fn stored_unit<'t>(part: &'t dyn Part, e: u32) -> Result<&'t str, Error> {
+fn stored_unit(part: &dyn Part, e: u32) -> Result<&str, Error> {
     let [d, start, end] = part.entry(e);
     let text = part.doc(d)?.text.unwrap_or_default();
     Ok(char_range(text, &(start as u64..end as u64)).map_or("", |r| &text[r]))

@@ -954,3 +954,35 @@ proptest! {
         }
     }
 }
+
+/// Part of a paragraph, queried in a paragraph index: the query unit is shorter than the
+/// indexed one, and its containment is estimated from their Jaccard similarity and lengths
+/// (a plain Jaccard similarity of about two thirds would understate it).
+#[test]
+fn containment_of_a_part_of_a_longer_unit() {
+    let paragraphs: Vec<String> = (0..4).map(|i| words(45, 700 + i).join(" ")).collect();
+    let dir = tempfile::tempdir().unwrap();
+    let params = Params::new(IndexUnit::Paragraph).threshold(0.5).unwrap();
+    let mut w = IndexWriter::create(dir.path(), params).unwrap();
+    w.add(&Document::new("long", "", paragraphs.join("\n")))
+        .unwrap();
+    w.add(&Document::new("other", "", words(45, 800).join(" ")))
+        .unwrap();
+    let part = paragraphs[2]
+        .split(' ')
+        .take(30)
+        .collect::<Vec<_>>()
+        .join(" ");
+    let verify = QueryOptions::new().verify(true);
+    let found = w.query_containment(&part, 0.8, &verify).unwrap();
+    assert_eq!(id_list(&found), ["long"]);
+    let m = &found[0];
+    let (estimated, exact) = (m.estimated_containment.unwrap(), m.containment.unwrap());
+    assert_eq!(exact, 1.0);
+    assert!(estimated > 0.9, "{estimated}");
+    assert!(m.estimated_jaccard < 0.8, "{}", m.estimated_jaccard);
+    // The best entry is the paragraph the part comes from.
+    let long = paragraphs.join("\n");
+    let start = long[..long.find(&paragraphs[2]).unwrap()].chars().count() as u64;
+    assert_eq!(m.chars.start, start);
+}
