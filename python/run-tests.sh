@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds the `textreuse` Python wheel and runs its test suite. Works from a clean clone.
 #
-#   python/run-tests.sh [PYTEST ARGS...]
+#   python/run-tests.sh [PYTEST ARGS...]   (test paths relative to python/tests, python/ or the caller)
 #
 # Steps: a virtualenv (created once, next to cargo's target directory) that also sees the
 # user's site-packages, so pyarrow/pytest/pyspark installed there are reused and only what is
@@ -18,6 +18,7 @@ set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 root="$(cd "$here/.." && pwd)"
+caller="$PWD"
 cd "$root"
 
 python="${PYTHON:-python3}"
@@ -72,6 +73,22 @@ fi
 # Spark's Python workers run the same interpreter (and so see the installed wheel).
 export PYSPARK_PYTHON="$py"
 
+# pytest runs from python/tests (below), so a test path given relative to where the script was
+# called (`python/tests/test_index.py` from the root) or to python/ (`tests/test_index.py`) is
+# made absolute; anything else (`test_index.py`, `-k name`) is passed on as it is. A `::node`
+# suffix is kept.
+args=()
+for arg in "$@"; do
+    path="${arg%%::*}"
+    if [[ "$arg" != -* && -e "$caller/$path" ]]; then
+        args+=("$(cd "$caller" && realpath "$path")${arg#"$path"}")
+    elif [[ "$arg" != -* && -e "$here/$path" && ! -e "$here/tests/$path" ]]; then
+        args+=("$here/$path${arg#"$path"}")
+    else
+        args+=("$arg")
+    fi
+done
+
 # Run from the tests directory so `import textreuse` finds the installed wheel, not the sources.
 cd "$here/tests"
-exec "$py" -m pytest -q "$@"
+exec "$py" -m pytest -q "${args[@]}"

@@ -150,6 +150,99 @@ def test_sentence_units_union_and_rank_per_key():
     assert index.query_scores(f"{CORPUS[2]} {CORPUS[0]}") == [("ab", 1.0), ("c", 1.0)]
 
 
+def test_query_top_k_returns_the_nearest_best_first():
+    """Planted near-duplicates of one line among the others: the k nearest, in order."""
+    index = LSHIndex(threshold=0.5)
+    base = CORPUS[0]
+
+    def edited(*positions: int) -> str:
+        words = base[:-1].split()
+        for p in positions:
+            words[p] = f"zeppelin{p}"
+        return " ".join(words) + "."
+
+    once, twice, thrice = edited(9), edited(3, 12), edited(1, 7, 15)
+    index.insert_batch(["thrice", "base", "once", "twice"], [thrice, base, once, twice])
+    index.insert_batch(range(1, 60), CORPUS[1:60])
+    length = index.params["shingle"]
+    truth = sorted(
+        ((key, textreuse.jaccard(base, text, length=length))
+         for key, text in [("base", base), ("once", once), ("twice", twice), ("thrice", thrice)]),
+        key=lambda kv: -kv[1],
+    )
+    top = index.query_top_k(base, 3, verify=True)
+    assert [k for k, _ in top] == [k for k, _ in truth[:3]] == ["base", "once", "twice"]
+    assert [s for _, s in top] == pytest.approx([s for _, s in truth[:3]])
+    # Estimated: the same keys first (far more similar than the rest), scores descending.
+    estimated = index.query_top_k(base, 4)
+    assert {k for k, _ in estimated} == {"base", "once", "twice", "thrice"}
+    assert estimated[0] == ("base", 1.0)
+    assert [s for _, s in estimated] == sorted((s for _, s in estimated), reverse=True)
+    # k bounds the answer and a shorter answer is a prefix of a longer one.
+    for k in range(6):
+        assert index.query_top_k(base, k, verify=True) == index.query_top_k(base, 6, verify=True)[:k]
+    assert index.query_top_k(base, 0) == []
+    # Only keys sharing a band key are ranked: not every key comes back for a large k.
+    assert 4 <= len(index.query_top_k(base, 1000)) < len(index)
+    # A signature works as the text does (a document index: one unit), but cannot verify.
+    sig = index.signer.sign(base, shingle=length)
+    assert index.query_top_k(sig, 4) == estimated
+    with pytest.raises(ValueError, match="verify=True needs a text"):
+        index.query_top_k(sig, 3, verify=True)
+    with pytest.raises(ValueError, match="k must not be negative"):
+        index.query_top_k(base, -1)
+    assert LSHIndex().query_top_k(base, 5) == []
+    no_text = LSHIndex(store_text=False)
+    no_text.insert(1, base)
+    assert no_text.query_top_k(base, 1) == [(1, 1.0)]
+    with pytest.raises(ValueError, match="stores no texts"):
+        no_text.query_top_k(base, 1, verify=True)
+
+
+def test_query_containment_finds_a_quote_in_a_long_document():
+    """Three sentences quoted from a document of twenty: contained in it, though the Jaccard
+    similarity of the two texts is small and a document index does not find it."""
+    long = " ".join(CORPUS[10:30])
+    quote = " ".join(CORPUS[15:18])
+    sentences = LSHIndex(unit="sentence")
+    documents = LSHIndex(unit="document")
+    for index in (sentences, documents):
+        index.insert("long", long)
+        index.insert_batch(range(40, 60), CORPUS[40:60])
+    found = sentences.query_containment(quote, threshold=0.8)
+    assert found == [("long", 1.0)]
+    # Exact: the share of the quote's shingles in the long document's.
+    q = set(textreuse.shingles(quote))
+    exact = len(q & set(textreuse.shingles(long))) / len(q)
+    verified = sentences.query_containment(quote, threshold=0.8, verify=True)
+    assert [k for k, _ in verified] == ["long"] and verified[0][1] == pytest.approx(exact)
+    assert exact > 0.95
+    # Jaccard similarity misses it: small for the whole texts, and no match in a document index.
+    assert textreuse.jaccard(quote, long) < 0.2
+    assert "long" not in documents.query(quote)
+    assert documents.query_containment(quote, threshold=0.8) == []
+    # Half of a query quoted: containment about a half, below a high threshold.
+    half = " ".join(CORPUS[20:22] + CORPUS[100:102])
+    (key, c), *_ = sentences.query_containment(half, threshold=0.3)
+    assert key == "long" and 0.4 < c < 0.6
+    assert sentences.query_containment(half) == []  # the default threshold is 0.9
+    # A short query inside an indexed sentence key: found with it.
+    assert ("45", 1.0) not in sentences.query_containment(CORPUS[45], threshold=1.0)
+    assert (45, 1.0) in sentences.query_containment(CORPUS[45], threshold=1.0)
+
+
+def test_query_containment_arguments():
+    index = LSHIndex(unit="sentence")
+    assert index.query_containment(CORPUS[0], threshold=0.0) == []  # empty index
+    index.insert("a", CORPUS[0])
+    for bad in (-0.1, 1.5, float("nan")):
+        with pytest.raises(ValueError, match="within 0..=1"):
+            index.query_containment(CORPUS[0], threshold=bad)
+    with pytest.raises(ValueError, match="verify=True needs a text"):
+        index.query_containment(index.signer.sign(CORPUS[0]), verify=True)
+    assert index.query_containment(CORPUS[0], threshold=1.0, verify=True) == [("a", 1.0)]
+
+
 # --- text and signatures -------------------------------------------------------------------------
 
 

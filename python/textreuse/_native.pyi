@@ -161,7 +161,10 @@ class LSHIndex:
 
     Keys are int (-2**63..2**64) or str; values are texts (signed by the index itself) or
     signatures of N minhashes. Changes are durable after :meth:`commit`; pickling commits and
-    carries the whole index (unpickled into a new temporary directory).
+    carries the whole index (unpickled into a new temporary directory). :meth:`query_top_k`
+    ranks the k nearest keys even below the threshold (datasketch's ``MinHashLSHForest``),
+    :meth:`query_containment` finds the documents containing most of a text
+    (``MinHashLSHEnsemble``).
 
     >>> index = LSHIndex(threshold=0.8)
     >>> index.insert("mill", "The old mill on the river was built in 1820 and still grinds grain.")
@@ -211,6 +214,18 @@ class LSHIndex:
     ) -> list[tuple[Key, float]]:
         """query() with scores: the estimated Jaccard similarity, or with ``verify=True`` (texts
         only, the index storing texts) the exact one. At most ``limit`` keys."""
+    def query_top_k(self, value: str | SignatureLike, k: int, verify: bool = False) -> list[tuple[Key, float]]:
+        """The ``k`` keys most similar to ``value`` as ``(key, jaccard)``, best first (ties: the
+        key inserted first), even below the index's threshold, like datasketch's
+        ``MinHashLSHForest.query(m, k)``. Estimated, or exact with ``verify=True`` (texts only,
+        the index storing texts). Only keys sharing a band key with ``value`` can be found, so
+        fewer than ``k`` may come back; ``k=0`` gives []."""
+    def query_containment(self, value: str | SignatureLike, threshold: float = 0.9, verify: bool = False) -> list[tuple[Key, float]]:
+        """The keys whose documents contain at least ``threshold`` of ``value`` (``|Q & X| /
+        |Q|`` of the shingles) as ``(key, containment)``, most first, like datasketch's
+        ``MinHashLSHEnsemble``. Estimated through the units they share (use ``unit="sentence"``,
+        ``"paragraph"`` or ``"chunk"``), exact over the whole texts with ``verify=True``.
+        ValueError for a threshold outside 0..1."""
     def query_batch(self, values: Sequence[str | None] | Sequence[SignatureLike] | npt.NDArray[np.uint64] | Any) -> list[list[Key]]:
         """query() of many values (as insert_batch takes them); [] for a None text."""
     def remove(self, key: Key) -> None:

@@ -171,6 +171,157 @@ fn create_add_query_remove_compact() {
     assert!(err.contains("not an index"), "{err}");
 }
 
+/// `index query --top-k K` and `--containment T`: one line per query document with the
+/// indexed documents nearest to it or containing it, as the library answers.
+#[test]
+fn query_top_k_and_containment() {
+    let tmp = tempfile::tempdir().unwrap();
+    let ix = index_dir(tmp.path());
+    let mut corpus = jsonl(20, 3);
+    let docs = json_lines(&corpus);
+    let text = |i: usize| docs[i]["text"].as_str().unwrap().to_string();
+    // A long document holding the first four documents' sentences.
+    let long = (0..4).map(text).collect::<Vec<_>>().join(" ");
+    let line = serde_json::json!({"id": "long", "title": "Long", "text": long});
+    writeln!(corpus, "{line}").unwrap();
+    let corpus_file = tmp.path().join("corpus.jsonl");
+    std::fs::write(&corpus_file, &corpus).unwrap();
+    ok(&["-q", "index", "create", &ix]);
+    ok(&["-q", "index", "add", &ix, corpus_file.to_str().unwrap()]);
+
+    // Queries: a copy of d2 (also inside "long"), two sentences of d5 and a new one, and a
+    // new sentence alone.
+    let fresh = {
+        let other = json_lines(&jsonl(1, 99));
+        let t = other[0]["text"].as_str().unwrap().to_string();
+        t[..t.find(". ").unwrap() + 1].to_string()
+    };
+    let t5 = text(5);
+    let part = format!("{} {fresh}", &t5[..t5.rfind(" The ").unwrap()]);
+    let queries = [("q-copy", text(2)), ("q-part", part), ("q-none", fresh)];
+    let mut q = String::new();
+    for (id, t) in &queries {
+        writeln!(
+            q,
+            "{}",
+            serde_json::json!({"id": id, "title": "", "text": t})
+        )
+        .unwrap();
+    }
+    let q_file = tmp.path().join("q.jsonl");
+    std::fs::write(&q_file, q).unwrap();
+    let q_file = q_file.to_str().unwrap();
+    let index = Index::open(&ix).unwrap();
+    let ids = |line: &Value| -> Vec<String> {
+        line["matches"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|m| m["id"].as_str().unwrap().to_string())
+            .collect()
+    };
+
+    // Top-k: one line per query document with matches, in the unit lines' format.
+    let top = json_lines(&ok(&[
+        "-q", "index", "query", &ix, q_file, "--top-k", "2", "--verify",
+    ]));
+    assert_eq!(top.len(), 2, "q-none has no line without --all");
+    assert_eq!(
+        (&top[0]["doc"], &top[0]["unit"]),
+        (&"q-copy".into(), &"document".into())
+    );
+    assert_eq!(top[0]["start"], 0);
+    assert_eq!(top[0]["end"], text(2).chars().count());
+    assert_eq!(
+        ids(&top[0]),
+        ["d2", "long"],
+        "equal scores: the document added first"
+    );
+    let m = &top[0]["matches"][1];
+    assert_eq!((&m["title"], &m["jaccard"]), (&"Long".into(), &1.0.into()));
+    assert!(m["estimated_jaccard"].is_number() && m["shared_bands"].is_number());
+    assert!(m["source"].as_str().unwrap().ends_with("corpus.jsonl"));
+    assert_eq!(top[1]["doc"], "q-part");
+    assert_eq!(ids(&top[1])[0], "d5");
+    // As the library answers.
+    let options = textreuse_index::QueryOptions::new().verify(true);
+    for (line, (_, t)) in top.iter().zip(&queries) {
+        let want: Vec<String> = index
+            .query_top_k(t, 2, &options)
+            .unwrap()
+            .iter()
+            .map(|m| m.id.to_string())
+            .collect();
+        assert_eq!(ids(line), want);
+    }
+    let all = json_lines(&ok(&[
+        "-q", "index", "query", &ix, q_file, "--top-k", "2", "--all",
+    ]));
+    assert_eq!(all.len(), 3);
+    assert_eq!(
+        (&all[2]["doc"], &all[2]["matches"]),
+        (&"q-none".into(), &Value::Array(vec![]))
+    );
+    assert_eq!(
+        ok(&["-q", "index", "query", &ix, q_file, "--top-k", "0"]),
+        ""
+    );
+
+    // Containment: d2 and "long" hold all of q-copy; two thirds of q-part are in d5.
+    let full = json_lines(&ok(&[
+        "-q",
+        "index",
+        "query",
+        &ix,
+        q_file,
+        "--containment",
+        "0.9",
+    ]));
+    assert_eq!(full.len(), 1);
+    assert_eq!(ids(&full[0]), ["d2", "long"]);
+    assert!(
+        full[0]["matches"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|m| { m["estimated_containment"] == 1.0 && m.get("containment").is_none() })
+    );
+    let half = json_lines(&ok(&[
+        "-q",
+        "index",
+        "query",
+        &ix,
+        q_file,
+        "--containment",
+        "0.5",
+        "--verify",
+    ]));
+    let part = half.iter().find(|l| l["doc"] == "q-part").unwrap();
+    assert_eq!(ids(part), ["d5"]);
+    let exact = part["matches"][0]["containment"].as_f64().unwrap();
+    let estimated = part["matches"][0]["estimated_containment"]
+        .as_f64()
+        .unwrap();
+    assert!(
+        (0.5..0.8).contains(&exact) && (0.5..0.8).contains(&estimated),
+        "{part}"
+    );
+    let lib = index
+        .query_containment(&queries[1].1, 0.5, &options)
+        .unwrap();
+    assert_eq!(lib[0].containment, Some(exact));
+
+    // Flags that do not go together, and a threshold that is not a fraction.
+    for bad in [
+        &["--top-k", "2", "--containment", "0.5"][..],
+        &["--top-k", "2", "--limit", "1"][..],
+        &["--containment", "0.5", "--min-jaccard", "0.2"][..],
+        &["--containment", "1.5"][..],
+    ] {
+        status(&[&["index", "query", &ix, q_file][..], bad].concat(), 2);
+    }
+}
+
 #[test]
 fn check_index_gives_the_corpus_report() {
     let tmp = tempfile::tempdir().unwrap();

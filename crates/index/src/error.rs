@@ -61,6 +61,11 @@ pub enum Error {
     /// without them. Rebuild it with texts stored.
     #[error("the index stores no texts (created with store_text off); {0} needs them")]
     NoText(&'static str),
+    /// A containment threshold outside `0..=1` (or NaN) was given to
+    /// [`Index::query_containment`](crate::Index::query_containment); pass a fraction (0.8:
+    /// documents holding at least 80% of the query).
+    #[error("the containment threshold must be within 0..=1, not {0}")]
+    Threshold(f64),
     /// A segment would hold more than 4 billion entries, documents or band-key records: commit
     /// more often (a smaller memory budget).
     #[error("a segment cannot hold more than 2^32 - 1 {0}; commit more often")]

@@ -13,7 +13,9 @@ use textreuse_corpus::{DocId, Document, Origin};
 use textreuse_minhash::Signer;
 
 use crate::Error;
-use crate::candidates::{Candidate, DEFAULT_MAX_QUERY_BUCKET, Tally, count_members};
+use crate::candidates::{
+    Candidate, DEFAULT_MAX_QUERY_BUCKET, Hit, Order, Tallied, Tally, count_members,
+};
 use crate::doc::id_hash;
 use crate::params::{Params, Recipe, SignedUnit};
 use crate::segment::{Batch, Part, Segment, SegmentWriter, Shape, equal_minhashes};
@@ -164,6 +166,71 @@ pub struct Match {
     pub jaccard: Option<f64>,
     /// Its unit's text, with [`QueryOptions::text`] (when texts are stored).
     pub text: Option<String>,
+    /// Containment queries ([`Index::query_containment`]): the estimated containment of the
+    /// query in this match's document (see [`Candidate::containment`]). `None` otherwise.
+    pub estimated_containment: Option<f64>,
+    /// Containment queries with [`QueryOptions::verify`]: the exact containment of the query's
+    /// shingle set in the document's, `|Q ∩ X| / |Q|`, from the stored texts. `None`
+    /// otherwise.
+    pub containment: Option<f64>,
+}
+
+/// What a top-k query ([`Index::query_top_k`], [`Index::query_documents`]) is given: a text
+/// (cut into the index's units and signed) or one signature (`N` minhashes from
+/// [`Signer::sign`] with the index's parameters). `&str`, `&String`, `&[u64]` and `&Vec<u64>`
+/// convert into it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Query<'a> {
+    /// A text.
+    Text(&'a str),
+    /// A signature (it cannot be verified: it has no shingles).
+    Signature(&'a [u64]),
+}
+
+impl<'a> From<&'a str> for Query<'a> {
+    fn from(text: &'a str) -> Query<'a> {
+        Query::Text(text)
+    }
+}
+
+impl<'a> From<&'a String> for Query<'a> {
+    fn from(text: &'a String) -> Query<'a> {
+        Query::Text(text)
+    }
+}
+
+impl<'a> From<&'a [u64]> for Query<'a> {
+    fn from(mins: &'a [u64]) -> Query<'a> {
+        Query::Signature(mins)
+    }
+}
+
+impl<'a> From<&'a Vec<u64>> for Query<'a> {
+    fn from(mins: &'a Vec<u64>) -> Query<'a> {
+        Query::Signature(mins)
+    }
+}
+
+/// A question about whole indexed documents ([`Index::query_documents`],
+/// [`Index::query_documents_all`]): the `k` most similar ones, or those containing the query.
+#[derive(Clone, Copy, Debug, PartialEq)]
+#[non_exhaustive]
+pub enum DocumentQuery {
+    /// The `k` documents most similar to the query ([`Index::query_top_k`]).
+    TopK(usize),
+    /// The documents containing at least this share of the query ([`Index::query_containment`]).
+    Containment(f64),
+}
+
+impl DocumentQuery {
+    /// Checks the containment threshold ([`Error::Threshold`] outside `0..=1`).
+    pub fn check(&self) -> Result<(), Error> {
+        match *self {
+            DocumentQuery::Containment(t) if !(0.0..=1.0).contains(&t) => Err(Error::Threshold(t)),
+            _ => Ok(()),
+        }
+    }
 }
 
 /// A unit of a query text with its matches.
@@ -398,6 +465,26 @@ impl Index {
         match_units(&self.parts(), self, text, units, recipe, options)
     }
 
+    /// [`rank_documents`] over this index's parts.
+    pub(crate) fn rank_documents(
+        &self,
+        text: &str,
+        units: &[SignedUnit],
+        recipe: &mut Recipe<'_>,
+        question: DocumentQuery,
+        options: &QueryOptions,
+    ) -> Result<Vec<Match>, Error> {
+        rank_documents(
+            &self.parts(),
+            self,
+            recipe,
+            units,
+            Some(text),
+            question,
+            options,
+        )
+    }
+
     /// The entries matching a signature (the `N` minhashes of an item, as
     /// [`Signer::sign`] gives them). Verification needs a text: [`QueryOptions::verify`] is
     /// ignored here.
@@ -429,6 +516,156 @@ impl Index {
     /// ([`Index::document`]); [`Candidate::best_chunk`] an entry number.
     pub fn candidate_documents(&self, query: &str, top: usize) -> Result<Vec<Candidate>, Error> {
         candidate_documents(&self.parts(), self, query, top)
+    }
+
+    /// The `k` indexed documents most similar to `query` (a text, or a signature: [`Query`]),
+    /// best first, even when none reaches the index's threshold: what datasketch's
+    /// `MinHashLSHForest.query(m, k)` answers. One [`Match`] per document: its entry most
+    /// similar to a query unit, whose Jaccard similarity is the document's score (for a
+    /// document index, the similarity of the two texts; for sentences or paragraphs, of the
+    /// best pair of units).
+    ///
+    /// Candidates are the documents with an entry sharing a band key with a query unit, as
+    /// [`Index::query_text`] finds them (every bucket, whatever its size), tallied per
+    /// document ([`Candidate`]); they are ranked by their best estimated Jaccard similarity,
+    /// or with [`QueryOptions::verify`] by the exact one (every candidate pair is verified, so
+    /// the order is exact among the candidates), ties by lower document number, and cut to
+    /// `k` (and to [`QueryOptions::limit`]); [`QueryOptions::min_jaccard`] leaves out
+    /// documents whose score is below it and [`QueryOptions::text`] adds the best entry's
+    /// text. `k = 0` finds nothing.
+    ///
+    /// # What it cannot find
+    ///
+    /// A document none of whose entries shares a band key with a query unit is invisible to
+    /// banded LSH: at Jaccard similarity `s` a pair shares one with the probability of the
+    /// index's S-curve ([`Signer::exact_match_probability`]: with the sentence defaults 0.83 at
+    /// `s = 0.9`, 0.45 at 0.8, 0.008 at 0.5), so below the threshold the top `k` is a sample of
+    /// the nearest documents, not all of them, and fewer than `k` may come back. The keys hash
+    /// whole bands, so there are no shorter prefixes to widen the search with (as an LSH
+    /// Forest's trees have); seeing every document would mean comparing every signature,
+    /// which this index does not do. An index planned for a lower threshold
+    /// ([`Params::threshold`]) sees further.
+    ///
+    /// ```
+    /// use textreuse_corpus::Document;
+    /// use textreuse_index::{Index, IndexUnit, IndexWriter, Params, QueryOptions};
+    ///
+    /// let dir = tempfile::tempdir()?;
+    /// let params = Params::new(IndexUnit::Document).threshold(0.5)?;
+    /// let mut writer = IndexWriter::create(dir.path(), params)?;
+    /// let text = "The old mill on the river was built in 1820 and still grinds grain for the bakery \
+    ///     in the town, and on Sundays visitors come to watch the great wheel turn in the stream.";
+    /// let one = text.replace("bakery", "baker");
+    /// let two = one.replace("Sundays", "Mondays");
+    /// let tomatoes = "Tomatoes grow best in warm weather with plenty of sun.";
+    /// for (id, text) in [("one word", &*one), ("tomatoes", tomatoes), ("copy", text), ("two words", &*two)] {
+    ///     writer.add(&Document::new(id, "", text))?;
+    /// }
+    /// writer.commit()?;
+    /// drop(writer);
+    ///
+    /// let index = Index::open(dir.path())?;
+    /// let nearest = index.query_top_k(text, 3, &QueryOptions::new().verify(true))?;
+    /// let ids: Vec<String> = nearest.iter().map(|m| m.id.to_string()).collect();
+    /// assert_eq!(ids, ["copy", "one word", "two words"]);
+    /// assert_eq!(nearest[0].jaccard, Some(1.0));
+    /// assert!(nearest[1].jaccard > nearest[2].jaccard);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn query_top_k<'a>(
+        &self,
+        query: impl Into<Query<'a>>,
+        k: usize,
+        options: &QueryOptions,
+    ) -> Result<Vec<Match>, Error> {
+        query_documents(
+            &self.parts(),
+            self,
+            query.into(),
+            DocumentQuery::TopK(k),
+            options,
+        )
+    }
+
+    /// The indexed documents that contain at least `threshold` of `text` (from 0 to 1), most
+    /// first, ties by lower document number: what datasketch's `MinHashLSHEnsemble` answers
+    /// ("which documents contain most of this text"). Containment is `C(Q, X) = |Q ∩ X| /
+    /// |Q|`, the share of the query's shingle set `Q` in the document's `X`; a short text
+    /// quoted in a long document is contained in it though their Jaccard similarity is small.
+    ///
+    /// It works through the index's units: the query is cut into units, each finds the
+    /// document's units that share a band key with it (as [`Index::query_text`] does), and
+    /// the estimate is the share of the query's units covered by the document, each unit
+    /// weighted by its length in characters and counted by its estimated containment in its
+    /// most similar unit of the document ([`unit_containment`](crate::unit_containment) of
+    /// their estimated Jaccard similarity and lengths; see [`Candidate::containment`]), in
+    /// [`Match::estimated_containment`]. With [`QueryOptions::verify`] every candidate
+    /// document is checked exactly, `|Q ∩ X| / |Q|` over the shingles of the two whole texts
+    /// (the index must store texts), in [`Match::containment`], and the threshold and order
+    /// apply to that value. Each [`Match`] is the document's entry most similar to a query
+    /// unit (its Jaccard similarity estimated, not verified); [`QueryOptions::limit`] caps
+    /// the number of documents, [`QueryOptions::text`] adds that entry's text, and
+    /// [`QueryOptions::min_jaccard`] is not used.
+    ///
+    /// Containment needs units about the size of the pieces the query shares with a document:
+    /// sentences, paragraphs or chunks. In a document index a long document is one unit whose
+    /// Jaccard similarity with a short query is small, so it shares no band key with it and is
+    /// not found. The estimate leaves out units the index's recipe drops (shorter than
+    /// [`Params::min_shingles`]) and shingles across unit boundaries, which the exact value
+    /// counts; and as for [`Index::query_top_k`], a document sharing no band key with any query
+    /// unit is not seen. A threshold outside `0..=1` is [`Error::Threshold`].
+    ///
+    /// ```
+    /// use textreuse_corpus::Document;
+    /// use textreuse_index::{Index, IndexUnit, IndexWriter, Params, QueryOptions};
+    ///
+    /// let dir = tempfile::tempdir()?;
+    /// let mut writer = IndexWriter::create(dir.path(), Params::new(IndexUnit::Sentence))?;
+    /// let sentences = [
+    ///     "The old mill on the river was built in 1820 and still grinds grain for the bakery in town.",
+    ///     "Bees collect nectar and pollen from flowers, and carry pollen from one plant to the next.",
+    ///     "The committee met every second week to review the budget and argued about the library.",
+    ///     "Chess engines search millions of positions per second and evaluate each with a function.",
+    ///     "Volcanoes form where magma reaches the surface, mostly along the edges of tectonic plates.",
+    /// ];
+    /// writer.add(&Document::new("long", "A long document", sentences.join(" ")))?;
+    /// writer.commit()?;
+    /// drop(writer);
+    ///
+    /// let index = Index::open(dir.path())?;
+    /// let quote = format!("{} {}", sentences[1], sentences[3]); // two of its five sentences
+    /// let found = index.query_containment(&quote, 0.8, &QueryOptions::new().verify(true))?;
+    /// assert_eq!(found[0].id.to_string(), "long");
+    /// assert_eq!(found[0].estimated_containment, Some(1.0));
+    /// // Exactly a little less: the shingles across the two sentences are not in it.
+    /// assert!(found[0].containment.unwrap() > 0.9);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn query_containment(
+        &self,
+        text: &str,
+        threshold: f64,
+        options: &QueryOptions,
+    ) -> Result<Vec<Match>, Error> {
+        query_documents(
+            &self.parts(),
+            self,
+            Query::Text(text),
+            DocumentQuery::Containment(threshold),
+            options,
+        )
+    }
+
+    /// [`Index::query_top_k`] or [`Index::query_containment`], as `question` says. A
+    /// signature asked for containment is one unit of unknown length (its estimate takes the
+    /// units it is compared with as its size: `2J / (1 + J)`) and is never verified.
+    pub fn query_documents<'a>(
+        &self,
+        query: impl Into<Query<'a>>,
+        question: DocumentQuery,
+        options: &QueryOptions,
+    ) -> Result<Vec<Match>, Error> {
+        query_documents(&self.parts(), self, query.into(), question, options)
     }
 }
 
@@ -465,6 +702,8 @@ fn to_match(
         estimated_jaccard: estimate,
         jaccard,
         text,
+        estimated_containment: None,
+        containment: None,
     })
 }
 
@@ -519,11 +758,7 @@ fn unit_matches(
         let (part, doc_base, entry_base) = parts[p];
         let estimate = equal as f64 / hashes;
         let jaccard = if verify {
-            let [d, start, end] = part.entry(e);
-            let stored = part.doc(d)?;
-            let text = stored.text.unwrap_or_default();
-            let unit = char_range(text, &(start as u64..end as u64)).map_or("", |r| &text[r]);
-            let set = recipe.shingle_set(unit);
+            let set = recipe.shingle_set(stored_unit(part, e)?);
             Some(textreuse_shingle::sorted_jaccard(&query_set, &set))
         } else {
             None
@@ -648,6 +883,49 @@ fn document(parts: &[(&dyn Part, u64, u64)], doc: u64) -> Result<Option<Document
     Ok(None)
 }
 
+/// Hands the entries of `parts` that share one of `keys` with the current query unit of
+/// `tally` to it, resolved by `resolve(part, doc_base, entry_base, entry)`.
+fn tally_unit<E>(
+    parts: &[(&dyn Part, u64, u64)],
+    keys: &[u64],
+    tally: &mut Tally,
+    seen: &mut Vec<u32>,
+    mut resolve: impl FnMut(&dyn Part, u64, u64, u32) -> Result<Option<Hit>, E>,
+) -> Result<(), E> {
+    for &(part, doc_base, entry_base) in parts {
+        seen.clear();
+        for &k in keys {
+            part.lookup(k, seen);
+        }
+        tally.try_add(seen, |e| resolve(part, doc_base, entry_base, e))?;
+    }
+    Ok(())
+}
+
+/// The [`Hit`] of a live entry `e` of `part` for a query unit of minhashes `mins` (its score
+/// the estimate: the caller may replace it).
+fn hit(
+    part: &dyn Part,
+    doc_base: u64,
+    entry_base: u64,
+    e: u32,
+    mins: &[u64],
+    width: usize,
+) -> Option<Hit> {
+    let [d, start, end] = part.entry(e);
+    if part.deleted(d) {
+        return None;
+    }
+    let estimate = equal_minhashes(part.signature(e), mins, width) as f64 / mins.len() as f64;
+    Some(Hit {
+        doc: (doc_base + d as u64) as usize,
+        chunk: (entry_base + e as u64) as usize,
+        estimate,
+        score: estimate,
+        len: end.saturating_sub(start) as u64,
+    })
+}
+
 fn candidate_documents(
     parts: &[(&dyn Part, u64, u64)],
     index: &Index,
@@ -659,7 +937,7 @@ fn candidate_documents(
     let mut tally = Tally::default();
     let mut seen = Vec::new();
     for u in recipe.units(query) {
-        let hashes = u.mins.len() as f64;
+        tally.unit(u.span.clone(), u.chars.end - u.chars.start);
         // Keys of more than the cap's entries over all parts are skipped.
         let kept: Vec<u64> = u
             .keys
@@ -673,26 +951,171 @@ fn candidate_documents(
                     <= DEFAULT_MAX_QUERY_BUCKET
             })
             .collect();
-        for &(part, doc_base, entry_base) in parts {
-            seen.clear();
-            for &k in &kept {
-                part.lookup(k, &mut seen);
+        tally_unit(parts, &kept, &mut tally, &mut seen, |part, db, eb, e| {
+            Ok::<_, Error>(hit(part, db, eb, e, &u.mins, width))
+        })?;
+    }
+    Ok(tally.candidates(Order::SharedKeys(top)))
+}
+
+/// The part holding global entry number `entry`: `(part, doc base, entry base, its number
+/// there)`.
+fn locate<'p>(parts: &[(&'p dyn Part, u64, u64)], entry: u64) -> (&'p dyn Part, u64, u64, u32) {
+    let i = parts.partition_point(|&(_, _, base)| base <= entry) - 1;
+    let (part, doc_base, entry_base) = parts[i];
+    (part, doc_base, entry_base, (entry - entry_base) as u32)
+}
+
+/// The text of a stored unit (empty when the index stores none or it is out of range).
+fn stored_unit(part: &dyn Part, e: u32) -> Result<&str, Error> {
+    let [d, start, end] = part.entry(e);
+    let text = part.doc(d)?.text.unwrap_or_default();
+    Ok(char_range(text, &(start as u64..end as u64)).map_or("", |r| &text[r]))
+}
+
+/// [`Index::query_documents`] over `parts`.
+fn query_documents(
+    parts: &[(&dyn Part, u64, u64)],
+    index: &Index,
+    query: Query<'_>,
+    question: DocumentQuery,
+    options: &QueryOptions,
+) -> Result<Vec<Match>, Error> {
+    question.check()?;
+    let signer = &index.signer;
+    let mut recipe = index.recipe();
+    match query {
+        Query::Text(t) => {
+            let units = recipe.units(t);
+            rank_documents(
+                parts,
+                index,
+                &mut recipe,
+                &units,
+                Some(t),
+                question,
+                options,
+            )
+        }
+        Query::Signature(mins) => {
+            if mins.len() != signer.hashes() {
+                return Err(Error::SignatureLength {
+                    expected: signer.hashes(),
+                    got: mins.len(),
+                });
             }
-            tally.add(&mut seen, &u.span, |e| {
-                let [d, _, _] = part.entry(e);
-                if part.deleted(d) {
-                    return None;
-                }
-                let equal = equal_minhashes(part.signature(e), &u.mins, width);
-                Some((
-                    (doc_base + d as u64) as usize,
-                    (entry_base + e as u64) as usize,
-                    equal as f64 / hashes,
-                ))
-            });
+            let mut keys = vec![0; signer.bands()];
+            signer.band_keys_into(mins, &mut keys);
+            let unit = SignedUnit {
+                span: 0..0,
+                chars: 0..0,
+                mins: mins.to_vec(),
+                keys,
+            };
+            rank_documents(parts, index, &mut recipe, &[unit], None, question, options)
         }
     }
-    Ok(tally.top(top))
+}
+
+/// The documents answering `question` for a query of `units` (signed from `text`, or one
+/// signature when `text` is `None`), after [`DocumentQuery::check`].
+pub(crate) fn rank_documents(
+    parts: &[(&dyn Part, u64, u64)],
+    index: &Index,
+    recipe: &mut Recipe<'_>,
+    units: &[SignedUnit],
+    text: Option<&str>,
+    question: DocumentQuery,
+    options: &QueryOptions,
+) -> Result<Vec<Match>, Error> {
+    if question == DocumentQuery::TopK(0) {
+        return Ok(Vec::new());
+    }
+    let width = index.manifest.params.signature_bytes as usize;
+    let verify = options.verify && text.is_some();
+    if verify && !index.manifest.params.store_text {
+        return Err(Error::NoText("verification"));
+    }
+    // Top-k verifies every candidate pair, so that the best pair of a document is the best
+    // by exact Jaccard; containment verifies whole documents after the tally.
+    let verify_pairs = verify && matches!(question, DocumentQuery::TopK(_));
+    let mut tally = Tally::default();
+    let mut seen = Vec::new();
+    for u in units {
+        tally.unit(u.span.clone(), u.chars.end - u.chars.start);
+        let query_set = match text {
+            Some(t) if verify_pairs => recipe.shingle_set(&t[u.span.clone()]),
+            _ => Vec::new(),
+        };
+        tally_unit(parts, &u.keys, &mut tally, &mut seen, |part, db, eb, e| {
+            let Some(mut h) = hit(part, db, eb, e, &u.mins, width) else {
+                return Ok(None);
+            };
+            if verify_pairs {
+                let set = recipe.shingle_set(stored_unit(part, e)?);
+                h.score = textreuse_shingle::sorted_jaccard(&query_set, &set);
+            }
+            Ok::<_, Error>(Some(h))
+        })?;
+    }
+    let limit = options.limit;
+    let mut found: Vec<(Tallied, Option<f64>)> = match question {
+        DocumentQuery::TopK(k) => tally
+            .ranked(Order::Nearest(k.min(limit)))
+            .into_iter()
+            .filter(|t| t.candidate.best_jaccard >= options.min_jaccard)
+            .map(|t| (t, None))
+            .collect(),
+        DocumentQuery::Containment(threshold) => match text {
+            Some(text) if verify => {
+                let query_set = recipe.shingle_set(text);
+                let mut found = Vec::new();
+                for t in tally.ranked(Order::Contained(0.0)) {
+                    let (part, _, _, e) = locate(parts, t.candidate.best_chunk as u64);
+                    let [d, _, _] = part.entry(e);
+                    let doc_text = part.doc(d)?.text.unwrap_or_default();
+                    let set = recipe.shingle_set(doc_text);
+                    let exact = textreuse_shingle::sorted_containment(&query_set, &set);
+                    if exact >= threshold {
+                        found.push((t, Some(exact)));
+                    }
+                }
+                found.sort_by(|(a, x), (b, y)| {
+                    y.unwrap_or_default()
+                        .total_cmp(&x.unwrap_or_default())
+                        .then(a.candidate.doc.cmp(&b.candidate.doc))
+                });
+                found
+            }
+            _ => tally
+                .ranked(Order::Contained(threshold))
+                .into_iter()
+                .map(|t| (t, None))
+                .collect(),
+        },
+    };
+    found.truncate(limit);
+    found
+        .into_iter()
+        .map(|(t, exact)| {
+            let (part, doc_base, entry_base, e) = locate(parts, t.candidate.best_chunk as u64);
+            let mut m = to_match(
+                part,
+                doc_base,
+                entry_base,
+                e,
+                t.best_shared,
+                t.best_estimate,
+                verify_pairs.then_some(t.candidate.best_jaccard),
+                options.text,
+            )?;
+            if let DocumentQuery::Containment(_) = question {
+                m.estimated_containment = Some(t.candidate.containment);
+                m.containment = exact;
+            }
+            Ok(m)
+        })
+        .collect()
 }
 
 /// Adds to, removes from, commits and compacts one index; the only process writing to it
@@ -1018,6 +1441,38 @@ impl IndexWriter {
         self.batch.index_keys();
         let parts = self.parts();
         query_signature(&parts, &self.index, mins, options)
+    }
+
+    /// [`Index::query_top_k`], over the committed and the uncommitted entries.
+    pub fn query_top_k<'a>(
+        &mut self,
+        query: impl Into<Query<'a>>,
+        k: usize,
+        options: &QueryOptions,
+    ) -> Result<Vec<Match>, Error> {
+        self.query_documents(query, DocumentQuery::TopK(k), options)
+    }
+
+    /// [`Index::query_containment`], over the committed and the uncommitted entries.
+    pub fn query_containment(
+        &mut self,
+        text: &str,
+        threshold: f64,
+        options: &QueryOptions,
+    ) -> Result<Vec<Match>, Error> {
+        self.query_documents(text, DocumentQuery::Containment(threshold), options)
+    }
+
+    /// [`Index::query_documents`], over the committed and the uncommitted entries.
+    pub fn query_documents<'a>(
+        &mut self,
+        query: impl Into<Query<'a>>,
+        question: DocumentQuery,
+        options: &QueryOptions,
+    ) -> Result<Vec<Match>, Error> {
+        self.batch.index_keys();
+        let parts = self.parts();
+        query_documents(&parts, &self.index, query.into(), question, options)
     }
 
     /// Entries of the documents in `docs` (ascending) of a part.

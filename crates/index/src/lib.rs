@@ -6,7 +6,11 @@
 //! id, title, input, record, character offsets) and a short signature for estimating
 //! similarity. [`IndexWriter`] adds documents (or bare signatures) and removes them by id;
 //! [`Index`] answers queries: a text's units, or a signature, with their matches, ranked by
-//! estimated Jaccard similarity and optionally verified exactly against the stored texts.
+//! estimated Jaccard similarity and optionally verified exactly against the stored texts. It
+//! also answers two questions about whole documents: the `k` most similar to a query
+//! ([`Index::query_top_k`], datasketch's `MinHashLSHForest`), and those that contain most of a
+//! query text ([`Index::query_containment`], datasketch's `MinHashLSHEnsemble`), both among
+//! the documents sharing a band key with the query (what banded LSH can see).
 //!
 //! ```
 //! use textreuse_corpus::Document;
@@ -33,7 +37,8 @@
 //! memory (built from a corpus for one run). Both retrieve candidate source documents of a query
 //! text with one shared tally and ranking ([`MemoryIndex::candidates`],
 //! [`Index::candidate_documents`] of an [`IndexUnit::Chunk`] index), so the two find the same
-//! [`Candidate`]s.
+//! [`Candidate`]s; top-k and containment queries rank the same tally
+//! ([`MemoryIndex::query_top_k`], [`MemoryIndex::query_containment`]).
 //!
 //! # On disk
 //!
@@ -76,12 +81,12 @@ mod segment;
 
 pub use bands::{BandError, BandTables};
 pub use bloom::{BandBloom, BloomError};
-pub use candidates::{Candidate, DEFAULT_MAX_QUERY_BUCKET};
+pub use candidates::{Candidate, DEFAULT_MAX_QUERY_BUCKET, unit_containment};
 pub use doc::StoredDoc;
 pub use error::Error;
 pub use index::{
-    DEFAULT_MEMORY_BUDGET, Index, IndexStats, IndexWriter, MAX_SEGMENTS, MERGE_RUN, Match,
-    QueryOptions, UnitMatches,
+    DEFAULT_MEMORY_BUDGET, DocumentQuery, Index, IndexStats, IndexWriter, MAX_SEGMENTS, MERGE_RUN,
+    Match, Query, QueryOptions, UnitMatches,
 };
 pub use memory::{ChunkRef, MemoryIndex, MemoryIndexBuilder, MemoryIndexError};
 pub use params::{DEFAULT_SIGNATURE_BYTES, IndexUnit, Params, Recipe, SignedUnit};

@@ -5,12 +5,17 @@ use ahash::AHashMap;
 use textreuse_minhash::{Signer, SignerConfig};
 use textreuse_shingle::{ChunkConfig, chunk_spans, word_shingles};
 
-use crate::candidates::{Candidate, DEFAULT_MAX_QUERY_BUCKET, Tally};
+use crate::candidates::{Candidate, DEFAULT_MAX_QUERY_BUCKET, Hit, Order, Tally};
 
-/// Why a [`MemoryIndexBuilder`] could not build an index.
+/// Why a [`MemoryIndexBuilder`] could not build an index, or a [`MemoryIndex`] could not answer
+/// a query.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum MemoryIndexError {
+    /// A containment threshold outside `0..=1` (or NaN) was given to
+    /// [`MemoryIndex::query_containment`]; pass a fraction.
+    #[error("the containment threshold must be within 0..=1, not {0}")]
+    Threshold(f64),
     /// The n-gram length is 0; use 1 or more.
     #[error("the word n-gram length must be at least 1")]
     ZeroNgram,
@@ -294,6 +299,84 @@ impl MemoryIndex {
     /// then higher best estimated Jaccard, then lower document number), at most `top` of them.
     /// Keys of more than [`MemoryIndexBuilder::max_bucket`] chunks are not counted.
     pub fn candidates(&self, query: &str, top: usize) -> Vec<Candidate> {
+        self.tally(query).candidates(Order::SharedKeys(top))
+    }
+
+    /// The `k` documents most similar to `query`: the documents sharing band keys with its
+    /// chunks (as [`MemoryIndex::candidates`] finds them), ranked by their best estimated
+    /// Jaccard similarity ([`Candidate::best_jaccard`]: that of their chunk most similar to a
+    /// query chunk), ties by lower document number; at most `k` (none for `k = 0`), however
+    /// dissimilar. What datasketch's `MinHashLSHForest.query(m, k)` answers, with one
+    /// difference: a document none of whose chunks shares a band key with a query chunk is
+    /// invisible here (its chance of sharing one at Jaccard `s` is the signer's
+    /// [`Signer::exact_match_probability`]), so fewer than `k` may come back.
+    ///
+    /// ```
+    /// use textreuse_index::MemoryIndex;
+    ///
+    /// let mut index = MemoryIndex::new();
+    /// let base = "Volcanoes form where magma reaches the surface of the earth, and most of them \
+    ///     lie along the boundaries of tectonic plates where the crust is thin";
+    /// index.add(&base.replace("thin", "weak"));                      // 0: one word changed
+    /// index.add("Tomatoes grow best in warm weather with plenty of sun and regular watering.");
+    /// index.add(base);                                                // 2: a copy
+    /// let nearest = index.query_top_k(base, 2);
+    /// assert_eq!(nearest.iter().map(|c| c.doc).collect::<Vec<_>>(), [2, 0]);
+    /// assert_eq!(nearest[0].best_jaccard, 1.0);
+    /// assert!(index.query_top_k(base, 0).is_empty());
+    /// ```
+    pub fn query_top_k(&self, query: &str, k: usize) -> Vec<Candidate> {
+        if k == 0 {
+            return Vec::new();
+        }
+        self.tally(query).candidates(Order::Nearest(k))
+    }
+
+    /// The documents that contain at least `threshold` of `query` (from 0 to 1), most first
+    /// (ties by lower document number), with [`Candidate::containment`]: the share of the
+    /// query's chunks (weighted by their lengths) covered by chunks of the document that share
+    /// a band key with them, each counted by its estimated containment
+    /// ([`unit_containment`](crate::unit_containment)). What datasketch's `MinHashLSHEnsemble`
+    /// answers ("which documents contain most of this text"): a short query is found inside a
+    /// long document through the chunks they share, where the Jaccard similarity of the whole
+    /// texts would be small. The index holds no texts, so this is an estimate; the persistent
+    /// [`Index::query_containment`](crate::Index::query_containment) can verify it exactly.
+    ///
+    /// Only documents sharing a band key with a query chunk are seen, as in
+    /// [`MemoryIndex::query_top_k`]. A threshold outside `0..=1` is
+    /// [`MemoryIndexError::Threshold`].
+    ///
+    /// ```
+    /// use textreuse_index::MemoryIndex;
+    ///
+    /// let long: String = (0..12)
+    ///     .map(|i| format!("Paragraph {i} of the long report discusses topic number {i} in detail, \
+    ///         with figures and the opinions of several experts on item {i}.\n\n"))
+    ///     .collect();
+    /// let mut index = MemoryIndex::new();
+    /// index.add("Tomatoes grow best in warm weather with plenty of sun and regular watering.");
+    /// index.add(&long);
+    /// // Two of the twelve paragraphs, quoted elsewhere.
+    /// let quote: String = long.split("\n\n").skip(4).take(2).collect::<Vec<_>>().join("\n\n");
+    /// let found = index.query_containment(&quote, 0.8)?;
+    /// assert_eq!(found[0].doc, 1);
+    /// assert!(found[0].containment > 0.9);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn query_containment(
+        &self,
+        query: &str,
+        threshold: f64,
+    ) -> Result<Vec<Candidate>, MemoryIndexError> {
+        if !(0.0..=1.0).contains(&threshold) {
+            return Err(MemoryIndexError::Threshold(threshold));
+        }
+        Ok(self.tally(query).candidates(Order::Contained(threshold)))
+    }
+
+    /// The tally of `query`'s chunks: each chunk's bucket members (buckets of at most
+    /// `max_bucket` chunks), with their estimated Jaccard similarity and length in bytes.
+    fn tally(&self, query: &str) -> Tally {
         let mut scratch = Scratch::default();
         let mut tally = Tally::default();
         let hashes = self.signer.hashes();
@@ -304,6 +387,7 @@ impl MemoryIndex {
             if !self.sign(&query[span.clone()], &mut scratch) {
                 continue;
             }
+            tally.unit(span.clone(), span.len() as u64);
             seen.clear();
             for key in &scratch.bands {
                 match self.buckets.get(key) {
@@ -313,7 +397,7 @@ impl MemoryIndex {
                     _ => {}
                 }
             }
-            tally.add(&mut seen, &span, |id| {
+            tally.add(&mut seen, |id| {
                 let id = id as usize;
                 let theirs = &self.mins[id * hashes..(id + 1) * hashes];
                 let equal = theirs
@@ -321,10 +405,18 @@ impl MemoryIndex {
                     .zip(&scratch.mins)
                     .filter(|(a, b)| a == b)
                     .count();
-                Some((self.chunks[id].doc, id, equal as f64 / hashes as f64))
+                let estimate = equal as f64 / hashes as f64;
+                let chunk = &self.chunks[id];
+                Some(Hit {
+                    doc: chunk.doc,
+                    chunk: id,
+                    estimate,
+                    score: estimate,
+                    len: chunk.span.len() as u64,
+                })
             });
         }
-        tally.top(top)
+        tally
     }
 }
 
@@ -440,6 +532,69 @@ mod tests {
             MemoryIndex::builder().max_bucket(0).build(),
             Err(MemoryIndexError::ZeroMaxBucket)
         ));
+    }
+
+    #[test]
+    fn top_k_ranks_by_similarity_not_shared_keys() {
+        let paragraph = DOCS[1].split("\n\n").nth(1).unwrap();
+        let edited = paragraph
+            .replace("summer", "spring")
+            .replace("cold", "long");
+        let mut index = index();
+        // Document 4 repeats an edited copy three times (many shared keys in all), document 5
+        // is an exact copy (fewer keys, but the most similar); document 1 holds it too.
+        assert_eq!(index.add(&[edited.as_str(); 3].join("\n\n")), 4);
+        assert_eq!(index.add(paragraph), 5);
+        let by_keys = index.candidates(paragraph, 3);
+        assert_eq!(by_keys[0].doc, 4, "{by_keys:?}");
+        let top = index.query_top_k(paragraph, 3);
+        assert_eq!(top.iter().map(|c| c.doc).collect::<Vec<_>>(), [1, 5, 4]);
+        assert_eq!((top[0].best_jaccard, top[1].best_jaccard), (1.0, 1.0));
+        assert!(top[2].best_jaccard < 1.0);
+        // Sorted, at most k, and a prefix of a longer list.
+        let more = index.query_top_k(paragraph, 10);
+        assert_eq!(&more[..3], &top[..]);
+        assert!(
+            more.windows(2)
+                .all(|w| w[0].best_jaccard >= w[1].best_jaccard)
+        );
+        assert_eq!(index.query_top_k(paragraph, 1), top[..1]);
+        assert!(index.query_top_k(paragraph, 0).is_empty());
+        assert!(MemoryIndex::new().query_top_k(paragraph, 5).is_empty());
+    }
+
+    #[test]
+    fn containment_finds_a_paragraph_in_a_longer_document() {
+        let mut index = index();
+        let long = DOCS.join("\n\n");
+        assert_eq!(index.add(&long), 4);
+        // One paragraph of DOCS[1] (two paragraphs) and of the long document (eight).
+        let query = DOCS[1].split("\n\n").nth(1).unwrap();
+        let found = index.query_containment(query, 0.9).unwrap();
+        let docs: Vec<usize> = found.iter().map(|c| c.doc).collect();
+        assert_eq!(docs, [1, 4], "{found:?}");
+        assert!(found.iter().all(|c| c.containment >= 0.9));
+        // Their containment is full, though the Jaccard similarity of the query and the long
+        // document as whole texts is small.
+        assert!(found.iter().all(|c| c.containment == 1.0));
+        let set = |t: &str| {
+            let (mut words, mut set) = (Vec::new(), Vec::new());
+            word_shingles(t, 2, &mut words, &mut set);
+            set.sort_unstable();
+            set.dedup();
+            set
+        };
+        let whole = textreuse_shingle::sorted_jaccard(&set(query), &set(&long));
+        assert!(whole < 0.2, "{whole}");
+        // The threshold is a fraction.
+        for bad in [-0.1, 1.5, f64::NAN] {
+            assert!(matches!(
+                index.query_containment(query, bad),
+                Err(MemoryIndexError::Threshold(_))
+            ));
+        }
+        assert_eq!(index.query_containment(query, 1.0).unwrap().len(), 2);
+        assert!(index.query_containment("", 0.0).unwrap().is_empty());
     }
 
     #[test]

@@ -5,7 +5,7 @@ use textreuse_corpus::{Document, InputError, Progress, Source, Stage};
 use textreuse_wikidump::Cleaner;
 
 use crate::Error;
-use crate::index::{Index, IndexWriter, QueryOptions, UnitMatches};
+use crate::index::{DocumentQuery, Index, IndexWriter, Match, QueryOptions, UnitMatches};
 use crate::params::SignedUnit;
 
 /// Documents signed (or queried) together: enough to keep every core busy, few enough that
@@ -21,9 +21,11 @@ pub struct RunStats {
     pub documents: u64,
     /// Their units signed (added, or queried).
     pub units: u64,
-    /// Query runs: units with at least one match.
+    /// Query runs: units with at least one match (not counted by
+    /// [`Index::query_documents_all`], whose matches are documents).
     pub units_matched: u64,
-    /// Query runs: documents with at least one matched unit.
+    /// Query runs: documents with at least one matched unit (or, for
+    /// [`Index::query_documents_all`], at least one matched document).
     pub documents_matched: u64,
     /// Bad files, records and damaged dump parts, reported and skipped.
     pub input_problems: u64,
@@ -148,6 +150,51 @@ impl Index {
         if let Some(w) = add {
             w.commit()?;
         }
+        Ok(stats)
+    }
+
+    /// Asks `question` ([`Index::query_top_k`] or [`Index::query_containment`]) of every
+    /// document of `sources`, on all threads, and hands each document with the indexed
+    /// documents answering it to `each`, in input order (documents without any included). Bad
+    /// inputs are reported to `progress` and skipped; a containment threshold outside `0..=1`
+    /// is [`Error::Threshold`] before anything is read.
+    pub fn query_documents_all<I, E>(
+        &self,
+        sources: I,
+        question: DocumentQuery,
+        options: &QueryOptions,
+        progress: &dyn Progress,
+        mut each: impl FnMut(&Document, &[Match]) -> Result<(), E>,
+    ) -> Result<RunStats, E>
+    where
+        I: IntoIterator<Item = Result<Source, InputError>>,
+        E: From<Error>,
+    {
+        question.check()?;
+        let mut stats = RunStats::default();
+        chunks(sources, progress, &mut stats, |docs, stats| {
+            type Queried = Result<(usize, Vec<Match>), Error>;
+            let results: Vec<Queried> = docs
+                .par_iter()
+                .map_init(
+                    || self.recipe(),
+                    |recipe, d| {
+                        let units = recipe.units(&d.text);
+                        let found =
+                            self.rank_documents(&d.text, &units, recipe, question, options)?;
+                        Ok((units.len(), found))
+                    },
+                )
+                .collect();
+            for (doc, result) in docs.iter().zip(results) {
+                let (units, found) = result?;
+                stats.documents += 1;
+                stats.units += units as u64;
+                stats.documents_matched += (!found.is_empty()) as u64;
+                each(doc, &found)?;
+            }
+            Ok::<(), E>(())
+        })?;
         Ok(stats)
     }
 }

@@ -557,3 +557,432 @@ fn many_commits_merge_into_few_segments_and_answer_the_same() {
     assert_eq!((pending.documents, pending.uncommitted_documents), (40, 1));
     assert_eq!(pending.entries, s.entries + 2);
 }
+
+// --- top-k and containment -------------------------------------------------------------------
+
+use textreuse_index::{DocumentQuery, Match, unit_containment};
+
+/// A text of `n` words drawn from `WORDS` by a small xorshift generator seeded with `seed`.
+fn words(n: usize, seed: u64) -> Vec<String> {
+    let mut x = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+    (0..n)
+        .map(|_| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            format!("{}{}", WORDS[(x % 24) as usize], (x >> 8) % 10)
+        })
+        .collect()
+}
+
+/// `base` with the words at `positions` replaced.
+fn edited(base: &[String], positions: &[usize]) -> String {
+    let mut w = base.to_vec();
+    for &p in positions {
+        w[p] = format!("edit{p}");
+    }
+    w.join(" ")
+}
+
+fn id_list(found: &[Match]) -> Vec<String> {
+    found.iter().map(|m| m.id.to_string()).collect()
+}
+
+/// Planted near-duplicates of a text among unrelated ones: top-k with verification returns
+/// the true k nearest (exact Jaccard over every document, brute force), best first; without
+/// it, the same documents by their estimates.
+#[test]
+fn top_k_returns_the_planted_nearest_in_order() {
+    let dir = tempfile::tempdir().unwrap();
+    let params = Params::new(IndexUnit::Document).threshold(0.5).unwrap();
+    let mut w = IndexWriter::create(dir.path(), params).unwrap();
+    let base = words(60, 1);
+    let query = base.join(" ");
+    // Unrelated documents first and last, near-duplicates with 1, 2, 4 and 6 words changed
+    // in between, added in scrambled order.
+    let mut docs: Vec<(String, String)> = (0..10)
+        .map(|i| (format!("other{i}"), words(60, 100 + i).join(" ")))
+        .collect();
+    for (name, edits) in [
+        ("e4", &[5, 20, 35, 50][..]),
+        ("e1", &[30][..]),
+        ("e6", &[3, 13, 23, 33, 43, 53][..]),
+        ("e2", &[10, 40][..]),
+    ] {
+        docs.push((name.into(), edited(&base, edits)));
+    }
+    docs.extend((10..20).map(|i| (format!("other{i}"), words(60, 100 + i).join(" "))));
+    for (id, text) in &docs {
+        w.add(&Document::new(id.as_str(), "", text.as_str()))
+            .unwrap();
+    }
+    w.commit().unwrap();
+    drop(w);
+    let index = Index::open(dir.path()).unwrap();
+
+    // The truth: exact Jaccard with every document.
+    let mut recipe = index.recipe();
+    let q = recipe.shingle_set(&query);
+    let mut truth: Vec<(f64, usize, &str)> = docs
+        .iter()
+        .enumerate()
+        .map(|(n, (id, text))| {
+            let j = textreuse_shingle::sorted_jaccard(&q, &recipe.shingle_set(text));
+            (j, n, id.as_str())
+        })
+        .collect();
+    truth.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
+    let want: Vec<&str> = truth[..4].iter().map(|t| t.2).collect();
+    assert_eq!(want, ["e1", "e2", "e4", "e6"], "{truth:?}");
+
+    let verified = index
+        .query_top_k(&query, 4, &QueryOptions::new().verify(true))
+        .unwrap();
+    assert_eq!(id_list(&verified), want);
+    for (m, t) in verified.iter().zip(&truth) {
+        assert_eq!(m.jaccard, Some(t.0));
+        assert_eq!(m.doc, t.1 as u64);
+    }
+    // Estimated: the same four (their estimates are far above the unrelated documents'),
+    // ranked by the estimate.
+    let estimated = index.query_top_k(&query, 4, &QueryOptions::new()).unwrap();
+    let mut got = id_list(&estimated);
+    got.sort();
+    assert_eq!(got, want);
+    assert!(
+        estimated
+            .windows(2)
+            .all(|p| p[0].estimated_jaccard >= p[1].estimated_jaccard)
+    );
+    assert!(estimated.iter().all(|m| m.jaccard.is_none()));
+    // k bounds the answer; a large k returns only what shares a band key, not every document.
+    for k in 0..=4 {
+        let top = index
+            .query_top_k(&query, k, &QueryOptions::new().verify(true))
+            .unwrap();
+        assert_eq!(id_list(&top), want[..k]);
+    }
+    let all = index
+        .query_top_k(&query, 1000, &QueryOptions::new())
+        .unwrap();
+    assert!(all.len() >= 4 && all.len() < docs.len(), "{}", all.len());
+    // The index's signature of the query finds the same documents as its text.
+    let sig = index.signer().sign_text(&query).unwrap();
+    let by_sig = index
+        .query_top_k(sig.as_slice(), 4, &QueryOptions::new())
+        .unwrap();
+    assert_eq!(by_sig, estimated);
+    // min_jaccard leaves out the less similar, limit cuts like k.
+    let close = index
+        .query_top_k(
+            &query,
+            4,
+            &QueryOptions::new()
+                .verify(true)
+                .min_jaccard(t_at(&truth, 1)),
+        )
+        .unwrap();
+    assert_eq!(id_list(&close), ["e1", "e2"]);
+    let limited = index
+        .query_top_k(&query, 4, &QueryOptions::new().limit(1))
+        .unwrap();
+    assert_eq!(limited.len(), 1);
+}
+
+/// The exact Jaccard of the `i`-th nearest.
+fn t_at(truth: &[(f64, usize, &str)], i: usize) -> f64 {
+    truth[i].0
+}
+
+/// Twelve sentences long enough for the sentence filter.
+fn long_sentences() -> Vec<String> {
+    (0..12)
+        .map(|i| {
+            let mut s = words(22, 500 + i).join(" ");
+            s[..1].make_ascii_uppercase();
+            s.push('.');
+            s
+        })
+        .collect()
+}
+
+/// A short text quoted in a long document: containment finds it through the sentences they
+/// share, where the Jaccard similarity of the whole texts (a document index) misses it.
+#[test]
+fn containment_finds_a_short_text_in_a_long_document() {
+    let sentences = long_sentences();
+    let long = sentences.join(" ");
+    let quote = sentences[4..7].join(" ");
+    let others: Vec<String> = (0..5)
+        .map(|i| {
+            let mut s = words(40, 900 + i).join(" ") + ".";
+            s[..1].make_ascii_uppercase();
+            s
+        })
+        .collect();
+    let build = |unit: IndexUnit| {
+        let dir = tempfile::tempdir().unwrap();
+        let mut w = IndexWriter::create(dir.path(), Params::new(unit)).unwrap();
+        w.add(&Document::new("other0", "", others[0].as_str()))
+            .unwrap();
+        w.add(&Document::new("long", "Long", long.as_str()))
+            .unwrap();
+        for (i, o) in others.iter().enumerate().skip(1) {
+            w.add(&Document::new(format!("other{i}"), "", o.as_str()))
+                .unwrap();
+        }
+        w.commit().unwrap();
+        drop(w);
+        (Index::open(dir.path()).unwrap(), dir)
+    };
+    let (sentences_ix, _a) = build(IndexUnit::Sentence);
+    let found = sentences_ix
+        .query_containment(&quote, 0.8, &QueryOptions::new())
+        .unwrap();
+    assert_eq!(id_list(&found), ["long"]);
+    assert_eq!(found[0].estimated_containment, Some(1.0));
+    assert_eq!(found[0].containment, None);
+    assert_eq!(found[0].title, "Long");
+    let verified = sentences_ix
+        .query_containment(&quote, 0.8, &QueryOptions::new().verify(true))
+        .unwrap();
+    let exact = verified[0].containment.unwrap();
+    assert!(exact > 0.95 && exact <= 1.0, "{exact}");
+
+    // The whole texts' Jaccard similarity is about a quarter: a document index, whose
+    // unit is the whole text, does not find the long document for the quote.
+    let (documents_ix, _b) = build(IndexUnit::Document);
+    let mut recipe = documents_ix.recipe();
+    let whole =
+        textreuse_shingle::sorted_jaccard(&recipe.shingle_set(&quote), &recipe.shingle_set(&long));
+    assert!(whole < 0.3, "{whole}");
+    let by_jaccard = documents_ix
+        .query_text(&quote, &QueryOptions::new())
+        .unwrap();
+    assert!(
+        by_jaccard.iter().all(|u| u.matches.is_empty()),
+        "{by_jaccard:?}"
+    );
+    assert!(
+        documents_ix
+            .query_top_k(&quote, 3, &QueryOptions::new())
+            .unwrap()
+            .is_empty()
+    );
+
+    // Half of the query quoted, half new: containment about a half.
+    let half = format!("{} {}", sentences[2..4].join(" "), others[1..3].join(" "));
+    let c = sentences_ix
+        .query_containment(&half, 0.0, &QueryOptions::new().verify(true))
+        .unwrap();
+    let long_match = c.iter().find(|m| m.id.to_string() == "long").unwrap();
+    let (est, exact) = (
+        long_match.estimated_containment.unwrap(),
+        long_match.containment.unwrap(),
+    );
+    assert!(
+        (0.3..0.7).contains(&est) && (0.3..0.7).contains(&exact),
+        "{est} {exact}"
+    );
+    assert!(
+        sentences_ix
+            .query_containment(&half, 0.8, &QueryOptions::new())
+            .unwrap()
+            .is_empty()
+    );
+}
+
+#[test]
+fn document_queries_on_empty_indexes_and_bad_arguments() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut w = IndexWriter::create(dir.path(), Params::new(IndexUnit::Sentence)).unwrap();
+    let text = docs()[0].text.clone();
+    let opts = QueryOptions::new();
+    assert!(w.query_top_k(&text, 5, &opts).unwrap().is_empty());
+    assert!(w.query_containment(&text, 0.5, &opts).unwrap().is_empty());
+    w.commit().unwrap();
+    let index = Index::open(dir.path()).unwrap();
+    assert!(index.query_top_k(&text, 5, &opts).unwrap().is_empty());
+    assert!(
+        index
+            .query_containment(&text, 0.0, &opts)
+            .unwrap()
+            .is_empty()
+    );
+    for bad in [-0.01, 1.01, f64::NAN, f64::INFINITY] {
+        assert!(matches!(
+            index.query_containment(&text, bad, &opts),
+            Err(Error::Threshold(_))
+        ));
+        assert!(matches!(
+            w.query_containment(&text, bad, &opts),
+            Err(Error::Threshold(_))
+        ));
+        // The run over inputs refuses before reading any.
+        let mut called = false;
+        let run = index.query_documents_all(
+            Vec::new(),
+            DocumentQuery::Containment(bad),
+            &opts,
+            &NoProgress,
+            |_, _| -> Result<(), Error> {
+                called = true;
+                Ok(())
+            },
+        );
+        assert!(matches!(run, Err(Error::Threshold(_))) && !called);
+    }
+    // Uncommitted documents are found by the writer, removed ones are not.
+    for d in docs() {
+        w.add(&d).unwrap();
+    }
+    let found = w.query_top_k(&text, 10, &opts).unwrap();
+    assert_eq!(id_list(&found), ["1", "2", "4"]);
+    assert!(w.query_top_k(&text, 0, &opts).unwrap().is_empty(), "k = 0");
+    w.remove(&DocId::from(2u64)).unwrap();
+    assert_eq!(
+        id_list(&w.query_top_k(&text, 10, &opts).unwrap()),
+        ["1", "4"]
+    );
+    let contained = w.query_containment(&text, 1.0, &opts).unwrap();
+    assert_eq!(id_list(&contained), ["1"]);
+    // A signature of the wrong length, and verification without stored texts.
+    assert!(matches!(
+        w.query_top_k(&[1u64, 2, 3][..], 3, &opts),
+        Err(Error::SignatureLength { got: 3, .. })
+    ));
+    let bare = tempfile::tempdir().unwrap();
+    let mut p = Params::new(IndexUnit::Sentence);
+    p.store_text = false;
+    let mut w = IndexWriter::create(bare.path(), p).unwrap();
+    w.add(&docs()[0]).unwrap();
+    let verify = QueryOptions::new().verify(true);
+    assert!(matches!(
+        w.query_top_k(&text, 3, &verify),
+        Err(Error::NoText(_))
+    ));
+    assert!(matches!(
+        w.query_containment(&text, 0.5, &verify),
+        Err(Error::NoText(_))
+    ));
+    assert_eq!(w.query_top_k(&text, 3, &opts).unwrap().len(), 1);
+}
+
+/// Per document, what `query_text`'s matches say: the best score and the containment estimate
+/// (each query unit counted by its best `unit_containment` in the document, weighted by its
+/// length in characters). The oracle for the tally.
+fn by_document(units: &[textreuse_index::UnitMatches]) -> BTreeMap<u64, (f64, f64)> {
+    let total: f64 = units
+        .iter()
+        .map(|u| (u.chars.end - u.chars.start).max(1) as f64)
+        .sum();
+    let mut out: BTreeMap<u64, (f64, f64)> = BTreeMap::new();
+    for u in units {
+        let len = u.chars.end - u.chars.start;
+        let mut best_in_unit: BTreeMap<u64, f64> = BTreeMap::new();
+        for m in &u.matches {
+            let score = m.jaccard.unwrap_or(m.estimated_jaccard);
+            let e = out.entry(m.doc).or_insert((-1.0, 0.0));
+            e.0 = e.0.max(score);
+            let c = unit_containment(score, len, m.chars.end - m.chars.start);
+            let b = best_in_unit.entry(m.doc).or_insert(0.0);
+            *b = b.max(c);
+        }
+        for (doc, c) in best_in_unit {
+            out.get_mut(&doc).unwrap().1 += len.max(1) as f64 * c / total;
+        }
+    }
+    out
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 16, ..ProptestConfig::default() })]
+
+    /// Top-k is the k best documents of `query_text`'s matches (each by its best unit pair),
+    /// sorted, ties by document number, so top-k is a prefix of top-(k+1); containment is
+    /// the length-weighted estimate from the same matches, sorted, at or above its threshold,
+    /// and a higher threshold keeps a prefix.
+    #[test]
+    fn top_k_and_containment_follow_the_unit_matches(seed in seeds(), q in 0usize..30, verify: bool) {
+        let docs = corpus(&seed);
+        let dir = tempfile::tempdir().unwrap();
+        let mut w = IndexWriter::create(dir.path(), Params::new(IndexUnit::Sentence)).unwrap();
+        for d in &docs { w.add(d).unwrap(); }
+        w.commit().unwrap();
+        drop(w);
+        let index = Index::open(dir.path()).unwrap();
+        let query = &docs[q % docs.len()].text;
+        let opts = QueryOptions::new().verify(verify);
+        let oracle = by_document(&index.query_text(query, &opts).unwrap());
+        // Containment is estimated from the estimates, verified or not.
+        let estimates = by_document(&index.query_text(query, &QueryOptions::new()).unwrap());
+        let mut want: Vec<(u64, f64)> = oracle.iter().map(|(&d, &(s, _))| (d, s)).collect();
+        want.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+        let mut previous: Option<Vec<Match>> = None;
+        for k in 0..=want.len() + 1 {
+            let top = index.query_top_k(query, k, &opts).unwrap();
+            let got: Vec<(u64, f64)> = top
+                .iter()
+                .map(|m| (m.doc, m.jaccard.unwrap_or(m.estimated_jaccard)))
+                .collect();
+            prop_assert_eq!(&got[..], &want[..k.min(want.len())]);
+            if let Some(p) = previous {
+                prop_assert_eq!(&top[..p.len()], &p[..]);
+            }
+            previous = Some(top);
+        }
+        let mut last: Option<Vec<u64>> = None;
+        for t in [0.0, 0.25, 0.5, 0.75, 0.9, 1.0] {
+            let found = index.query_containment(query, t, &QueryOptions::new()).unwrap();
+            prop_assert!(found.iter().all(|m| m.containment.is_none()));
+            let docs_found: Vec<u64> = found.iter().map(|m| m.doc).collect();
+            for m in &found {
+                let c = m.estimated_containment.unwrap();
+                prop_assert!(c >= t && c <= 1.0);
+                let expected = estimates[&m.doc].1;
+                prop_assert!((c - expected).abs() < 1e-9, "{} vs {}", c, expected);
+            }
+            let sorted = found.windows(2).all(|p| {
+                let (a, b) = (p[0].estimated_containment, p[1].estimated_containment);
+                a > b || (a == b && p[0].doc < p[1].doc)
+            });
+            prop_assert!(sorted);
+            if let Some(l) = &last {
+                prop_assert_eq!(&l[..docs_found.len()], &docs_found[..]);
+            }
+            last = Some(docs_found);
+        }
+    }
+}
+
+/// Part of a paragraph, queried in a paragraph index: the query unit is shorter than the
+/// indexed one, and its containment is estimated from their Jaccard similarity and lengths
+/// (a plain Jaccard similarity of about two thirds would understate it).
+#[test]
+fn containment_of_a_part_of_a_longer_unit() {
+    let paragraphs: Vec<String> = (0..4).map(|i| words(45, 700 + i).join(" ")).collect();
+    let dir = tempfile::tempdir().unwrap();
+    let params = Params::new(IndexUnit::Paragraph).threshold(0.5).unwrap();
+    let mut w = IndexWriter::create(dir.path(), params).unwrap();
+    w.add(&Document::new("long", "", paragraphs.join("\n")))
+        .unwrap();
+    w.add(&Document::new("other", "", words(45, 800).join(" ")))
+        .unwrap();
+    let part = paragraphs[2]
+        .split(' ')
+        .take(30)
+        .collect::<Vec<_>>()
+        .join(" ");
+    let verify = QueryOptions::new().verify(true);
+    let found = w.query_containment(&part, 0.8, &verify).unwrap();
+    assert_eq!(id_list(&found), ["long"]);
+    let m = &found[0];
+    let (estimated, exact) = (m.estimated_containment.unwrap(), m.containment.unwrap());
+    assert_eq!(exact, 1.0);
+    assert!(estimated > 0.9, "{estimated}");
+    assert!(m.estimated_jaccard < 0.8, "{}", m.estimated_jaccard);
+    // The best entry is the paragraph the part comes from.
+    let long = paragraphs.join("\n");
+    let start = long[..long.find(&paragraphs[2]).unwrap()].chars().count() as u64;
+    assert_eq!(m.chars.start, start);
+}

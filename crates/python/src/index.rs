@@ -19,7 +19,9 @@ use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyBytes, PyDict, PyList, PyString, PyTuple, PyType};
 use rayon::prelude::*;
 use textreuse_corpus::{DocId, Document};
-use textreuse_index::{Error, IndexUnit, IndexWriter, Match, Params, QueryOptions, SignedUnit};
+use textreuse_index::{
+    DocumentQuery, Error, IndexUnit, IndexWriter, Match, Params, Query, QueryOptions, SignedUnit,
+};
 use textreuse_minhash::BandScheme;
 
 use crate::numpy::{signature, type_name, u64_buffer};
@@ -88,6 +90,7 @@ fn index_error(e: Error) -> PyErr {
         | Error::Params(_)
         | Error::SignatureLength { .. }
         | Error::NoText(_)
+        | Error::Threshold(_)
         | Error::TooLarge(_) => PyValueError::new_err(message),
         _ => PyRuntimeError::new_err(message),
     }
@@ -270,6 +273,17 @@ fn rank(matches: Vec<Match>) -> Vec<(DocId, f64)> {
         .filter(|m| seen.insert(m.3.clone()))
         .map(|(score, _, _, id)| (id, score))
         .collect()
+}
+
+/// `(key, score)` tuples as a Python list.
+fn scored<'py>(py: Python<'py>, found: &[(DocId, f64)]) -> PyResult<Bound<'py, PyList>> {
+    PyList::new(
+        py,
+        found
+            .iter()
+            .map(|(id, score)| (key_object(py, id)?, *score).into_pyobject(py))
+            .collect::<PyResult<Vec<_>>>()?,
+    )
 }
 
 /// The matches of a text's units, or of a signature.
@@ -572,6 +586,10 @@ fn count(name: &str, value: Option<i64>) -> PyResult<Option<usize>> {
 /// object with `hashvalues`). Changes are durable after commit(); an index collected without
 /// commit() is at its last commit. Pickling commits and carries the whole index.
 ///
+/// Beyond datasketch's MinHashLSH: query_top_k(value, k) ranks the k nearest keys even below
+/// the threshold (MinHashLSHForest), and query_containment(value, threshold) finds the
+/// documents that contain most of a text (MinHashLSHEnsemble).
+///
 /// >>> index = LSHIndex(threshold=0.8)
 /// >>> index.insert("mill", "The old mill on the river was built in 1820 and still grinds grain.")
 /// 1
@@ -601,6 +619,48 @@ impl PyLSHIndex {
                 PyRuntimeError::new_err("the index is unusable: an earlier call panicked")
             })?;
             f(&mut state)
+        })
+    }
+
+    /// The answer of a top-k or containment query as `(key, score)`: the exact value when
+    /// verified, else the estimate.
+    fn documents(
+        &self,
+        py: Python<'_>,
+        value: &Bound<'_, PyAny>,
+        question: DocumentQuery,
+        verify: bool,
+    ) -> PyResult<Vec<(DocId, f64)>> {
+        let value = self::value(value)?;
+        if verify && matches!(value, Value::Signature(_)) {
+            return Err(PyValueError::new_err(
+                "verify=True needs a text: a signature has no shingles to compare",
+            ));
+        }
+        question.check().map_err(index_error)?;
+        let options = QueryOptions::new().verify(verify);
+        self.with(py, |st| {
+            let query = match &value {
+                Value::Text(t) => Query::Text(t),
+                Value::Signature(mins) => Query::Signature(mins),
+            };
+            let found = st
+                .writer
+                .query_documents(query, question, &options)
+                .map_err(index_error)?;
+            Ok(found
+                .into_iter()
+                .map(|m| {
+                    let score = match question {
+                        DocumentQuery::Containment(_) => m
+                            .containment
+                            .or(m.estimated_containment)
+                            .unwrap_or_default(),
+                        _ => m.jaccard.unwrap_or(m.estimated_jaccard),
+                    };
+                    (m.id, score)
+                })
+                .collect())
         })
     }
 
@@ -873,13 +933,62 @@ impl PyLSHIndex {
         let options = QueryOptions::new().min_jaccard(min_jaccard).verify(verify);
         let mut found = self.ranked(py, value, &options)?;
         found.truncate(limit.unwrap_or(usize::MAX));
-        PyList::new(
-            py,
-            found
-                .iter()
-                .map(|(id, score)| (key_object(py, id)?, *score).into_pyobject(py))
-                .collect::<PyResult<Vec<_>>>()?,
-        )
+        scored(py, &found)
+    }
+
+    /// query_top_k(value, k, verify=False) -> list[tuple]
+    ///
+    /// The `k` keys most similar to `value` (a text or a signature) as `(key, jaccard)`, best
+    /// first, ties by the key inserted first, even when none reaches the index's threshold:
+    /// what datasketch's MinHashLSHForest.query(m, k) answers. A key's score is its estimated
+    /// Jaccard similarity (the share of equal minhashes) or, with verify=True (texts only; the
+    /// index must store texts), the exact one, which then also orders the keys; with units
+    /// (sentences, paragraphs) it is that of the key's most similar unit.
+    ///
+    /// Only keys sharing a band key with `value` can be found (banded LSH sees nothing else:
+    /// at a Jaccard similarity s a key shares one with the probability of the index's S-curve,
+    /// index.signer.exact_match_probability(s)), so fewer than `k` may come back; an index
+    /// with a lower threshold sees further. k=0 returns [].
+    #[pyo3(signature = (value, k, verify=false))]
+    fn query_top_k<'py>(
+        &self,
+        py: Python<'py>,
+        value: &Bound<'py, PyAny>,
+        k: i64,
+        verify: bool,
+    ) -> PyResult<Bound<'py, PyList>> {
+        let k = count("k", Some(k))?.unwrap_or_default();
+        let found = self.documents(py, value, DocumentQuery::TopK(k), verify)?;
+        scored(py, &found)
+    }
+
+    /// query_containment(value, threshold=0.9, verify=False) -> list[tuple]
+    ///
+    /// The keys whose documents contain at least `threshold` (0 to 1) of `value`, as `(key,
+    /// containment)`, most first, ties by the key inserted first: what datasketch's
+    /// MinHashLSHEnsemble answers. Containment is |Q & X| / |Q|, the share of the query's
+    /// shingles that are in the document's. It is found through the index's units: the
+    /// query's units (weighted by their lengths) covered by units of the document that share
+    /// a band key with them, each by its containment estimated from their Jaccard similarity;
+    /// with verify=True (texts only; the index must store texts) it is computed exactly over
+    /// the two whole texts, and the threshold applies to that.
+    ///
+    /// It needs units smaller than the documents: an index of unit="sentence", "paragraph"
+    /// or "chunk" finds a short text inside a long document; with unit="document" a long
+    /// document is one unit, too different from a short query to share a band key. A
+    /// signature is one unit of unknown size (its estimate is 2J / (1 + J)). ValueError for a
+    /// threshold outside 0..1.
+    #[pyo3(signature = (value, threshold=0.9, verify=false))]
+    fn query_containment<'py>(
+        &self,
+        py: Python<'py>,
+        value: &Bound<'py, PyAny>,
+        threshold: f64,
+        verify: bool,
+    ) -> PyResult<Bound<'py, PyList>> {
+        let question = DocumentQuery::Containment(threshold);
+        let found = self.documents(py, value, question, verify)?;
+        scored(py, &found)
     }
 
     /// query_batch(values) -> list[list]

@@ -346,6 +346,34 @@ pub fn sorted_jaccard(a: &[u64], b: &[u64]) -> f64 {
     if a.is_empty() || b.is_empty() {
         return 0.0;
     }
+    let common = sorted_common(a, b);
+    common as f64 / (a.len() + b.len() - common) as f64
+}
+
+/// The containment of set `a` in set `b`, both given as sorted, deduplicated fingerprints:
+/// the share of `a` that is also in `b`, `|a ∩ b| / |a|` (0.0 when `a` is empty). Unlike
+/// Jaccard similarity it is not symmetric: a short text copied into a long one is fully
+/// contained in it, though their Jaccard similarity is small.
+///
+/// ```
+/// use textreuse_shingle::{sorted_containment, sorted_jaccard};
+///
+/// let short = [2, 3];
+/// let long = [1, 2, 3, 4, 5, 6, 7, 8];
+/// assert_eq!(sorted_containment(&short, &long), 1.0);
+/// assert_eq!(sorted_containment(&long, &short), 0.25);
+/// assert_eq!(sorted_jaccard(&short, &long), 0.25);
+/// assert_eq!(sorted_containment(&[], &long), 0.0);
+/// ```
+pub fn sorted_containment(a: &[u64], b: &[u64]) -> f64 {
+    if a.is_empty() {
+        return 0.0;
+    }
+    sorted_common(a, b) as f64 / a.len() as f64
+}
+
+/// The number of values in both sorted, deduplicated slices.
+fn sorted_common(a: &[u64], b: &[u64]) -> usize {
     let (mut i, mut j, mut common) = (0, 0, 0usize);
     while i < a.len() && j < b.len() {
         match a[i].cmp(&b[j]) {
@@ -358,7 +386,7 @@ pub fn sorted_jaccard(a: &[u64], b: &[u64]) -> f64 {
             }
         }
     }
-    common as f64 / (a.len() + b.len() - common) as f64
+    common
 }
 
 /// One character shingle: its byte span in the text and its fingerprint.
@@ -529,6 +557,27 @@ impl<'a> CharOffsets<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    proptest::proptest! {
+        /// Containment and Jaccard count the same intersection: `C(a, b)·|a| = C(b, a)·|b|`,
+        /// and Jaccard is at most either containment.
+        #[test]
+        fn containment_and_jaccard_agree(
+            a in proptest::collection::btree_set(0u64..64, 0..40),
+            b in proptest::collection::btree_set(0u64..64, 0..40),
+        ) {
+            let (a, b): (Vec<u64>, Vec<u64>) = (a.into_iter().collect(), b.into_iter().collect());
+            let common = a.iter().filter(|x| b.contains(x)).count() as f64;
+            let (ab, ba) = (sorted_containment(&a, &b), sorted_containment(&b, &a));
+            if !a.is_empty() {
+                proptest::prop_assert_eq!(ab, common / a.len() as f64);
+            }
+            proptest::prop_assert!((ab * a.len() as f64 - ba * b.len() as f64).abs() < 1e-9);
+            let j = sorted_jaccard(&a, &b);
+            proptest::prop_assert!(j <= ab + 1e-12 && j <= ba + 1e-12);
+            proptest::prop_assert!((0.0..=1.0).contains(&ab));
+        }
+    }
 
     #[test]
     fn inlined_fingerprint_equals_hash_crate() {

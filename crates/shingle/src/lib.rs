@@ -81,7 +81,7 @@ use core::fmt;
 
 pub use chars::{
     CharOffsets, CharShingles, Shingle, char_shingle_count, char_shingle_fingerprints,
-    dedup_fingerprints, sorted_jaccard,
+    dedup_fingerprints, sorted_containment, sorted_jaccard,
 };
 pub use chunk::{
     Chunk, ChunkConfig, Chunks, DEFAULT_CHUNK_MIN_WORDS, DEFAULT_CHUNK_NGRAM, LongSentence,

@@ -6,7 +6,9 @@ use std::path::{Path, PathBuf};
 use anyhow::Context;
 use serde_json::{Map, Value, json};
 use textreuse_corpus::{DocId, Document, Origin};
-use textreuse_index::{Index, IndexWriter, Match, Params, QueryOptions, UnitMatches};
+use textreuse_index::{
+    DocumentQuery, Index, IndexWriter, Match, Params, QueryOptions, UnitMatches,
+};
 
 use crate::args::input::InputArgs;
 use crate::args::signer::{Scheme, signer_error};
@@ -30,7 +32,9 @@ enum Command {
     Create(CreateArgs),
     /// Add the documents of INPUT... (whatever `dedup` reads) to the index.
     Add(AddArgs),
-    /// For each unit of INPUT..., its near-duplicates in the index (JSON lines on stdout).
+    /// For each unit of INPUT..., its near-duplicates in the index (JSON lines on stdout); with
+    /// --top-k or --containment, for each document the indexed documents nearest to it or
+    /// containing it.
     Query(QueryArgs),
     /// Remove documents by id (their space is reclaimed by `compact`).
     Remove(RemoveArgs),
@@ -134,9 +138,32 @@ struct QueryArgs {
     input: InputArgs,
     #[command(flatten)]
     matches: MatchArgs,
-    /// Also print units without matches.
+    /// Also print units (documents, with --top-k or --containment) without matches.
     #[arg(long)]
     all: bool,
+    /// For each input document, the K indexed documents most similar to it (by their best
+    /// pair of units; exact with --verify), best first, even below the index's threshold:
+    /// one JSON line per document. Only documents sharing a band key with the input can be
+    /// found, so there may be fewer than K.
+    #[arg(long, value_name = "K", conflicts_with_all = ["containment", "limit"])]
+    top_k: Option<usize>,
+    /// For each input document, the indexed documents containing at least T of it (the share
+    /// of its shingles in theirs: estimated from the units they share, exact with --verify),
+    /// most first: one JSON line per document. Needs units smaller than the documents
+    /// (sentence, paragraph or chunk indexes).
+    #[arg(long, value_name = "T", value_parser = fraction, conflicts_with = "min_jaccard")]
+    containment: Option<f64>,
+}
+
+impl QueryArgs {
+    /// The question about whole documents, if one was asked.
+    fn document_query(&self) -> Option<DocumentQuery> {
+        match (self.top_k, self.containment) {
+            (Some(k), _) => Some(DocumentQuery::TopK(k)),
+            (None, Some(t)) => Some(DocumentQuery::Containment(t)),
+            (None, None) => None,
+        }
+    }
 }
 
 #[derive(Debug, clap::Args)]
@@ -287,6 +314,26 @@ fn query(a: &QueryArgs, global: &Global) -> anyhow::Result<()> {
     let bars = Bars::labelled(global, "querying");
     let mut out = exit::stdout();
     let unit = index.params().unit.as_str();
+    if let Some(question) = a.document_query() {
+        let stats = index.query_documents_all(
+            inputs,
+            question,
+            &a.matches.options(),
+            &bars,
+            |doc, found| -> anyhow::Result<()> {
+                write_documents(&mut out, doc, found, a.all, a.matches.text)
+            },
+        )?;
+        out.flush()?;
+        global.log(format_args!(
+            "queried {} documents ({} {unit}s) in {:.2} s: {} documents have matches",
+            stats.documents,
+            stats.units,
+            start.elapsed().as_secs_f64(),
+            stats.documents_matched
+        ));
+        return exit::skipped(stats.input_problems);
+    }
     let stats = index.query_all(
         inputs,
         &a.matches.options(),
@@ -338,6 +385,35 @@ pub fn write_units(
     Ok(())
 }
 
+/// One JSON line for `doc` and the indexed documents answering a `--top-k` or `--containment`
+/// query (lines without any only with `all`): the unit lines' fields, with `"unit":
+/// "document"` and the whole document's span; each match is its document's best entry.
+fn write_documents(
+    out: &mut impl Write,
+    doc: &Document,
+    found: &[Match],
+    all: bool,
+    text: bool,
+) -> anyhow::Result<()> {
+    if found.is_empty() && !all {
+        return Ok(());
+    }
+    let mut line = Map::new();
+    line.insert("doc".into(), json!(doc.id));
+    line.insert("title".into(), json!(doc.title));
+    origin(&mut line, &doc.origin);
+    line.insert("unit".into(), json!("document"));
+    line.insert("start".into(), json!(0));
+    line.insert("end".into(), json!(doc.text.chars().count()));
+    if text {
+        line.insert("text".into(), json!(doc.text));
+    }
+    let matches: Vec<Value> = found.iter().map(match_json).collect();
+    line.insert("matches".into(), Value::Array(matches));
+    writeln!(out, "{}", Value::Object(line))?;
+    Ok(())
+}
+
 fn origin(line: &mut Map<String, Value>, o: &Origin) {
     if let Some(s) = &o.source {
         line.insert("source".into(), json!(&**s));
@@ -364,6 +440,12 @@ fn match_json(m: &Match) -> Value {
     v.insert("estimated_jaccard".into(), json!(m.estimated_jaccard));
     if let Some(j) = m.jaccard {
         v.insert("jaccard".into(), json!(j));
+    }
+    if let Some(c) = m.estimated_containment {
+        v.insert("estimated_containment".into(), json!(c));
+    }
+    if let Some(c) = m.containment {
+        v.insert("containment".into(), json!(c));
     }
     if let Some(t) = &m.text {
         v.insert("text".into(), json!(t));
