@@ -35,6 +35,11 @@
 //! [`Index::candidate_documents`] of an [`IndexUnit::Chunk`] index), so the two find the same
 //! [`Candidate`]s.
 //!
+//! [`BandTables`] (band bytes to caller-numbered entries), [`KeyedBandTables`] (the same over
+//! the caller's `u64` keys) and [`BandBloom`] (one Bloom filter per band) are plain in-memory
+//! LSH tables: the cores of the Python package's `textreuse.compat` classes (datasketch's
+//! `MinHashLSH`, `MinHashLSHForest`, `MinHashLSHBloom`; rensa's `RMinHashLSH`).
+//!
 //! # On disk
 //!
 //! A directory of immutable, memory-mapped segment files and a `MANIFEST` (JSON) naming the
@@ -68,6 +73,7 @@ mod candidates;
 mod doc;
 mod error;
 mod index;
+mod keyed;
 mod memory;
 mod params;
 mod partitions;
@@ -83,6 +89,7 @@ pub use index::{
     DEFAULT_MEMORY_BUDGET, Index, IndexStats, IndexWriter, MAX_SEGMENTS, MERGE_RUN, Match,
     QueryOptions, UnitMatches,
 };
+pub use keyed::KeyedBandTables;
 pub use memory::{ChunkRef, MemoryIndex, MemoryIndexBuilder, MemoryIndexError};
 pub use params::{DEFAULT_SIGNATURE_BYTES, IndexUnit, Params, Recipe, SignedUnit};
 pub use partitions::optimal_partitions;
