@@ -85,7 +85,7 @@ type EntryBands = Box<[Arc<[u8]>]>;
 
 type Buckets = HashMap<Arc<[u8]>, Vec<u32>, BuildHasherDefault<FingerprintHasher>>;
 
-/// Banded LSH tables keyed by band bytes; see the [module docs](self).
+/// Banded LSH tables keyed by band bytes (the module docs of `bands.rs` tell more).
 #[derive(Debug, Clone, Default)]
 pub struct BandTables {
     tables: Vec<Buckets>,

@@ -65,7 +65,7 @@ pub enum BloomError {
 
 const MAGIC: &[u8; 8] = b"TRBLOOM1";
 
-/// One Bloom filter per band; see the [module docs](self).
+/// One Bloom filter per band (the module docs of `bloom.rs` tell more).
 #[derive(Clone, Debug, PartialEq)]
 pub struct BandBloom {
     rows: usize,

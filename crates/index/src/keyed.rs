@@ -1,27 +1,4 @@
-//! Banded LSH tables over the caller's 64-bit keys: the tables of rensa's `RMinHashLSH` (the
-//! Python package's `textreuse.compat.rensa`).
-//!
-//! [`KeyedBandTables`] keeps [`BandTables`] and numbers the caller's keys for it. Inserting a
-//! key that is already there replaces its bands (the key moves to the end of its new buckets),
-//! and queries return keys in the order first met: table by table, each bucket in insertion
-//! order. Ids of removed keys are reused, so memory follows the live keys, not the history.
-//!
-//! ```
-//! use textreuse_index::KeyedBandTables;
-//!
-//! let mut tables = KeyedBandTables::new(2);
-//! tables.insert(100, &[b"ab", b"cd"])?;
-//! tables.insert(7, &[b"ab", b"xy"])?;
-//! assert_eq!(tables.query(&[b"zz", b"xy"]), vec![7]);
-//! assert_eq!(tables.query(&[b"ab", b"xy"]), vec![100, 7]);
-//! tables.insert(100, &[b"ab", b"xy"])?; // replaces key 100's bands; it now comes after 7
-//! assert_eq!(tables.query(&[b"ab", b"xy"]), vec![7, 100]);
-//!
-//! // A batch of rows flagged when they share a band with another row or an indexed key.
-//! let rows = [[b"qq", b"rr"], [b"qq", b"ss"], [b"tt", b"cd"]];
-//! assert_eq!(tables.duplicate_flags(&rows), vec![true, true, false]);
-//! # Ok::<(), textreuse_index::BandError>(())
-//! ```
+//! [`KeyedBandTables`]: banded LSH tables over the caller's 64-bit keys.
 use std::collections::HashMap;
 use std::collections::hash_map::Entry;
 use std::hash::BuildHasherDefault;
@@ -30,7 +7,30 @@ use crate::bands::{BandError, BandTables, FingerprintHasher};
 
 type Fixed = BuildHasherDefault<FingerprintHasher>;
 
-/// Banded tables over `u64` keys; see the [module docs](self).
+/// Banded LSH tables over the caller's 64-bit keys: the tables of rensa's `RMinHashLSH` (the
+/// Python package's `textreuse.compat.rensa`).
+///
+/// [`KeyedBandTables`] keeps [`BandTables`] and numbers the caller's keys for it. Inserting a
+/// key that is already there replaces its bands (the key moves to the end of its new buckets),
+/// and queries return keys in the order first met: table by table, each bucket in insertion
+/// order. Ids of removed keys are reused, so memory follows the live keys, not the history.
+///
+/// ```
+/// use textreuse_index::KeyedBandTables;
+///
+/// let mut tables = KeyedBandTables::new(2);
+/// tables.insert(100, &[b"ab", b"cd"])?;
+/// tables.insert(7, &[b"ab", b"xy"])?;
+/// assert_eq!(tables.query(&[b"zz", b"xy"]), vec![7]);
+/// assert_eq!(tables.query(&[b"ab", b"xy"]), vec![100, 7]);
+/// tables.insert(100, &[b"ab", b"xy"])?; // replaces key 100's bands; it now comes after 7
+/// assert_eq!(tables.query(&[b"ab", b"xy"]), vec![7, 100]);
+///
+/// // A batch of rows flagged when they share a band with another row or an indexed key.
+/// let rows = [[b"qq", b"rr"], [b"qq", b"ss"], [b"tt", b"cd"]];
+/// assert_eq!(tables.duplicate_flags(&rows), vec![true, true, false]);
+/// # Ok::<(), textreuse_index::BandError>(())
+/// ```
 #[derive(Debug, Clone, Default)]
 pub struct KeyedBandTables {
     tables: BandTables,
