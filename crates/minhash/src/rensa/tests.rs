@@ -124,8 +124,9 @@ fn r_digests_are_rensas() {
         let hasher = RMinHasher::new(k, seed).unwrap();
         assert_eq!(hasher.sketch(&hashes), want, "k={k} seed={seed}");
     }
-    // Longer digests: the first values and a checksum of all.
-    let long: [(usize, u64, Vec<u64>, [u32; 4], u64); 5] = [
+    // Longer digests: (num_perm, seed, hashes, the first values, a checksum of all).
+    type Long = (usize, u64, Vec<u64>, [u32; 4], u64);
+    let long: [Long; 5] = [
         (
             129,
             1,
