@@ -21,11 +21,24 @@ pub enum BandError {
         /// The id.
         id: u32,
     },
+    /// [`KeyedBandTables`](crate::KeyedBandTables) holds at most 2^32 keys. Recover by
+    /// splitting the keys over several tables.
+    #[error("the tables hold 2^32 keys already")]
+    Full,
+    /// A batch's keys `first`, `first + 1`, ... would pass `u64::MAX`. Recover by starting
+    /// the batch at a smaller key.
+    #[error("keys from {first} for {count} rows exceed the maximum key")]
+    KeyRange {
+        /// The first key of the batch.
+        first: u64,
+        /// The number of rows.
+        count: usize,
+    },
 }
 
 /// A `Hasher` over [`textreuse_hash::fingerprint`]: fixed keys, the same buckets everywhere.
 #[derive(Default)]
-struct FingerprintHasher(u64);
+pub(crate) struct FingerprintHasher(u64);
 
 impl Hasher for FingerprintHasher {
     fn write(&mut self, bytes: &[u8]) {

@@ -40,6 +40,11 @@
 //! [`Candidate`]s; top-k and containment queries rank the same tally
 //! ([`MemoryIndex::query_top_k`], [`MemoryIndex::query_containment`]).
 //!
+//! [`BandTables`] (band bytes to caller-numbered entries), [`KeyedBandTables`] (the same over
+//! the caller's `u64` keys) and [`BandBloom`] (one Bloom filter per band) are plain in-memory
+//! LSH tables: the cores of the Python package's `textreuse.compat` classes (datasketch's
+//! `MinHashLSH`, `MinHashLSHForest`, `MinHashLSHBloom`; rensa's `RMinHashLSH`).
+//!
 //! # On disk
 //!
 //! A directory of immutable, memory-mapped segment files and a `MANIFEST` (JSON) naming the
@@ -73,6 +78,7 @@ mod candidates;
 mod doc;
 mod error;
 mod index;
+mod keyed;
 mod memory;
 mod params;
 mod partitions;
@@ -88,6 +94,7 @@ pub use index::{
     DEFAULT_MEMORY_BUDGET, DocumentQuery, Index, IndexStats, IndexWriter, MAX_SEGMENTS, MERGE_RUN,
     Match, Query, QueryOptions, UnitMatches,
 };
+pub use keyed::KeyedBandTables;
 pub use memory::{ChunkRef, MemoryIndex, MemoryIndexBuilder, MemoryIndexError};
 pub use params::{DEFAULT_SIGNATURE_BYTES, IndexUnit, Params, Recipe, SignedUnit};
 pub use partitions::optimal_partitions;

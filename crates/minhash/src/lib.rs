@@ -55,6 +55,9 @@
 //! * [`plan`] picks the cheapest scheme and `(K, M)` whose exact curve meets a [`Target`]
 //!   (recall at a threshold, candidate rate below it); [`tune`] minimizes datasketch's weighted
 //!   error areas for a fixed scheme and `N`.
+//! * [`affine`] and [`rensa`] reproduce other libraries' MinHash values bit for bit
+//!   (datasketch's permutation schemes; rensa's token hash, R-MinHash and C-MinHash and their
+//!   saved states), for the Python package's drop-in `textreuse.compat` modules.
 //!
 //! An empty shingle set cannot be signed: [`SignError::Empty`]. (A sentinel signature would make
 //! every empty item match every other one.)
@@ -99,6 +102,7 @@ pub mod affine;
 mod kernel;
 mod math;
 mod oph;
+pub mod rensa;
 mod signer;
 mod text;
 pub mod weighted;

@@ -30,6 +30,12 @@
 //! - `LSHIndex` wraps [`textreuse_index::IndexWriter`] (`src/index.rs`) with datasketch's
 //!   `MinHashLSH` vocabulary (`insert`, `query`, `remove`, `in`, `len`), batch methods that sign
 //!   on all cores, and pickling by the bytes of the committed files.
+//! - The kernels of `textreuse.compat` (drop-in APIs of other MinHash libraries, whose classes
+//!   are Python, in `textreuse/compat/`): datasketch's permutation schemes, band tables, Bloom
+//!   filters and weighted sampler (`src/compat.rs`); rensa's R-MinHash and C-MinHash sketches,
+//!   digest matrices and keyed band tables, reading rensa's token inputs
+//!   (`src/compat_rensa.rs`, over [`textreuse_minhash::rensa`] and
+//!   [`textreuse_index::KeyedBandTables`]).
 //! - Module functions (`src/text.rs`): `sentences`, `char_offsets`, `shingles`,
 //!   `shingle_count`, `jaccard` (exact), `simhash`, `paragraph_simhash`, `align`, `tune`,
 //!   `plan`.
@@ -64,6 +70,7 @@
 mod arrow;
 mod batch_kernels;
 mod compat;
+mod compat_rensa;
 mod files;
 mod index;
 mod numpy;
@@ -88,6 +95,12 @@ mod _native {
     use crate::compat::{
         PyAffinePermutations, PyBandBloom, PyBandTables, PyWeightedSampler, containment_params,
         lsh_params, optimal_partitions,
+    };
+
+    #[pymodule_export]
+    use crate::compat_rensa::{
+        PyRensaBandTables, PyRensaCMinHash, PyRensaDigestMatrix, PyRensaRMinHash, rensa_c_digests,
+        rensa_c_sketches, rensa_hash_token_sets, rensa_r_flat, rensa_r_matrix, rensa_r_sketches,
     };
 
     #[pymodule_export]

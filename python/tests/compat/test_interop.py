@@ -426,3 +426,90 @@ def test_rensa_pickles_stay_usable_after_the_switch(up_rensa):
     o.update(["a", "b", "c"])
     t.update(["a", "b", "c"])
     assert pickle.loads(pickle.dumps(o)).digest() == pickle.loads(pickle.dumps(t)).digest()
+
+
+@pytest.mark.parametrize("kind", ["RMinHash", "CMinHash"])
+def test_rensa_states_are_the_same_bytes(up_rensa, kind):
+    """``__getstate__`` gives rensa's bytes, and each side restores the other's state."""
+    for num_perm, seed in [(1, 0), (33, 9), (128, 42)]:
+        for tokens in _token_sets()[:8]:
+            o, t = getattr(rensa, kind)(num_perm, seed), getattr(up_rensa, kind)(num_perm, seed)
+            o.update(tokens)
+            t.update(tokens)
+            assert o.__getstate__() == t.__getstate__()
+            o2, t2 = getattr(rensa, kind)(1, 1), getattr(up_rensa, kind)(1, 1)
+            o2.__setstate__(t.__getstate__())
+            t2.__setstate__(o.__getstate__())
+            assert o2.digest() == t2.digest() == o.digest()
+            o2.update(["more"])
+            t2.update(["more"])
+            assert o2.__getstate__() == t2.__getstate__()
+
+
+def test_rminhashlsh_random_operations_equal_rensa(up_rensa):
+    """Inserts, replacements, removals, batch inserts with flags, one-shot flags and pickling,
+    in random order: every answer is rensa's, keys in the same order."""
+    rng = random.Random(31)
+    for _ in range(60):
+        num_bands = rng.choice([1, 2, 4, 8])
+        num_perm = num_bands * rng.choice([1, 2, 4])
+        vocab = [f"w{i}" for i in range(rng.choice([3, 6, 12]))]
+        docs = [rng.sample(vocab, rng.randint(1, min(4, len(vocab)))) for _ in range(12)]
+        sides = []
+        for mod in (rensa, up_rensa):
+            sides.append([
+                mod.RMinHashLSH(0.5, num_perm, num_bands),
+                mod.RMinHash.from_token_sets(docs, num_perm, 3),
+                mod.RMinHash.digest_matrix_from_token_sets(docs, num_perm, 3),
+            ])
+        for _ in range(25):
+            op, i, key, start = rng.randrange(7), rng.randrange(len(docs)), rng.randrange(6), rng.randrange(3)
+            answers = []
+            for side in sides:
+                lsh, sketches, matrix = side
+                if op == 0:
+                    answers.append(lsh.insert(key, sketches[i]))
+                elif op == 1:
+                    answers.append(lsh.remove(key))
+                elif op == 2:
+                    answers.append(lsh.insert_matrix_and_query_duplicate_flags(matrix, key))
+                elif op == 3:
+                    answers.append(lsh.query_duplicate_flags_matrix_one_shot(matrix))
+                elif op == 4:
+                    answers.append(lsh.query_duplicate_flags_matrix(matrix))
+                elif op == 5:
+                    answers.append(lsh.insert_many(sketches[start:start + 3], key))
+                else:
+                    side[0] = pickle.loads(pickle.dumps(lsh))
+                answers.append(side[0].query_all(sketches))
+            assert answers[: len(answers) // 2] == answers[len(answers) // 2:]
+
+
+_BAD_RENSA_CALLS = {
+    "update_int": lambda m: m.RMinHash(8, 1).update(123),
+    "update_none": lambda m: m.CMinHash(8, 1).update([None]),
+    "negative_seed": lambda m: m.RMinHash(8, -1),
+    "byte_sets_str": lambda m: m.RMinHash.digest_matrix_from_token_byte_sets(["abc"], 8, 1),
+    "prehashed_negative": lambda m: m.RMinHash.digest_matrix_from_token_hash_sets([[-1]], 8, 1),
+    "prehashed_too_big": lambda m: m.CMinHash.digests64_from_token_hash_sets([[2**64]], 8, 1),
+    "negative_offset": lambda m: m.RMinHash.digest_matrix_from_flat_token_hashes([1], [0, -1], 8, 1),
+    "surrogate": lambda m: m.RMinHash(8, 1).update(["\ud800"]),
+    "lsh_nan": lambda m: m.RMinHashLSH(float("nan"), 8, 2),
+    "lsh_negative_key": lambda m: m.RMinHashLSH(0.5, 8, 2).insert(-1, m.RMinHash(8, 1)),
+    "lsh_width": lambda m: m.RMinHashLSH(0.5, 8, 2).insert_matrix(
+        m.RMinHash.digest_matrix_from_token_sets([["a"]], 16, 1)),
+    "jaccard_seed": lambda m: m.RMinHash(8, 1).jaccard(m.RMinHash(8, 2)),
+    "jaccard_type": lambda m: m.RMinHash(8, 1).jaccard(m.CMinHash(8, 1)),
+    "state_type": lambda m: m.CMinHash(8, 1).__setstate__("abc"),
+}
+
+
+@pytest.mark.parametrize("call", sorted(_BAD_RENSA_CALLS))
+def test_rensa_errors_equal(up_rensa, call):
+    """Bad inputs raise rensa's exception, with rensa's message."""
+    errors = []
+    for mod in (rensa, up_rensa):
+        with pytest.raises(Exception) as info:
+            _BAD_RENSA_CALLS[call](mod)
+        errors.append((info.type, str(info.value)))
+    assert errors[0] == errors[1]
