@@ -32,6 +32,7 @@ import numpy as np
 
 import textreuse
 from textreuse.compat import datasketch as ours
+from textreuse.compat import rensa as ours_rensa
 
 PERMS = 128
 
@@ -104,6 +105,19 @@ def signing_rows(texts):
             out.append(m)
         return out
 
+    def ours_rensa_batch():
+        return ours_rensa.RMinHash.digest_matrix_from_token_sets(
+            [t.split() for t in texts], num_perm=PERMS, seed=42
+        )
+
+    def ours_rensa_item():
+        out = []
+        for t in texts:
+            m = ours_rensa.RMinHash(num_perm=PERMS, seed=42)
+            m.update(t.split())
+            out.append(m.digest())
+        return out
+
     return [
         ("datasketch 2.0 MinHash.bulk", "batch", ds_batch),
         ("datasketch 2.0 MinHash.update_batch", "per item", ds_item),
@@ -111,6 +125,8 @@ def signing_rows(texts):
         ("rensa 0.5 RMinHash.update + digest", "per item", rensa_item),
         ("textreuse.compat.datasketch MinHash.bulk", "batch", compat_batch),
         ("textreuse.compat.datasketch MinHash.update_batch", "per item", compat_item),
+        ("textreuse.compat.rensa RMinHash.digest_matrix_from_token_sets", "batch", ours_rensa_batch),
+        ("textreuse.compat.rensa RMinHash.update + digest", "per item", ours_rensa_item),
         ("textreuse Signer(oph, 128 bins).sign_batch", "batch", lambda: native_oph.sign_batch(texts)),
         ("textreuse Signer(oph, 128 bins).sign", "per item", lambda: [native_oph.sign(t) for t in texts]),
         ("textreuse Signer(disjoint, 128 hashes).sign_batch", "batch", lambda: native_mas.sign_batch(texts)),
@@ -152,6 +168,18 @@ def index_rows(texts):
             lsh.insert(i, m)
         return sum(len(lsh.query(m)) for m in rensa_sigs)
 
+    ours_rensa_sigs = []
+    for t in texts:
+        m = ours_rensa.RMinHash(num_perm=PERMS, seed=42)
+        m.update(t.split())
+        ours_rensa_sigs.append(m)
+
+    def ours_rensa_index():
+        lsh = ours_rensa.RMinHashLSH(threshold=0.8, num_perm=PERMS, num_bands=8)
+        for i, m in enumerate(ours_rensa_sigs):
+            lsh.insert(i, m)
+        return sum(len(lsh.query(m)) for m in ours_rensa_sigs)
+
     def native_index():
         index = textreuse.LSHIndex(rows=8, bands=16, scheme="disjoint")
         index.insert_batch(list(range(len(texts))), texts)
@@ -161,6 +189,7 @@ def index_rows(texts):
         ("datasketch 2.0 MinHashLSH insert + query", "per item", ds_index),
         ("rensa 0.5 RMinHashLSH insert + query", "per item", rensa_index),
         ("textreuse.compat.datasketch MinHashLSH insert + query", "per item", compat_index),
+        ("textreuse.compat.rensa RMinHashLSH insert + query", "per item", ours_rensa_index),
         ("textreuse LSHIndex insert_batch + query_batch (texts, signs too)", "batch", native_index),
     ]
 

@@ -2,6 +2,7 @@
 use pyo3::exceptions::{PyIndexError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyList, PyString, PyTuple, PyType};
+use rayon::prelude::*;
 use textreuse_dedup::Dedup;
 use textreuse_dedup::features::SignerOptions;
 use textreuse_minhash::{
@@ -145,18 +146,26 @@ fn sign_rows(
     shingle: usize,
     rows: &Rows<'_>,
 ) -> Result<(Vec<u64>, Vec<bool>), ColumnError> {
+    // Rows are signed on all cores, in chunks of this many (each chunk with its own buffers).
+    const CHUNK: usize = 256;
     let n = signer.hashes();
     let mut flat = vec![0u64; rows.len() * n];
     let mut signed = vec![false; rows.len()];
-    let mut ts = TextSigner::new(signer).shingle_chars(shingle);
-    for (i, (out, ok)) in flat.chunks_exact_mut(n).zip(&mut signed).enumerate() {
-        if let Some(text) = rows.get(i)?
-            && let Some(mins) = ts.minhashes(text)
-        {
-            out.copy_from_slice(mins);
-            *ok = true;
-        }
-    }
+    flat.par_chunks_mut((n * CHUNK).max(1))
+        .zip(signed.par_chunks_mut(CHUNK))
+        .enumerate()
+        .try_for_each(|(c, (out, ok))| -> Result<(), ColumnError> {
+            let mut ts = TextSigner::new(signer).shingle_chars(shingle);
+            for (j, (out, ok)) in out.chunks_exact_mut(n.max(1)).zip(ok).enumerate() {
+                if let Some(text) = rows.get(c * CHUNK + j)?
+                    && let Some(mins) = ts.minhashes(text)
+                {
+                    out.copy_from_slice(mins);
+                    *ok = true;
+                }
+            }
+            Ok(())
+        })?;
     Ok((flat, signed))
 }
 
@@ -473,9 +482,10 @@ impl PySigner {
 
     /// sign_batch(texts, shingle=12) -> list[numpy.ndarray | None]
     ///
-    /// Signs many texts with the GIL released: one numpy uint64 array of N minhashes per text,
-    /// in order (rows of one 2-D array), or None for a text that is None (null) or whose
-    /// normalized form is shorter than one shingle. Each text is treated as by sign(str).
+    /// Signs many texts with the GIL released, on all cores (rayon's pool; RAYON_NUM_THREADS
+    /// bounds it): one numpy uint64 array of N minhashes per text, in order (rows of one 2-D
+    /// array), or None for a text that is None (null) or whose normalized form is shorter than
+    /// one shingle. Each text is treated as by sign(str).
     ///
     /// `texts` is a list or tuple of str (None allowed), any other iterable of str, or a pyarrow
     /// string / large_string Array or ChunkedArray, which is read in place through its Arrow
