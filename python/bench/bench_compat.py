@@ -20,10 +20,15 @@ reported, with texts per second of wall time.
 
 from __future__ import annotations
 
+import os
+
+# numpy's OpenBLAS keeps spinning worker threads that take CPU from whatever runs beside them;
+# no row here uses BLAS, so one BLAS thread for all of them (set before numpy is imported).
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+
 import argparse
 import importlib.metadata as md
 import json
-import os
 import platform
 import statistics
 import time

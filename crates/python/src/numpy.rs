@@ -22,6 +22,16 @@ pub(crate) fn u64_array<'py>(py: Python<'py>, values: &[u64]) -> PyResult<Bound<
         .call1((bytes, "uint64"))
 }
 
+/// A 1-D numpy `uint64` array over the bytes of `bytes` (native-endian), without a copy.
+pub(crate) fn frombuffer_u64<'py>(
+    py: Python<'py>,
+    bytes: Bound<'py, PyByteArray>,
+) -> PyResult<Bound<'py, PyAny>> {
+    FROMBUFFER
+        .import(py, "numpy", "frombuffer")?
+        .call1((bytes, "uint64"))
+}
+
 /// A 2-D numpy `uint64` array of `cols` columns holding `values` row by row.
 pub(crate) fn u64_matrix<'py>(
     py: Python<'py>,

@@ -13,7 +13,7 @@ use textreuse_shingle::DEFAULT_SHINGLE_CHARS;
 use textreuse_shingle::units::Unit;
 
 use crate::arrow::{ColumnError, HeldArray};
-use crate::numpy::{type_name, u64_array, u64_matrix};
+use crate::numpy::{type_name, u64_array};
 
 /// Checks a shingle length given from Python.
 pub(crate) fn shingle_len(length: i64) -> PyResult<usize> {
@@ -139,34 +139,36 @@ impl<'py> Texts<'py> {
     }
 }
 
-/// Signs every row: `(minhashes, row i signed?)`, the minhashes flat (`hashes` per row, zeros
-/// for rows that are null or too short).
-fn sign_rows(
+/// Signs every row into `out` (`hashes` native-endian uint64 per row, left zero for rows that
+/// are null or too short), on all cores; `signed[i]` says whether row `i` was signed. `out` is
+/// the bytes of the numpy array handed back, so the minhashes are written once, in place.
+fn sign_rows_into(
     signer: &Signer,
     shingle: usize,
     rows: &Rows<'_>,
-) -> Result<(Vec<u64>, Vec<bool>), ColumnError> {
-    // Rows are signed on all cores, in chunks of this many (each chunk with its own buffers).
+    out: &mut [u8],
+    signed: &mut [bool],
+) -> Result<(), ColumnError> {
+    // Rows are signed in chunks of this many (each chunk with its own buffers).
     const CHUNK: usize = 256;
-    let n = signer.hashes();
-    let mut flat = vec![0u64; rows.len() * n];
-    let mut signed = vec![false; rows.len()];
-    flat.par_chunks_mut((n * CHUNK).max(1))
+    let row_bytes = (signer.hashes() * 8).max(1);
+    out.par_chunks_mut(row_bytes * CHUNK)
         .zip(signed.par_chunks_mut(CHUNK))
         .enumerate()
         .try_for_each(|(c, (out, ok))| -> Result<(), ColumnError> {
             let mut ts = TextSigner::new(signer).shingle_chars(shingle);
-            for (j, (out, ok)) in out.chunks_exact_mut(n.max(1)).zip(ok).enumerate() {
+            for (j, (out, ok)) in out.chunks_exact_mut(row_bytes).zip(ok).enumerate() {
                 if let Some(text) = rows.get(c * CHUNK + j)?
                     && let Some(mins) = ts.minhashes(text)
                 {
-                    out.copy_from_slice(mins);
+                    for (o, v) in out.chunks_exact_mut(8).zip(mins) {
+                        o.copy_from_slice(&v.to_ne_bytes());
+                    }
                     *ok = true;
                 }
             }
             Ok(())
-        })?;
-    Ok((flat, signed))
+        })
 }
 
 /// A signer's constructor arguments: `(hashes, bits, rows, bands, seed, scheme)`.
@@ -506,8 +508,20 @@ impl PySigner {
         }
         let texts = Texts::extract(texts, "texts")?;
         let rows = texts.rows("texts")?;
-        let (flat, signed) = py.detach(|| sign_rows(&self.inner, shingle, &rows))?;
-        let matrix = u64_matrix(py, &flat, self.inner.hashes())?;
+        let n = self.inner.hashes();
+        let mut signed = vec![false; rows.len()];
+        let mut failed = None;
+        let bytes = pyo3::types::PyByteArray::new_with(py, rows.len() * n * 8, |buf| {
+            failed = py
+                .detach(|| sign_rows_into(&self.inner, shingle, &rows, buf, &mut signed))
+                .err();
+            Ok(())
+        })?;
+        if let Some(e) = failed {
+            return Err(e.into());
+        }
+        let matrix =
+            crate::numpy::frombuffer_u64(py, bytes)?.call_method1("reshape", (rows.len(), n))?;
         let out = PyList::empty(py);
         for (row, ok) in matrix.try_iter()?.zip(signed) {
             if ok {
