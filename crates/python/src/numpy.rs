@@ -22,14 +22,43 @@ pub(crate) fn u64_array<'py>(py: Python<'py>, values: &[u64]) -> PyResult<Bound<
         .call1((bytes, "uint64"))
 }
 
-/// A 1-D numpy `uint64` array over the bytes of `bytes` (native-endian), without a copy.
-pub(crate) fn frombuffer_u64<'py>(
+/// `numpy.empty`, imported once.
+static EMPTY: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
+
+/// A new, uninitialized 2-D numpy `uint64` array of `rows` x `cols` (C order).
+pub(crate) fn empty_u64_matrix<'py>(
     py: Python<'py>,
-    bytes: Bound<'py, PyByteArray>,
+    rows: usize,
+    cols: usize,
 ) -> PyResult<Bound<'py, PyAny>> {
-    FROMBUFFER
-        .import(py, "numpy", "frombuffer")?
-        .call1((bytes, "uint64"))
+    EMPTY
+        .import(py, "numpy", "empty")?
+        .call1(((rows, cols), "uint64"))
+}
+
+/// Runs `fill` with the GIL released on the values of `matrix`, a C-contiguous uint64 array
+/// made by [`empty_u64_matrix`] and not yet shared with any other code.
+pub(crate) fn with_u64_matrix_mut<T: Send>(
+    py: Python<'_>,
+    matrix: &Bound<'_, PyAny>,
+    fill: impl FnOnce(&mut [u64]) -> T + Send,
+) -> PyResult<T> {
+    let buf = PyBuffer::<u64>::get(matrix)?;
+    if buf.readonly() || !buf.is_c_contiguous() {
+        return Err(PyValueError::new_err(
+            "expected a writable C-contiguous uint64 array",
+        ));
+    }
+    let len = buf.item_count();
+    let ptr = buf.buf_ptr() as usize;
+    Ok(py.detach(move || {
+        // SAFETY: `buf` keeps the array's memory alive and exported for this whole call; the
+        // array is C-contiguous with `len` uint64 items, writable, and new (the caller made it
+        // with `empty_u64_matrix` and has handed it to no one), so nothing else reads or writes
+        // it while the GIL is released.
+        let values = unsafe { std::slice::from_raw_parts_mut(ptr as *mut u64, len) };
+        fill(values)
+    }))
 }
 
 /// A 2-D numpy `uint64` array of `cols` columns holding `values` row by row.

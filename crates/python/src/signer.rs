@@ -139,32 +139,32 @@ impl<'py> Texts<'py> {
     }
 }
 
-/// Signs every row into `out` (`hashes` native-endian uint64 per row, left zero for rows that
-/// are null or too short), on all cores; `signed[i]` says whether row `i` was signed. `out` is
-/// the bytes of the numpy array handed back, so the minhashes are written once, in place.
+/// Signs every row into `out` (`hashes` uint64 per row, zeros for rows that are null or too
+/// short), on all cores; `signed[i]` says whether row `i` was signed. `out` is the numpy array
+/// handed back, so the minhashes are written once, in place.
 fn sign_rows_into(
     signer: &Signer,
     shingle: usize,
     rows: &Rows<'_>,
-    out: &mut [u8],
+    out: &mut [u64],
     signed: &mut [bool],
 ) -> Result<(), ColumnError> {
     // Rows are signed in chunks of this many (each chunk with its own buffers).
     const CHUNK: usize = 256;
-    let row_bytes = (signer.hashes() * 8).max(1);
-    out.par_chunks_mut(row_bytes * CHUNK)
+    let n = signer.hashes().max(1);
+    out.par_chunks_mut(n * CHUNK)
         .zip(signed.par_chunks_mut(CHUNK))
         .enumerate()
         .try_for_each(|(c, (out, ok))| -> Result<(), ColumnError> {
             let mut ts = TextSigner::new(signer).shingle_chars(shingle);
-            for (j, (out, ok)) in out.chunks_exact_mut(row_bytes).zip(ok).enumerate() {
+            for (j, (out, ok)) in out.chunks_exact_mut(n).zip(ok).enumerate() {
                 if let Some(text) = rows.get(c * CHUNK + j)?
                     && let Some(mins) = ts.minhashes(text)
                 {
-                    for (o, v) in out.chunks_exact_mut(8).zip(mins) {
-                        o.copy_from_slice(&v.to_ne_bytes());
-                    }
+                    out.copy_from_slice(mins);
                     *ok = true;
+                } else {
+                    out.fill(0);
                 }
             }
             Ok(())
@@ -510,24 +510,21 @@ impl PySigner {
         let rows = texts.rows("texts")?;
         let n = self.inner.hashes();
         let mut signed = vec![false; rows.len()];
-        let mut failed = None;
-        let bytes = pyo3::types::PyByteArray::new_with(py, rows.len() * n * 8, |buf| {
-            failed = py
-                .detach(|| sign_rows_into(&self.inner, shingle, &rows, buf, &mut signed))
-                .err();
-            Ok(())
-        })?;
-        if let Some(e) = failed {
-            return Err(e.into());
-        }
-        let matrix =
-            crate::numpy::frombuffer_u64(py, bytes)?.call_method1("reshape", (rows.len(), n))?;
-        let out = PyList::empty(py);
-        for (row, ok) in matrix.try_iter()?.zip(signed) {
-            if ok {
-                out.append(row?)?;
-            } else {
-                out.append(py.None())?;
+        // The minhashes are written once, by the workers, straight into the array returned
+        // (numpy.empty: no zeroing pass; rows that are not signed are zeroed by the workers).
+        let matrix = crate::numpy::empty_u64_matrix(py, rows.len(), n)?;
+        crate::numpy::with_u64_matrix_mut(py, &matrix, |out| {
+            sign_rows_into(&self.inner, shingle, &rows, out, &mut signed)
+        })?
+        .map_err(PyErr::from)?;
+        // list(matrix): the row views, made by numpy's own iteration; None for unsigned rows.
+        let out = py
+            .get_type::<PyList>()
+            .call1((&matrix,))?
+            .cast_into::<PyList>()?;
+        for (i, ok) in signed.iter().enumerate() {
+            if !ok {
+                out.set_item(i, py.None())?;
             }
         }
         Ok(out)
