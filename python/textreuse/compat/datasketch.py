@@ -1128,8 +1128,9 @@ class MinHashLSH:
             self._tables.insert(self._entries.new(key), bands)
 
 
-class MinHashLSHInsertionSession:
-    """datasketch's insertion session (a context manager)."""
+class _Session:
+    """A context manager over a :class:`MinHashLSH` (datasketch buffers its operations for
+    Redis; in memory each is immediate, so closing has nothing to flush)."""
 
     def __init__(self, lsh: MinHashLSH, buffer_size: int):
         self.lsh = lsh
@@ -1143,26 +1144,17 @@ class MinHashLSHInsertionSession:
 
     def close(self) -> None:
         pass
+
+
+class MinHashLSHInsertionSession(_Session):
+    """datasketch's insertion session."""
 
     def insert(self, key, minhash, check_duplication: bool = True) -> None:
         self.lsh._insert(key, minhash, check_duplication=check_duplication, buffer=True)
 
 
-class MinHashLSHDeletionSession:
-    """datasketch's deletion session (a context manager)."""
-
-    def __init__(self, lsh: MinHashLSH, buffer_size: int):
-        self.lsh = lsh
-        self.lsh.buffer_size = buffer_size
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, exc_type, exc_val, exc_tb) -> None:
-        self.close()
-
-    def close(self) -> None:
-        pass
+class MinHashLSHDeletionSession(_Session):
+    """datasketch's deletion session."""
 
     def remove(self, key) -> None:
         self.lsh._remove(key, buffer=True)
