@@ -38,3 +38,8 @@ def test_a_signature_length_that_fits_is_kept():
     assert index.params["hashes"] == 143
     index = LSHIndex(num_perm=128, rows=8, bands=16, scheme="disjoint")
     assert index.params["hashes"] == 128
+
+
+def test_an_unplannable_num_perm_points_to_datasketchs_semantics():
+    with pytest.raises(ValueError, match=r"relax the target; with num_perm=16, .*compat\.datasketch"):
+        LSHIndex(threshold=0.5, num_perm=16, scheme="disjoint")

@@ -372,7 +372,16 @@ impl Requested {
                 target.hashes = n;
                 target.max_hashes = n;
             }
-            p = p.plan(&target)?;
+            p = p.plan(&target).map_err(|e| match (e, self.num_perm) {
+                // A datasketch user's fixed signature length: say where datasketch's semantics
+                // (weighted error areas, no recall guarantee) are.
+                (Error::Params(message), Some(n)) => Error::Params(format!(
+                    "{message}; with num_perm={n}, pass rows and bands, or use \
+                     textreuse.compat.datasketch.MinHashLSH for datasketch's choice of bands \
+                     (least weighted false-positive and false-negative areas)"
+                )),
+                (e, _) => e,
+            })?;
         }
         if let Some(k) = self.rows {
             p.rows = k;
