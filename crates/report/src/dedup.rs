@@ -742,12 +742,28 @@ fn scan(path: &Path, samples: usize, largest: usize) -> Result<Scan, ReportError
             break;
         }
         line_no += 1;
+        let terminated = line.ends_with(b"\n");
         let body = line.strip_suffix(b"\n").unwrap_or(&line);
         if body.iter().all(u8::is_ascii_whitespace) {
             offset += n as u64;
             continue;
         }
         scan.lines += 1;
+        // dedup ends every line with a newline: a last line without one may have been cut (an
+        // interrupted run, a full disk, a partial copy). The fast head parse below would accept
+        // its start, so it is parsed whole.
+        if !terminated
+            && let Err(e) = serde_json::from_slice::<serde::de::IgnoredAny>(body)
+        {
+            return Err(ReportError::Format {
+                path: path.to_path_buf(),
+                line: line_no,
+                message: format!(
+                    "the last line is cut ({e}): the file ends inside a cluster line; run \
+                     dedup again, or remove the broken line to report on the rest"
+                ),
+            });
+        }
         let (cluster, size, kind) = match head(body) {
             Some((c, s, k)) => (c, s, k.to_string()),
             None => {

@@ -175,3 +175,27 @@ fn a_malformed_sampled_line_names_its_line() {
         other => panic!("{other:?}"),
     }
 }
+
+#[test]
+fn a_cut_last_line_is_an_error_not_a_shorter_report() {
+    let dir = tempfile::tempdir().unwrap();
+    run_outputs(dir.path(), 6);
+    let path = dir.path().join("clusters.jsonl");
+    let text = std::fs::read_to_string(&path).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    let last = lines.len();
+    // Cut inside the members, past the head the fast parse reads (an interrupted write).
+    let whole = lines[..last - 1].join("\n") + "\n";
+    let cut = &lines[last - 1][..lines[last - 1].len() * 3 / 4];
+    std::fs::write(&path, whole.clone() + cut).unwrap();
+    match DedupReport::new().samples(1).render(dir.path()).unwrap_err() {
+        ReportError::Format { line, message, .. } => {
+            assert_eq!(line, last as u64);
+            assert!(message.contains("cut"), "{message}");
+        }
+        other => panic!("{other:?}"),
+    }
+    // A complete last line without its newline is fine.
+    std::fs::write(&path, whole + lines[last - 1]).unwrap();
+    DedupReport::new().samples(1).render(dir.path()).unwrap();
+}
