@@ -64,3 +64,36 @@ fn empty_corpus_directory_is_an_error() {
     let out = common::textreuse(&["check", &susp, "--corpus", dir.path().to_str().unwrap()]);
     assert!(!out.status.success());
 }
+
+#[test]
+fn unreadable_suspicious_files_are_reported_and_skipped() {
+    let dir = tempfile::tempdir().unwrap();
+    let binary = dir.path().join("binary.txt");
+    std::fs::write(&binary, [0xff, 0xfe, 0x00, 0x9f, 0x80]).unwrap();
+    let missing = dir.path().join("missing.txt");
+    let html = dir.path().join("report.html");
+    let susp = format!("{DIR}/suspicious.txt");
+    let corpus = format!("{DIR}/corpus");
+    let (stdout, stderr) = common::status(
+        &[
+            "check",
+            binary.to_str().unwrap(),
+            &susp,
+            missing.to_str().unwrap(),
+            "--corpus",
+            &corpus,
+            "--min-length",
+            "100",
+            "--html",
+            html.to_str().unwrap(),
+        ],
+        3,
+    );
+    // The readable document is checked as on its own, and the report is written.
+    let cases = common::json_lines(&stdout);
+    assert!(!cases.is_empty() && cases.iter().all(|c| c["source_title"] == "b-bees"));
+    assert!(std::fs::read_to_string(&html).unwrap().contains("b-bees"));
+    assert!(stderr.contains("binary.txt: not UTF-8 text"), "{stderr}");
+    assert!(stderr.contains("missing.txt"), "{stderr}");
+    assert!(stderr.contains("checked 1 documents"), "{stderr}");
+}

@@ -752,9 +752,7 @@ fn scan(path: &Path, samples: usize, largest: usize) -> Result<Scan, ReportError
         // dedup ends every line with a newline: a last line without one may have been cut (an
         // interrupted run, a full disk, a partial copy). The fast head parse below would accept
         // its start, so it is parsed whole.
-        if !terminated
-            && let Err(e) = serde_json::from_slice::<serde::de::IgnoredAny>(body)
-        {
+        if !terminated && let Err(e) = serde_json::from_slice::<serde::de::IgnoredAny>(body) {
             return Err(ReportError::Format {
                 path: path.to_path_buf(),
                 line: line_no,

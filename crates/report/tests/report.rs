@@ -188,7 +188,11 @@ fn a_cut_last_line_is_an_error_not_a_shorter_report() {
     let whole = lines[..last - 1].join("\n") + "\n";
     let cut = &lines[last - 1][..lines[last - 1].len() * 3 / 4];
     std::fs::write(&path, whole.clone() + cut).unwrap();
-    match DedupReport::new().samples(1).render(dir.path()).unwrap_err() {
+    match DedupReport::new()
+        .samples(1)
+        .render(dir.path())
+        .unwrap_err()
+    {
         ReportError::Format { line, message, .. } => {
             assert_eq!(line, last as u64);
             assert!(message.contains("cut"), "{message}");

@@ -7,7 +7,6 @@ use std::io::Write;
 use std::path::PathBuf;
 use std::time::Instant;
 
-use anyhow::Context;
 use textreuse_align::Aligner;
 use textreuse_corpus::Document;
 use textreuse_index::{Index, MemoryIndex, MemoryIndexError};
@@ -112,7 +111,7 @@ pub fn run(args: &Args, global: &Global) -> anyhow::Result<()> {
             }
             e => anyhow::Error::new(e),
         })?;
-    let (corpus, problems) = match (&args.corpus, &args.index) {
+    let (corpus, mut problems) = match (&args.corpus, &args.index) {
         (_, Some(dir)) => {
             let corpus = CheckCorpus::from_index(Index::open(dir)?)
                 .map_err(|e| anyhow::anyhow!("{}: {e}", dir.display()))?;
@@ -149,9 +148,25 @@ pub fn run(args: &Args, global: &Global) -> anyhow::Result<()> {
         (None, None) => String::new(),
     };
     let mut html = args.html.as_ref().map(|_| CheckReport::new(&corpus_name));
+    let mut checked = 0usize;
     for path in &args.suspicious {
-        let text =
-            fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
+        // A suspicious file that cannot be read (missing, a directory, not UTF-8 text) is
+        // reported and skipped like every subcommand's bad inputs; the others are checked and
+        // the run ends with status 3.
+        let text = match fs::read_to_string(path) {
+            Ok(text) => text,
+            Err(e) => {
+                problems += 1;
+                let why = if e.kind() == std::io::ErrorKind::InvalidData {
+                    "not UTF-8 text (check reads plain text files)".to_string()
+                } else {
+                    e.to_string()
+                };
+                global.log(format_args!("skipped: {}: {why}", path.display()));
+                continue;
+            }
+        };
+        checked += 1;
         let name = path.display().to_string();
         let sources = checker.candidates(&corpus, &text)?;
         if args.candidates_only {
@@ -181,7 +196,7 @@ pub fn run(args: &Args, global: &Global) -> anyhow::Result<()> {
             bytes.div_ceil(1024)
         ));
     }
-    let n = args.suspicious.len();
+    let n = checked;
     let secs = start.elapsed().as_secs_f64();
     global.log(format_args!(
         "checked {n} documents in {secs:.2} s ({:.1} ms per document)",
