@@ -244,3 +244,61 @@ fn threshold_picks_rows_and_bands() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("--threshold"));
 }
+
+#[test]
+fn a_deduplicated_copy_inside_out_is_refused_before_reading() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("docs.jsonl");
+    std::fs::write(
+        &input,
+        "{\"id\":\"a\",\"text\":\"The old mill on the river was built in 1820 and still grinds grain.\"}\n",
+    )
+    .unwrap();
+    let out = dir.path().join("o");
+    for copy in [out.join("clean"), out.clone(), out.join("x/../y")] {
+        let (_, stderr) = common::status(
+            &[
+                "dedup",
+                "--unit",
+                "document",
+                input.to_str().unwrap(),
+                "--out",
+                out.to_str().unwrap(),
+                "--write-deduplicated",
+                copy.to_str().unwrap(),
+            ],
+            1,
+        );
+        assert!(stderr.contains("is inside --out"), "{stderr}");
+        assert!(!out.exists(), "nothing is written");
+    }
+    // Beside --out is fine.
+    let copy = dir.path().join("clean");
+    common::status(
+        &[
+            "dedup",
+            "--unit",
+            "document",
+            input.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+            "--write-deduplicated",
+            copy.to_str().unwrap(),
+        ],
+        0,
+    );
+    // The copy holds the one input document, under the input's path.
+    fn texts(dir: &std::path::Path, out: &mut Vec<String>) {
+        for entry in std::fs::read_dir(dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                texts(&path, out);
+            } else {
+                out.push(std::fs::read_to_string(&path).unwrap());
+            }
+        }
+    }
+    let mut copied = Vec::new();
+    texts(&copy, &mut copied);
+    assert_eq!(copied, vec![std::fs::read_to_string(&input).unwrap()]);
+}

@@ -197,6 +197,18 @@ pub fn run(args: &Args, global: &Global) -> anyhow::Result<()> {
             "--write-deduplicated needs input files: standard input cannot be read twice"
         );
     }
+    if let Some(copy) = &args.write_deduplicated {
+        // --out is replaced as a whole at the end of the run: a copy written inside it would be
+        // deleted by that replacement.
+        let (copy_at, out_at) = (lexical(copy)?, lexical(&args.out)?);
+        anyhow::ensure!(
+            !copy_at.starts_with(&out_at),
+            "--write-deduplicated {} is inside --out {}: the --out directory is replaced when \
+             the run ends, which would delete the deduplicated copy; write it outside --out",
+            copy.display(),
+            args.out.display()
+        );
+    }
     // The index is opened (and locked, with --add) before the long run, so that a wrong
     // directory or unit fails at once.
     let against = match &args.against {
@@ -340,4 +352,22 @@ pub fn run(args: &Args, global: &Global) -> anyhow::Result<()> {
         args.out.display()
     ));
     exit::skipped(problems)
+}
+
+/// `path` made absolute with `.` and `..` folded away (lexically: symbolic links are not
+/// followed), to compare two output locations before either exists.
+fn lexical(path: &Path) -> anyhow::Result<PathBuf> {
+    use std::path::Component;
+    let absolute = std::path::absolute(path)?;
+    let mut out = PathBuf::new();
+    for part in absolute.components() {
+        match part {
+            Component::CurDir => {}
+            Component::ParentDir => {
+                out.pop();
+            }
+            other => out.push(other),
+        }
+    }
+    Ok(out)
 }
