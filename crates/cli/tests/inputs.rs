@@ -325,3 +325,45 @@ fn byte_order_marks() {
         "{stderr}"
     );
 }
+
+#[test]
+fn a_cut_or_padded_warc_file_is_reported_not_read_as_a_clean_end() {
+    let whole = std::fs::read(common::workspace("testdata/warc/pages.warc.gz")).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    // Plain WARC, cut inside the last record's header; and junk after the last record.
+    let mut plain = Vec::new();
+    std::io::Read::read_to_end(
+        &mut flate2::read::MultiGzDecoder::new(&whole[..]),
+        &mut plain,
+    )
+    .unwrap();
+    let last = plain.windows(9).rposition(|w| w == b"WARC/1.0\r").unwrap();
+    let cut = dir.path().join("cut.warc");
+    std::fs::write(&cut, &plain[..last + 40]).unwrap();
+    let mut junk_bytes = plain.clone();
+    junk_bytes.extend_from_slice(b"trailing junk\n");
+    let junk = dir.path().join("junk.warc");
+    std::fs::write(&junk, junk_bytes).unwrap();
+    // gzip, cut in the middle of the file (inside a member).
+    let gz = dir.path().join("cut.warc.gz");
+    std::fs::write(&gz, &whole[..whole.len() * 2 / 3]).unwrap();
+    for (path, expect) in [
+        (&cut, "ends inside a record header"),
+        (&junk, "are not a WARC record"),
+        (&gz, "cut.warc.gz"),
+    ] {
+        let out = dir.path().join("out");
+        let (_, stderr) = common::status(
+            &[
+                "dedup",
+                "--unit",
+                "document",
+                path.to_str().unwrap(),
+                "--out",
+                out.to_str().unwrap(),
+            ],
+            3,
+        );
+        assert!(stderr.contains(expect), "{}: {stderr}", path.display());
+    }
+}
