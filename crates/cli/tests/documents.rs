@@ -302,3 +302,88 @@ fn a_deduplicated_copy_inside_out_is_refused_before_reading() {
     texts(&copy, &mut copied);
     assert_eq!(copied, vec![std::fs::read_to_string(&input).unwrap()]);
 }
+
+#[test]
+fn a_damaged_compressed_input_does_not_stop_the_deduplicated_copy() {
+    use std::io::Write;
+    let dir = tempfile::tempdir().unwrap();
+    // Six unrelated documents (no near-duplicates among them).
+    let texts = [
+        "Bees collect nectar and pollen and carry pollen from plant to plant all summer long.",
+        "The harbour froze in the winter of 1709, and ships stayed locked in ice until March.",
+        "A violin's sound post transmits vibrations from the top plate to the back plate.",
+        "Glaciers carve U-shaped valleys, leaving moraines and erratic boulders behind them.",
+        "The printing press spread pamphlets across Europe within a few decades of 1450.",
+        "Sourdough rises through wild yeasts and lactic bacteria feeding on the flour's sugars.",
+    ];
+    let lines = |prefix: &str| -> String {
+        let first = if prefix == "g" { 0 } else { 3 };
+        (0..3)
+            .map(|i| {
+                format!(
+                    "{{\"id\":\"{prefix}{i}\",\"text\":\"{}\"}}\n",
+                    texts[first + i]
+                )
+            })
+            .collect()
+    };
+    // good.jsonl is whole; padded.jsonl.gz has junk after its gzip stream.
+    let good = dir.path().join("good.jsonl");
+    std::fs::write(&good, lines("g")).unwrap();
+    let padded = dir.path().join("padded.jsonl.gz");
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    gz.write_all(lines("p").as_bytes()).unwrap();
+    let mut bytes = gz.finish().unwrap();
+    bytes.extend_from_slice(b"junk after the stream");
+    std::fs::write(&padded, bytes).unwrap();
+    let out = dir.path().join("out");
+    let copy = dir.path().join("clean");
+    let (_, stderr) = common::status(
+        &[
+            "dedup",
+            "--unit",
+            "document",
+            good.to_str().unwrap(),
+            padded.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+            "--write-deduplicated",
+            copy.to_str().unwrap(),
+        ],
+        3,
+    );
+    assert!(stderr.contains("padded.jsonl.gz"), "{stderr}");
+    assert!(
+        out.join("stats.json").exists(),
+        "the run's outputs are written"
+    );
+    // Both files are copied; the damaged one with the lines read before its damage.
+    let mut copied = Vec::new();
+    fn walk(dir: &std::path::Path, out: &mut Vec<std::path::PathBuf>) {
+        for entry in std::fs::read_dir(dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                walk(&path, out);
+            } else {
+                out.push(path);
+            }
+        }
+    }
+    walk(&copy, &mut copied);
+    let names: Vec<String> = copied
+        .iter()
+        .map(|p| p.file_name().unwrap().to_string_lossy().into_owned())
+        .collect();
+    assert!(names.contains(&"good.jsonl".to_string()), "{names:?}");
+    let gz_copy = copied
+        .iter()
+        .find(|p| p.file_name().unwrap() == "padded.jsonl.gz")
+        .expect("the damaged input's copy");
+    let mut text = String::new();
+    std::io::Read::read_to_string(
+        &mut flate2::read::MultiGzDecoder::new(std::fs::File::open(gz_copy).unwrap()),
+        &mut text,
+    )
+    .unwrap();
+    assert_eq!(text, lines("p"));
+}

@@ -243,10 +243,17 @@ fn copy_one(
             let tmp = Tmp::create(dst).map_err(write_error)?;
             let mut writer = Encoder::new(tmp.file, opened.compression).map_err(write_error)?;
             let mut reader = opened.reader;
-            std::io::copy(&mut reader, &mut writer).map_err(|source| RewriteError {
-                path: file.to_path_buf(),
-                source,
-            })?;
+            // Damage in the input (a cut or padded compressed stream) is the input's problem,
+            // reported and skipped like every damaged input; only writing can stop the copy.
+            let mut text = Vec::new();
+            if let Err(e) = std::io::Read::read_to_end(&mut reader, &mut text) {
+                done.problems.push(InputError::Format {
+                    path: file.to_path_buf(),
+                    message: format!("{e}: the file is damaged and is not copied"),
+                });
+                return Ok(());
+            }
+            writer.write_all(&text).map_err(write_error)?;
             let file = writer.finish().map_err(write_error)?;
             Tmp::persist(tmp.path, file, dst).map_err(write_error)?;
             done.files += 1;
@@ -260,12 +267,22 @@ fn copy_one(
             let (mut line, mut buf) = (0u64, Vec::new());
             loop {
                 buf.clear();
-                let n = reader
-                    .read_until(b'\n', &mut buf)
-                    .map_err(|source| RewriteError {
-                        path: file.to_path_buf(),
-                        source,
-                    })?;
+                // Damage in the input (a cut or padded compressed stream) is reported, and the
+                // copy keeps the lines before it, as the first reading used them.
+                let n = match reader.read_until(b'\n', &mut buf) {
+                    Ok(n) => n,
+                    Err(e) => {
+                        done.problems.push(InputError::Line {
+                            path: file.to_path_buf(),
+                            line: line + 1,
+                            message: format!(
+                                "{e}: the input is damaged here; the copy holds the {line} \
+                                 lines before it"
+                            ),
+                        });
+                        break;
+                    }
+                };
                 if n == 0 {
                     break;
                 }
