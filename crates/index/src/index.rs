@@ -1311,7 +1311,8 @@ impl IndexWriter {
     }
 
     /// Deletes the files no commit refers to: those of an interrupted commit, and those a
-    /// later commit replaced.
+    /// later commit replaced. Only names the index makes ([`is_index_file`],
+    /// [`is_index_temp`]) are deleted; anything else in the directory is left alone.
     fn collect_garbage(&self) -> Result<(), Error> {
         let dir = &self.index.dir;
         let mut keep: Vec<String> = vec![MANIFEST.into(), LOCK.into()];
@@ -1322,7 +1323,7 @@ impl IndexWriter {
         for entry in fs::read_dir(dir).map_err(|e| Error::io(dir, e))? {
             let entry = entry.map_err(|e| Error::io(dir, e))?;
             let name = entry.file_name().to_string_lossy().into_owned();
-            let ours = name.starts_with("seg-") || name.ends_with(".tmp");
+            let ours = is_index_file(&name) || is_index_temp(&name);
             if ours && !keep.contains(&name) {
                 fs::remove_file(entry.path()).map_err(|e| Error::io(entry.path(), e))?;
             }

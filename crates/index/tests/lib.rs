@@ -386,6 +386,53 @@ fn create_takes_only_an_empty_directory() {
     IndexWriter::create(&crashed, Params::new(IndexUnit::Sentence)).unwrap();
 }
 
+/// Garbage collection deletes the index's own leftovers only, never a user's file whose name
+/// merely looks like them.
+#[test]
+fn garbage_collection_deletes_only_the_index_files() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut w = IndexWriter::create(dir.path(), Params::new(IndexUnit::Sentence)).unwrap();
+    w.add(&docs()[0]).unwrap();
+    w.commit().unwrap();
+    drop(w);
+    let users = [
+        "report.tmp",
+        "seg-notes.txt",
+        "notes.txt",
+        "seg-000009.seg.bak",
+        "seg-1.seg",
+        ".hidden.tmp",
+        "MANIFEST.bak",
+    ];
+    for name in users {
+        fs::write(dir.path().join(name), b"mine").unwrap();
+    }
+    // What crashes leave: a segment being written, an unreferenced segment and deletion file,
+    // write_atomic's temporary files.
+    let orphans = [
+        "seg-000002.seg.tmp",
+        "seg-000005.seg",
+        "seg-000001.del-000007",
+        ".seg-000001.del-000008.4242.tmp",
+        ".MANIFEST.4242.tmp",
+    ];
+    for name in orphans {
+        fs::write(dir.path().join(name), b"TRIX partial").unwrap();
+    }
+    let mut w = IndexWriter::open(dir.path()).unwrap();
+    w.add(&docs()[1]).unwrap();
+    w.commit().unwrap();
+    drop(w);
+    let left = names(dir.path());
+    for name in users {
+        assert!(left.iter().any(|n| n == name), "{name} deleted: {left:?}");
+    }
+    for name in orphans {
+        assert!(!left.iter().any(|n| n == name), "{name} kept: {left:?}");
+    }
+    assert_eq!(Index::open(dir.path()).unwrap().stats().documents, 2);
+}
+
 #[test]
 fn damaged_files_are_errors_not_panics() {
     let dir = tempfile::tempdir().unwrap();
