@@ -43,3 +43,24 @@ def test_a_signature_length_that_fits_is_kept():
 def test_an_unplannable_num_perm_points_to_datasketchs_semantics():
     with pytest.raises(ValueError, match=r"relax the target; with num_perm=16, .*compat\.datasketch"):
         LSHIndex(threshold=0.5, num_perm=16, scheme="disjoint")
+
+
+def test_a_directory_without_manifest_is_refused_not_emptied(tmp_path):
+    import gc
+
+    path = tmp_path / "ix"
+    index = LSHIndex(str(path), threshold=0.8)
+    index.insert("a", "The old mill on the river was built in 1820 and still grinds grain.")
+    index.commit()
+    del index
+    gc.collect()
+    (path / "MANIFEST").unlink()
+    segments = sorted(p.name for p in path.glob("seg-*"))
+    assert segments
+    # Opening-or-creating must not re-create an empty index over the lost one's segments.
+    with pytest.raises(FileExistsError, match="restore it from a backup"):
+        LSHIndex(str(path), threshold=0.8)
+    assert sorted(p.name for p in path.glob("seg-*")) == segments
+    # An empty existing directory is fine.
+    (tmp_path / "empty").mkdir()
+    LSHIndex(str(tmp_path / "empty"), threshold=0.8)

@@ -153,8 +153,9 @@ class LSHIndex:
 
     With ``path=None`` the index lives in a temporary directory owned by the object and removed
     when it is garbage collected. With a path holding an index, that index is opened for writing
-    (parameters must then be left out or equal its own, else ValueError); any other path gets a
-    new index. Parameters left out (None) take the defaults of ``textreuse index create``;
+    (parameters must then be left out or equal its own, else ValueError); a missing or empty
+    directory gets a new index, and one that holds files but no index (no ``MANIFEST``, as an
+    index whose ``MANIFEST`` was lost) raises FileExistsError, its files untouched. Parameters left out (None) take the defaults of ``textreuse index create``;
     ``threshold`` tunes rows and bands for the scheme and ``num_perm`` (N, the number of hash
     functions), explicit ``rows``/``bands`` win. ``unit`` defaults to ``"document"`` (one item
     per key) and ``store_text`` to True.

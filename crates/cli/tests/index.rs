@@ -549,3 +549,28 @@ fn a_second_writer_is_refused_while_the_first_works() {
     // Its death released the lock.
     ok(&["-q", "index", "add", &ix, input.to_str().unwrap()]);
 }
+
+/// `index create` on an index that lost its MANIFEST refuses, naming the recovery, and leaves
+/// the segments alone (it used to create an empty index whose writer deleted them).
+#[test]
+fn create_refuses_a_directory_without_manifest() {
+    let tmp = tempfile::tempdir().unwrap();
+    let ix = index_dir(tmp.path());
+    let docs = tmp.path().join("docs.jsonl");
+    std::fs::write(&docs, jsonl(20, 3)).unwrap();
+    ok(&["-q", "index", "create", &ix]);
+    ok(&["-q", "index", "add", &ix, docs.to_str().unwrap()]);
+    let dir = Path::new(&ix);
+    std::fs::remove_file(dir.join("MANIFEST")).unwrap();
+    let (_, err) = status(&["index", "create", &ix], 1);
+    assert!(err.contains("has no MANIFEST"), "{err}");
+    assert!(err.contains("restore it from a backup"), "{err}");
+    assert!(err.contains("use an empty or new directory"), "{err}");
+    assert!(dir.join("seg-000001.seg").exists());
+    // Nor may a directory of someone's files become an index.
+    let user = tmp.path().join("user");
+    std::fs::create_dir(&user).unwrap();
+    std::fs::write(user.join("notes.txt"), "mine").unwrap();
+    let (_, err) = status(&["index", "create", user.to_str().unwrap()], 1);
+    assert!(err.contains("notes.txt"), "{err}");
+}

@@ -25,6 +25,24 @@ pub enum Error {
     /// it, or choose another directory.
     #[error("{0}: an index already exists here; open it, or remove the directory first")]
     Exists(PathBuf),
+    /// [`IndexWriter::create`](crate::IndexWriter::create) found files but no `MANIFEST` in
+    /// the directory, and created nothing. If it held an index, its manifest is lost (a new
+    /// index there would delete the segment files): restore `MANIFEST` from a backup. To start
+    /// a new index, use an empty or new directory.
+    #[error(
+        "{path}: the directory is not empty ({entries} entries, e.g. {example}) and has no \
+         MANIFEST; if it held an index, its MANIFEST is lost: restore it from a backup (a new \
+         index here would delete the segment files); to start a new index, use an empty or new \
+         directory"
+    )]
+    NotEmpty {
+        /// The directory.
+        path: PathBuf,
+        /// How many entries it holds.
+        entries: usize,
+        /// One of them (a segment file if there is one).
+        example: String,
+    },
     /// Another process (or another writer in this one) is writing to the index: one writer at a
     /// time. Wait for it to finish; the lock is released when it exits, even if it crashes.
     #[error(

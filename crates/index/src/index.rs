@@ -1194,12 +1194,78 @@ fn lock(dir: &Path) -> Result<File, Error> {
     Ok(file)
 }
 
+/// Whether `s` is at least `min` ASCII digits and nothing else.
+fn digits(s: &str, min: usize) -> bool {
+    s.len() >= min && s.bytes().all(|b| b.is_ascii_digit())
+}
+
+/// Whether `name` is a committed file's name as [`IndexWriter`] makes them: a segment
+/// (`seg-000001.seg`) or a deletion file (`seg-000001.del-000004`, its generation).
+fn is_index_file(name: &str) -> bool {
+    let segment = |s: &str| s.strip_prefix("seg-").is_some_and(|n| digits(n, 6));
+    if let Some(seg) = name.strip_suffix(".seg") {
+        return segment(seg);
+    }
+    name.split_once(".del-")
+        .is_some_and(|(seg, generation)| segment(seg) && digits(generation, 6))
+}
+
+/// Whether `name` is a temporary file of the index's, which a crash can leave behind: a
+/// segment being written (`seg-000001.seg.tmp`), [`write_atomic`]'s
+/// (`.MANIFEST.<pid>.tmp`, `.seg-000001.del-000004.<pid>.tmp`), and those of earlier builds
+/// (`MANIFEST.tmp`, `seg-000001.del-000004.tmp`). Nothing else in the directory is the
+/// index's to delete.
+fn is_index_temp(name: &str) -> bool {
+    let ours = |file: &str| file == MANIFEST || is_index_file(file);
+    let Some(stem) = name.strip_suffix(".tmp") else {
+        return false;
+    };
+    ours(stem)
+        || stem
+            .strip_prefix('.')
+            .and_then(|s| s.rsplit_once('.'))
+            .is_some_and(|(file, pid)| digits(pid, 1) && ours(file))
+}
+
+/// The names in `dir` other than what an interrupted [`IndexWriter::create`] leaves (the
+/// lock, a temporary manifest), sorted.
+fn entries_besides_create(dir: &Path) -> Result<Vec<String>, Error> {
+    let mut names = Vec::new();
+    for entry in fs::read_dir(dir).map_err(|e| Error::io(dir, e))? {
+        let entry = entry.map_err(|e| Error::io(dir, e))?;
+        let name = entry.file_name().to_string_lossy().into_owned();
+        let leftover = name == LOCK || (is_index_temp(&name) && name.contains(MANIFEST));
+        if !leftover {
+            names.push(name);
+        }
+    }
+    names.sort();
+    Ok(names)
+}
+
 impl IndexWriter {
-    /// Creates an index in `dir` (created if missing; it must not hold an index).
+    /// Creates an index in `dir` (created if missing). The directory must be empty:
+    /// [`Error::Exists`] if it holds an index, [`Error::NotEmpty`] if it holds anything else
+    /// (such as the segments of an index whose `MANIFEST` is lost).
     pub fn create(dir: impl AsRef<Path>, params: Params) -> Result<IndexWriter, Error> {
         let dir = dir.as_ref();
         params.check()?;
         fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
+        // Checked before locking, so that a refused directory is left as it was (no LOCK). An
+        // index there (a MANIFEST) is reported below, once locked, as before.
+        if !dir.join(MANIFEST).exists() {
+            let names = entries_besides_create(dir)?;
+            if !names.is_empty() {
+                // A segment, if there is one, says "an index was here" best.
+                let segment = |n: &&String| is_index_file(n) && n.ends_with(".seg");
+                let example = names.iter().find(segment).unwrap_or(&names[0]).clone();
+                return Err(Error::NotEmpty {
+                    path: dir.to_path_buf(),
+                    entries: names.len(),
+                    example,
+                });
+            }
+        }
         let lock = lock(dir)?;
         if dir.join(MANIFEST).exists() {
             return Err(Error::Exists(dir.to_path_buf()));
@@ -1245,7 +1311,8 @@ impl IndexWriter {
     }
 
     /// Deletes the files no commit refers to: those of an interrupted commit, and those a
-    /// later commit replaced.
+    /// later commit replaced. Only names the index makes ([`is_index_file`],
+    /// [`is_index_temp`]) are deleted; anything else in the directory is left alone.
     fn collect_garbage(&self) -> Result<(), Error> {
         let dir = &self.index.dir;
         let mut keep: Vec<String> = vec![MANIFEST.into(), LOCK.into()];
@@ -1256,7 +1323,7 @@ impl IndexWriter {
         for entry in fs::read_dir(dir).map_err(|e| Error::io(dir, e))? {
             let entry = entry.map_err(|e| Error::io(dir, e))?;
             let name = entry.file_name().to_string_lossy().into_owned();
-            let ours = name.starts_with("seg-") || name.ends_with(".tmp");
+            let ours = is_index_file(&name) || is_index_temp(&name);
             if ours && !keep.contains(&name) {
                 fs::remove_file(entry.path()).map_err(|e| Error::io(entry.path(), e))?;
             }
@@ -1728,5 +1795,43 @@ impl IndexWriter {
         }
         m.segments.splice(range, merged);
         self.publish(m)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{is_index_file, is_index_temp};
+
+    #[test]
+    fn the_index_owns_exactly_the_names_it_makes() {
+        for name in ["seg-000001.seg", "seg-1234567.seg", "seg-000001.del-000004"] {
+            assert!(is_index_file(name), "{name}");
+        }
+        for name in [
+            "seg-000001.seg.tmp",
+            ".MANIFEST.4242.tmp",
+            ".seg-000001.del-000004.4242.tmp",
+            "MANIFEST.tmp",
+            "seg-000001.del-000004.tmp",
+        ] {
+            assert!(is_index_temp(name), "{name}");
+        }
+        for name in [
+            "report.tmp",
+            "seg-notes.txt",
+            "notes.txt",
+            "seg-1.seg",
+            "seg-00000a.seg",
+            "seg-000001.seg.bak",
+            "seg-000001.del-",
+            "seg-000001.del-000004.bak",
+            ".MANIFEST..tmp",
+            ".MANIFEST.pid.tmp",
+            ".report.4242.tmp",
+            "LOCK",
+            "MANIFEST",
+        ] {
+            assert!(!is_index_file(name) && !is_index_temp(name), "{name}");
+        }
     }
 }

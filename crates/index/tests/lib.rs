@@ -311,6 +311,128 @@ fn interrupted_commits_leave_the_last_one() {
     assert!(!dir.path().join("MANIFEST.tmp").exists());
 }
 
+fn names(dir: &std::path::Path) -> Vec<String> {
+    let mut names: Vec<String> = fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    names
+}
+
+/// An index whose MANIFEST is lost is not re-created empty over its segments (whose garbage
+/// collection would then delete them): create refuses, naming the recovery, and touches
+/// nothing.
+#[test]
+fn create_refuses_an_index_that_lost_its_manifest() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut w = IndexWriter::create(dir.path(), Params::new(IndexUnit::Sentence)).unwrap();
+    let d = docs();
+    w.add(&d[0]).unwrap();
+    w.add(&d[1]).unwrap();
+    w.commit().unwrap();
+    w.add(&d[2]).unwrap();
+    w.commit().unwrap();
+    assert_eq!(w.remove(&DocId::from(1u64)).unwrap(), 1);
+    w.commit().unwrap();
+    drop(w);
+    fs::remove_file(dir.path().join("MANIFEST")).unwrap();
+    let before = names(dir.path());
+    assert!(
+        before.iter().filter(|n| n.ends_with(".seg")).count() == 2,
+        "{before:?}"
+    );
+    assert!(before.iter().any(|n| n.contains(".del-")), "{before:?}");
+    match IndexWriter::create(dir.path(), Params::new(IndexUnit::Sentence)) {
+        Err(e @ Error::NotEmpty { .. }) => {
+            let message = e.to_string();
+            assert!(message.contains("seg-000001.seg"), "{message}");
+            assert!(message.contains("restore it from a backup"), "{message}");
+            assert!(message.contains("empty or new directory"), "{message}");
+        }
+        other => panic!("expected NotEmpty, got {:?}", other.map(|_| ())),
+    }
+    assert_eq!(names(dir.path()), before, "nothing created or deleted");
+    assert!(matches!(
+        IndexWriter::open(dir.path()),
+        Err(Error::NotAnIndex(_))
+    ));
+}
+
+/// create takes a missing or empty directory (or one an interrupted create left: only a lock),
+/// never one holding someone's files.
+#[test]
+fn create_takes_only_an_empty_directory() {
+    let dir = tempfile::tempdir().unwrap();
+    let user = dir.path().join("user");
+    fs::create_dir(&user).unwrap();
+    fs::write(user.join("notes.txt"), b"mine").unwrap();
+    match IndexWriter::create(&user, Params::new(IndexUnit::Sentence)) {
+        Err(e @ Error::NotEmpty { entries: 1, .. }) => {
+            assert!(e.to_string().contains("notes.txt"), "{e}");
+        }
+        other => panic!("expected NotEmpty, got {:?}", other.map(|_| ())),
+    }
+    assert_eq!(names(&user), ["notes.txt"], "no LOCK left behind");
+    let empty = dir.path().join("empty");
+    fs::create_dir(&empty).unwrap();
+    IndexWriter::create(&empty, Params::new(IndexUnit::Sentence)).unwrap();
+    let missing = dir.path().join("missing/ix");
+    IndexWriter::create(&missing, Params::new(IndexUnit::Sentence)).unwrap();
+    let crashed = dir.path().join("crashed");
+    fs::create_dir(&crashed).unwrap();
+    fs::write(crashed.join("LOCK"), b"pid 1: textreuse index create").unwrap();
+    fs::write(crashed.join(".MANIFEST.4242.tmp"), b"{\"half").unwrap();
+    IndexWriter::create(&crashed, Params::new(IndexUnit::Sentence)).unwrap();
+}
+
+/// Garbage collection deletes the index's own leftovers only, never a user's file whose name
+/// merely looks like them.
+#[test]
+fn garbage_collection_deletes_only_the_index_files() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut w = IndexWriter::create(dir.path(), Params::new(IndexUnit::Sentence)).unwrap();
+    w.add(&docs()[0]).unwrap();
+    w.commit().unwrap();
+    drop(w);
+    let users = [
+        "report.tmp",
+        "seg-notes.txt",
+        "notes.txt",
+        "seg-000009.seg.bak",
+        "seg-1.seg",
+        ".hidden.tmp",
+        "MANIFEST.bak",
+    ];
+    for name in users {
+        fs::write(dir.path().join(name), b"mine").unwrap();
+    }
+    // What crashes leave: a segment being written, an unreferenced segment and deletion file,
+    // write_atomic's temporary files.
+    let orphans = [
+        "seg-000002.seg.tmp",
+        "seg-000005.seg",
+        "seg-000001.del-000007",
+        ".seg-000001.del-000008.4242.tmp",
+        ".MANIFEST.4242.tmp",
+    ];
+    for name in orphans {
+        fs::write(dir.path().join(name), b"TRIX partial").unwrap();
+    }
+    let mut w = IndexWriter::open(dir.path()).unwrap();
+    w.add(&docs()[1]).unwrap();
+    w.commit().unwrap();
+    drop(w);
+    let left = names(dir.path());
+    for name in users {
+        assert!(left.iter().any(|n| n == name), "{name} deleted: {left:?}");
+    }
+    for name in orphans {
+        assert!(!left.iter().any(|n| n == name), "{name} kept: {left:?}");
+    }
+    assert_eq!(Index::open(dir.path()).unwrap().stats().documents, 2);
+}
+
 #[test]
 fn damaged_files_are_errors_not_panics() {
     let dir = tempfile::tempdir().unwrap();

@@ -80,7 +80,9 @@ fn index_error(e: Error) -> PyErr {
     match e {
         Error::Locked { .. } => IndexLockedError::new_err(message),
         Error::NotAnIndex(_) => PyFileNotFoundError::new_err(message),
-        Error::Exists(_) => PyFileExistsError::new_err(message),
+        // Something is there that a new index must not replace: an index, or files without a
+        // MANIFEST (perhaps the segments of an index that lost it).
+        Error::Exists(_) | Error::NotEmpty { .. } => PyFileExistsError::new_err(message),
         // OSError(errno, message) becomes the errno's subclass (PermissionError, ...).
         Error::Io { source, .. } => match source.raw_os_error() {
             Some(errno) => PyOSError::new_err((errno, message)),
@@ -573,8 +575,11 @@ fn count(name: &str, value: Option<i64>) -> PyResult<Option<usize>> {
 ///
 /// With path=None the index lives in a temporary directory owned by the object and removed
 /// when it is garbage collected. With a path holding an index, that index is opened for
-/// writing (parameters must then be left out or equal its own, else ValueError); any other
-/// path gets a new index. LSHIndex.open(path) opens an existing one only.
+/// writing (parameters must then be left out or equal its own, else ValueError); a missing or
+/// empty directory gets a new index. A directory that holds files but no index (no MANIFEST,
+/// as an index whose MANIFEST was lost) is refused with FileExistsError, its files untouched:
+/// restore the MANIFEST, or use an empty or new directory. LSHIndex.open(path) opens an existing
+/// index only.
 ///
 /// Parameters (fixed when the index is created; None: the defaults of `textreuse index
 /// create`): `threshold` picks the cheapest scheme (or the `scheme` given), rows and bands that

@@ -46,7 +46,7 @@ enum Command {
 
 #[derive(Debug, clap::Args)]
 struct CreateArgs {
-    /// The index directory (created; it must not hold an index yet).
+    /// The index directory: new or empty (one holding files but no index is refused).
     dir: PathBuf,
     /// What an entry is.
     #[arg(long, default_value_t = UnitArg::Sentence, value_parser = UnitArg::parser(UnitArg::INDEX))]
