@@ -173,14 +173,37 @@ impl Iterator for WarcDocs {
                 .map(|c| c.to_ascii_lowercase())
                 .unwrap_or_default();
             let uri = record.header(WarcHeader::TargetURI).map(|u| u.into_owned());
+            let html = match record.warc_type() {
+                RecordType::Response if content_type.starts_with("application/http") => {
+                    http_html(record.body())
+                }
+                RecordType::Resource if content_type.starts_with("text/html") => {
+                    Some(String::from_utf8_lossy(record.body()).into_owned())
+                }
+                _ => None,
+            };
+            if let Some(html) = &html {
+                let depth = html_depth(html);
+                if depth > MAX_HTML_DEPTH {
+                    // Reported and skipped; the records after it are read.
+                    return Some(Err(InputError::Line {
+                        path: self.path.clone(),
+                        line: self.record,
+                        message: format!(
+                            "WARC record {} ({}): HTML nested {depth} elements deep, more than \
+                             {MAX_HTML_DEPTH}: the page is skipped (so deep a page is damaged \
+                             or hostile, and extracting it could exhaust the stack)",
+                            self.record,
+                            uri.as_deref().unwrap_or("no URI")
+                        ),
+                    }));
+                }
+            }
             let text = match record.warc_type() {
                 RecordType::Conversion => Some(String::from_utf8_lossy(record.body()).into_owned()),
-                RecordType::Response if content_type.starts_with("application/http") => {
-                    http_html(record.body()).map(|html| main_content(&html, uri.as_deref()))
+                RecordType::Response | RecordType::Resource if html.is_some() => {
+                    html.as_deref().map(|h| main_content(h, uri.as_deref()))
                 }
-                RecordType::Resource if content_type.starts_with("text/html") => Some(
-                    main_content(&String::from_utf8_lossy(record.body()), uri.as_deref()),
-                ),
                 RecordType::Resource if content_type.starts_with("text/plain") => {
                     Some(String::from_utf8_lossy(record.body()).into_owned())
                 }
@@ -202,6 +225,78 @@ impl Iterator for WarcDocs {
         }
         None
     }
+}
+
+/// The deepest element nesting an HTML page may have to be extracted: real pages stay within a
+/// few dozen levels; the HTML parser and Readability recurse per level (100,000 unclosed `<b>`
+/// overflowed the stack) and take quadratic time in nested `<div>`s (20,000 levels: 52 s).
+pub(crate) const MAX_HTML_DEPTH: usize = 1024;
+
+/// An upper estimate of the element nesting of `html`, from its tags alone (no parse): start
+/// tags open a level and end tags close one, except void elements, self-closing tags, and the
+/// elements whose end tags are optional (`p`, `li`, `td`, ...: an unclosed one does not nest);
+/// comments, declarations and the contents of `script` and `style` are skipped.
+pub(crate) fn html_depth(html: &str) -> usize {
+    const FLAT: &[&str] = &[
+        // void elements
+        "area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "param",
+        "source", "track", "wbr", "keygen", "command", "basefont", "frame", "isindex",
+        // elements whose end tag may be omitted
+        "p", "li", "dt", "dd", "tr", "td", "th", "option", "optgroup", "thead", "tbody", "tfoot",
+        "colgroup", "caption", "rb", "rt", "rp", "rtc", "html", "head", "body",
+    ];
+    let bytes = html.as_bytes();
+    let (mut depth, mut max, mut i) = (0usize, 0usize, 0usize);
+    while let Some(off) = memchr::memchr(b'<', &bytes[i..]) {
+        i += off + 1;
+        let rest = &bytes[i..];
+        if rest.starts_with(b"!--") {
+            i = memchr::memmem::find(&bytes[i..], b"-->").map_or(bytes.len(), |e| i + e + 3);
+            continue;
+        }
+        let closing = rest.first() == Some(&b'/');
+        let start = usize::from(closing);
+        let name_len = rest[start..]
+            .iter()
+            .take_while(|b| b.is_ascii_alphanumeric() || **b == b'-')
+            .count();
+        if name_len == 0 || !rest[start].is_ascii_alphabetic() {
+            continue;
+        }
+        let name = html[i + start..i + start + name_len].to_ascii_lowercase();
+        let end = memchr::memchr(b'>', &bytes[i..]).map_or(bytes.len(), |e| i + e);
+        let self_closing = end > i && bytes[end - 1] == b'/';
+        i = end.min(bytes.len());
+        if FLAT.contains(&name.as_str()) || self_closing {
+            continue;
+        }
+        if closing {
+            depth = depth.saturating_sub(1);
+            continue;
+        }
+        depth += 1;
+        max = max.max(depth);
+        if name == "script" || name == "style" {
+            // Raw text up to the matching end tag (found without copying the rest).
+            let mut at = i;
+            i = loop {
+                match memchr::memmem::find(&bytes[at..], b"</") {
+                    None => break bytes.len(),
+                    Some(e) => {
+                        let tag = at + e + 2;
+                        if bytes[tag..]
+                            .get(..name.len())
+                            .is_some_and(|t| t.eq_ignore_ascii_case(name.as_bytes()))
+                        {
+                            break at + e;
+                        }
+                        at = tag;
+                    }
+                }
+            };
+        }
+    }
+    max
 }
 
 /// The body of an HTTP response whose `Content-Type` is HTML, as text (invalid UTF-8 replaced);
@@ -334,6 +429,48 @@ mod tests {
         let err = docs.last().unwrap().as_ref().unwrap_err().to_string();
         assert!(err.contains("are not a WARC record"), "{err}");
         assert!(err.contains("WARC record 6"), "{err}");
+    }
+
+    #[test]
+    fn html_depth_counts_nesting_not_tags() {
+        assert_eq!(
+            html_depth("<html><body><div><p>a<p>b</div></body></html>"),
+            1
+        );
+        assert_eq!(html_depth("<div><div><span>x</span></div></div>"), 3);
+        assert_eq!(html_depth("<ul><li>a<li>b<li>c</ul><br><img src=x/>"), 1);
+        assert_eq!(
+            html_depth("<!-- <div><div> --><script>if (a<b) '<div>'</script>"),
+            1
+        );
+        assert_eq!(html_depth(&"<b><i>".repeat(1000)), 2000);
+        assert_eq!(html_depth(&"<table><tr><td>".repeat(300)), 300);
+        assert_eq!(html_depth("<div>x</div>".repeat(5000).as_str()), 1);
+    }
+
+    /// One plain WARC `resource` record of `text/html`.
+    fn html_record(id: u32, html: &str) -> Vec<u8> {
+        let mut out = format!(
+            "WARC/1.0\r\nWARC-Type: resource\r\nWARC-Record-ID: <urn:uuid:00000000-0000-0000-0000-{id:012}>\r\nWARC-Date: 2026-01-01T00:00:00Z\r\nWARC-Target-URI: https://example.org/{id}\r\nContent-Type: text/html\r\nContent-Length: {}\r\n\r\n",
+            html.len()
+        )
+        .into_bytes();
+        out.extend_from_slice(html.as_bytes());
+        out.extend_from_slice(b"\r\n\r\n");
+        out
+    }
+
+    #[test]
+    fn a_page_nested_too_deep_is_reported_and_the_next_one_read() {
+        let hostile = "<b><i>".repeat(100_000) + "text";
+        let fine = "<html><body><article><p>The mill on the river grinds grain.</p></article></body></html>";
+        let mut bytes = html_record(1, &hostile);
+        bytes.extend(html_record(2, fine));
+        let docs = read(bytes);
+        assert_eq!(docs.len(), 2);
+        let err = docs[0].as_ref().unwrap_err().to_string();
+        assert!(err.contains("200000 elements deep"), "{err}");
+        assert!(docs[1].as_ref().unwrap().text.contains("grinds grain"));
     }
 
     #[test]
