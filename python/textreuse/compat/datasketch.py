@@ -739,6 +739,23 @@ def _lsh_params(threshold: float, num_perm: int, weights) -> tuple:
     return hit
 
 
+def _bands_and_rows(threshold: float, num_perm: int, weights, params) -> tuple:
+    """``params`` checked against ``num_perm``, or datasketch's choice for the threshold; at
+    least two bands (as datasketch's MinHashLSH and MinHashLSHBloom require)."""
+    if params is not None:
+        b, r = params
+        if b * r > num_perm:
+            raise ValueError(
+                f"The product of b and r in params is {b} * {r} = {b * r} -- it must be less "
+                f"than num_perm {num_perm}. Did you forget to specify num_perm?"
+            )
+    else:
+        b, r = _lsh_params(threshold, num_perm, weights)
+    if b < 2:
+        raise ValueError("The number of bands are too small (b < 2)")
+    return b, r
+
+
 def _check_storage(storage_config) -> None:
     if storage_config and storage_config.get("type", "dict") != "dict":
         raise ValueError(
@@ -902,18 +919,7 @@ class MinHashLSH:
             raise ValueError("Too few permutation functions")
         _check_weights(weights)
         self.h = num_perm
-        if params is not None:
-            self.b, self.r = params
-            if self.b * self.r > num_perm:
-                raise ValueError(
-                    f"The product of b and r in params is {self.b} * {self.r} = "
-                    f"{self.b * self.r} -- it must be less than num_perm {num_perm}. Did you "
-                    "forget to specify num_perm?"
-                )
-        else:
-            self.b, self.r = _lsh_params(threshold, num_perm, weights)
-        if self.b < 2:
-            raise ValueError("The number of bands are too small (b < 2)")
+        self.b, self.r = _bands_and_rows(threshold, num_perm, weights, params)
         self.prepickle = False if prepickle is None else prepickle
         self.hashfunc = hashfunc
         self.hashranges = [(i * self.r, (i + 1) * self.r) for i in range(self.b)]
@@ -1505,18 +1511,7 @@ class MinHashLSHBloom:
             )
         _check_weights(weights)
         self.h = num_perm
-        if params is not None:
-            self.b, self.r = params
-            if self.b * self.r > num_perm:
-                raise ValueError(
-                    f"The product of b and r in params is {self.b} * {self.r} = "
-                    f"{self.b * self.r} -- it must be less than num_perm {num_perm}. Did you "
-                    "forget to specify num_perm?"
-                )
-        else:
-            self.b, self.r = _lsh_params(threshold, num_perm, weights)
-        if self.b < 2:
-            raise ValueError("The number of bands are too small (b < 2)")
+        self.b, self.r = _bands_and_rows(threshold, num_perm, weights, params)
         self.n, self.fp, self.save_dir = n, fp, save_dir
         self.hashranges = [(i * self.r, (i + 1) * self.r) for i in range(self.b)]
         self._minhash_scheme = None
