@@ -793,7 +793,18 @@ class _Entries:
         return ids
 
 
-class _TableView:
+class _ComparesByContent:
+    """Views that equal another view, or a dict, with the same ``H -> keys`` items."""
+
+    def __eq__(self, other) -> bool:
+        if isinstance(other, _ComparesByContent):
+            other = dict(other.items())
+        return isinstance(other, dict) and dict(self.items()) == other
+
+    __hash__ = None
+
+
+class _TableView(_ComparesByContent):
     """One band table as datasketch's dict storage shows it: ``H -> set of keys``."""
 
     def __init__(self, lsh, i: int):
@@ -831,13 +842,6 @@ class _TableView:
 
     def items(self):
         return [(H, self.get(H)) for H in self]
-
-    def __eq__(self, other) -> bool:
-        if isinstance(other, _TableView):
-            other = dict(other.items())
-        return isinstance(other, dict) and dict(self.items()) == other
-
-    __hash__ = None
 
     def __repr__(self) -> str:
         return "<band table %d: %d buckets>" % (self._i, len(self))
@@ -1166,7 +1170,7 @@ class MinHashLSHDeletionSession(_Session):
         self.lsh._remove(key, buffer=True)
 
 
-class _ForestTableView:
+class _ForestTableView(_ComparesByContent):
     """A forest tree as datasketch shows it: ``H -> list of keys``."""
 
     def __init__(self, forest, i: int):
@@ -1192,13 +1196,6 @@ class _ForestTableView:
 
     def items(self):
         return [(H, self[H]) for H in self]
-
-    def __eq__(self, other) -> bool:
-        if isinstance(other, _ForestTableView):
-            other = dict(other.items())
-        return isinstance(other, dict) and dict(self.items()) == other
-
-    __hash__ = None
 
     def __repr__(self) -> str:
         return "<forest tree %d: %d buckets>" % (self._i, len(self))
