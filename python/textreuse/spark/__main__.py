@@ -253,12 +253,19 @@ def main(argv: list[str] | None = None) -> int:
     ))
 
 
+# The signals received, in order: the exit status is decided by the first, whatever exception
+# finally unwinds the run (PySpark replaces a SystemExit raised while it reads from the JVM by
+# the JVM's own error about the broken pipe).
+_signals: list[int] = []
+
+
 def _exit_on_signals() -> None:
     """SIGTERM and SIGHUP end the run as Ctrl-C does: an exception unwinds it, so the new
     outputs are removed and Spark is stopped; the exit status is 128 + the signal's number,
     as the command line's."""
 
     def handler(signum, frame):
+        _signals.append(signum)
         raise SystemExit(128 + signum)
 
     for s in (signal.SIGTERM, signal.SIGHUP):
@@ -277,6 +284,12 @@ def _run(builder, args, log, job) -> int:
         partitions = args.partitions or 4 * spark.sparkContext.defaultParallelism
         spark.conf.set("spark.sql.shuffle.partitions", str(partitions))
         stats = job(spark)
+    except BaseException:
+        if not _signals:
+            raise
+        stopped = True
+    else:
+        stopped = False
     finally:
         try:
             spark.stop()
@@ -284,6 +297,13 @@ def _run(builder, args, log, job) -> int:
             # A signal that interrupted a call into the JVM leaves the gateway mid-answer;
             # the JVM ends with this process anyway.
             log(f"Spark did not stop cleanly: {e}")
+    if stopped:
+        print(
+            f"textreuse.spark: stopped by signal {_signals[0]}; the new outputs were removed "
+            f"and {args.out} is as it was",
+            file=sys.stderr,
+        )
+        return 128 + _signals[0]
     if args.command == "reuse":
         log(
             f"{stats['candidate_pairs']} candidate pairs, {stats['pairs_with_reuse']} with "
