@@ -380,6 +380,41 @@ def test_a_second_writer_gets_a_lock_error(tmp_path):
     LSHIndex(path)  # the lock went with the first
 
 
+def test_damage_is_an_exception_that_except_exception_catches(tmp_path):
+    # Issue #51, defect 10: a changed byte in a segment used to surface as a PanicException,
+    # which `except Exception` does not catch; now it is a ValueError naming the file, from the
+    # query that read the damaged block (and from every later one).
+    path = tmp_path / "idx"
+    index = built(path=path, threshold=0.5)
+    index.commit()
+    del index
+    segment = path / "seg-000001.seg"
+    data = bytearray(segment.read_bytes())
+    data[len(data) // 2] ^= 0x40
+    segment.write_bytes(bytes(data))
+    damaged = LSHIndex.open(path)
+    caught = []
+    for q in QUERIES + CORPUS:
+        try:
+            damaged.query(q)
+        except Exception as e:  # noqa: BLE001 - what a user's generic handler does
+            caught.append(e)
+    assert caught, "no query read the damaged block"
+    assert all(isinstance(e, ValueError) for e in caught)
+    assert "damaged index file" in str(caught[0]) and "seg-000001.seg" in str(caught[0])
+    del damaged
+
+
+def test_os_errors_read_as_pythons_own(tmp_path):
+    blocker = tmp_path / "file"
+    blocker.write_text("x")
+    with pytest.raises(OSError) as e:
+        LSHIndex(blocker / "idx")
+    # "[Errno 20] Not a directory: '.../file/idx'": the cause once, the path as filename.
+    assert e.value.errno is not None and e.value.filename is not None
+    assert str(e.value).count(e.value.strerror) == 1
+
+
 def test_temporary_directories_go_with_the_object():
     index = LSHIndex()
     path = index.path

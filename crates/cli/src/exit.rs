@@ -53,8 +53,42 @@ pub fn exit(result: anyhow::Result<()>) -> ExitCode {
                 return ExitCode::SUCCESS;
             }
             let _ = io::stdout().flush();
-            eprintln!("textreuse: error: {err:#}");
+            eprintln!("textreuse: error: {}", message(&err));
             ExitCode::FAILURE
         }
+    }
+}
+
+/// The error and its causes joined by ": ", each cause once: the libraries' errors often
+/// name their cause in their own message already (`path: No such file or directory`), and
+/// anyhow's `{:#}` would repeat it.
+fn message(err: &anyhow::Error) -> String {
+    let mut out = String::new();
+    for cause in err.chain() {
+        let text = cause.to_string();
+        if out.is_empty() {
+            out = text;
+        } else if !out.contains(&text) {
+            out.push_str(": ");
+            out.push_str(&text);
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn a_cause_already_in_the_message_is_not_repeated() {
+        let io = std::io::Error::from(std::io::ErrorKind::NotFound);
+        let inner = textreuse_index::Error::Io {
+            path: "/x/y".into(),
+            source: io,
+        };
+        let err = anyhow::Error::new(inner);
+        let text = super::message(&err);
+        assert_eq!(text.matches("not found").count(), 1, "{text}");
+        let wrapped = anyhow::anyhow!("outer").context("context");
+        assert_eq!(super::message(&wrapped), "context: outer");
     }
 }

@@ -57,12 +57,68 @@ pub enum Error {
     },
     /// A file of the index is damaged or of another format version. Restore the index from a
     /// copy, or rebuild it.
-    #[error("{path}: damaged index file: {what}")]
+    #[error(
+        "{path}: damaged index file: {what}; restore the index from a copy or rebuild it \
+         (`textreuse index verify DIR` checks every file)"
+    )]
     Corrupt {
         /// The file.
         path: PathBuf,
         /// What is wrong.
         what: String,
+    },
+    /// The index was written by an earlier build, in a format this one does not read. Rebuild
+    /// it with this build (create it again and add the documents).
+    #[error(
+        "{path}: written by an earlier build (index format {version}); this build reads format \
+         {current}: rebuild the index with it (create, then add the documents again)"
+    )]
+    OldFormat {
+        /// The file.
+        path: PathBuf,
+        /// Its format version.
+        version: u32,
+        /// The version this build reads.
+        current: u32,
+    },
+    /// A file the manifest lists is missing: the index is damaged (a file deleted by hand or
+    /// lost with a disk). Restore the directory from a copy, or rebuild the index.
+    #[error(
+        "{path}: damaged index: {file}, listed in its MANIFEST, is missing; restore the index \
+         from a copy or rebuild it"
+    )]
+    Missing {
+        /// The index directory.
+        path: PathBuf,
+        /// The missing file's name.
+        file: String,
+    },
+    /// The writer's `LOCK` file was deleted or replaced while it was writing, so another
+    /// writer may have been let in: nothing was committed. Make sure only one writer runs,
+    /// reopen the index and make the changes again.
+    #[error(
+        "{path}: the LOCK file was deleted or replaced while this writer ran, so another writer \
+         may have changed the index; nothing was committed: make sure one writer runs at a \
+         time, then reopen the index and make the changes again"
+    )]
+    LockLost {
+        /// The index directory.
+        path: PathBuf,
+    },
+    /// The manifest on disk is not the commit this writer started from: another writer
+    /// committed meanwhile. Nothing was committed; reopen the index and make the changes
+    /// again.
+    #[error(
+        "{path}: another writer committed (generation {found} on disk, {expected} expected); \
+         nothing was committed: reopen the index and make the changes again"
+    )]
+    Conflict {
+        /// The index directory.
+        path: PathBuf,
+        /// The generation this writer started from.
+        expected: u64,
+        /// The generation on disk.
+        found: u64,
     },
     /// The parameters are invalid; fix them.
     #[error("invalid index parameters: {0}")]

@@ -18,13 +18,15 @@ use crate::candidates::{
 };
 use crate::doc::id_hash;
 use crate::params::{Params, Recipe, SignedUnit};
-use crate::segment::{Batch, Part, Segment, SegmentWriter, Shape, equal_minhashes};
+use crate::segment::{Batch, Ident, Part, Segment, SegmentWriter, Shape, equal_minhashes};
+use textreuse_hash::{fingerprint, fingerprint_words};
 
 const MANIFEST: &str = "MANIFEST";
 const LOCK: &str = "LOCK";
 const FORMAT: &str = "textreuse-index";
-const VERSION: u32 = 1;
-const DEL_MAGIC: &[u8; 8] = b"TRIXDEL1";
+/// The format: 2 added the index id, checksums and the segments' identity.
+const VERSION: u32 = 2;
+const DEL_MAGIC: &[u8; 8] = b"TRIXDEL2";
 /// More segments than this after a commit and the writer merges some ([`MERGE_RUN`] adjacent
 /// ones, the smallest such run): a query looks in every segment.
 pub const MAX_SEGMENTS: usize = 16;
@@ -40,11 +42,76 @@ pub const DEFAULT_MEMORY_BUDGET: u64 = 1 << 30;
 struct Manifest {
     format: String,
     version: u32,
+    /// The index's id (16 hex digits), made when it was created: every segment and deletion
+    /// file carries it, so a file of another index is recognized.
+    id: String,
     params: Params,
+    /// The fingerprint of `params` when the index was created (16 hex digits), which every
+    /// segment carries.
+    params_digest: String,
     /// Incremented by every commit.
     generation: u64,
     next_segment: u64,
     segments: Vec<SegmentEntry>,
+    /// The fingerprint of the manifest written with this field empty (16 hex digits).
+    checksum: String,
+}
+
+impl Manifest {
+    /// The manifest as written: pretty JSON with its checksum.
+    fn to_bytes(&self) -> Vec<u8> {
+        let mut m = self.clone();
+        m.checksum = String::new();
+        m.checksum = hex(fingerprint(
+            &serde_json::to_vec(&m).expect("a manifest serializes"),
+        ));
+        serde_json::to_vec_pretty(&m).expect("a manifest serializes")
+    }
+
+    fn id(&self) -> u64 {
+        unhex(&self.id).unwrap_or(0)
+    }
+
+    /// What segment `name` must carry.
+    fn ident(&self, name: &str) -> Ident {
+        Ident {
+            index: self.id(),
+            params: unhex(&self.params_digest).unwrap_or(0),
+            number: segment_number(name).unwrap_or(u64::MAX),
+        }
+    }
+}
+
+fn hex(v: u64) -> String {
+    format!("{v:016x}")
+}
+
+fn unhex(s: &str) -> Option<u64> {
+    (s.len() == 16).then(|| u64::from_str_radix(s, 16).ok())?
+}
+
+/// The number of segment `name` (`seg-000007`: 7).
+fn segment_number(name: &str) -> Option<u64> {
+    name.strip_prefix("seg-")
+        .filter(|n| digits(n, 6))
+        .and_then(|n| n.parse().ok())
+}
+
+/// A new index id: unique per creation (the time, the process, a counter), not derived from
+/// the contents, so two indexes built from the same input still tell their files apart.
+fn new_index_id(params: &Params) -> u64 {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static COUNTER: AtomicU64 = AtomicU64::new(0);
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos() as u64);
+    let params = fingerprint(&serde_json::to_vec(params).expect("params serialize"));
+    fingerprint_words(&[
+        now,
+        std::process::id() as u64,
+        COUNTER.fetch_add(1, Ordering::Relaxed),
+        params,
+    ])
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -54,6 +121,9 @@ struct SegmentEntry {
     entries: u64,
     pairs: u64,
     bytes: u64,
+    /// The fingerprint of the segment's header (16 hex digits), which covers the whole file
+    /// through its checksum table.
+    digest: String,
     /// The file listing its removed documents, if any.
     deleted: Option<String>,
     deleted_docs: u64,
@@ -286,35 +356,116 @@ fn read_manifest(dir: &Path) -> Result<Manifest, Error> {
         }
         Err(e) => return Err(Error::io(path, e)),
     };
-    let m: Manifest = serde_json::from_slice(&bytes)
+    // The format and version first, so that another version is named as such.
+    #[derive(Deserialize)]
+    struct Version {
+        format: String,
+        version: u32,
+    }
+    let v: Version = serde_json::from_slice(&bytes)
         .map_err(|e| Error::corrupt(&path, format!("not a manifest: {e}")))?;
-    if m.format != FORMAT || m.version != VERSION {
+    if v.format == FORMAT && v.version < VERSION {
+        return Err(Error::OldFormat {
+            path,
+            version: v.version,
+            current: VERSION,
+        });
+    }
+    if v.format != FORMAT || v.version != VERSION {
         return Err(Error::corrupt(
             &path,
             format!(
                 "format {} version {}; this build reads {FORMAT} version {VERSION}",
-                m.format, m.version
+                v.format, v.version
             ),
         ));
+    }
+    let m: Manifest = serde_json::from_slice(&bytes)
+        .map_err(|e| Error::corrupt(&path, format!("not a manifest: {e}")))?;
+    let mut unsigned = m.clone();
+    unsigned.checksum = String::new();
+    let sum = fingerprint(&serde_json::to_vec(&unsigned).expect("a manifest serializes"));
+    if unhex(&m.checksum) != Some(sum) {
+        return Err(Error::corrupt(&path, "the manifest fails its checksum"));
+    }
+    if unhex(&m.id).is_none() || unhex(&m.params_digest).is_none() {
+        return Err(Error::corrupt(&path, "the manifest has no valid index id"));
+    }
+    for s in &m.segments {
+        if segment_number(&s.name).is_none() || unhex(&s.digest).is_none() {
+            return Err(Error::corrupt(
+                &path,
+                format!("bad segment entry {}", s.name),
+            ));
+        }
     }
     Ok(m)
 }
 
-fn read_deleted(path: &Path) -> Result<Vec<u32>, Error> {
+/// The bytes of the deletion file of segment `ident` at `generation` listing `docs`:
+/// magic, index id, segment number, generation, count, the documents (`u32`), padding to 8
+/// bytes, and the fingerprint of everything before it.
+fn deletion_file(ident: Ident, generation: u64, docs: &[u32]) -> Vec<u8> {
+    let mut bytes = Vec::with_capacity(48 + 4 * docs.len());
+    bytes.extend_from_slice(DEL_MAGIC);
+    for v in [ident.index, ident.number, generation, docs.len() as u64] {
+        bytes.extend_from_slice(&v.to_le_bytes());
+    }
+    for d in docs {
+        bytes.extend_from_slice(&d.to_le_bytes());
+    }
+    bytes.resize(bytes.len().div_ceil(8) * 8, 0);
+    let sum = fingerprint(&bytes);
+    bytes.extend_from_slice(&sum.to_le_bytes());
+    bytes
+}
+
+/// Reads a deletion file of segment `ident` (of `docs` documents): its checksum, identity and
+/// documents are checked.
+fn read_deleted(path: &Path, ident: Ident, generation: u64, docs: u64) -> Result<Vec<u32>, Error> {
     let bytes = fs::read(path).map_err(|e| Error::io(path, e))?;
-    if bytes.len() < 16 || &bytes[..8] != DEL_MAGIC {
-        return Err(Error::corrupt(path, "not a deletion file"));
+    let bad = |what: &str| Err(Error::corrupt(path, what));
+    if bytes.len() >= 8 && &bytes[..8] == b"TRIXDEL1" {
+        return bad("a deletion file of the first index format; rebuild the index");
     }
-    let n = u64::from_le_bytes(bytes[8..16].try_into().expect("8 bytes"));
+    if bytes.len() < 48 || bytes.len() % 8 != 0 || &bytes[..8] != DEL_MAGIC {
+        return bad("not a deletion file");
+    }
+    let (body, sum) = bytes.split_at(bytes.len() - 8);
+    if fingerprint(body) != u64::from_le_bytes(sum.try_into().expect("8 bytes")) {
+        return bad("the deletion file fails its checksum");
+    }
+    let word = |i: usize| u64::from_le_bytes(body[8 + 8 * i..16 + 8 * i].try_into().expect("8"));
+    if word(0) != ident.index {
+        return bad("a deletion file of another index");
+    }
+    if word(1) != ident.number {
+        return bad(&format!(
+            "the deletion file of segment {}, listed for segment {}: files swapped or renamed",
+            word(1),
+            ident.number
+        ));
+    }
+    if word(2) != generation {
+        return bad(&format!(
+            "written by commit {}, named for commit {generation}: files swapped or renamed",
+            word(2)
+        ));
+    }
     // A damaged count can be anything: the size it implies is computed without overflow.
-    let want = n.checked_mul(4).and_then(|b| b.checked_add(16));
-    if want != Some(bytes.len() as u64) {
-        return Err(Error::corrupt(path, "truncated deletion file"));
+    let n = word(3);
+    let want = n.checked_mul(4).and_then(|b| b.checked_add(40));
+    if want.map(|w| w.div_ceil(8) * 8) != Some(body.len() as u64) {
+        return bad("the deletion file's count disagrees with its size");
     }
-    Ok(bytes[16..]
+    let list: Vec<u32> = body[40..40 + 4 * n as usize]
         .chunks_exact(4)
         .map(|c| u32::from_le_bytes(c.try_into().expect("4 bytes")))
-        .collect())
+        .collect();
+    if list.iter().any(|&d| d as u64 >= docs) || list.windows(2).any(|w| w[0] >= w[1]) {
+        return bad("the deletion file lists documents out of range or order");
+    }
+    Ok(list)
 }
 
 /// Writes `bytes` to `dir/name` atomically ([`files::write_atomic`]: a temporary file ending in
@@ -350,9 +501,7 @@ impl Index {
         loop {
             let manifest = read_manifest(dir)?;
             match Index::load(dir, manifest) {
-                Err(Error::Io { source, .. })
-                    if source.kind() == io::ErrorKind::NotFound && tries < 20 =>
-                {
+                Err(Error::Missing { .. }) if tries < 20 => {
                     tries += 1;
                     std::thread::sleep(std::time::Duration::from_millis(20));
                 }
@@ -368,7 +517,17 @@ impl Index {
         let (mut doc_base, mut entry_base) = (vec![0], vec![0]);
         for s in &manifest.segments {
             let path = dir.join(format!("{}.seg", s.name));
-            let mut seg = Segment::open(&path)?;
+            let ident = manifest.ident(&s.name);
+            let digest = unhex(&s.digest).unwrap_or(0);
+            let mut seg = match Segment::open(&path, ident, digest) {
+                Err(Error::Io { source, .. }) if source.kind() == io::ErrorKind::NotFound => {
+                    return Err(Error::Missing {
+                        path: dir.to_path_buf(),
+                        file: format!("{}.seg", s.name),
+                    });
+                }
+                other => other?,
+            };
             if seg.docs != s.docs
                 || seg.entries != s.entries
                 || seg.bands != signer.bands()
@@ -379,10 +538,23 @@ impl Index {
             }
             if let Some(del) = &s.deleted {
                 let path = dir.join(del);
-                for d in read_deleted(&path)? {
-                    if d as u64 >= seg.docs {
-                        return Err(Error::corrupt(&path, "document out of range"));
+                let generation = del
+                    .rsplit_once(".del-")
+                    .and_then(|(_, g)| g.parse().ok())
+                    .unwrap_or(u64::MAX);
+                let list = match read_deleted(&path, ident, generation, seg.docs) {
+                    Err(Error::Io { source, .. }) if source.kind() == io::ErrorKind::NotFound => {
+                        return Err(Error::Missing {
+                            path: dir.to_path_buf(),
+                            file: del.clone(),
+                        });
                     }
+                    other => other?,
+                };
+                if list.len() as u64 != s.deleted_docs {
+                    return Err(Error::corrupt(&path, "differs from the manifest"));
+                }
+                for d in list {
                     seg.delete(d);
                 }
             }
@@ -437,6 +609,29 @@ impl Index {
         s
     }
 
+    /// `result`, unless a segment was found damaged while it was computed (or before): then
+    /// [`Error::Corrupt`], since an answer read from damaged data may be wrong.
+    fn sound<T>(&self, result: Result<T, Error>) -> Result<T, Error> {
+        for seg in &self.segments {
+            if let Some(what) = seg.damage() {
+                return Err(Error::corrupt(seg.path(), what));
+            }
+        }
+        result
+    }
+
+    /// Checks every file of the index in `dir`: the manifest, every segment (each block
+    /// against its checksum, then its sections against each other: see `index verify`) and
+    /// every deletion file; returns what it holds, or the first problem. Reads every byte
+    /// of the index.
+    pub fn verify(dir: impl AsRef<Path>) -> Result<IndexStats, Error> {
+        let index = Index::open(dir)?;
+        for seg in &index.segments {
+            seg.verify()?;
+        }
+        Ok(index.stats())
+    }
+
     fn parts(&self) -> Vec<(&dyn Part, u64, u64)> {
         self.segments
             .iter()
@@ -451,7 +646,7 @@ impl Index {
         text: &str,
         options: &QueryOptions,
     ) -> Result<Vec<UnitMatches>, Error> {
-        query_text(&self.parts(), self, text, options)
+        self.sound(query_text(&self.parts(), self, text, options))
     }
 
     /// The matches of units signed from `text` with a recipe of this index.
@@ -462,7 +657,14 @@ impl Index {
         recipe: &mut Recipe<'_>,
         options: &QueryOptions,
     ) -> Result<Vec<UnitMatches>, Error> {
-        match_units(&self.parts(), self, text, units, recipe, options)
+        self.sound(match_units(
+            &self.parts(),
+            self,
+            text,
+            units,
+            recipe,
+            options,
+        ))
     }
 
     /// [`rank_documents`] over this index's parts.
@@ -474,7 +676,7 @@ impl Index {
         question: DocumentQuery,
         options: &QueryOptions,
     ) -> Result<Vec<Match>, Error> {
-        rank_documents(
+        self.sound(rank_documents(
             &self.parts(),
             self,
             recipe,
@@ -482,7 +684,7 @@ impl Index {
             Some(text),
             question,
             options,
-        )
+        ))
     }
 
     /// The entries matching a signature (the `N` minhashes of an item, as
@@ -493,18 +695,18 @@ impl Index {
         mins: &[u64],
         options: &QueryOptions,
     ) -> Result<Vec<Match>, Error> {
-        query_signature(&self.parts(), self, mins, options)
+        self.sound(query_signature(&self.parts(), self, mins, options))
     }
 
     /// Whether a document with this id is indexed (and not removed).
     pub fn contains(&self, id: &DocId) -> Result<bool, Error> {
-        contains(&self.parts(), id)
+        self.sound(contains(&self.parts(), id))
     }
 
     /// The document numbered `doc` (see [`Match::doc`]), `None` if there is none or it was
     /// removed. Its text is empty when the index stores none.
     pub fn document(&self, doc: u64) -> Result<Option<Document>, Error> {
-        document(&self.parts(), doc)
+        self.sound(document(&self.parts(), doc))
     }
 
     /// Chunk indexes: the documents whose chunks share band keys with the chunks of `query`,
@@ -515,7 +717,7 @@ impl Index {
     /// chunk at most bands × that many entries. [`Candidate::doc`] is the document number
     /// ([`Index::document`]); [`Candidate::best_chunk`] an entry number.
     pub fn candidate_documents(&self, query: &str, top: usize) -> Result<Vec<Candidate>, Error> {
-        candidate_documents(&self.parts(), self, query, top)
+        self.sound(candidate_documents(&self.parts(), self, query, top))
     }
 
     /// The `k` indexed documents most similar to `query` (a text, or a signature: [`Query`]),
@@ -578,13 +780,13 @@ impl Index {
         k: usize,
         options: &QueryOptions,
     ) -> Result<Vec<Match>, Error> {
-        query_documents(
+        self.sound(query_documents(
             &self.parts(),
             self,
             query.into(),
             DocumentQuery::TopK(k),
             options,
-        )
+        ))
     }
 
     /// The indexed documents that contain at least `threshold` of `text` (from 0 to 1), most
@@ -647,13 +849,13 @@ impl Index {
         threshold: f64,
         options: &QueryOptions,
     ) -> Result<Vec<Match>, Error> {
-        query_documents(
+        self.sound(query_documents(
             &self.parts(),
             self,
             Query::Text(text),
             DocumentQuery::Containment(threshold),
             options,
-        )
+        ))
     }
 
     /// [`Index::query_top_k`] or [`Index::query_containment`], as `question` says. A
@@ -665,7 +867,13 @@ impl Index {
         question: DocumentQuery,
         options: &QueryOptions,
     ) -> Result<Vec<Match>, Error> {
-        query_documents(&self.parts(), self, query.into(), question, options)
+        self.sound(query_documents(
+            &self.parts(),
+            self,
+            query.into(),
+            question,
+            options,
+        ))
     }
 }
 
@@ -1194,6 +1402,18 @@ fn lock(dir: &Path) -> Result<File, Error> {
     Ok(file)
 }
 
+/// Removes a file when dropped, unless its path was taken out: a segment being written,
+/// removed if writing it fails.
+struct RemoveOnDrop(Option<PathBuf>);
+
+impl Drop for RemoveOnDrop {
+    fn drop(&mut self) {
+        if let Some(path) = self.0.take() {
+            let _ = fs::remove_file(path);
+        }
+    }
+}
+
 /// Whether `s` is at least `min` ASCII digits and nothing else.
 fn digits(s: &str, min: usize) -> bool {
     s.len() >= min && s.bytes().all(|b| b.is_ascii_digit())
@@ -1273,13 +1493,17 @@ impl IndexWriter {
         let manifest = Manifest {
             format: FORMAT.into(),
             version: VERSION,
+            id: hex(new_index_id(&params)),
+            params_digest: hex(fingerprint(
+                &serde_json::to_vec(&params).expect("params serialize"),
+            )),
             params,
             generation: 0,
             next_segment: 1,
             segments: Vec::new(),
+            checksum: String::new(),
         };
-        let bytes = serde_json::to_vec_pretty(&manifest).expect("a manifest serializes");
-        write_atomic(dir, MANIFEST, &bytes)?;
+        write_atomic(dir, MANIFEST, &manifest.to_bytes())?;
         IndexWriter::with_lock(dir, lock)
     }
 
@@ -1469,7 +1693,7 @@ impl IndexWriter {
         self.batch.index_ids();
         let found = {
             let parts = self.parts();
-            find_id(&parts, id)?
+            self.index.sound(find_id(&parts, id))?
         };
         for &(p, d) in &found {
             if p < nsegs {
@@ -1485,7 +1709,7 @@ impl IndexWriter {
     /// Whether a document with this id is held (committed or not) and not removed.
     pub fn contains(&mut self, id: &DocId) -> Result<bool, Error> {
         self.batch.index_ids();
-        contains(&self.parts(), id)
+        self.index.sound(contains(&self.parts(), id))
     }
 
     /// [`Index::query_text`], over the committed and the uncommitted entries.
@@ -1496,7 +1720,8 @@ impl IndexWriter {
     ) -> Result<Vec<UnitMatches>, Error> {
         self.batch.index_keys();
         let parts = self.parts();
-        query_text(&parts, &self.index, text, options)
+        self.index
+            .sound(query_text(&parts, &self.index, text, options))
     }
 
     /// [`Index::query_signature`], over the committed and the uncommitted entries.
@@ -1507,7 +1732,8 @@ impl IndexWriter {
     ) -> Result<Vec<Match>, Error> {
         self.batch.index_keys();
         let parts = self.parts();
-        query_signature(&parts, &self.index, mins, options)
+        self.index
+            .sound(query_signature(&parts, &self.index, mins, options))
     }
 
     /// [`Index::query_top_k`], over the committed and the uncommitted entries.
@@ -1539,7 +1765,13 @@ impl IndexWriter {
     ) -> Result<Vec<Match>, Error> {
         self.batch.index_keys();
         let parts = self.parts();
-        query_documents(&parts, &self.index, query.into(), question, options)
+        self.index.sound(query_documents(
+            &parts,
+            &self.index,
+            query.into(),
+            question,
+            options,
+        ))
     }
 
     /// Entries of the documents in `docs` (ascending) of a part.
@@ -1570,42 +1802,76 @@ impl IndexWriter {
             self.batch = Batch::new(self.batch.bands, self.batch.width);
             return Ok(());
         }
+        self.index.sound(Ok(()))?;
+        self.fence()?;
         let dir = self.index.dir.clone();
         let mut m = self.index.manifest.clone();
         m.generation += 1;
-        let generation = m.generation;
-        let write_deleted = |name: &str, list: &[u32]| -> Result<String, Error> {
-            let file = format!("{name}.del-{generation:06}");
-            let mut bytes = Vec::with_capacity(16 + 4 * list.len());
-            bytes.extend_from_slice(DEL_MAGIC);
-            bytes.extend_from_slice(&(list.len() as u64).to_le_bytes());
-            for d in list {
-                bytes.extend_from_slice(&d.to_le_bytes());
+        // The files this commit writes: removed again if it fails (the next writer's garbage
+        // collection would, but a full disk should not stay full until then).
+        let mut written: Vec<PathBuf> = Vec::new();
+        let result = self.write_commit(&dir, &mut m, &mut written);
+        let result = result
+            .and_then(|()| sync_dir(&dir))
+            .and_then(|()| self.fence());
+        if let Err(e) = result {
+            for path in written {
+                let _ = fs::remove_file(path);
             }
-            write_atomic(&dir, &file, &bytes)?;
-            Ok(file)
+            return Err(e);
+        }
+        self.publish(m)?;
+        self.merge_some()
+    }
+
+    /// The files of a commit: deletion files of the segments with new removals, and the batch
+    /// as a new segment (with its own deletion file if some of its documents were removed).
+    /// Entries in `m`; every file written is pushed to `written`.
+    fn write_commit(
+        &mut self,
+        dir: &Path,
+        m: &mut Manifest,
+        written: &mut Vec<PathBuf>,
+    ) -> Result<(), Error> {
+        let generation = m.generation;
+        let committed = self.index.manifest.clone();
+        let write_deleted = |name: &str, list: &[u32], written: &mut Vec<PathBuf>| {
+            let file = format!("{name}.del-{generation:06}");
+            let bytes = deletion_file(committed.ident(name), generation, list);
+            written.push(dir.join(&file));
+            write_atomic(dir, &file, &bytes).map(|()| file)
         };
+        let mut deleted = Vec::new();
         for (i, seg) in self.index.segments.iter().enumerate() {
             if self.dirty[i] {
                 let list = seg.deleted_list();
-                let e = &mut m.segments[i];
-                e.deleted_entries = Self::entries_of(seg, &list);
-                e.deleted_docs = list.len() as u64;
-                e.deleted = Some(write_deleted(&e.name, &list)?);
+                let name = &m.segments[i].name;
+                deleted.push((i, write_deleted(name, &list, written)?, list, seg));
             }
         }
-        if batch_live {
+        for (i, file, list, seg) in deleted {
+            let e = &mut m.segments[i];
+            e.deleted_entries = Self::entries_of(seg, &list);
+            e.deleted_docs = list.len() as u64;
+            e.deleted = Some(file);
+        }
+        if self.batch.deleted.iter().any(|d| !d) {
             let name = format!("seg-{:06}", m.next_segment);
             m.next_segment += 1;
-            let tmp = dir.join(format!("{name}.seg.tmp"));
-            let info = self.batch.write(&tmp, self.index.signer.hashes())?;
+            let tmp = dir.join(format!(".{name}.seg.{}.tmp", std::process::id()));
+            written.push(tmp.clone());
+            let info = self
+                .batch
+                .write(&tmp, self.index.signer.hashes(), m.ident(&name))?;
+            self.fence()?;
             let path = dir.join(format!("{name}.seg"));
             fs::rename(&tmp, &path).map_err(|e| Error::io(&path, e))?;
+            written.push(path);
             let list = self.batch.removed_docs();
             let deleted = if list.is_empty() {
                 None
             } else {
-                Some(write_deleted(&name, &list)?)
+                Some(write_deleted(&name, &list, written)?)
             };
             m.segments.push(SegmentEntry {
                 name,
@@ -1613,20 +1879,55 @@ impl IndexWriter {
                 entries: info.entries,
                 pairs: info.pairs,
                 bytes: info.bytes,
+                digest: hex(info.digest),
                 deleted,
                 deleted_docs: list.len() as u64,
                 deleted_entries: Self::entries_of(&self.batch, &list),
             });
         }
-        sync_dir(&dir)?;
-        self.publish(m)?;
-        self.merge_some()
+        Ok(())
+    }
+
+    /// Checks that this writer still owns the index: its `LOCK` file is the one it locked
+    /// (not deleted or replaced, which would let a second writer in) and the manifest on disk
+    /// is the commit it started from. Run before a commit writes its segment into place and
+    /// before it publishes the manifest.
+    fn fence(&self) -> Result<(), Error> {
+        let dir = &self.index.dir;
+        let lock = dir.join(LOCK);
+        let lost = || Error::LockLost {
+            path: dir.to_path_buf(),
+        };
+        let there = match fs::metadata(&lock) {
+            Ok(m) => m,
+            Err(e) if e.kind() == io::ErrorKind::NotFound => return Err(lost()),
+            Err(e) => return Err(Error::io(&lock, e)),
+        };
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::MetadataExt;
+            let ours = self._lock.metadata().map_err(|e| Error::io(&lock, e))?;
+            if (ours.dev(), ours.ino()) != (there.dev(), there.ino()) {
+                return Err(lost());
+            }
+        }
+        #[cfg(not(unix))]
+        let _ = there;
+        let on_disk = read_manifest(dir)?;
+        let ours = &self.index.manifest;
+        if on_disk.generation != ours.generation || on_disk.id != ours.id {
+            return Err(Error::Conflict {
+                path: dir.to_path_buf(),
+                expected: ours.generation,
+                found: on_disk.generation,
+            });
+        }
+        Ok(())
     }
 
     /// Writes manifest `m` and switches to it.
     fn publish(&mut self, m: Manifest) -> Result<(), Error> {
-        let bytes = serde_json::to_vec_pretty(&m).expect("a manifest serializes");
-        write_atomic(&self.index.dir, MANIFEST, &bytes)?;
+        write_atomic(&self.index.dir, MANIFEST, &m.to_bytes())?;
         self.index = Index::load(&self.index.dir, m)?;
         self.batch = Batch::new(self.batch.bands, self.batch.width);
         self.dirty = vec![false; self.index.segments.len()];
@@ -1665,9 +1966,13 @@ impl IndexWriter {
     /// Merges the committed segments `range` into one, without their removed documents, and
     /// commits.
     fn merge(&mut self, range: Range<usize>) -> Result<(), Error> {
+        self.fence()?;
         let segs = &self.index.segments[range.clone()];
+        // Nothing damaged is copied: every input is checked whole first (the merge reads
+        // all of it anyway).
         for s in segs {
             s.read_sequentially();
+            s.verify()?;
         }
         let p = self.index.manifest.params.clone();
         let (width, hashes, bands) = (
@@ -1710,11 +2015,14 @@ impl IndexWriter {
             let name = format!("seg-{:06}", m.next_segment);
             m.next_segment += 1;
             let dir = &self.index.dir;
-            let tmp = dir.join(format!("{name}.seg.tmp"));
+            let tmp = dir.join(format!(".{name}.seg.{}.tmp", std::process::id()));
+            let mut unfinished = RemoveOnDrop(Some(tmp.clone()));
             let pairs = entries * bands as u64;
             let bits = crate::segment::dir_bits(pairs);
+            let ident = m.ident(&name);
             let mut w = SegmentWriter::create(
                 &tmp,
+                ident,
                 Shape {
                     docs,
                     entries,
@@ -1768,7 +2076,7 @@ impl IndexWriter {
             }
             let mut ids = Vec::with_capacity(docs as usize);
             for (i, s) in segs.iter().enumerate() {
-                let hashes_by_doc = s.ids_by_doc();
+                let hashes_by_doc = s.ids_by_doc()?;
                 for d in 0..s.docs as u32 {
                     let nd = new_doc[i][d as usize];
                     if nd != u32::MAX {
@@ -1779,8 +2087,10 @@ impl IndexWriter {
             }
             ids.sort_unstable();
             let info = w.finish(&ids)?;
+            self.fence()?;
             let path = dir.join(format!("{name}.seg"));
             fs::rename(&tmp, &path).map_err(|e| Error::io(&path, e))?;
+            unfinished.0 = None;
             sync_dir(dir)?;
             merged.push(SegmentEntry {
                 name,
@@ -1788,6 +2098,7 @@ impl IndexWriter {
                 entries: info.entries,
                 pairs: info.pairs,
                 bytes: info.bytes,
+                digest: hex(info.digest),
                 deleted: None,
                 deleted_docs: 0,
                 deleted_entries: 0,

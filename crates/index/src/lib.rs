@@ -73,10 +73,12 @@
 #![warn(missing_debug_implementations)]
 
 mod bands;
+mod blocks;
 mod bloom;
 mod candidates;
 mod doc;
 mod error;
+mod fault;
 mod index;
 mod keyed;
 mod memory;

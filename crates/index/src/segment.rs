@@ -5,13 +5,18 @@
 //!
 //! | section | contents |
 //! |---|---|
-//! | header | magic `TRIXSEG1`, then 16 `u64`: docs, entries, pairs, directory bits `b`, hashes, signature bytes, bands, the offsets of the sections below, file length |
-//! | directory | `2^b + 1` `u32`: where each bucket of band keys starts among the pairs |
+//! | header | magic `TRIXSEG2`, then 22 `u64`: docs, entries, pairs, directory bits `b`, hashes, signature bytes, bands, the offsets of the 8 sections below, of the checksum table and the file length, the index id, the fingerprint of its parameters, the segment's number, the table's fingerprint and the header's (of the bytes before it); zeros to 4 KiB |
+//! | directory | `2^b + 1` `u32`: where each bucket of band keys starts among the pairs; zeros to the next 4 KiB |
 //! | pairs | one `u64` per (entry, band): bits 16..48 of the band key above, the entry below; sorted |
 //! | signatures | per entry, its `N` minhashes, each cut to its low `signature bytes` |
 //! | entries | per entry, `u32` document, `u32` start and end (characters) |
 //! | documents | the records of `doc.rs`, then `docs + 1` `u64` offsets |
 //! | ids | the documents' id hashes, sorted `u64`; then the document of each, `u32` |
+//! | checksums | the [`fingerprint`](textreuse_hash::fingerprint) of every 4 KiB block from the directory to here (see [`blocks`](crate::blocks)) |
+//!
+//! The header names the index and the segment, so a file of another index, another
+//! segment's file or one written with other parameters is refused when opened; the manifest
+//! holds each segment's header fingerprint, which covers the whole file through the table.
 //!
 //! A band key's bucket is its top `b` bits (`b >= 16`), so the directory and the pair's 32
 //! bits together hold the key's top 48 bits: two keys are the same key when those agree. A
@@ -28,11 +33,17 @@ use memmap2::Mmap;
 use textreuse_corpus::Document;
 
 use crate::Error;
+use crate::blocks::{BLOCK, Blocks, table_sum};
 use crate::doc::{self, StoredDoc};
+use textreuse_hash::fingerprint;
 
-const MAGIC: &[u8; 8] = b"TRIXSEG1";
-const HEADER_FIELDS: usize = 16;
+const MAGIC: &[u8; 8] = b"TRIXSEG2";
+/// The magic of the segments of the first format (no checksums, no identity).
+const MAGIC_V1: &[u8; 8] = b"TRIXSEG1";
+const HEADER_FIELDS: usize = 22;
 const HEADER_LEN: u64 = 8 + 8 * HEADER_FIELDS as u64;
+/// Where the checksummed data (the directory first) starts: the header has a block of its own.
+const DATA_START: u64 = BLOCK as u64;
 /// The smallest directory: 2^16 buckets (256 KiB), so a bucket and a pair's 32 bits always
 /// cover the key's top 48 bits.
 const MIN_DIR_BITS: u32 = 16;
@@ -64,8 +75,16 @@ fn partition_point(n: usize, pred: impl Fn(usize) -> bool) -> usize {
     lo
 }
 
-fn le_u32(b: &[u8], i: usize) -> u32 {
-    u32::from_le_bytes(b[4 * i..4 * i + 4].try_into().expect("4 bytes"))
+/// What makes a segment file this index's: written into its header, checked when it is
+/// opened.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Ident {
+    /// The index's id (made when it was created).
+    pub index: u64,
+    /// The fingerprint of its parameters.
+    pub params: u64,
+    /// The segment's number (`seg-000007.seg`: 7).
+    pub number: u64,
 }
 
 fn le_u64(b: &[u8], i: usize) -> u64 {
@@ -244,11 +263,17 @@ impl Batch {
     }
 
     /// Writes the batch as a segment at `path`.
-    pub(crate) fn write(&self, path: &Path, hashes: usize) -> Result<SegmentInfo, Error> {
+    pub(crate) fn write(
+        &self,
+        path: &Path,
+        hashes: usize,
+        ident: Ident,
+    ) -> Result<SegmentInfo, Error> {
         let pairs = self.keys.len() as u64;
         let bits = dir_bits(pairs);
         let mut w = SegmentWriter::create(
             path,
+            ident,
             Shape {
                 docs: self.docs() as u64,
                 entries: self.entries() as u64,
@@ -354,6 +379,8 @@ pub(crate) struct SegmentInfo {
     pub entries: u64,
     pub pairs: u64,
     pub bytes: u64,
+    /// The header's fingerprint (the manifest keeps it).
+    pub digest: u64,
 }
 
 /// Writes one segment file, section by section (pairs in sorted order first).
@@ -361,6 +388,11 @@ pub(crate) struct SegmentWriter {
     path: PathBuf,
     out: BufWriter<File>,
     shape: Shape,
+    ident: Ident,
+    /// The checksums of the blocks written so far after the directory, and the block being
+    /// filled.
+    sums: Vec<u64>,
+    block: Vec<u8>,
     dir: Vec<u32>,
     pairs_written: u64,
     last_pair: (u64, u32),
@@ -371,7 +403,7 @@ pub(crate) struct SegmentWriter {
 }
 
 impl SegmentWriter {
-    pub(crate) fn create(path: &Path, shape: Shape) -> Result<SegmentWriter, Error> {
+    pub(crate) fn create(path: &Path, ident: Ident, shape: Shape) -> Result<SegmentWriter, Error> {
         let io = |e| Error::io(path, e);
         if shape.docs >= u32::MAX as u64 {
             return Err(Error::TooLarge("documents"));
@@ -385,17 +417,20 @@ impl SegmentWriter {
         let file = File::create(path).map_err(io)?;
         let mut out = BufWriter::with_capacity(1 << 20, file);
         let dir_len = ((1u64 << shape.bits) + 1) * 4;
-        let dir_start = HEADER_LEN;
-        // Header and directory are written last; reserve them.
-        out.seek(SeekFrom::Start(dir_start + pad8(dir_len)))
-            .map_err(io)?;
+        // Header and directory are written last; reserve them. The pairs start on a block, so
+        // that the directory's blocks and the streamed ones are checksummed separately.
+        let pairs_start = DATA_START + pad_block(dir_len);
+        out.seek(SeekFrom::Start(pairs_start)).map_err(io)?;
         let mut offsets = [0; 8];
-        offsets[0] = dir_start;
-        offsets[1] = dir_start + pad8(dir_len);
+        offsets[0] = DATA_START;
+        offsets[1] = pairs_start;
         Ok(SegmentWriter {
             path: path.to_path_buf(),
             out,
             shape,
+            ident,
+            sums: Vec::new(),
+            block: Vec::with_capacity(BLOCK),
             dir: vec![0; (1usize << shape.bits) + 1],
             pairs_written: 0,
             last_pair: (0, 0),
@@ -411,6 +446,16 @@ impl SegmentWriter {
             .write_all(bytes)
             .map_err(|e| Error::io(&self.path, e))?;
         self.pos += bytes.len() as u64;
+        let mut rest = bytes;
+        while !rest.is_empty() {
+            let take = (BLOCK - self.block.len()).min(rest.len());
+            self.block.extend_from_slice(&rest[..take]);
+            rest = &rest[take..];
+            if self.block.len() == BLOCK {
+                self.sums.push(fingerprint(&self.block));
+                self.block.clear();
+            }
+        }
         Ok(())
     }
 
@@ -498,12 +543,30 @@ impl SegmentWriter {
             self.write(&d.to_le_bytes())?;
         }
         self.align()?;
-        let len = self.pos;
+        if !self.block.is_empty() {
+            self.sums.push(fingerprint(&self.block));
+        }
+        let sums_at = self.pos;
         for i in 1..self.dir.len() {
             self.dir[i] += self.dir[i - 1];
         }
+        // The directory's blocks (zeros after it up to the pairs), then the streamed ones.
+        let mut dir = Vec::with_capacity((self.offsets[1] - DATA_START) as usize);
+        for d in &self.dir {
+            dir.extend_from_slice(&d.to_le_bytes());
+        }
+        dir.resize((self.offsets[1] - DATA_START) as usize, 0);
+        let mut sums = crate::blocks::block_sums(&dir);
+        dir.truncate(self.dir.len() * 4);
+        sums.append(&mut self.sums);
+        let mut table = Vec::with_capacity(sums.len() * 8);
+        for v in &sums {
+            table.extend_from_slice(&v.to_le_bytes());
+        }
         let path = self.path.clone();
         let io = |e| Error::io(&path, e);
+        self.out.write_all(&table).map_err(io)?;
+        let len = sums_at + table.len() as u64;
         let mut header = Vec::with_capacity(HEADER_LEN as usize);
         header.extend_from_slice(MAGIC);
         let s = self.shape;
@@ -518,17 +581,22 @@ impl SegmentWriter {
         ]
         .into_iter()
         .chain(self.offsets)
-        .chain([len])
-        {
+        .chain([
+            sums_at,
+            len,
+            self.ident.index,
+            self.ident.params,
+            self.ident.number,
+            table_sum(&sums),
+        ]) {
             header.extend_from_slice(&v.to_le_bytes());
         }
+        let digest = fingerprint(&header);
+        header.extend_from_slice(&digest.to_le_bytes());
         debug_assert_eq!(header.len() as u64, HEADER_LEN);
-        let mut dir = Vec::with_capacity(self.dir.len() * 4);
-        for d in &self.dir {
-            dir.extend_from_slice(&d.to_le_bytes());
-        }
         self.out.seek(SeekFrom::Start(0)).map_err(io)?;
         self.out.write_all(&header).map_err(io)?;
+        self.out.seek(SeekFrom::Start(DATA_START)).map_err(io)?;
         self.out.write_all(&dir).map_err(io)?;
         let file = self
             .out
@@ -540,6 +608,7 @@ impl SegmentWriter {
             entries: s.entries,
             pairs: s.pairs,
             bytes: len,
+            digest,
         })
     }
 }
@@ -548,10 +617,16 @@ fn pad8(n: u64) -> u64 {
     n.div_ceil(8) * 8
 }
 
+fn pad_block(n: u64) -> u64 {
+    n.div_ceil(BLOCK as u64) * BLOCK as u64
+}
+
 /// A committed segment, memory-mapped.
 #[derive(Debug)]
 pub(crate) struct Segment {
     path: PathBuf,
+    /// Reports a fault on the map (the file truncated while mapped); dropped before the map.
+    watch: crate::fault::Watch,
     map: Mmap,
     pub docs: u64,
     pub entries: u64,
@@ -560,43 +635,113 @@ pub(crate) struct Segment {
     pub hashes: usize,
     pub width: usize,
     pub bands: usize,
+    /// Where each section starts in the file, and where the checksummed data ends.
     off: [usize; 9],
+    /// The data's block checksums, which blocks were checked, and the damage found.
+    blocks: Blocks,
+    /// What a damaged signature reads as.
+    zeros: Box<[u8]>,
     /// One bit per document: removed.
     deleted: Vec<u64>,
     pub deleted_docs: u64,
 }
 
 impl Segment {
-    /// Maps the segment file `path`.
-    pub(crate) fn open(path: &Path) -> Result<Segment, Error> {
+    /// Maps the segment file `path`, which the manifest lists as `ident` with header
+    /// fingerprint `digest`, and checks its header and checksum table (the data is checked a
+    /// block at a time as it is read).
+    pub(crate) fn open(path: &Path, ident: Ident, digest: u64) -> Result<Segment, Error> {
         let file = File::open(path).map_err(|e| Error::io(path, e))?;
         // SAFETY: segment files are never modified after they are committed (a new segment or
-        // deletion file is written instead), so the map's contents cannot change under us. A
-        // user truncating the file by hand would make reads fault, as with any mapped file.
+        // deletion file is written instead), so the map's contents cannot change under us
+        // through this library. A file truncated by someone else while mapped makes reads
+        // fault: `fault::Watch` turns that fault into zeros and a damage report instead of
+        // SIGBUS (Unix), and the blocks' checksums catch any other change.
         let map = unsafe { Mmap::map(&file) }.map_err(|e| Error::io(path, e))?;
         // Queries read a few scattered pages: no read-ahead, no mapping of the pages around a
         // fault (which would read and map most of a large index after a few thousand queries).
         // Only advice: an error changes nothing but speed.
         #[cfg(unix)]
         let _ = map.advise(memmap2::Advice::Random);
+        let watch = crate::fault::Watch::new(&map);
         let bad = |what: &str| Error::corrupt(path, what);
-        if map.len() < HEADER_LEN as usize || &map[..8] != MAGIC {
+        if map.len() >= 8 && &map[..8] == MAGIC_V1 {
+            return Err(bad(
+                "a segment of the first index format (without checksums); this build reads \
+                 the second: rebuild the index with this version",
+            ));
+        }
+        if map.len() < DATA_START as usize || &map[..8] != MAGIC {
             return Err(bad("not a segment file (bad magic)"));
         }
         let h: Vec<u64> = (0..HEADER_FIELDS).map(|i| le_u64(&map[8..], i)).collect();
+        if fingerprint(&map[..HEADER_LEN as usize - 8]) != h[21]
+            || map[HEADER_LEN as usize..DATA_START as usize]
+                .iter()
+                .any(|&b| b != 0)
+        {
+            return Err(bad("the header fails its checksum"));
+        }
         let (docs, entries, pairs, bits, hashes, width, bands) =
             (h[0], h[1], h[2], h[3] as u32, h[4], h[5], h[6]);
-        if h[15] != map.len() as u64 {
-            return Err(bad("truncated (length differs from the header)"));
+        let (sums_at, len) = (h[15], h[16]);
+        let found = Ident {
+            index: h[17],
+            params: h[18],
+            number: h[19],
+        };
+        if found.index != ident.index {
+            return Err(bad(&format!(
+                "belongs to another index (id {:016x}; this one is {:016x}): a file copied in \
+                 from elsewhere",
+                found.index, ident.index
+            )));
         }
-        if !(MIN_DIR_BITS..=MAX_DIR_BITS).contains(&bits) || ![1, 2, 4, 8].contains(&width) {
+        if found.params != ident.params {
+            return Err(bad(
+                "written with other parameters (seed, hash functions or bands) than the index's",
+            ));
+        }
+        if found.number != ident.number {
+            return Err(bad(&format!(
+                "holds segment {} but the manifest lists it as segment {}: files swapped or \
+                 renamed",
+                found.number, ident.number
+            )));
+        }
+        if h[21] != digest {
+            return Err(bad(
+                "is not the file the manifest committed (its header differs): replaced by \
+                 another",
+            ));
+        }
+        if len != map.len() as u64 {
+            return Err(bad(
+                "truncated or extended (its length differs from the header)",
+            ));
+        }
+        if !(MIN_DIR_BITS..=MAX_DIR_BITS).contains(&bits)
+            || ![1, 2, 4, 8].contains(&width)
+            || (entries > 0 && docs == 0)
+            || !(DATA_START..=len).contains(&sums_at)
+        {
             return Err(bad("bad header"));
+        }
+        let blocks = (sums_at - DATA_START).div_ceil(BLOCK as u64);
+        if len - sums_at != blocks * 8 {
+            return Err(bad("the checksum table's size disagrees with the header"));
+        }
+        let sums: Vec<u64> = (0..blocks as usize)
+            .map(|i| le_u64(&map[sums_at as usize..], i))
+            .collect();
+        if table_sum(&sums) != h[20] {
+            return Err(bad("the checksum table fails its checksum"));
         }
         let mut off = [0usize; 9];
         for i in 0..8 {
             off[i] = h[7 + i] as usize;
         }
-        off[8] = map.len();
+        off[8] = sums_at as usize;
         // Damaged counts can be anything: the sizes they imply are computed without overflow
         // (None: larger than any file).
         let need = [
@@ -611,6 +756,9 @@ impl Segment {
             docs.checked_mul(8),
             docs.checked_mul(4),
         ];
+        if off[0] != DATA_START as usize {
+            return Err(bad("section sizes disagree with the header"));
+        }
         for i in 0..8 {
             if off[i] > off[i + 1]
                 || need[i].is_none_or(|need| ((off[i + 1] - off[i]) as u64) < need)
@@ -620,6 +768,7 @@ impl Segment {
         }
         let seg = Segment {
             path: path.to_path_buf(),
+            watch,
             map,
             docs,
             entries,
@@ -629,13 +778,134 @@ impl Segment {
             width: width as usize,
             bands: bands as usize,
             off,
+            blocks: Blocks::new(DATA_START as usize, sums),
+            zeros: vec![0; (hashes * width) as usize].into_boxed_slice(),
             deleted: vec![0; (docs as usize).div_ceil(64)],
             deleted_docs: 0,
         };
         if seg.dir(1 << bits) as u64 != pairs {
-            return Err(bad("directory does not add up to the pairs"));
+            return Err(seg.damage_error("the directory does not add up to the pairs"));
         }
         Ok(seg)
+    }
+
+    /// The file.
+    pub(crate) fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// The first damage a reader found, if any: a block that failed its checksum, a value out
+    /// of range, or the file changing under the map.
+    pub(crate) fn damage(&self) -> Option<String> {
+        if self.watch.faulted() {
+            return Some(
+                "the file was truncated or replaced while in use (a read faulted)".to_string(),
+            );
+        }
+        self.blocks.damage().map(str::to_string)
+    }
+
+    /// [`Error::Corrupt`] with the damage found, or `what` if none was recorded.
+    pub(crate) fn damage_error(&self, what: &str) -> Error {
+        Error::corrupt(
+            &self.path,
+            self.damage().unwrap_or_else(|| what.to_string()),
+        )
+    }
+
+    /// Records damage found by a reader.
+    fn damaged(&self, what: impl FnOnce() -> String) {
+        self.blocks.record(what());
+    }
+
+    /// Whether bytes `start..end` of the file are in blocks that pass their checksums.
+    #[inline]
+    fn sound(&self, start: usize, end: usize) -> bool {
+        let data = &self.map[DATA_START as usize..self.off[8]];
+        let base = DATA_START as usize;
+        self.blocks.check(data, start - base, end - base)
+    }
+
+    /// Value `i` of `N` bytes in section `sec`, or zeros when it is past the section or in a
+    /// damaged block (the damage is recorded).
+    #[inline]
+    fn value<const N: usize>(&self, sec: usize, i: usize) -> [u8; N] {
+        let start = self.off[sec] + N * i;
+        if start + N > self.off[sec + 1] {
+            self.damaged(|| format!("a read past section {sec}"));
+            return [0; N];
+        }
+        if !self.sound(start, start + N) {
+            return [0; N];
+        }
+        self.map[start..start + N].try_into().expect("N bytes")
+    }
+
+    #[inline]
+    fn u32_at(&self, sec: usize, i: usize) -> u32 {
+        u32::from_le_bytes(self.value::<4>(sec, i))
+    }
+
+    #[inline]
+    fn u64_at(&self, sec: usize, i: usize) -> u64 {
+        u64::from_le_bytes(self.value::<8>(sec, i))
+    }
+
+    /// Checks every block of the data against its checksum, and then that the sections agree
+    /// with each other: the directory counts up to the pairs, pairs are sorted and name
+    /// existing entries, entries name existing documents in order, every document record
+    /// decodes, the id table is sorted and names every document once. What `index verify`
+    /// and a merge (before it copies anything) run.
+    pub(crate) fn verify(&self) -> Result<(), Error> {
+        let data = &self.map[DATA_START as usize..self.off[8]];
+        self.blocks
+            .check_all(data)
+            .map_err(|e| Error::corrupt(&self.path, e))?;
+        let bad = |what: String| Err(Error::corrupt(&self.path, what));
+        let mut last = 0u32;
+        for b in 0..=(1usize << self.bits) {
+            let d = self.dir(b);
+            if d < last || d as u64 > self.pairs {
+                return bad(format!("directory entry {b} is out of order"));
+            }
+            last = d;
+        }
+        for b in 0..1usize << self.bits {
+            let mut prev = None;
+            for p in self.bucket_pairs(b) {
+                if (p as u32) as u64 >= self.entries {
+                    return bad(format!("a band-key record names entry {}", p as u32));
+                }
+                if prev.is_some_and(|q| q >= p) {
+                    return bad(format!("the band-key records of bucket {b} are not sorted"));
+                }
+                prev = Some(p);
+            }
+        }
+        let mut prev_doc = 0;
+        for e in 0..self.entries as usize {
+            let [d, a, b] = [0, 1, 2].map(|k| self.u32_at(3, 3 * e + k));
+            if d as u64 >= self.docs || d < prev_doc || a > b {
+                return bad(format!("entry {e} is out of range or order"));
+            }
+            prev_doc = d;
+        }
+        for d in 0..self.docs as u32 {
+            self.doc(d)?;
+        }
+        let mut seen = vec![false; self.docs as usize];
+        let mut prev_hash = 0;
+        for i in 0..self.docs as usize {
+            let (h, d) = (self.u64_at(6, i), self.u32_at(7, i) as usize);
+            if h < prev_hash || d >= seen.len() || std::mem::replace(&mut seen[d], true) {
+                return bad(format!("the id table is out of order at {i}"));
+            }
+            prev_hash = h;
+        }
+        match self.damage() {
+            Some(d) => Err(Error::corrupt(&self.path, d)),
+            None => Ok(()),
+        }
     }
 
     /// Tells the OS the segment is about to be read from start to end (a merge).
@@ -644,12 +914,8 @@ impl Segment {
         let _ = self.map.advise(memmap2::Advice::Sequential);
     }
 
-    fn section(&self, i: usize) -> &[u8] {
-        &self.map[self.off[i]..self.off[i + 1]]
-    }
-
     fn dir(&self, b: usize) -> u32 {
-        le_u32(self.section(0), b)
+        self.u32_at(0, b)
     }
 
     /// The positions in the pair section of the pairs under band key `key` (pairs are sorted by
@@ -658,10 +924,14 @@ impl Segment {
     fn key_range(&self, key: u64) -> std::ops::Range<usize> {
         let b = bucket(key, self.bits);
         let want = (key >> 16) & 0xFFFF_FFFF;
-        // A damaged directory may point anywhere: clamped, it gives wrong answers, not a panic.
+        // A damaged directory may point anywhere: clamped, and checked against the blocks.
         let hi = (self.dir(b + 1) as usize).min(self.pairs as usize);
         let lo = (self.dir(b) as usize).min(hi);
-        let pairs = self.section(1);
+        let start = self.off[1];
+        if !self.sound(start + 8 * lo, start + 8 * hi) {
+            return 0..0;
+        }
+        let pairs = &self.map[start..self.off[2]];
         let below = |i: usize, inclusive: bool| {
             let k = le_u64(pairs, i) >> 32;
             k < want || (inclusive && k == want)
@@ -673,9 +943,9 @@ impl Segment {
 
     /// The pairs of bucket `b` (as stored).
     fn bucket_pairs(&self, b: usize) -> impl Iterator<Item = u64> + '_ {
-        let (lo, hi) = (self.dir(b) as usize, self.dir(b + 1) as usize);
-        let pairs = self.section(1);
-        (lo..hi.min(self.pairs as usize)).map(move |i| le_u64(pairs, i))
+        let hi = (self.dir(b + 1) as usize).min(self.pairs as usize);
+        let lo = (self.dir(b) as usize).min(hi);
+        (lo..hi).map(move |i| self.u64_at(1, i))
     }
 
     /// Every pair as `(key48, entry)`, in order.
@@ -687,26 +957,42 @@ impl Segment {
         })
     }
 
+    /// Every signature, in entry order (for a merge, after [`Segment::verify`]).
     pub(crate) fn signature_bytes(&self) -> &[u8] {
-        &self.section(2)[..(self.entries as usize * self.hashes * self.width)]
+        let n = self.entries as usize * self.hashes * self.width;
+        if !self.sound(self.off[2], self.off[2] + n) {
+            return &[];
+        }
+        &self.map[self.off[2]..self.off[2] + n]
     }
 
     pub(crate) fn doc_record(&self, d: u32) -> Result<&[u8], Error> {
-        let offs = self.section(5);
-        let (a, b) = (le_u64(offs, d as usize), le_u64(offs, d as usize + 1));
-        let docs = self.section(4);
-        docs.get(a as usize..b as usize)
-            .ok_or_else(|| Error::corrupt(&self.path, "document offsets out of range"))
+        if d as u64 >= self.docs {
+            return Err(Error::corrupt(&self.path, "document number out of range"));
+        }
+        let (a, b) = (self.u64_at(5, d as usize), self.u64_at(5, d as usize + 1));
+        let (start, end) = (self.off[4], self.off[5]);
+        let range =
+            (a <= b && b <= (end - start) as u64).then(|| start + a as usize..start + b as usize);
+        match range {
+            Some(r) if self.sound(r.start, r.end) => Ok(&self.map[r]),
+            _ => Err(self.damage_error("document offsets out of range")),
+        }
     }
 
     /// The id hashes with their documents, in document order.
-    pub(crate) fn ids_by_doc(&self) -> Vec<u64> {
+    pub(crate) fn ids_by_doc(&self) -> Result<Vec<u64>, Error> {
         let mut out = vec![0; self.docs as usize];
-        let (h, d) = (self.section(6), self.section(7));
         for i in 0..self.docs as usize {
-            out[le_u32(d, i) as usize] = le_u64(h, i);
+            let d = self.u32_at(7, i) as usize;
+            *out.get_mut(d)
+                .ok_or_else(|| self.damage_error("the id table names a missing document"))? =
+                self.u64_at(6, i);
         }
-        out
+        match self.damage() {
+            Some(d) => Err(Error::corrupt(&self.path, d)),
+            None => Ok(out),
+        }
     }
 
     /// Marks `doc` removed; returns whether it was live.
@@ -730,8 +1016,15 @@ impl Segment {
 
 impl Part for Segment {
     fn lookup(&self, key: u64, out: &mut Vec<u32>) {
-        let pairs = self.section(1);
-        out.extend(self.key_range(key).map(|i| le_u64(pairs, i) as u32));
+        let pairs = &self.map[self.off[1]..self.off[2]];
+        for i in self.key_range(key) {
+            let e = le_u64(pairs, i) as u32;
+            if (e as u64) < self.entries {
+                out.push(e);
+            } else {
+                self.damaged(|| format!("a band-key record names entry {e}"));
+            }
+        }
     }
 
     fn key_len(&self, key: u64) -> usize {
@@ -740,17 +1033,30 @@ impl Part for Segment {
 
     fn signature(&self, entry: u32) -> &[u8] {
         let n = self.hashes * self.width;
-        &self.section(2)[entry as usize * n..(entry as usize + 1) * n]
+        let start = self.off[2] + entry as usize * n;
+        if (entry as u64) < self.entries && self.sound(start, start + n) {
+            &self.map[start..start + n]
+        } else {
+            self.damaged(|| format!("signature of entry {entry} out of range"));
+            &self.zeros
+        }
     }
 
     fn entry(&self, entry: u32) -> [u32; 3] {
-        let s = self.section(3);
         let i = entry as usize * 3;
-        [le_u32(s, i), le_u32(s, i + 1), le_u32(s, i + 2)]
+        let e = [0, 1, 2].map(|k| self.u32_at(3, i + k));
+        if (e[0] as u64) < self.docs && e[1] <= e[2] {
+            e
+        } else {
+            self.damaged(|| format!("entry {entry} is out of range"));
+            [0; 3]
+        }
     }
 
     fn deleted(&self, doc: u32) -> bool {
-        self.deleted[doc as usize / 64] & (1 << (doc % 64)) != 0
+        self.deleted
+            .get(doc as usize / 64)
+            .is_none_or(|w| w & (1 << (doc % 64)) != 0)
     }
 
     fn doc(&self, d: u32) -> Result<StoredDoc<'_>, Error> {
@@ -759,20 +1065,24 @@ impl Part for Segment {
     }
 
     fn docs_with_id(&self, hash: u64, out: &mut Vec<u32>) {
-        let (h, d) = (self.section(6), self.section(7));
         let n = self.docs as usize;
         // First index with hash >= `hash`.
         let (mut lo, mut hi) = (0, n);
         while lo < hi {
             let mid = (lo + hi) / 2;
-            if le_u64(h, mid) < hash {
+            if self.u64_at(6, mid) < hash {
                 lo = mid + 1;
             } else {
                 hi = mid;
             }
         }
-        while lo < n && le_u64(h, lo) == hash {
-            out.push(le_u32(d, lo));
+        while lo < n && self.u64_at(6, lo) == hash {
+            let d = self.u32_at(7, lo);
+            if (d as u64) < self.docs {
+                out.push(d);
+            } else {
+                self.damaged(|| format!("the id table names document {d}"));
+            }
             lo += 1;
         }
     }

@@ -6,6 +6,7 @@ use std::fs;
 use proptest::prelude::*;
 use textreuse_corpus::{DocId, Document, NoProgress};
 use textreuse_dedup::{Cluster, Dedup};
+use textreuse_hash::fingerprint;
 use textreuse_index::{Error, Index, IndexUnit, IndexWriter, MemoryIndex, Params, QueryOptions};
 
 const WORDS: [&str; 24] = [
@@ -486,9 +487,18 @@ fn huge_counts_in_headers_are_corrupt() {
     let good_del = fs::read(&del).unwrap();
     let seg = dir.path().join("seg-000001.seg");
     let good_seg = fs::read(&seg).unwrap();
+    // The checksums are recomputed after each change, so that the damage reaches the size
+    // checks behind them.
+    let resum = |bytes: &mut Vec<u8>, covered: usize| {
+        let sum = fingerprint(&bytes[..covered]);
+        bytes[covered..covered + 8].copy_from_slice(&sum.to_le_bytes());
+    };
     for count in [u64::MAX, u64::MAX / 4 + 1, 1 << 62] {
+        // The deletion file's count: after its magic, index id, segment and generation.
         let mut bad = good_del.clone();
-        bad[8..16].copy_from_slice(&count.to_le_bytes());
+        bad[32..40].copy_from_slice(&count.to_le_bytes());
+        let covered = bad.len() - 8;
+        resum(&mut bad, covered);
         fs::write(&del, &bad).unwrap();
         assert!(
             matches!(Index::open(dir.path()), Err(Error::Corrupt { .. })),
@@ -500,6 +510,8 @@ fn huge_counts_in_headers_are_corrupt() {
             let mut bad = good_seg.clone();
             let at = 8 + 8 * field;
             bad[at..at + 8].copy_from_slice(&count.to_le_bytes());
+            // The header's own checksum: its last field (22 fields after the magic).
+            resum(&mut bad, 8 + 8 * 21);
             fs::write(&seg, &bad).unwrap();
             assert!(
                 matches!(Index::open(dir.path()), Err(Error::Corrupt { .. })),

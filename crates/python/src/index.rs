@@ -84,11 +84,23 @@ fn index_error(e: Error) -> PyErr {
         // MANIFEST (perhaps the segments of an index that lost it).
         Error::Exists(_) | Error::NotEmpty { .. } => PyFileExistsError::new_err(message),
         // OSError(errno, message) becomes the errno's subclass (PermissionError, ...).
-        Error::Io { source, .. } => match source.raw_os_error() {
-            Some(errno) => PyOSError::new_err((errno, message)),
+        // OSError(errno, strerror, filename), as Python's own: "[Errno 2] No such file or
+        // directory: 'path'".
+        Error::Io { source, path } => match source.raw_os_error() {
+            Some(errno) => {
+                let text = source.to_string();
+                let strerror = text
+                    .strip_suffix(&format!(" (os error {errno})"))
+                    .unwrap_or(&text)
+                    .to_string();
+                PyOSError::new_err((errno, strerror, path.display().to_string()))
+            }
             None => PyOSError::new_err(message),
         },
+        Error::LockLost { .. } | Error::Conflict { .. } => IndexLockedError::new_err(message),
         Error::Corrupt { .. }
+        | Error::Missing { .. }
+        | Error::OldFormat { .. }
         | Error::Params(_)
         | Error::SignatureLength { .. }
         | Error::NoText(_)
