@@ -68,8 +68,7 @@ fn empty_corpus_directory_is_an_error() {
 #[test]
 fn unreadable_suspicious_files_are_reported_and_skipped() {
     let dir = tempfile::tempdir().unwrap();
-    let binary = dir.path().join("binary.txt");
-    std::fs::write(&binary, [0xff, 0xfe, 0x00, 0x9f, 0x80]).unwrap();
+    let binary = std::path::PathBuf::from(format!("{DIR}/binary.txt"));
     let missing = dir.path().join("missing.txt");
     let html = dir.path().join("report.html");
     let susp = format!("{DIR}/suspicious.txt");
@@ -96,4 +95,27 @@ fn unreadable_suspicious_files_are_reported_and_skipped() {
     assert!(stderr.contains("binary.txt: not UTF-8 text"), "{stderr}");
     assert!(stderr.contains("missing.txt"), "{stderr}");
     assert!(stderr.contains("checked 1 documents"), "{stderr}");
+}
+
+/// An `--html` path that cannot be written is an I/O error naming it, not the `report`
+/// command's hint about dedup's outputs (issue #51).
+#[test]
+fn an_unwritable_html_path_is_an_io_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let html = dir.path().join("no-such-dir").join("report.html");
+    let susp = format!("{DIR}/suspicious.txt");
+    let corpus = format!("{DIR}/corpus");
+    let (_, stderr) = common::status(
+        &[
+            "check",
+            &susp,
+            "--corpus",
+            &corpus,
+            "--html",
+            html.to_str().unwrap(),
+        ],
+        1,
+    );
+    assert!(stderr.contains("no-such-dir"), "{stderr}");
+    assert!(!stderr.contains("dedup"), "{stderr}");
 }

@@ -305,37 +305,11 @@ fn a_deduplicated_copy_inside_out_is_refused_before_reading() {
 
 #[test]
 fn a_damaged_compressed_input_does_not_stop_the_deduplicated_copy() {
-    use std::io::Write;
+    // testdata/damaged: good.jsonl is whole; padded.jsonl.gz has junk after its gzip stream.
+    let data = concat!(env!("CARGO_MANIFEST_DIR"), "/../../testdata/damaged");
     let dir = tempfile::tempdir().unwrap();
-    // Six unrelated documents (no near-duplicates among them).
-    let texts = [
-        "Bees collect nectar and pollen and carry pollen from plant to plant all summer long.",
-        "The harbour froze in the winter of 1709, and ships stayed locked in ice until March.",
-        "A violin's sound post transmits vibrations from the top plate to the back plate.",
-        "Glaciers carve U-shaped valleys, leaving moraines and erratic boulders behind them.",
-        "The printing press spread pamphlets across Europe within a few decades of 1450.",
-        "Sourdough rises through wild yeasts and lactic bacteria feeding on the flour's sugars.",
-    ];
-    let lines = |prefix: &str| -> String {
-        let first = if prefix == "g" { 0 } else { 3 };
-        (0..3)
-            .map(|i| {
-                format!(
-                    "{{\"id\":\"{prefix}{i}\",\"text\":\"{}\"}}\n",
-                    texts[first + i]
-                )
-            })
-            .collect()
-    };
-    // good.jsonl is whole; padded.jsonl.gz has junk after its gzip stream.
-    let good = dir.path().join("good.jsonl");
-    std::fs::write(&good, lines("g")).unwrap();
-    let padded = dir.path().join("padded.jsonl.gz");
-    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
-    gz.write_all(lines("p").as_bytes()).unwrap();
-    let mut bytes = gz.finish().unwrap();
-    bytes.extend_from_slice(b"junk after the stream");
-    std::fs::write(&padded, bytes).unwrap();
+    let good = std::path::Path::new(data).join("good.jsonl");
+    let padded = std::path::Path::new(data).join("padded.jsonl.gz");
     let out = dir.path().join("out");
     let copy = dir.path().join("clean");
     let (_, stderr) = common::status(
@@ -385,5 +359,12 @@ fn a_damaged_compressed_input_does_not_stop_the_deduplicated_copy() {
         &mut text,
     )
     .unwrap();
-    assert_eq!(text, lines("p"));
+    let mut expected = String::new();
+    std::io::Read::read_to_string(
+        &mut flate2::read::GzDecoder::new(std::fs::File::open(&padded).unwrap()),
+        &mut expected,
+    )
+    .unwrap();
+    assert_eq!(expected.lines().count(), 3);
+    assert_eq!(text, expected);
 }

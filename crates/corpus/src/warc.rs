@@ -24,6 +24,8 @@ use crate::input::{DocId, Document, InputError, Origin};
 #[derive(Debug, Default)]
 struct Consumed {
     bytes: AtomicU64,
+    /// Where the last whole record ended (the next one starts there).
+    record_end: AtomicU64,
     /// Offset of the first non-whitespace byte since the mark, plus one (0: none).
     first_stray: AtomicU64,
 }
@@ -78,6 +80,8 @@ impl Consumed {
     /// A record ended here: what follows starts afresh.
     fn mark(&self) {
         self.first_stray.store(0, Ordering::Relaxed);
+        self.record_end
+            .store(self.bytes.load(Ordering::Relaxed), Ordering::Relaxed);
     }
 }
 
@@ -160,8 +164,11 @@ impl Iterator for WarcDocs {
                         path: self.path.clone(),
                         line: self.record + 1,
                         message: format!(
-                            "WARC record {}: {e}; the rest of the file is skipped",
-                            self.record + 1
+                            "WARC record {} (from byte {}, decompressed): {}; the rest of the \
+                             file is skipped",
+                            self.record + 1,
+                            self.consumed.record_end.load(Ordering::Relaxed),
+                            describe(&e)
                         ),
                     }));
                 }
@@ -240,6 +247,30 @@ impl Iterator for WarcDocs {
             }));
         }
         None
+    }
+}
+
+/// What is wrong with a record, in our words (the parser's are terse: "Error parsing
+/// headers.").
+fn describe(e: &warc::Error) -> String {
+    match e {
+        warc::Error::ParseHeaders(_) => {
+            "its header is not a WARC header (it must start with a `WARC/1.x` line, then \
+             `Name: value` lines and a blank line)"
+                .to_string()
+        }
+        warc::Error::MissingHeader(h) => {
+            format!("it has no `{h}` header, which every WARC record must have")
+        }
+        warc::Error::MalformedHeader(h, why) => format!("its `{h}` header is malformed: {why}"),
+        warc::Error::ReadData(io) => format!("reading it failed: {io}"),
+        warc::Error::ReadOverflow => {
+            "its body does not end where its Content-Length says (a damaged header or body)"
+                .to_string()
+        }
+        warc::Error::UnexpectedEOB => {
+            "the input ends inside its body (the file is cut)".to_string()
+        }
     }
 }
 
@@ -465,6 +496,38 @@ mod tests {
             1,
             "the records before it are read"
         );
+    }
+
+    /// Damaged headers are reported in our words with the record's byte offset (the parser
+    /// said "Error parsing headers." and "Read further than expected.").
+    #[test]
+    fn a_damaged_record_is_named_with_its_offset() {
+        let whole = pages();
+        let third = whole
+            .windows(9)
+            .enumerate()
+            .filter(|(_, w)| w == b"WARC/1.0\r")
+            .nth(2)
+            .expect("three records")
+            .0;
+        let length = third
+            + whole[third..]
+                .windows(15)
+                .position(|w| w == b"Content-Length:")
+                .unwrap();
+        let mut bad = whole.clone();
+        bad[length + 16] = b'x';
+        let docs = read(bad);
+        let err = docs.last().unwrap().as_ref().unwrap_err().to_string();
+        assert!(
+            err.contains(&format!("WARC record 3 (from byte {third}")),
+            "{err}"
+        );
+        assert!(err.contains("not a WARC header"), "{err}");
+        let mut cut = whole.clone();
+        cut.truncate(third + 600);
+        let err = read(cut).last().unwrap().as_ref().unwrap_err().to_string();
+        assert!(err.contains("ends inside its body"), "{err}");
     }
 
     #[test]

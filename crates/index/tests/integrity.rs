@@ -415,3 +415,31 @@ fn a_segment_truncated_while_mapped_is_reported_not_a_crash() {
     drop(index);
     assert!(is_corrupt(&Index::open(dir.path())));
 }
+
+/// Defect 1: a directory holding an index's files but not its `MANIFEST` used to be
+/// re-created empty by `index create` and `LSHIndex(path)`, whose writer then deleted every
+/// segment. Now creating there is refused, with how to recover, and nothing is touched.
+#[test]
+fn an_index_that_lost_its_manifest_is_refused_never_emptied() {
+    let dir = copy("v2");
+    fs::remove_file(dir.path().join("MANIFEST")).unwrap();
+    let before = files(dir.path(), "");
+    let bytes: Vec<Vec<u8>> = before
+        .iter()
+        .map(|n| fs::read(dir.path().join(n)).unwrap())
+        .collect();
+    match IndexWriter::create(dir.path(), Params::new(IndexUnit::Sentence)) {
+        Err(e @ Error::NotEmpty { .. }) => {
+            assert!(e.to_string().contains("restore it from a backup"), "{e}")
+        }
+        other => panic!("{:?}", other.map(|_| ())),
+    }
+    assert!(matches!(
+        IndexWriter::open(dir.path()),
+        Err(Error::NotAnIndex(_))
+    ));
+    assert_eq!(files(dir.path(), ""), before);
+    for (n, b) in before.iter().zip(bytes) {
+        assert_eq!(fs::read(dir.path().join(n)).unwrap(), b, "{n} changed");
+    }
+}

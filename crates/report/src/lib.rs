@@ -52,5 +52,9 @@ pub use plot::{SCurvePlot, cluster_sizes_svg, coverage_svg, type_counts_svg};
 /// Writes `bytes` to `path` atomically ([`textreuse_corpus::files::write_atomic`]), so a reader
 /// never sees half a report.
 pub(crate) fn write_atomically(path: &Path, bytes: &[u8]) -> Result<(), ReportError> {
-    textreuse_corpus::files::write_atomic(path, bytes).map_err(ReportError::io(path))
+    // Writing: a missing directory is an I/O error, not a missing run output.
+    textreuse_corpus::files::write_atomic(path, bytes).map_err(|source| ReportError::Io {
+        path: path.to_path_buf(),
+        source,
+    })
 }
