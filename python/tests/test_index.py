@@ -388,6 +388,7 @@ def test_damage_is_an_exception_that_except_exception_catches(tmp_path):
     index = built(path=path, threshold=0.5)
     index.commit()
     del index
+    assert LSHIndex.verify(path)["documents"] == len(CORPUS)
     segment = path / "seg-000001.seg"
     data = bytearray(segment.read_bytes())
     data[len(data) // 2] ^= 0x40
@@ -403,6 +404,10 @@ def test_damage_is_an_exception_that_except_exception_catches(tmp_path):
     assert all(isinstance(e, ValueError) for e in caught)
     assert "damaged index file" in str(caught[0]) and "seg-000001.seg" in str(caught[0])
     del damaged
+    with pytest.raises(ValueError, match="seg-000001.seg: damaged index file"):
+        LSHIndex.verify(path)
+    with pytest.raises(FileNotFoundError):
+        LSHIndex.verify(tmp_path / "nothing")
 
 
 def test_os_errors_read_as_pythons_own(tmp_path):

@@ -241,6 +241,9 @@ class LSHIndex:
     def compact(self) -> None:
         """Commits, then merges the segments into one without the removed documents."""
     def stats(self) -> IndexStats: ...
+    @staticmethod
+    def verify(path: str | PathLike[str]) -> IndexStats:
+        """Checks every file of the committed index at ``path``; raises ValueError on damage."""
     @property
     def params(self) -> IndexParams: ...
     @property
