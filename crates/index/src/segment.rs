@@ -830,7 +830,14 @@ impl Segment {
     /// damaged block (the damage is recorded).
     #[inline]
     fn value<const N: usize>(&self, sec: usize, i: usize) -> [u8; N] {
-        let start = self.off[sec] + N * i;
+        self.bytes_at(sec, N * i)
+    }
+
+    /// The `N` bytes at byte `at` of section `sec`, or zeros when they are past the section or
+    /// in a damaged block (the damage is recorded).
+    #[inline]
+    fn bytes_at<const N: usize>(&self, sec: usize, at: usize) -> [u8; N] {
+        let start = self.off[sec] + at;
         if start + N > self.off[sec + 1] {
             self.damaged(|| format!("a read past section {sec}"));
             return [0; N];
@@ -924,9 +931,13 @@ impl Segment {
     fn key_range(&self, key: u64) -> std::ops::Range<usize> {
         let b = bucket(key, self.bits);
         let want = (key >> 16) & 0xFFFF_FFFF;
-        // A damaged directory may point anywhere: clamped, and checked against the blocks.
-        let hi = (self.dir(b + 1) as usize).min(self.pairs as usize);
-        let lo = (self.dir(b) as usize).min(hi);
+        // The bucket's start and end, read at once. A damaged directory may point anywhere:
+        // clamped, and checked against the blocks.
+        let ends: [u8; 8] = self.bytes_at(0, 4 * b);
+        let [start, end] =
+            [0, 4].map(|i| u32::from_le_bytes(ends[i..i + 4].try_into().expect("4")));
+        let hi = (end as usize).min(self.pairs as usize);
+        let lo = (start as usize).min(hi);
         let start = self.off[1];
         if !self.sound(start + 8 * lo, start + 8 * hi) {
             return 0..0;
@@ -1043,8 +1054,8 @@ impl Part for Segment {
     }
 
     fn entry(&self, entry: u32) -> [u32; 3] {
-        let i = entry as usize * 3;
-        let e = [0, 1, 2].map(|k| self.u32_at(3, i + k));
+        let bytes: [u8; 12] = self.value(3, entry as usize);
+        let e = [0, 4, 8].map(|k| u32::from_le_bytes(bytes[k..k + 4].try_into().expect("4")));
         if (e[0] as u64) < self.docs && e[1] <= e[2] {
             e
         } else {
