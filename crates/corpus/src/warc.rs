@@ -13,25 +13,31 @@
 use std::io::{BufRead, Read};
 use std::path::PathBuf;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 use warc::{RecordIter, RecordType, WarcHeader, WarcReader};
 
 use crate::input::{DocId, Document, InputError, Origin};
 
 /// What a [`Tracked`] reader has consumed: the byte count, and whether a byte other than
-/// whitespace was consumed since the last record boundary ([`Tracked::mark`]).
+/// whitespace was consumed since the last record boundary ([`Consumed::mark`]).
 #[derive(Debug, Default)]
 struct Consumed {
     bytes: AtomicU64,
-    /// Offset of the first non-whitespace byte since the mark, plus one (0: none).
+    /// Offset of the first non-whitespace byte since the mark, plus one (0: none): where the
+    /// record being read starts.
     first_stray: AtomicU64,
+    /// Whether a byte other than whitespace was seen since the mark (until then, whitespace is
+    /// skipped).
+    inside: AtomicBool,
 }
 
 /// A reader that notes what the WARC parser consumed. The parser (the `warc` crate) ends its
 /// iteration without an error when the input ends inside a record's header, or with bytes that
 /// never form one; comparing what was consumed after the last whole record tells those apart
-/// from a clean end.
+/// from a clean end. Between records (and before the first) it skips whitespace, which the
+/// parser would take for an empty, broken record header when it forms a line of its own (a
+/// blank line after the last record).
 struct Tracked<R> {
     inner: R,
     consumed: Arc<Consumed>,
@@ -52,6 +58,20 @@ impl<R: BufRead> Read for Tracked<R> {
 
 impl<R: BufRead> BufRead for Tracked<R> {
     fn fill_buf(&mut self) -> std::io::Result<&[u8]> {
+        while !self.consumed.inside.load(Ordering::Relaxed) {
+            let (blank, len) = {
+                let buf = self.inner.fill_buf()?;
+                let blank = buf.iter().take_while(|b| b.is_ascii_whitespace()).count();
+                (blank, buf.len())
+            };
+            if len == 0 {
+                break;
+            }
+            self.consume(blank);
+            if blank < len {
+                self.consumed.inside.store(true, Ordering::Relaxed);
+            }
+        }
         self.inner.fill_buf()
     }
 
@@ -78,6 +98,7 @@ impl Consumed {
     /// A record ended here: what follows starts afresh.
     fn mark(&self) {
         self.first_stray.store(0, Ordering::Relaxed);
+        self.inside.store(false, Ordering::Relaxed);
     }
 }
 
@@ -156,11 +177,17 @@ impl Iterator for WarcDocs {
                 Err(e) => {
                     // The reader cannot resynchronize inside a damaged stream: report and stop.
                     self.done = true;
+                    let total = self.consumed.bytes.load(Ordering::Relaxed);
+                    let start = match self.consumed.first_stray.load(Ordering::Relaxed) {
+                        0 => total,
+                        stray => stray - 1,
+                    };
                     return Some(Err(InputError::Line {
                         path: self.path.clone(),
                         line: self.record + 1,
                         message: format!(
-                            "WARC record {}: {e}; the rest of the file is skipped",
+                            "WARC record {}: {e} (the record starting at byte {start}, read up \
+                             to byte {total}, decompressed); the rest of the file is skipped",
                             self.record + 1
                         ),
                     }));
@@ -429,6 +456,53 @@ mod tests {
         let err = docs.last().unwrap().as_ref().unwrap_err().to_string();
         assert!(err.contains("are not a WARC record"), "{err}");
         assert!(err.contains("WARC record 6"), "{err}");
+    }
+
+    #[test]
+    fn blank_lines_between_and_after_records_are_no_damage() {
+        // corpus_warc_framing: "\r\n" after the last record was read as an empty record header
+        // ("Error parsing headers"), while " \n" was not.
+        assert!(read(b"\r\n".to_vec()).is_empty());
+        // A blank line before every record and two after the last.
+        let whole = pages();
+        let mut spaced = Vec::new();
+        for (i, b) in whole.iter().enumerate() {
+            if whole[i..].starts_with(b"WARC/1.0\r\n") {
+                spaced.extend_from_slice(b"\r\n");
+            }
+            spaced.push(*b);
+        }
+        spaced.extend_from_slice(b"\r\n \t\r\n");
+        let docs = read(spaced);
+        assert_eq!(docs.len(), 2, "{docs:?}");
+        assert!(docs.iter().all(Result::is_ok), "{docs:?}");
+    }
+
+    #[test]
+    fn errors_of_the_record_parser_name_a_byte_offset() {
+        let whole = pages();
+        let last = whole
+            .windows(9)
+            .rposition(|w| w == b"WARC/1.0\r")
+            .expect("a last record");
+        // Cut inside the last record's body.
+        let cut = whole.len() - 10;
+        let docs = read(whole[..cut].to_vec());
+        let err = docs.last().unwrap().as_ref().unwrap_err().to_string();
+        assert!(
+            err.contains(&format!("record starting at byte {last}")),
+            "{err}"
+        );
+        assert!(err.contains(&format!("up to byte {cut}")), "{err}");
+        // A header block that does not parse.
+        let mut damaged = whole[..last].to_vec();
+        damaged.extend_from_slice(b"WARC/1.0\r\nno colon\r\n\r\n");
+        let docs = read(damaged);
+        let err = docs.last().unwrap().as_ref().unwrap_err().to_string();
+        assert!(
+            err.contains(&format!("record starting at byte {last}")),
+            "{err}"
+        );
     }
 
     #[test]
