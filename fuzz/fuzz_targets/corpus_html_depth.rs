@@ -1,5 +1,5 @@
 //! `corpus_html_depth`: the depth budget of HTML pages in WARC input. The input is one byte `r`
-//! and an HTML snippet; the page is the snippet repeated `1 + r * r` times (up to 1 MiB), so that
+//! and an HTML snippet; the page is the snippet repeated `1 + r * r` times (up to 256 KiB), so that
 //! short inputs reach nesting far past the budget. The page is a `text/html` `resource` record
 //! between two WET `conversion` records, read through `Inputs`. Properties:
 //!
@@ -12,8 +12,8 @@
 //!   through `dom_query`, the parser the extractor uses): the tag-based estimate bounds the real
 //!   depth within a small factor (an implied `tbody` or `p` in quirks mode nests where the
 //!   estimate counts nothing);
-//! * a page reported at depth D is reported again after a `<div>`, at D or D + 1, and when more
-//!   markup follows it, at D or more (the estimate is monotone).
+//! * a page reported at depth D is reported again when more markup follows it, at D or more
+//!   (the estimate is the deepest point of one pass over the tags).
 #![no_main]
 
 #[path = "common.rs"]
@@ -24,8 +24,10 @@ use textreuse_corpus::{InputError, Inputs, Source};
 
 /// `MAX_HTML_DEPTH` in `crates/corpus/src/warc.rs` (private there).
 const MAX_HTML_DEPTH: usize = 1024;
-/// Pages are at most this long.
-const MAX_PAGE: usize = 1 << 20;
+/// Pages are at most this long: room for 37,000 levels of `<b></x>`, which took the extractor
+/// 28 s at 20,000 before the estimate counted them (so a hang shows within libFuzzer's timeout),
+/// and short enough for some executions per second.
+const MAX_PAGE: usize = 1 << 18;
 
 /// A plain WARC record.
 fn record(out: &mut Vec<u8>, n: usize, warc_type: &str, content_type: &str, body: &[u8]) {
@@ -125,21 +127,14 @@ fuzz_target!(|data: &[u8]| {
         );
         return;
     };
-    // Reported: after a `<div>` and followed by more markup (`>`, which ends a tag the page may
-    // end in, then the snippet again), it is reported too.
-    let mut wrapped = b"<div>".to_vec();
-    wrapped.extend_from_slice(&page);
+    // Reported: followed by more markup (`>`, which ends a tag the page may end in, then the
+    // snippet again), it is reported too.
     let mut longer = page.clone();
     longer.push(b'>');
     longer.extend_from_slice(snippet);
-    let items = read(&[&wrapped, &longer]);
-    assert_eq!(items.len(), 6, "{items:?}");
-    let outer = depth_reported(&items[..3], 2).expect("page after a div reported");
-    assert!(
-        outer == depth || outer == depth + 1,
-        "page {depth} deep, after a div {outer}"
-    );
-    let more = depth_reported(&items[3..], 5).expect("longer page reported");
+    let items = read(&[&longer]);
+    assert_eq!(items.len(), 3, "{items:?}");
+    let more = depth_reported(&items, 2).expect("longer page reported");
     assert!(
         more >= depth,
         "page {depth} deep, {more} with more markup after it"
