@@ -261,14 +261,15 @@ pub(crate) const MAX_HTML_DEPTH: usize = 1024;
 
 /// An estimate of the element nesting of `html`, from its tags alone (no parse), meant never to
 /// fall far below what the HTML parser builds: start tags open a level, except void elements,
-/// self-closing tags, and the elements whose end tags are optional (`p`, `li`, `td`, ...: an
-/// unclosed one does not nest); an end tag closes the open elements down to the one it names, as
+/// self-closing tags in SVG and MathML (HTML ignores the slash: `<b/>` is `<b>`), and the elements
+/// whose end tags are optional (`p`, `li`, `td`, ...: an unclosed one does not nest); a start tag
+/// that ends SVG or MathML content (`<b>`, `<div>`, ...) closes it, as in the parser; an end tag closes the open elements down to the one it names, as
 /// the parser does, and is ignored like the parser ignores it: when no such element is open
 /// among the last [`END_TAG_REACH`], or when a special element (`div`, `table`, ...) stands
 /// before it for the end tag of an ordinary element (`</span>`, `</b>`; for `</div>` and other
 /// special ones, a scope boundary such as `table`); `</form>` takes the form alone off the stack.
-/// So end tags that close nothing (`<b></x>` repeated) do not hide nesting. Comments,
-/// declarations and the contents of `script` and `style` are skipped.
+/// So end tags that close nothing (`<b></x>` repeated) do not hide nesting. Comments (to `-->`
+/// or `--!>`), declarations and the contents of HTML `script` and `style` elements are skipped.
 pub(crate) fn html_depth(html: &str) -> usize {
     const FLAT: &[&str] = &[
         // void elements
@@ -345,14 +346,84 @@ pub(crate) fn html_depth(html: &str) -> usize {
     ];
     // Elements that bound the scope in which the end tag of a special element finds its element.
     const SCOPE: &[&str] = &["applet", "marquee", "object", "table", "template", "html"];
+    // Start tags that end SVG and MathML content: the parser closes the `svg` or `math` element
+    // and takes them as HTML.
+    const BREAKOUT: &[&str] = &[
+        "b",
+        "big",
+        "blockquote",
+        "body",
+        "br",
+        "center",
+        "code",
+        "dd",
+        "div",
+        "dl",
+        "dt",
+        "em",
+        "embed",
+        "h1",
+        "h2",
+        "h3",
+        "h4",
+        "h5",
+        "h6",
+        "head",
+        "hr",
+        "i",
+        "img",
+        "li",
+        "listing",
+        "menu",
+        "meta",
+        "nobr",
+        "ol",
+        "p",
+        "pre",
+        "ruby",
+        "s",
+        "small",
+        "span",
+        "strong",
+        "strike",
+        "sub",
+        "sup",
+        "table",
+        "tt",
+        "u",
+        "ul",
+        "var",
+        "font",
+    ];
+    // Elements of SVG and MathML whose content is HTML again.
+    const INTEGRATION: &[&str] = &[
+        "foreignobject",
+        "desc",
+        "title",
+        "mi",
+        "mo",
+        "mn",
+        "ms",
+        "mtext",
+        "annotation-xml",
+    ];
     let bytes = html.as_bytes();
     let mut open: Vec<String> = Vec::new();
+    // Where SVG or MathML content starts (true: an `svg` or `math` element) or HTML content starts
+    // again inside it (false: an integration point), as indices into `open`.
+    let mut contexts: Vec<(usize, bool)> = Vec::new();
     let (mut max, mut i) = (0usize, 0usize);
     while let Some(off) = memchr::memchr(b'<', &bytes[i..]) {
         i += off + 1;
         let rest = &bytes[i..];
         if rest.starts_with(b"!--") {
-            i = memchr::memmem::find(&bytes[i..], b"-->").map_or(bytes.len(), |e| i + e + 3);
+            // A comment ends at the first `-->` or `--!>`.
+            let end =
+                |pat: &[u8]| memchr::memmem::find(&bytes[i..], pat).map(|e| i + e + pat.len());
+            i = match (end(b"-->"), end(b"--!>")) {
+                (Some(a), Some(b)) => a.min(b),
+                (a, b) => a.or(b).unwrap_or(bytes.len()),
+            };
             continue;
         }
         let closing = rest.first() == Some(&b'/');
@@ -368,10 +439,11 @@ pub(crate) fn html_depth(html: &str) -> usize {
         let end = memchr::memchr(b'>', &bytes[i..]).map_or(bytes.len(), |e| i + e);
         let self_closing = end > i && bytes[end - 1] == b'/';
         i = end.min(bytes.len());
-        if FLAT.contains(&name.as_str()) || self_closing {
-            continue;
-        }
+        let foreign = contexts.last().filter(|c| c.1).map(|c| c.0);
         if closing {
+            if FLAT.contains(&name.as_str()) {
+                continue;
+            }
             let special = SPECIAL.contains(&name.as_str());
             let blocks = |e: &str| {
                 if special {
@@ -390,13 +462,41 @@ pub(crate) fn html_depth(html: &str) -> usize {
             if let Some(at) = found {
                 if name == "form" {
                     open.remove(at);
+                    for c in &mut contexts {
+                        c.0 -= usize::from(c.0 > at);
+                    }
                 } else {
                     open.truncate(at);
+                    while contexts.last().is_some_and(|c| c.0 >= at) {
+                        contexts.pop();
+                    }
                 }
             }
             continue;
         }
-        let raw_text = name == "script" || name == "style";
+        if let Some(root) = foreign {
+            if BREAKOUT.contains(&name.as_str()) {
+                // Out of SVG or MathML, then an HTML start tag.
+                open.truncate(root);
+                while contexts.last().is_some_and(|c| c.0 >= root) {
+                    contexts.pop();
+                }
+            } else if self_closing {
+                // Self-closing tags close only in SVG and MathML (HTML ignores the slash).
+                continue;
+            }
+        }
+        if FLAT.contains(&name.as_str()) {
+            continue;
+        }
+        let in_foreign = contexts.last().is_some_and(|c| c.1);
+        if name == "svg" || name == "math" {
+            contexts.push((open.len(), true));
+        } else if in_foreign && INTEGRATION.contains(&name.as_str()) {
+            contexts.push((open.len(), false));
+        }
+        // `script` and `style` hold raw text in HTML (in SVG they are elements like any other).
+        let raw_text = !in_foreign && (name == "script" || name == "style");
         open.push(name);
         max = max.max(open.len());
         if raw_text {
@@ -641,6 +741,41 @@ mod tests {
         // ... nor `</div>` across a table; `</form>` closes the form alone.
         assert_eq!(html_depth(&"<div><table></div>".repeat(600)), 1200);
         assert_eq!(html_depth(&"<form><b></form>".repeat(600)), 601);
+    }
+
+    #[test]
+    fn self_closing_tags_close_only_in_svg_and_mathml() {
+        // corpus_html_depth: `<b/>` is `<b>` to the parser (x<>d<b/> repeated nested 14,403
+        // elements deep, estimated 0).
+        assert_eq!(html_depth(&"x<>d<b/>".repeat(2000)), 2000);
+        // An SVG sprite of many paths stays shallow.
+        let sprite = format!("<svg>{}</svg>", "<path d='M0 0'/>".repeat(5000));
+        assert_eq!(html_depth(&sprite), 1);
+        // `<b>` ends SVG content: the `<x/>` after it are HTML and nest, ...
+        assert_eq!(
+            html_depth(&format!("<svg><b>{}", "<x/>".repeat(2000))),
+            2001
+        );
+        // ... as do `<b/>` in SVG, ...
+        assert_eq!(html_depth(&format!("<svg>{}", "<b/>".repeat(2000))), 2000);
+        // ... and tags after a `<style>` in SVG, which holds no raw text there.
+        assert_eq!(
+            html_depth(&format!("<svg><style>{}", "<b>".repeat(2000))),
+            2000
+        );
+        // Inside foreignObject, content is HTML again.
+        let html_in_svg = format!("<svg><foreignObject>{}", "<i/>".repeat(2000));
+        assert_eq!(html_depth(&html_in_svg), 2002);
+    }
+
+    #[test]
+    fn a_comment_ends_at_the_first_of_its_closings() {
+        assert_eq!(
+            html_depth(&format!("<!-- a --!>{}", "<b>".repeat(2000))),
+            2000
+        );
+        assert_eq!(html_depth(&format!("<!-->{}", "<b>".repeat(2000))), 2000);
+        assert_eq!(html_depth("<!-- <b><b> --><i>"), 1);
     }
 
     /// One plain WARC `resource` record of `text/html`.
