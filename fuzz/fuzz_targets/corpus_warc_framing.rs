@@ -11,7 +11,8 @@
 //!   the input failed and a byte offset (decompressed) inside that record or the junk, so that
 //!   a file cut in a record header, in a body or in a gzip member never ends silently (a gzip
 //!   file cut so early that its first 64 bytes do not decompress is an I/O error as it is
-//!   opened).
+//!   opened, and junk alone that starts with a UTF-16 or UTF-32 byte-order mark is refused as
+//!   the file is opened).
 //!
 //! `dedup_warc` checks what valid files give and that arbitrary bytes give at most one error;
 //! this target checks where the error is, and that there is one.
@@ -249,6 +250,8 @@ fuzz_target!(|input: Input| {
                 && whole == 0
                 && got == 0
                 && source.kind() == std::io::ErrorKind::UnexpectedEof => {}
+        // Junk alone that starts with a UTF-16 or UTF-32 byte-order mark: refused as it is opened.
+        (Some(_), Some(Err(InputError::Encoding { .. }))) if n == 0 => {}
         (want, got) => panic!(
             "want an error at {want:?}, got {got:?} (damage {:?}, {n} records)",
             input.damage
