@@ -13,27 +13,31 @@
 use std::io::{BufRead, Read};
 use std::path::PathBuf;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 use warc::{RecordIter, RecordType, WarcHeader, WarcReader};
 
 use crate::input::{DocId, Document, InputError, Origin};
 
 /// What a [`Tracked`] reader has consumed: the byte count, and whether a byte other than
-/// whitespace was consumed since the last record boundary ([`Tracked::mark`]).
+/// whitespace was consumed since the last record boundary ([`Consumed::mark`]).
 #[derive(Debug, Default)]
 struct Consumed {
     bytes: AtomicU64,
-    /// Where the last whole record ended (the next one starts there).
-    record_end: AtomicU64,
-    /// Offset of the first non-whitespace byte since the mark, plus one (0: none).
+    /// Offset of the first non-whitespace byte since the mark, plus one (0: none): where the
+    /// record being read starts.
     first_stray: AtomicU64,
+    /// Whether a byte other than whitespace was seen since the mark (until then, whitespace is
+    /// skipped).
+    inside: AtomicBool,
 }
 
 /// A reader that notes what the WARC parser consumed. The parser (the `warc` crate) ends its
 /// iteration without an error when the input ends inside a record's header, or with bytes that
 /// never form one; comparing what was consumed after the last whole record tells those apart
-/// from a clean end.
+/// from a clean end. Between records (and before the first) it skips whitespace, which the
+/// parser would take for an empty, broken record header when it forms a line of its own (a
+/// blank line after the last record).
 struct Tracked<R> {
     inner: R,
     consumed: Arc<Consumed>,
@@ -54,6 +58,20 @@ impl<R: BufRead> Read for Tracked<R> {
 
 impl<R: BufRead> BufRead for Tracked<R> {
     fn fill_buf(&mut self) -> std::io::Result<&[u8]> {
+        while !self.consumed.inside.load(Ordering::Relaxed) {
+            let (blank, len) = {
+                let buf = self.inner.fill_buf()?;
+                let blank = buf.iter().take_while(|b| b.is_ascii_whitespace()).count();
+                (blank, buf.len())
+            };
+            if len == 0 {
+                break;
+            }
+            self.consume(blank);
+            if blank < len {
+                self.consumed.inside.store(true, Ordering::Relaxed);
+            }
+        }
         self.inner.fill_buf()
     }
 
@@ -80,8 +98,7 @@ impl Consumed {
     /// A record ended here: what follows starts afresh.
     fn mark(&self) {
         self.first_stray.store(0, Ordering::Relaxed);
-        self.record_end
-            .store(self.bytes.load(Ordering::Relaxed), Ordering::Relaxed);
+        self.inside.store(false, Ordering::Relaxed);
     }
 }
 
@@ -160,14 +177,18 @@ impl Iterator for WarcDocs {
                 Err(e) => {
                     // The reader cannot resynchronize inside a damaged stream: report and stop.
                     self.done = true;
+                    let total = self.consumed.bytes.load(Ordering::Relaxed);
+                    let start = match self.consumed.first_stray.load(Ordering::Relaxed) {
+                        0 => total,
+                        stray => stray - 1,
+                    };
                     return Some(Err(InputError::Line {
                         path: self.path.clone(),
                         line: self.record + 1,
                         message: format!(
-                            "WARC record {} (from byte {}, decompressed): {}; the rest of the \
-                             file is skipped",
+                            "WARC record {}: {} (the record starting at byte {start}, read up \
+                             to byte {total}, decompressed); the rest of the file is skipped",
                             self.record + 1,
-                            self.consumed.record_end.load(Ordering::Relaxed),
                             describe(&e)
                         ),
                     }));
@@ -222,6 +243,7 @@ impl Iterator for WarcDocs {
                     }));
                 }
             }
+
             let text = match record.warc_type() {
                 RecordType::Conversion => Some(String::from_utf8_lossy(record.body()).into_owned()),
                 RecordType::Response | RecordType::Resource if html.is_some() => {
@@ -300,17 +322,23 @@ pub(crate) struct HtmlShape {
     pub work: usize,
 }
 
-/// An upper estimate of the element nesting of `html`.
-#[cfg(test)]
+/// An estimate of the element nesting of `html`; see [`html_shape`].
 pub(crate) fn html_depth(html: &str) -> usize {
     html_shape(html).depth
 }
 
-/// An upper estimate of the element nesting of `html` and of the work of extracting it, from
-/// its tags alone (no parse): start tags open a level and end tags close one, except void
-/// elements, self-closing tags, and the elements whose end tags are optional (`p`, `li`, `td`,
-/// ...: an unclosed one does not nest); comments, declarations and the contents of `script`
-/// and `style` are skipped.
+/// An estimate of the element nesting of `html`, and of the work of extracting it
+/// ([`HtmlShape`]), from its tags alone (no parse), meant never to
+/// fall far below what the HTML parser builds: start tags open a level, except void elements,
+/// self-closing tags in SVG and MathML (HTML ignores the slash: `<b/>` is `<b>`), and the elements
+/// whose end tags are optional (`p`, `li`, `td`, ...: an unclosed one does not nest); a start tag
+/// that ends SVG or MathML content (`<b>`, `<div>`, ...) closes it, as in the parser; an end tag closes the open elements down to the one it names, as
+/// the parser does, and is ignored like the parser ignores it: when no such element is open
+/// among the last [`END_TAG_REACH`], or when a special element (`div`, `table`, ...) stands
+/// before it for the end tag of an ordinary element (`</span>`, `</b>`; for `</div>` and other
+/// special ones, a scope boundary such as `table`); `</form>` takes the form alone off the stack.
+/// So end tags that close nothing (`<b></x>` repeated) do not hide nesting. Comments (to `-->`
+/// or `--!>`), declarations and the contents of HTML `script` and `style` elements are skipped.
 pub(crate) fn html_shape(html: &str) -> HtmlShape {
     const FLAT: &[&str] = &[
         // void elements
@@ -320,14 +348,152 @@ pub(crate) fn html_shape(html: &str) -> HtmlShape {
         "p", "li", "dt", "dd", "tr", "td", "th", "option", "optgroup", "thead", "tbody", "tfoot",
         "colgroup", "caption", "rb", "rt", "rp", "rtc", "html", "head", "body",
     ];
+    // The HTML standard's "special" elements that the stack can hold: the parser does not close
+    // them for the end tag of an ordinary element.
+    const SPECIAL: &[&str] = &[
+        // HTML
+        "address",
+        "applet",
+        "article",
+        "aside",
+        "bgsound",
+        "blockquote",
+        "button",
+        "center",
+        "details",
+        "dir",
+        "div",
+        "dl",
+        "fieldset",
+        "figcaption",
+        "figure",
+        "footer",
+        "form",
+        "frameset",
+        "h1",
+        "h2",
+        "h3",
+        "h4",
+        "h5",
+        "h6",
+        "header",
+        "hgroup",
+        "iframe",
+        "listing",
+        "main",
+        "marquee",
+        "menu",
+        "nav",
+        "noembed",
+        "noframes",
+        "noscript",
+        "object",
+        "ol",
+        "plaintext",
+        "pre",
+        "script",
+        "search",
+        "section",
+        "select",
+        "style",
+        "summary",
+        "table",
+        "template",
+        "textarea",
+        "title",
+        "ul",
+        "xmp",
+        // SVG and MathML
+        "foreignobject",
+        "desc",
+        "mi",
+        "mo",
+        "mn",
+        "ms",
+        "mtext",
+        "annotation-xml",
+    ];
+    // Elements that bound the scope in which the end tag of a special element finds its element.
+    const SCOPE: &[&str] = &["applet", "marquee", "object", "table", "template", "html"];
+    // Start tags that end SVG and MathML content: the parser closes the `svg` or `math` element
+    // and takes them as HTML.
+    const BREAKOUT: &[&str] = &[
+        "b",
+        "big",
+        "blockquote",
+        "body",
+        "br",
+        "center",
+        "code",
+        "dd",
+        "div",
+        "dl",
+        "dt",
+        "em",
+        "embed",
+        "h1",
+        "h2",
+        "h3",
+        "h4",
+        "h5",
+        "h6",
+        "head",
+        "hr",
+        "i",
+        "img",
+        "li",
+        "listing",
+        "menu",
+        "meta",
+        "nobr",
+        "ol",
+        "p",
+        "pre",
+        "ruby",
+        "s",
+        "small",
+        "span",
+        "strong",
+        "strike",
+        "sub",
+        "sup",
+        "table",
+        "tt",
+        "u",
+        "ul",
+        "var",
+        "font",
+    ];
+    // Elements of SVG and MathML whose content is HTML again.
+    const INTEGRATION: &[&str] = &[
+        "foreignobject",
+        "desc",
+        "title",
+        "mi",
+        "mo",
+        "mn",
+        "ms",
+        "mtext",
+        "annotation-xml",
+    ];
     let bytes = html.as_bytes();
-    let (mut depth, mut i) = (0usize, 0usize);
+    let mut open: Vec<String> = Vec::new();
+    // Where SVG or MathML content starts (true: an `svg` or `math` element) or HTML content starts
+    // again inside it (false: an integration point), as indices into `open`.
+    let mut contexts: Vec<(usize, bool)> = Vec::new();
     let mut shape = HtmlShape::default();
+    let mut i = 0usize;
     while let Some(off) = memchr::memchr(b'<', &bytes[i..]) {
         i += off + 1;
         let rest = &bytes[i..];
         if rest.starts_with(b"!--") {
-            i = memchr::memmem::find(&bytes[i..], b"-->").map_or(bytes.len(), |e| i + e + 3);
+            // A comment ends at the first `-->` or `--!>`.
+            let end =
+                |pat: &[u8]| memchr::memmem::find(&bytes[i..], pat).map(|e| i + e + pat.len());
+            i = match (end(b"-->"), end(b"--!>")) {
+                (Some(a), Some(b)) => a.min(b),
+                (a, b) => a.or(b).unwrap_or(bytes.len()),
+            };
             continue;
         }
         let closing = rest.first() == Some(&b'/');
@@ -343,19 +509,71 @@ pub(crate) fn html_shape(html: &str) -> HtmlShape {
         let end = memchr::memchr(b'>', &bytes[i..]).map_or(bytes.len(), |e| i + e);
         let self_closing = end > i && bytes[end - 1] == b'/';
         i = end.min(bytes.len());
-        if FLAT.contains(&name.as_str()) || self_closing {
-            continue;
-        }
+        let foreign = contexts.last().filter(|c| c.1).map(|c| c.0);
         if closing {
-            depth = depth.saturating_sub(1);
+            if FLAT.contains(&name.as_str()) {
+                continue;
+            }
+            let special = SPECIAL.contains(&name.as_str());
+            let blocks = |e: &str| {
+                if special {
+                    SCOPE.contains(&e)
+                } else {
+                    SPECIAL.contains(&e)
+                }
+            };
+            let found = open
+                .iter()
+                .rev()
+                .take(END_TAG_REACH)
+                .position(|e| *e == name || blocks(e))
+                .map(|k| open.len() - 1 - k)
+                .filter(|&at| open[at] == name);
+            if let Some(at) = found {
+                if name == "form" {
+                    open.remove(at);
+                    for c in &mut contexts {
+                        c.0 -= usize::from(c.0 > at);
+                    }
+                } else {
+                    open.truncate(at);
+                    while contexts.last().is_some_and(|c| c.0 >= at) {
+                        contexts.pop();
+                    }
+                }
+            }
             continue;
         }
-        depth += 1;
-        shape.depth = shape.depth.max(depth);
+        if let Some(root) = foreign {
+            if BREAKOUT.contains(&name.as_str()) {
+                // Out of SVG or MathML, then an HTML start tag.
+                open.truncate(root);
+                while contexts.last().is_some_and(|c| c.0 >= root) {
+                    contexts.pop();
+                }
+            } else if self_closing {
+                // Self-closing tags close only in SVG and MathML (HTML ignores the slash).
+                continue;
+            }
+        }
+        if FLAT.contains(&name.as_str()) {
+            continue;
+        }
+        let in_foreign = contexts.last().is_some_and(|c| c.1);
+        if name == "svg" || name == "math" {
+            contexts.push((open.len(), true));
+        } else if in_foreign && INTEGRATION.contains(&name.as_str()) {
+            contexts.push((open.len(), false));
+        }
+        // `script` and `style` hold raw text in HTML (in SVG they are elements like any other).
+        let raw_text = !in_foreign && (name == "script" || name == "style");
+        open.push(name);
+        shape.depth = shape.depth.max(open.len());
         shape.elements += 1;
-        shape.work = shape.work.saturating_add(depth);
-        if name == "script" || name == "style" {
+        shape.work = shape.work.saturating_add(open.len());
+        if raw_text {
             // Raw text up to the matching end tag (found without copying the rest).
+            let name = open.last().map(String::as_bytes).unwrap_or_default();
             let mut at = i;
             i = loop {
                 match memchr::memmem::find(&bytes[at..], b"</") {
@@ -364,7 +582,7 @@ pub(crate) fn html_shape(html: &str) -> HtmlShape {
                         let tag = at + e + 2;
                         if bytes[tag..]
                             .get(..name.len())
-                            .is_some_and(|t| t.eq_ignore_ascii_case(name.as_bytes()))
+                            .is_some_and(|t| t.eq_ignore_ascii_case(name))
                         {
                             break at + e;
                         }
@@ -376,6 +594,11 @@ pub(crate) fn html_shape(html: &str) -> HtmlShape {
     }
     shape
 }
+
+/// How far down the open elements [`html_depth`] looks for the element an end tag closes: a
+/// bound on the work per tag. An end tag whose element is deeper is taken to close nothing, which
+/// can only overestimate.
+const END_TAG_REACH: usize = 64;
 
 /// The body of an HTTP response whose `Content-Type` is HTML, as text (invalid UTF-8 replaced);
 /// `None` for other responses.
@@ -498,38 +721,6 @@ mod tests {
         );
     }
 
-    /// Damaged headers are reported in our words with the record's byte offset (the parser
-    /// said "Error parsing headers." and "Read further than expected.").
-    #[test]
-    fn a_damaged_record_is_named_with_its_offset() {
-        let whole = pages();
-        let third = whole
-            .windows(9)
-            .enumerate()
-            .filter(|(_, w)| w == b"WARC/1.0\r")
-            .nth(2)
-            .expect("three records")
-            .0;
-        let length = third
-            + whole[third..]
-                .windows(15)
-                .position(|w| w == b"Content-Length:")
-                .unwrap();
-        let mut bad = whole.clone();
-        bad[length + 16] = b'x';
-        let docs = read(bad);
-        let err = docs.last().unwrap().as_ref().unwrap_err().to_string();
-        assert!(
-            err.contains(&format!("WARC record 3 (from byte {third}")),
-            "{err}"
-        );
-        assert!(err.contains("not a WARC header"), "{err}");
-        let mut cut = whole.clone();
-        cut.truncate(third + 600);
-        let err = read(cut).last().unwrap().as_ref().unwrap_err().to_string();
-        assert!(err.contains("ends inside its body"), "{err}");
-    }
-
     #[test]
     fn junk_after_the_last_record_is_reported() {
         let mut junk = pages();
@@ -539,6 +730,59 @@ mod tests {
         let err = docs.last().unwrap().as_ref().unwrap_err().to_string();
         assert!(err.contains("are not a WARC record"), "{err}");
         assert!(err.contains("WARC record 6"), "{err}");
+    }
+
+    #[test]
+    fn blank_lines_between_and_after_records_are_no_damage() {
+        // corpus_warc_framing: "\r\n" after the last record was read as an empty record header
+        // ("Error parsing headers"), while " \n" was not.
+        assert!(read(b"\r\n".to_vec()).is_empty());
+        // A blank line before every record and two after the last.
+        let whole = pages();
+        let mut spaced = Vec::new();
+        for (i, b) in whole.iter().enumerate() {
+            if whole[i..].starts_with(b"WARC/1.0\r\n") {
+                spaced.extend_from_slice(b"\r\n");
+            }
+            spaced.push(*b);
+        }
+        spaced.extend_from_slice(b"\r\n \t\r\n");
+        let docs = read(spaced);
+        assert_eq!(docs.len(), 2, "{docs:?}");
+        assert!(docs.iter().all(Result::is_ok), "{docs:?}");
+    }
+
+    #[test]
+    fn errors_of_the_record_parser_name_a_byte_offset() {
+        let whole = pages();
+        let last = whole
+            .windows(9)
+            .rposition(|w| w == b"WARC/1.0\r")
+            .expect("a last record");
+        // Cut inside the last record's body.
+        let cut = whole.len() - 10;
+        let docs = read(whole[..cut].to_vec());
+        let err = docs.last().unwrap().as_ref().unwrap_err().to_string();
+        assert!(
+            err.contains(&format!("record starting at byte {last}")),
+            "{err}"
+        );
+        assert!(err.contains(&format!("up to byte {cut}")), "{err}");
+        // A header block that does not parse.
+        let mut damaged = whole[..last].to_vec();
+        damaged.extend_from_slice(b"WARC/1.0\r\nno colon\r\n\r\n");
+        let docs = read(damaged);
+        let err = docs.last().unwrap().as_ref().unwrap_err().to_string();
+        assert!(
+            err.contains(&format!("record starting at byte {last}")),
+            "{err}"
+        );
+        // ... and say what is wrong in our words (the parser's: "Error parsing headers.",
+        // "Unexpected end of body.").
+        assert!(err.contains("not a WARC header"), "{err}");
+        let docs = read(whole[..cut].to_vec());
+        let err = docs.last().unwrap().as_ref().unwrap_err().to_string();
+        assert!(err.contains("ends inside its body"), "{err}");
     }
 
     /// testdata/warc/hostile.warc.gz (issue #51, defects 8 and 9): 100,000 unclosed `<b><i>`
@@ -600,6 +844,60 @@ mod tests {
         assert_eq!(html_depth(&"<b><i>".repeat(1000)), 2000);
         assert_eq!(html_depth(&"<table><tr><td>".repeat(300)), 300);
         assert_eq!(html_depth("<div>x</div>".repeat(5000).as_str()), 1);
+        // A misnested end tag closes the elements it skips, as the parser does.
+        assert_eq!(html_depth(&"<div><span>x</div>".repeat(1000)), 2);
+        assert_eq!(html_depth(&"<p><b><i>x</b></i>".repeat(1000)), 2);
+    }
+
+    #[test]
+    fn end_tags_that_close_nothing_do_not_hide_nesting() {
+        // corpus_html_depth: each `</x>` took one level off the estimate although the parser
+        // ignores it, so 10,001 nested <b> were estimated 1 deep and extracted (7 s; 65,026 of
+        // them ran for minutes, quadratic in the parser).
+        assert_eq!(html_depth(&"<b></x>".repeat(10_001)), 10_001);
+        // The end tag of an ordinary element does not close a special one, ...
+        assert_eq!(html_depth(&"<x><div></x>".repeat(600)), 1200);
+        // ... nor the end tag of a formatting element across a block (the parser's adoption
+        // agency keeps the block open), ...
+        assert_eq!(html_depth(&"<b><div></b>".repeat(600)), 1200);
+        // ... nor `</div>` across a table; `</form>` closes the form alone.
+        assert_eq!(html_depth(&"<div><table></div>".repeat(600)), 1200);
+        assert_eq!(html_depth(&"<form><b></form>".repeat(600)), 601);
+    }
+
+    #[test]
+    fn self_closing_tags_close_only_in_svg_and_mathml() {
+        // corpus_html_depth: `<b/>` is `<b>` to the parser (x<>d<b/> repeated nested 14,403
+        // elements deep, estimated 0).
+        assert_eq!(html_depth(&"x<>d<b/>".repeat(2000)), 2000);
+        // An SVG sprite of many paths stays shallow.
+        let sprite = format!("<svg>{}</svg>", "<path d='M0 0'/>".repeat(5000));
+        assert_eq!(html_depth(&sprite), 1);
+        // `<b>` ends SVG content: the `<x/>` after it are HTML and nest, ...
+        assert_eq!(
+            html_depth(&format!("<svg><b>{}", "<x/>".repeat(2000))),
+            2001
+        );
+        // ... as do `<b/>` in SVG, ...
+        assert_eq!(html_depth(&format!("<svg>{}", "<b/>".repeat(2000))), 2000);
+        // ... and tags after a `<style>` in SVG, which holds no raw text there.
+        assert_eq!(
+            html_depth(&format!("<svg><style>{}", "<b>".repeat(2000))),
+            2000
+        );
+        // Inside foreignObject, content is HTML again.
+        let html_in_svg = format!("<svg><foreignObject>{}", "<i/>".repeat(2000));
+        assert_eq!(html_depth(&html_in_svg), 2002);
+    }
+
+    #[test]
+    fn a_comment_ends_at_the_first_of_its_closings() {
+        assert_eq!(
+            html_depth(&format!("<!-- a --!>{}", "<b>".repeat(2000))),
+            2000
+        );
+        assert_eq!(html_depth(&format!("<!-->{}", "<b>".repeat(2000))), 2000);
+        assert_eq!(html_depth("<!-- <b><b> --><i>"), 1);
     }
 
     /// One plain WARC `resource` record of `text/html`.
