@@ -323,6 +323,7 @@ pub(crate) struct HtmlShape {
 }
 
 /// An estimate of the element nesting of `html`; see [`html_shape`].
+#[cfg(test)]
 pub(crate) fn html_depth(html: &str) -> usize {
     html_shape(html).depth
 }
