@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import copy
 import gc
+import os
 import pickle
 import random
 import re
+import sys
 from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
@@ -408,6 +410,24 @@ def test_damage_is_an_exception_that_except_exception_catches(tmp_path):
         LSHIndex.verify(path)
     with pytest.raises(FileNotFoundError):
         LSHIndex.verify(tmp_path / "nothing")
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the SIGBUS handler is Linux's")
+def test_a_segment_truncated_under_a_reader_is_an_exception_not_a_crash(tmp_path):
+    # Issue #51, defect 13: a segment cut short while mapped killed the process with SIGBUS.
+    # Under pytest, faulthandler has its own SIGBUS handler; the index's runs first and passes
+    # on faults that are not its own.
+    path = tmp_path / "idx"
+    index = built(path=path, threshold=0.5)
+    index.commit()
+    del index
+    reader = LSHIndex.open(path)
+    segment = path / "seg-000001.seg"
+    os.truncate(segment, segment.stat().st_size // 3)
+    with pytest.raises(ValueError, match="truncated or replaced while in use"):
+        for q in QUERIES + CORPUS:
+            reader.query(q)
+    del reader
 
 
 def test_os_errors_read_as_pythons_own(tmp_path):
