@@ -110,8 +110,10 @@
 mod clean;
 mod decoder;
 mod error;
+mod names;
 mod reader;
 mod scan;
+mod site;
 mod source;
 mod xml;
 
@@ -121,7 +123,9 @@ pub use clean::{
 };
 pub use decoder::Bz2Decoder;
 pub use error::Error;
+pub use names::SiteNames;
 pub use reader::{DEFAULT_MAX_PAGE_BYTES, DumpReader, Page, ReaderBuilder};
+pub use site::{MAX_SITEINFO_BYTES, NS_CATEGORY, NS_FILE, NS_MEDIA, Namespace, SiteInfo};
 
 /// Where in source paths the decoders this crate catches panics of live: the `lbzip2` block
 /// decoder panics on some damaged blocks, which the reader then decodes with libbz2-rs and

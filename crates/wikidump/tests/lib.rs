@@ -1,3 +1,4 @@
 //! Integration tests of the dump reader on the bundled samples and on generated damage.
 mod reader;
+mod site;
 mod support;
