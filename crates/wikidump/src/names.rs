@@ -147,6 +147,11 @@ impl SiteNames {
         }
     }
 
+    /// The names of the hidden namespaces, as compared: lower-case, `_` as a space.
+    pub fn hidden_namespaces(&self) -> impl Iterator<Item = &str> {
+        self.hidden.iter().map(String::as_str)
+    }
+
     /// Whether links to namespace `prefix` (the text before a link target's first `:`) are
     /// removed: compared ignoring case, with `_` the same as a space, as MediaWiki does.
     #[must_use]
