@@ -27,7 +27,7 @@
 //! it read the siteinfo); the residue is still measured with the dump's names.
 use std::error::Error;
 
-use textreuse_wikidump::{Cleaner, DumpReader, SiteNames};
+use textreuse_wikidump::{Cleaner, CleanerBuilder, DumpReader, SiteNames};
 
 #[derive(Default)]
 struct Counts {
@@ -112,9 +112,11 @@ fn measure(path: &str, english: bool, show: bool) -> Result<(String, Counts), Bo
 }
 
 /// The cleaner for a dump's names.
-fn cleaner_for(_names: &SiteNames) -> Cleaner {
-    // The cleaner of this version knows the English names only.
-    Cleaner::new()
+fn cleaner_for(names: &SiteNames) -> Cleaner {
+    CleanerBuilder::new()
+        .site_names(names.clone())
+        .build()
+        .expect("the default options are valid")
 }
 
 fn main() -> Result<(), Box<dyn Error>> {
