@@ -242,8 +242,9 @@ pub struct DumpReader {
     reported_truncation: bool,
     last_title: Option<String>,
     pages_seen: u64,
-    /// The dump's siteinfo, once read (before the first page is, or on request).
-    site: Option<SiteInfo>,
+    /// The dump's siteinfo, once read (before the first page is, or on request); boxed, as
+    /// it is read once and the reader is moved around.
+    site: Option<Box<SiteInfo>>,
     /// How far [`DumpReader::site_info`] has looked for the end of the siteinfo.
     head_scan: usize,
     namespaces: Option<Vec<i32>>,
@@ -313,18 +314,18 @@ impl DumpReader {
                 self.fill();
             }
         }
-        self.site.get_or_insert_with(SiteInfo::default)
+        self.site.get_or_insert_with(Box::default)
     }
 
     /// Reads the siteinfo out of the unread head `[start, to)` if it has not been read, before
     /// those bytes are consumed. Only the head before the first page holds it.
     fn note_head(&mut self, to: u64) {
         if self.site.is_none() {
-            self.site = Some(if self.seen_page {
+            self.site = Some(Box::new(if self.seen_page {
                 SiteInfo::default()
             } else {
                 SiteInfo::parse(&self.buf[self.rel(self.start)..self.rel(to)])
-            });
+            }));
         }
     }
 
