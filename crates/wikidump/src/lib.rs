@@ -51,6 +51,11 @@
 //!   returns paragraphs in order with their section title and a `list` marker for list items.
 //!   Sections titled "See also", "References", "External links", "Further reading", "Notes" and
 //!   "Bibliography" are dropped by default ([`DEFAULT_DROP_SECTIONS`]).
+//! - Files, media and categories go under the names of the wiki the page comes from:
+//!   [`DumpReader::site_info`] reads the dump's `<siteinfo>` ([`SiteInfo`]),
+//!   [`SiteNames::for_site`] adds the English names and, for 27 languages, the aliases and image
+//!   options MediaWiki knows (`Зображення`, `Bild`, `міні`, `miniatur`), and
+//!   [`CleanerBuilder::site_names`] hands them to the cleaner. The default is English.
 //!
 //! # Damaged bzip2 input
 //!
