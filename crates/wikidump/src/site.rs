@@ -375,4 +375,32 @@ mod tests {
         head.extend_from_slice(b"<namespace key=\"14\">Late</namespace></namespaces></siteinfo>");
         assert!(SiteInfo::parse(&head).namespaces.is_empty());
     }
+
+    proptest::proptest! {
+        /// A siteinfo cut anywhere gives a prefix of the full namespace list, and the other
+        /// fields either whole or absent: damage loses entries, it never invents or garbles one.
+        #[test]
+        fn a_cut_siteinfo_gives_a_prefix_of_the_namespaces(cut in 0..UK.len()) {
+            let full = SiteInfo::parse(UK.as_bytes());
+            let part = SiteInfo::parse(&UK.as_bytes()[..cut]);
+            proptest::prop_assert!(part.namespaces.len() <= full.namespaces.len());
+            proptest::prop_assert_eq!(&part.namespaces[..], &full.namespaces[..part.namespaces.len()]);
+            for (got, want) in [(&part.dbname, &full.dbname), (&part.sitename, &full.sitename)] {
+                proptest::prop_assert!(got.is_none() || got == want, "{:?}", got);
+            }
+        }
+
+        /// Any bytes: no panic, and every name kept is within the bounds.
+        #[test]
+        fn any_bytes_parse_within_bounds(
+            s in "(<siteinfo>|</siteinfo>|<namespaces>|<namespace key=\"|\" ?/?>|</namespace>|<page>|-?[0-9]{1,3}|Файл|&amp;|[<>\"'= a-z/])*",
+        ) {
+            let site = SiteInfo::parse(s.as_bytes());
+            proptest::prop_assert!(site.namespaces.len() <= MAX_NAMESPACES);
+            for ns in &site.namespaces {
+                proptest::prop_assert!(ns.name.len() <= MAX_NAME_BYTES);
+                proptest::prop_assert!(!ns.name.contains('<'));
+            }
+        }
+    }
 }
