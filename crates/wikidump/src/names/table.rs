@@ -13,8 +13,8 @@
 //!   nn's), and the English ones are left out: the `en` row holds them, and every wiki accepts
 //!   them (English ends every fallback chain).
 //!
-//! Languages: every `--lang` of the command line (textreuse-align's list) and those of the dump
-//! slices in `testdata/lang`. A wiki's own siteinfo adds its local names
+//! Languages: every `--lang` of the command line (textreuse-align's list), those of the dump
+//! slices in `testdata/lang` (bn, hy, ja, vi) and Marathi (mr). A wiki's own siteinfo adds its local names
 //! ([`SiteNames::for_site`](super::SiteNames::for_site)); this table adds the aliases and image
 //! options a siteinfo does not list.
 use super::Lang;
