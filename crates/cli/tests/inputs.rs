@@ -367,3 +367,26 @@ fn a_cut_or_padded_warc_file_is_reported_not_read_as_a_clean_end() {
         assert!(stderr.contains(expect), "{}: {stderr}", path.display());
     }
 }
+
+/// A Ukrainian dump gets its wiki's namespace names with no option given: `extract` (from a
+/// file and from standard input) and `sentences` leave no `Категорія:` link and no
+/// `міні|праворуч|` image options (the English-only cleaner left both).
+#[test]
+fn dumps_in_other_languages_are_cleaned_with_their_own_names() {
+    let dump = common::workspace("testdata/lang/ukwiki-slice.xml.bz2");
+    let residue = ["Категорія:", "Файл:", "міні|", "праворуч|", "thumb|"];
+    let extracted = common::ok(&["--quiet", "extract", &dump]);
+    let stdin = with_stdin(&["--quiet", "extract", "-"], &std::fs::read(&dump).unwrap());
+    assert_eq!(extracted, stdin);
+    let articles = common::json_lines(&extracted);
+    assert_eq!(articles.len(), 15);
+    let sentences = common::ok(&["--quiet", "sentences", &dump, "--min-shingles", "0"]);
+    assert!(common::json_lines(&sentences).len() > 500);
+    for out in [&extracted, &sentences] {
+        for r in residue {
+            assert!(!out.contains(r), "{r}");
+        }
+    }
+    // The text is still there: a sentence of the article "Атом" next to a file link.
+    assert!(sentences.contains("Атом"), "{}", &sentences[..200]);
+}

@@ -26,7 +26,7 @@ use std::collections::VecDeque;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use textreuse_wikidump::{Cleaner, DumpReader};
+use textreuse_wikidump::{Cleaner, DumpReader, SiteNames};
 
 use crate::input::{
     self, Compression, DocId, Document, Format, InputError, JsonFields, JsonLines, Origin,
@@ -47,6 +47,10 @@ pub enum Source {
         wikitext: String,
         /// The dump it came from, the revision id and timestamp.
         origin: Origin,
+        /// The names of its wiki's file, media and category namespaces and image options, from
+        /// its dump's siteinfo ([`SiteNames::for_site`]); `None` when the dump has none, and
+        /// the cleaner's own names apply.
+        names: Option<Arc<SiteNames>>,
     },
 }
 
@@ -57,7 +61,8 @@ impl From<Document> for Source {
 }
 
 impl Source {
-    /// The document, cleaning wikitext with `cleaner`.
+    /// The document, cleaning wikitext with `cleaner` and the names of the page's wiki (a
+    /// Ukrainian dump's `[[Категорія:...]]` and `[[Файл:...|міні|...]]` go, as English ones do).
     pub fn into_document(self, cleaner: &Cleaner) -> Document {
         match self {
             Source::Text(doc) => doc,
@@ -66,8 +71,12 @@ impl Source {
                 title,
                 wikitext,
                 origin,
+                names,
             } => {
-                let article = cleaner.clean(&wikitext);
+                let article = match &names {
+                    Some(names) => cleaner.clean_with_names(&wikitext, names),
+                    None => cleaner.clean(&wikitext),
+                };
                 let mut text = String::with_capacity(wikitext.len() / 2);
                 for p in article.paragraphs().filter(|p| !p.list) {
                     if !text.is_empty() {
@@ -155,7 +164,8 @@ impl Include {
 #[derive(Debug)]
 enum Current {
     None,
-    Dump(PathBuf, Arc<str>, DumpReader),
+    /// The path, the name it goes by, the reader and the names of its wiki (from its siteinfo).
+    Dump(PathBuf, Arc<str>, DumpReader, Option<Arc<SiteNames>>),
     Lines(JsonLines),
     /// Boxed: the Parquet reader is several times larger than the other states.
     #[cfg(feature = "parquet")]
@@ -239,7 +249,7 @@ impl Inputs {
                     !stdin && matches!(opened.compression, Compression::None | Compression::Bzip2);
                 // A dump file the reader can open itself is decoded in parallel (multistream);
                 // stdin and gzip or zstd dumps stream through one decoder.
-                let reader = if direct {
+                let mut reader = if direct {
                     drop(opened);
                     builder.open(&path)
                 } else {
@@ -249,8 +259,12 @@ impl Inputs {
                     path: shown.clone(),
                     source,
                 })?;
+                // The wiki's own namespace names, read ahead before the first page; the pages
+                // and errors stay those of the dump.
+                let site = reader.site_info();
+                let names = (!site.is_empty()).then(|| Arc::new(SiteNames::for_site(site)));
                 let source = shown.to_string_lossy().into();
-                self.current = Current::Dump(shown, source, reader);
+                self.current = Current::Dump(shown, source, reader, names);
                 Ok(None)
             }
             Format::JsonLines => {
@@ -367,7 +381,7 @@ impl Iterator for Inputs {
     fn next(&mut self) -> Option<Self::Item> {
         loop {
             match &mut self.current {
-                Current::Dump(path, source, reader) => match reader.next() {
+                Current::Dump(path, source, reader, names) => match reader.next() {
                     Some(Ok(page)) => {
                         return Some(Ok(Source::Wiki {
                             id: page.id,
@@ -379,6 +393,7 @@ impl Iterator for Inputs {
                                 revision: page.revision_id,
                                 timestamp: page.timestamp.map(Arc::from),
                             },
+                            names: names.clone(),
                         }));
                     }
                     Some(Err(source)) => {
@@ -729,5 +744,55 @@ mod tests {
         let recompressed = texts(Inputs::new([&gz]));
         assert!(direct.len() > 50, "{}", direct.len());
         assert_eq!(direct, recompressed);
+    }
+
+    /// A Ukrainian dump read as any input is cleaned with its own namespace names, with the
+    /// default cleaner (as every command does): no `Категорія:` line and no `міні|праворуч|`
+    /// image options in the documents. Fails on the cleaner that knew the English names only.
+    #[test]
+    fn dumps_are_cleaned_with_their_wikis_names() {
+        let path = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../../testdata/lang/ukwiki-slice.xml.bz2"
+        );
+        // Gzip too: a dump the reader does not open itself is read through one decoder.
+        let dir = tempfile::tempdir().unwrap();
+        let gz = dir.path().join("uk.xml.gz");
+        let mut xml = Vec::new();
+        std::io::Read::read_to_end(
+            &mut bzip2::read::BzDecoder::new(File::open(path).unwrap()),
+            &mut xml,
+        )
+        .unwrap();
+        std::fs::write(&gz, gzip(&xml)).unwrap();
+        let cleaner = Cleaner::new();
+        for input in [Path::new(path), gz.as_path()] {
+            let docs: Vec<Document> = Inputs::new([input])
+                .map(|s| s.unwrap().into_document(&cleaner))
+                .collect();
+            assert_eq!(docs.len(), 15, "{}", input.display());
+            let text: String = docs.iter().map(|d| d.text.as_str()).collect();
+            assert!(text.chars().count() > 100_000, "{}", text.len());
+            for residue in ["Категорія:", "Файл:", "міні|", "праворуч|", "thumb|", "|"]
+            {
+                assert!(!text.contains(residue), "{residue} in {}", input.display());
+            }
+        }
+        // The cleaner's own names apply to a dump without a siteinfo.
+        let bare = "<mediawiki><page><title>A</title><ns>0</ns><id>1</id><revision>\
+                    <text>Текст [[Kategorie:X]] [[Файл:A.jpg|міні|Підпис]] кінець.</text>\
+                    </revision></page></mediawiki>";
+        let file = dir.path().join("bare.xml");
+        std::fs::write(&file, bare).unwrap();
+        let de = textreuse_wikidump::CleanerBuilder::new()
+            .site_names(SiteNames::for_language("de").unwrap())
+            .build()
+            .unwrap();
+        let doc = Inputs::new([&file])
+            .next()
+            .unwrap()
+            .unwrap()
+            .into_document(&de);
+        assert_eq!(doc.text, "Текст міні|Підпис кінець.");
     }
 }

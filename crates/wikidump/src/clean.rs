@@ -11,8 +11,11 @@
 //!
 //! Every search for a closing delimiter is either bounded by the next opening delimiter or
 //! memoised, so no input makes a pass quadratic.
+use std::sync::Arc;
+
 use memchr::{memchr, memchr2, memmem};
 
+use crate::names::SiteNames;
 use crate::scan::ByteSet;
 use crate::xml::numeric_entity;
 
@@ -196,6 +199,7 @@ pub const DEFAULT_DROP_SECTIONS: &[&str] = &[
 pub struct CleanerBuilder {
     drop_sections: Vec<String>,
     keep_lists: bool,
+    names: Arc<SiteNames>,
 }
 
 impl Default for CleanerBuilder {
@@ -205,7 +209,8 @@ impl Default for CleanerBuilder {
 }
 
 impl CleanerBuilder {
-    /// Defaults: drop [`DEFAULT_DROP_SECTIONS`], keep list items (marked `list: true`).
+    /// Defaults: drop [`DEFAULT_DROP_SECTIONS`], keep list items (marked `list: true`), the
+    /// English namespace names ([`SiteNames::english`]).
     #[must_use]
     pub fn new() -> Self {
         CleanerBuilder {
@@ -214,7 +219,17 @@ impl CleanerBuilder {
                 .map(|s| (*s).to_string())
                 .collect(),
             keep_lists: true,
+            names: Arc::new(SiteNames::english()),
         }
+    }
+
+    /// The names of the wiki whose pages are cleaned: links to its file, media and category
+    /// namespaces (in English or its language, `[[Файл:A.jpg|міні|Підпис]]`,
+    /// `[[Категорія:Хімія]]`) are removed with their text. Default [`SiteNames::english`];
+    /// for a dump, [`SiteNames::for_site`] of [`DumpReader::site_info`](crate::DumpReader::site_info).
+    pub fn site_names(&mut self, names: SiteNames) -> &mut Self {
+        self.names = Arc::new(names);
+        self
     }
 
     /// Sections dropped with their subsections (titles compared ignoring ASCII case).
@@ -243,6 +258,7 @@ impl CleanerBuilder {
         Ok(Cleaner {
             drop_sections: self.drop_sections.clone(),
             keep_lists: self.keep_lists,
+            names: Arc::clone(&self.names),
         })
     }
 }
@@ -261,6 +277,7 @@ pub enum CleanerBuildError {
 pub struct Cleaner {
     drop_sections: Vec<String>,
     keep_lists: bool,
+    names: Arc<SiteNames>,
 }
 
 impl Default for Cleaner {
@@ -270,7 +287,7 @@ impl Default for Cleaner {
 }
 
 impl Cleaner {
-    /// A cleaner with the default options ([`CleanerBuilder::new`]).
+    /// A cleaner with the default options ([`CleanerBuilder::new`]): English names.
     #[must_use]
     pub fn new() -> Self {
         Cleaner {
@@ -279,7 +296,14 @@ impl Cleaner {
                 .map(|s| (*s).to_string())
                 .collect(),
             keep_lists: true,
+            names: Arc::new(SiteNames::english()),
         }
+    }
+
+    /// The names of the wiki it cleans for ([`CleanerBuilder::site_names`]).
+    #[must_use]
+    pub fn site_names(&self) -> &SiteNames {
+        &self.names
     }
 
     /// Cleans one page's wikitext.
@@ -292,11 +316,25 @@ impl Cleaner {
 
     /// Cleans one page's wikitext into `out`, replacing its paragraphs and reusing its buffers.
     pub fn clean_into(&self, wikitext: &str, out: &mut Article) {
+        self.clean_into_with_names(wikitext, &self.names, out);
+    }
+
+    /// Cleans one page of the wiki `names` is for, in place of the cleaner's own names (the
+    /// other options stay): for a program that reads dumps of several wikis with one cleaner.
+    #[must_use]
+    pub fn clean_with_names(&self, wikitext: &str, names: &SiteNames) -> Article {
+        let mut article = Article::new();
+        self.clean_into_with_names(wikitext, names, &mut article);
+        article
+    }
+
+    /// [`Cleaner::clean_with_names`] into `out`, reusing its buffers.
+    pub fn clean_into_with_names(&self, wikitext: &str, names: &SiteNames, out: &mut Article) {
         out.clear();
         let mut tags = std::mem::take(&mut out.tags);
         let mut brackets = std::mem::take(&mut out.brackets);
         strip_tags(wikitext, &mut tags);
-        strip_brackets(&tags, &mut brackets, &mut out.tokens, &mut out.stack);
+        strip_brackets(&tags, &mut brackets, &mut out.tokens, &mut out.stack, names);
         self.lines(&brackets, out);
         out.tags = tags;
         out.brackets = brackets;
@@ -793,11 +831,21 @@ fn match_tokens(toks: &mut [Tok], stack: &mut Vec<usize>) {
     }
 }
 
-/// Namespaces whose links are not rendered as text.
-fn is_hidden_namespace(prefix: &str) -> bool {
-    ["file", "image", "category", "media"]
-        .iter()
-        .any(|n| n.eq_ignore_ascii_case(prefix))
+/// Media file extensions [`is_file_link`] takes as the end of a file name (compared ignoring
+/// ASCII case).
+const MEDIA_EXTENSIONS: &[&str] = &[
+    "jpg", "jpeg", "png", "gif", "svg", "tif", "tiff", "webp", "xcf", "bmp", "ogg", "oga", "ogv",
+    "webm", "mp3", "wav", "flac", "mid", "midi", "opus", "pdf", "djvu", "stl",
+];
+
+/// A file link under a namespace name the cleaner was not given (`[[Fichier:A.jpg|vignette|Caption]]`
+/// cleaned with English names, or an alias no table lists): the target's page name ends in a
+/// media file extension and one of the link's parameters (`params`: the text after the first
+/// `|`) is an image option of the wiki or of English.
+fn is_file_link(target: &str, params: &str, names: &SiteNames) -> bool {
+    let ext = target.rsplit_once('.').map_or("", |(_, ext)| ext.trim());
+    MEDIA_EXTENSIONS.iter().any(|e| e.eq_ignore_ascii_case(ext))
+        && params.split('|').any(|p| names.is_image_option(p))
 }
 
 /// An interlanguage prefix: a language code like `de`, `zh-yue`, `simple`.
@@ -816,7 +864,13 @@ fn is_language_prefix(prefix: &str) -> bool {
 }
 
 /// Pass 2: templates, tables and hidden links removed, link labels kept, unmatched brackets dropped.
-fn strip_brackets(s: &str, out: &mut String, toks: &mut Vec<Tok>, stack: &mut Vec<usize>) {
+fn strip_brackets(
+    s: &str,
+    out: &mut String,
+    toks: &mut Vec<Tok>,
+    stack: &mut Vec<usize>,
+    names: &SiteNames,
+) {
     out.clear();
     out.reserve(s.len());
     let b = s.as_bytes();
@@ -854,7 +908,9 @@ fn strip_brackets(s: &str, out: &mut String, toks: &mut Vec<Tok>, stack: &mut Ve
         let prefix = target.split_once(':').map(|(p, _)| p.trim());
         let hidden = !leading_colon
             && prefix.is_some_and(|p| {
-                is_hidden_namespace(p) || (pipe.is_none() && is_language_prefix(p))
+                names.is_hidden_namespace(p)
+                    || (pipe.is_none() && is_language_prefix(p))
+                    || pipe.is_some_and(|q| is_file_link(target, &region[q + 1..], names))
             });
         if hidden {
             pos = skip_line_end(s, out, close.pos + 2);

@@ -51,6 +51,11 @@
 //!   returns paragraphs in order with their section title and a `list` marker for list items.
 //!   Sections titled "See also", "References", "External links", "Further reading", "Notes" and
 //!   "Bibliography" are dropped by default ([`DEFAULT_DROP_SECTIONS`]).
+//! - Files, media and categories go under the names of the wiki the page comes from:
+//!   [`DumpReader::site_info`] reads the dump's `<siteinfo>` ([`SiteInfo`]),
+//!   [`SiteNames::for_site`] adds the English names and, for 27 languages, the aliases and image
+//!   options MediaWiki knows (`Зображення`, `Bild`, `міні`, `miniatur`), and
+//!   [`CleanerBuilder::site_names`] hands them to the cleaner. The default is English.
 //!
 //! # Damaged bzip2 input
 //!
@@ -110,8 +115,10 @@
 mod clean;
 mod decoder;
 mod error;
+mod names;
 mod reader;
 mod scan;
+mod site;
 mod source;
 mod xml;
 
@@ -121,7 +128,9 @@ pub use clean::{
 };
 pub use decoder::Bz2Decoder;
 pub use error::Error;
+pub use names::SiteNames;
 pub use reader::{DEFAULT_MAX_PAGE_BYTES, DumpReader, Page, ReaderBuilder};
+pub use site::{MAX_SITEINFO_BYTES, NS_CATEGORY, NS_FILE, NS_MEDIA, Namespace, SiteInfo};
 
 /// Where in source paths the decoders this crate catches panics of live: the `lbzip2` block
 /// decoder panics on some damaged blocks, which the reader then decodes with libbz2-rs and

@@ -7,6 +7,7 @@ use std::path::Path;
 
 use memchr::memmem;
 
+use crate::site::{MAX_SITEINFO_BYTES, SiteInfo};
 use crate::source::{self, Bz2Parallel, Bz2Seq, Plain, Source};
 use crate::{Error, xml};
 
@@ -195,6 +196,8 @@ impl ReaderBuilder {
             reported_truncation: false,
             last_title: None,
             pages_seen: 0,
+            site: None,
+            head_scan: 0,
             namespaces: self.namespaces.clone(),
             redirects: self.redirects,
             max_page_bytes: self.max_page_bytes,
@@ -239,6 +242,11 @@ pub struct DumpReader {
     reported_truncation: bool,
     last_title: Option<String>,
     pages_seen: u64,
+    /// The dump's siteinfo, once read (before the first page is, or on request); boxed, as
+    /// it is read once and the reader is moved around.
+    site: Option<Box<SiteInfo>>,
+    /// How far [`DumpReader::site_info`] has looked for the end of the siteinfo.
+    head_scan: usize,
     namespaces: Option<Vec<i32>>,
     redirects: bool,
     max_page_bytes: usize,
@@ -280,6 +288,45 @@ impl DumpReader {
     #[must_use]
     pub fn pages_seen(&self) -> u64 {
         self.pages_seen
+    }
+
+    /// The dump's `<siteinfo>`: its wiki's language and namespace names, for
+    /// [`SiteNames::for_site`](crate::SiteNames::for_site).
+    ///
+    /// Called before the first page, it reads ahead (at most [`MAX_SITEINFO_BYTES`]) until the
+    /// siteinfo ends; the pages and errors that iteration yields stay the same. A dump without
+    /// a siteinfo, or with one too damaged to read, gives what could be read (perhaps the empty
+    /// `SiteInfo`); damage there is reported by iteration, as stray bytes between pages.
+    pub fn site_info(&mut self) -> &SiteInfo {
+        while self.site.is_none() {
+            let head = &self.buf[self.rel(self.start)..];
+            let from = self.head_scan.saturating_sub(b"</siteinfo>".len());
+            let done = self.seen_page
+                || self.eof
+                || self.finished
+                || head.len() >= MAX_SITEINFO_BYTES
+                || memmem::find(&head[from..], b"</siteinfo>").is_some()
+                || memmem::find(&head[from..], OPEN).is_some();
+            if done {
+                self.note_head(self.end());
+            } else {
+                self.head_scan = head.len();
+                self.fill();
+            }
+        }
+        self.site.get_or_insert_with(Box::default)
+    }
+
+    /// Reads the siteinfo out of the unread head `[start, to)` if it has not been read, before
+    /// those bytes are consumed. Only the head before the first page holds it.
+    fn note_head(&mut self, to: u64) {
+        if self.site.is_none() {
+            self.site = Some(Box::new(if self.seen_page {
+                SiteInfo::default()
+            } else {
+                SiteInfo::parse(&self.buf[self.rel(self.start)..self.rel(to)])
+            }));
+        }
     }
 
     fn rel(&self, abs: u64) -> usize {
@@ -465,6 +512,7 @@ impl DumpReader {
                 State::Outside { scan } => {
                     if let Some(p) = self.find_at(OPEN, scan, end) {
                         let from = self.start;
+                        self.note_head(p);
                         self.check_gap(from, p, false);
                         self.seen_page = true;
                         self.start = p;
@@ -474,6 +522,7 @@ impl DumpReader {
                         };
                     } else if self.eof {
                         let from = self.start;
+                        self.note_head(end);
                         self.check_gap(from, end, true);
                         self.start = end;
                         self.finished = true;
@@ -482,6 +531,7 @@ impl DumpReader {
                         if gap > self.max_page_bytes as u64 {
                             let keep = end - (OPEN.len() as u64 - 1);
                             let from = self.start;
+                            self.note_head(keep);
                             self.check_gap(from, keep, false);
                             self.discard_before(keep);
                         }

@@ -1,3 +1,5 @@
 //! Integration tests of the dump reader on the bundled samples and on generated damage.
+mod lang;
 mod reader;
+mod site;
 mod support;

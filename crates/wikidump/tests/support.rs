@@ -115,3 +115,8 @@ pub fn collect(items: impl Iterator<Item = Result<Page, Error>>) -> (Vec<Page>, 
     }
     (pages, errors)
 }
+
+/// A file of `testdata/lang` (the non-English dump slices).
+pub fn lang(name: &str) -> PathBuf {
+    PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../testdata/lang")).join(name)
+}

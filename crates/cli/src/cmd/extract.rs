@@ -6,7 +6,7 @@ use std::time::Instant;
 
 use anyhow::Context;
 use serde::Serialize;
-use textreuse_wikidump::{Article, Cleaner, CleanerBuilder, DumpReader, ReaderBuilder};
+use textreuse_wikidump::{Article, Cleaner, CleanerBuilder, DumpReader, ReaderBuilder, SiteNames};
 
 use crate::exit;
 use crate::global::Global;
@@ -96,7 +96,7 @@ pub fn run(args: &Args, global: &Global) -> anyhow::Result<()> {
     if args.keep_all_sections {
         cleaner.drop_sections::<&str>(&[]);
     }
-    let cleaner = cleaner.build()?;
+    cleaner.build()?; // the options are checked once, before any dump is read
     let default = [PathBuf::from(DEFAULT_DUMP)];
     let dumps: &[PathBuf] = if args.dumps.is_empty() {
         &default
@@ -106,13 +106,17 @@ pub fn run(args: &Args, global: &Global) -> anyhow::Result<()> {
     let mut out = exit::stdout();
     let mut faults = 0usize;
     for dump in dumps {
-        let pages = if dump == Path::new("-") {
+        let mut pages = if dump == Path::new("-") {
             reader.from_reader(std::io::stdin())
         } else {
             reader.open(dump)
         }
         .with_context(|| format!("cannot read {}", dump.display()))?;
-        faults += extract_one(dump, pages, &cleaner, global, &mut out)?;
+        // Each dump is cleaned with its wiki's namespace names (its siteinfo): a Ukrainian
+        // dump's `[[Категорія:...]]` and `[[Файл:...|міні|...]]` go as English ones do.
+        let names = SiteNames::for_site(pages.site_info());
+        let dump_cleaner = cleaner.clone().site_names(names).build()?;
+        faults += extract_one(dump, pages, &dump_cleaner, global, &mut out)?;
     }
     out.flush()?;
     exit::skipped(faults as u64)

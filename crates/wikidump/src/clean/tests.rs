@@ -351,3 +351,109 @@ fn removed_markup_does_not_join_a_tag() {
     assert_eq!(one("0<x<1 and a < b"), "0<x<1 and a < b");
     assert_eq!(one("a <re f"), "a <re f");
 }
+
+fn texts_with(names: SiteNames, wikitext: &str) -> Vec<String> {
+    CleanerBuilder::new()
+        .site_names(names)
+        .build()
+        .unwrap()
+        .clean(wikitext)
+        .paragraphs()
+        .map(|p| p.text.to_string())
+        .collect()
+}
+
+fn one_in(code: &str, wikitext: &str) -> String {
+    texts_with(SiteNames::for_language(code).unwrap(), wikitext).join("\n")
+}
+
+/// Localized file, media and category links go, as English ones do: the whole link, caption
+/// and nested links included; a leading colon still makes a visible link.
+#[test]
+fn localized_files_and_categories_go() {
+    let uk = "Атом [[Файл:Atom.svg|міні|праворуч|250пкс|Модель [[Нільс Бор|Бора]]]] — частинка.\n\
+              [[Зображення:B.png|thumb|left|Старе ім'я]]\n\
+              [[Медіа:Sound.ogg]] [[Категорія:Хімія]]\n[[категорія:Фізика|*]]\n\
+              Див. [[:Категорія:Хімія|категорію]] і [[Київ|праворуч]].";
+    assert_eq!(
+        one_in("uk", uk),
+        "Атом — частинка. Див. категорію і праворуч."
+    );
+    // The same page with the English names only: what the cleaner did before.
+    assert_eq!(
+        one(uk),
+        "Атом міні|праворуч|250пкс|Модель Бора — частинка. Медіа:Sound.ogg Категорія:Хімія\n\
+         Див. категорію і праворуч."
+    );
+
+    let cases = [
+        (
+            "ru",
+            "А [[Файл:X.jpg|мини|слева|Подпись]] Б [[Изображение:Y.png|миниатюра|200пкс|Старое]] \
+             В\n[[Категория:Литва]]",
+            "А Б В",
+        ),
+        (
+            "de",
+            "Die [[Datei:K.jpg|mini|hochkant=1.2|Bildtext]] Welle [[Bild:W.png|miniatur|links|Alt]] \
+             ist.\n[[Kategorie:Maschinenelement]]",
+            "Die Welle ist.",
+        ),
+        (
+            "bg",
+            "Календар [[Картинка:C.jpg|мини|дясно|Текст]] е.\n[[Категория:Календари]]",
+            "Календар е.",
+        ),
+        (
+            "fr",
+            "Le [[Fichier:F.jpg|vignette|gauche|upright=0.8|Légende]] texte.\n[[Catégorie:Test]]",
+            "Le texte.",
+        ),
+        (
+            "el",
+            "Η [[Αρχείο:E.jpg|μικρογραφία|Λεζάντα]] Ελλάδα.\n[[Κατηγορία:Ελλάδα]]",
+            "Η Ελλάδα.",
+        ),
+        (
+            "ja",
+            "日本語[[ファイル:J.png|サムネイル|左|250ピクセル|説明]]は言語。[[画像:K.jpg|thumb|説明]]\n\
+             [[カテゴリ:言語]]",
+            "日本語は言語。",
+        ),
+    ];
+    for (code, wikitext, expected) in cases {
+        assert_eq!(one_in(code, wikitext), expected, "{code}");
+    }
+}
+
+/// A file link under a namespace name the cleaner does not know is still a file link when its
+/// target is a media file and it has an image option; other links keep their label.
+#[test]
+fn unknown_file_namespaces_are_found_by_their_image_options() {
+    // English names only: `thumb` and `250px` are English options, every wiki takes them.
+    assert_eq!(
+        one("a [[Fichier:A.jpg|thumb|Légende [[Paris]]]] b [[Файл:B.PNG|250px]] c"),
+        "a b c"
+    );
+    // The Ukrainian option with Ukrainian names, whatever the namespace is called.
+    assert_eq!(one_in("uk", "a [[Світлина:A.jpg|міні|Підпис]] b"), "a b");
+    // Not a media file, or no image option: an ordinary link, its label kept.
+    assert_eq!(one("a [[Foo:Bar|left]] b"), "a left b");
+    assert_eq!(one("a [[Fichier:A.jpg|Légende]] b"), "a Légende b");
+    assert_eq!(one("a [[Версія 1.0|thumb]] b"), "a thumb b");
+    // A leading colon links to the file page: visible.
+    assert_eq!(one("a [[:Fichier:A.jpg|thumb]] b"), "a thumb b");
+}
+
+/// The English names are the default and behave as the old four (`file`, `image`, `category`,
+/// `media`, any case).
+#[test]
+fn english_names_are_the_default() {
+    assert_eq!(Cleaner::new().site_names(), &SiteNames::english());
+    assert_eq!(
+        one("a [[FILE:A.jpg]] b [[image:B.png|x]] c [[MEDIA:C.ogg]] d\n[[CATEGORY:X]]"),
+        "a b c d"
+    );
+    assert_eq!(one("a [[Файл:A.jpg|подпись]] b"), "a подпись b");
+    assert_eq!(one("[[Категория:X]]"), "Категория:X");
+}
