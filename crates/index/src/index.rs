@@ -468,6 +468,73 @@ fn read_deleted(path: &Path, ident: Ident, generation: u64, docs: u64) -> Result
     Ok(list)
 }
 
+/// Makes the checksum of the deletion file `bytes` agree with its contents again, in place;
+/// `false` (and `bytes` left as they are) when it is not a deletion file of this format (another
+/// magic, or a size a reader refuses before it reads the checksum).
+#[cfg(any(test, feature = "fuzzing"))]
+fn reseal_deleted(bytes: &mut [u8]) -> bool {
+    if bytes.len() < 48 || !bytes.len().is_multiple_of(8) || &bytes[..8] != DEL_MAGIC {
+        return false;
+    }
+    let (body, sum) = bytes.split_at_mut(bytes.len() - 8);
+    sum.copy_from_slice(&fingerprint(body).to_le_bytes());
+    true
+}
+
+/// Recomputes every checksum of the index files in `dir`: each segment's block table, its
+/// fingerprint and the header's ([`crate::segment::reseal`]), each deletion file's, and, when
+/// the manifest still reads as one, its segments' header fingerprints and its own checksum.
+/// Whatever else the files say is left as it is. For [`crate::fuzzing::reseal`].
+#[cfg(any(test, feature = "fuzzing"))]
+pub(crate) fn reseal(dir: &Path) -> Result<(), Error> {
+    let mut names = Vec::new();
+    for entry in fs::read_dir(dir).map_err(|e| Error::io(dir, e))? {
+        let entry = entry.map_err(|e| Error::io(dir, e))?;
+        names.push(entry.file_name().to_string_lossy().into_owned());
+    }
+    names.sort();
+    let rewrite = |path: &Path, bytes: &[u8], before: &[u8]| {
+        if bytes == before {
+            Ok(())
+        } else {
+            fs::write(path, bytes).map_err(|e| Error::io(path, e))
+        }
+    };
+    // Segments first: the manifest keeps their header fingerprints.
+    let mut digests = std::collections::HashMap::new();
+    for name in names.iter().filter(|n| is_index_file(n)) {
+        let path = dir.join(name);
+        let before = fs::read(&path).map_err(|e| Error::io(&path, e))?;
+        let mut bytes = before.clone();
+        match name.strip_suffix(".seg") {
+            Some(segment) => {
+                if let Some(digest) = crate::segment::reseal(&mut bytes) {
+                    digests.insert(segment.to_string(), digest);
+                }
+            }
+            None => {
+                reseal_deleted(&mut bytes);
+            }
+        }
+        rewrite(&path, &bytes, &before)?;
+    }
+    let path = dir.join(MANIFEST);
+    let before = match fs::read(&path) {
+        Ok(b) => b,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(()),
+        Err(e) => return Err(Error::io(&path, e)),
+    };
+    let Ok(mut m) = serde_json::from_slice::<Manifest>(&before) else {
+        return Ok(());
+    };
+    for s in &mut m.segments {
+        if let Some(&digest) = digests.get(&s.name) {
+            s.digest = hex(digest);
+        }
+    }
+    rewrite(&path, &m.to_bytes(), &before)
+}
+
 /// Writes `bytes` to `dir/name` atomically ([`files::write_atomic`]: a temporary file ending in
 /// `.tmp`, which [`IndexWriter`]'s garbage collection removes if a crash leaves it, synced,
 /// renamed over it, and the directory synced).

@@ -621,6 +621,38 @@ fn pad_block(n: u64) -> u64 {
     n.div_ceil(BLOCK as u64) * BLOCK as u64
 }
 
+/// Makes the checksums of the segment file `bytes` agree with its contents again, in place:
+/// the block table where the header puts it (when a reader would read it there: the header's
+/// table offset in the file and the table's size what its blocks need), the table's
+/// fingerprint and the header's. Every other header field is left as it is, right or wrong.
+/// Returns the header's new fingerprint (what the manifest keeps), or `None` when `bytes` is
+/// not a segment of this format (too short for a header, or another magic).
+///
+/// For [`crate::fuzzing::reseal`]: changed bytes then reach the checks behind the checksums.
+#[cfg(any(test, feature = "fuzzing"))]
+pub(crate) fn reseal(bytes: &mut [u8]) -> Option<u64> {
+    if bytes.len() < DATA_START as usize || &bytes[..8] != MAGIC {
+        return None;
+    }
+    let len = bytes.len();
+    let sums_at = le_u64(&bytes[8..], 15);
+    if (DATA_START..=len as u64).contains(&sums_at) {
+        let sums_at = sums_at as usize;
+        let sums = crate::blocks::block_sums(&bytes[DATA_START as usize..sums_at]);
+        if len - sums_at == 8 * sums.len() {
+            for (i, s) in sums.iter().enumerate() {
+                bytes[sums_at + 8 * i..sums_at + 8 * i + 8].copy_from_slice(&s.to_le_bytes());
+            }
+            let at = 8 + 8 * 20;
+            bytes[at..at + 8].copy_from_slice(&table_sum(&sums).to_le_bytes());
+        }
+    }
+    let at = HEADER_LEN as usize - 8;
+    let digest = fingerprint(&bytes[..at]);
+    bytes[at..at + 8].copy_from_slice(&digest.to_le_bytes());
+    Some(digest)
+}
+
 /// A committed segment, memory-mapped.
 #[derive(Debug)]
 pub(crate) struct Segment {
