@@ -106,6 +106,112 @@ mod tests {
         }
     }
 
+    /// The manifest of the copy in `dir`, changed by `edit` and resealed.
+    fn forge_manifest(dir: &Path, edit: impl FnOnce(&mut serde_json::Value)) {
+        let path = dir.join("MANIFEST");
+        let mut m: serde_json::Value = serde_json::from_slice(&fs::read(&path).unwrap()).unwrap();
+        edit(&mut m);
+        fs::write(&path, serde_json::to_vec_pretty(&m).unwrap()).unwrap();
+        reseal(dir).unwrap();
+    }
+
+    fn files(dir: &Path) -> Vec<(String, Vec<u8>)> {
+        let mut files: Vec<(String, Vec<u8>)> = fs::read_dir(dir)
+            .unwrap()
+            .map(|e| e.unwrap())
+            .filter(|e| e.file_name() != "LOCK")
+            .map(|e| {
+                let name = e.file_name().to_string_lossy().into_owned();
+                (name, fs::read(e.path()).unwrap())
+            })
+            .collect();
+        files.sort();
+        files
+    }
+
+    /// Found by `index_files` (testdata/fuzz/index_files/crash-368df121...): a manifest whose
+    /// next segment number is one in use verified, and the next commit wrote its new segment
+    /// over the committed one (the index was lost). Now the manifest is refused, and a writer
+    /// changes nothing.
+    #[test]
+    fn a_manifest_whose_next_segment_is_in_use_is_refused() {
+        for next in [0, 1] {
+            let (_tmp, dir) = copy_v2();
+            forge_manifest(&dir, |m| m["next_segment"] = next.into());
+            let before = files(&dir);
+            let what = corrupt(Index::open(&dir));
+            assert!(what.contains("next segment"), "{what}");
+            assert!(matches!(
+                crate::IndexWriter::open(&dir),
+                Err(Error::Corrupt { .. })
+            ));
+            assert_eq!(files(&dir), before);
+        }
+    }
+
+    /// The parameters in a resealed manifest are checked against the digest the segments
+    /// carry: another seed would have made every query miss, silently.
+    #[test]
+    fn a_manifest_with_other_parameters_is_refused() {
+        let (_tmp, dir) = copy_v2();
+        forge_manifest(&dir, |m| m["params"]["seed"] = 1123416.into());
+        let what = corrupt(Index::open(&dir));
+        assert!(what.contains("parameters"), "{what}");
+    }
+
+    /// Counts and names a manifest cannot hold: each refused when the index is opened, not
+    /// a panic (removed entries above the entries underflowed the statistics) or a wrong
+    /// count.
+    #[test]
+    fn impossible_manifest_entries_are_refused() {
+        type Edit = fn(&mut serde_json::Value);
+        let edits: [(&str, Edit); 10] = [
+            ("no deletion file", |m| {
+                m["segments"][0]["deleted"] = serde_json::Value::Null;
+            }),
+            ("more removed", |m| {
+                m["segments"][0]["deleted_entries"] = 56.into();
+            }),
+            ("more removed", |m| {
+                m["segments"][0]["deleted_docs"] = 17.into();
+            }),
+            ("differs from the manifest", |m| {
+                m["segments"][0]["pairs"] = u64::MAX.into();
+            }),
+            ("differs from the manifest", |m| {
+                m["segments"][0]["bytes"] = 1.into();
+            }),
+            ("exhausted", |m| m["generation"] = u64::MAX.into()),
+            ("exhausted", |m| m["next_segment"] = u64::MAX.into()),
+            ("listed twice", |m| {
+                let s = m["segments"][0].clone();
+                m["segments"].as_array_mut().unwrap().push(s);
+            }),
+            ("not the name of a deletion file", |m| {
+                m["segments"][0]["deleted"] = "../seg-000001.del-000002".into();
+            }),
+            ("not the name of a deletion file", |m| {
+                m["segments"][0]["deleted"] = "seg-000001.del-000003".into();
+            }),
+        ];
+        for (want, edit) in edits {
+            let (_tmp, dir) = copy_v2();
+            forge_manifest(&dir, edit);
+            let what = corrupt(Index::open(&dir));
+            assert!(what.contains(want), "{want}: {what}");
+        }
+    }
+
+    /// The count of removed entries, which only the statistics use, is checked by `verify`.
+    #[test]
+    fn verify_checks_the_count_of_removed_entries() {
+        let (_tmp, dir) = copy_v2();
+        forge_manifest(&dir, |m| m["segments"][0]["deleted_entries"] = 1.into());
+        assert!(Index::open(&dir).is_ok());
+        let what = corrupt(Index::verify(&dir));
+        assert!(what.contains("removed entries"), "{what}");
+    }
+
     /// A resealed manifest passes its checksum and is checked against the segments.
     #[test]
     fn a_resealed_manifest_is_checked_against_its_files() {

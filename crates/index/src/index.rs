@@ -72,6 +72,69 @@ impl Manifest {
         unhex(&self.id).unwrap_or(0)
     }
 
+    /// Whether what the manifest says is possible, beyond its checksum (which a forged or
+    /// resealed manifest passes): the counts within what the files can hold, the names what
+    /// the writer makes, and room for the next commit, whose new files must not take the name
+    /// of a file in use. The segments themselves are checked against their entries when they
+    /// are opened ([`Index::load`]).
+    fn check(&self) -> Result<(), String> {
+        if unhex(&self.id).is_none() || unhex(&self.params_digest).is_none() {
+            return Err("the manifest has no valid index id".into());
+        }
+        let params = fingerprint(&serde_json::to_vec(&self.params).expect("params serialize"));
+        if unhex(&self.params_digest) != Some(params) {
+            return Err(
+                "the parameters are not those the index was created with (their digest differs)"
+                    .into(),
+            );
+        }
+        if self.generation == u64::MAX || self.next_segment == u64::MAX {
+            return Err("the manifest's generation or segment counter is exhausted".into());
+        }
+        let mut numbers = Vec::with_capacity(self.segments.len());
+        for s in &self.segments {
+            let bad = |what: &str| Err(format!("segment entry {}: {what}", s.name));
+            let Some(number) = segment_number(&s.name) else {
+                return bad("not a segment name");
+            };
+            if unhex(&s.digest).is_none() {
+                return bad("no valid digest");
+            }
+            if number >= self.next_segment {
+                return bad("numbered at or past the next segment's number");
+            }
+            numbers.push(number);
+            if s.deleted_docs > s.docs || s.deleted_entries > s.entries {
+                return bad("more removed documents or entries than it holds");
+            }
+            match &s.deleted {
+                None if s.deleted_docs > 0 || s.deleted_entries > 0 => {
+                    return bad("removed documents but no deletion file");
+                }
+                None => {}
+                Some(file) => {
+                    let generation = file
+                        .strip_prefix(s.name.as_str())
+                        .and_then(|rest| rest.strip_prefix(".del-"))
+                        .filter(|g| digits(g, 6))
+                        .and_then(|g| g.parse::<u64>().ok());
+                    if !generation.is_some_and(|g| (1..=self.generation).contains(&g)) {
+                        return bad(&format!(
+                            "{file} is not the name of a deletion file of it from commit 1 to \
+                             {}",
+                            self.generation
+                        ));
+                    }
+                }
+            }
+        }
+        numbers.sort_unstable();
+        if numbers.windows(2).any(|w| w[0] == w[1]) {
+            return Err("a segment is listed twice".into());
+        }
+        Ok(())
+    }
+
     /// What segment `name` must carry.
     fn ident(&self, name: &str) -> Ident {
         Ident {
@@ -388,17 +451,7 @@ fn read_manifest(dir: &Path) -> Result<Manifest, Error> {
     if unhex(&m.checksum) != Some(sum) {
         return Err(Error::corrupt(&path, "the manifest fails its checksum"));
     }
-    if unhex(&m.id).is_none() || unhex(&m.params_digest).is_none() {
-        return Err(Error::corrupt(&path, "the manifest has no valid index id"));
-    }
-    for s in &m.segments {
-        if segment_number(&s.name).is_none() || unhex(&s.digest).is_none() {
-            return Err(Error::corrupt(
-                &path,
-                format!("bad segment entry {}", s.name),
-            ));
-        }
-    }
+    m.check().map_err(|what| Error::corrupt(&path, what))?;
     Ok(m)
 }
 
@@ -597,6 +650,8 @@ impl Index {
             };
             if seg.docs != s.docs
                 || seg.entries != s.entries
+                || seg.pairs != s.pairs
+                || seg.len() != s.bytes
                 || seg.bands != signer.bands()
                 || seg.hashes != signer.hashes()
                 || seg.width != manifest.params.signature_bytes as usize
@@ -693,8 +748,19 @@ impl Index {
     /// of the index.
     pub fn verify(dir: impl AsRef<Path>) -> Result<IndexStats, Error> {
         let index = Index::open(dir)?;
-        for seg in &index.segments {
+        for (seg, entry) in index.segments.iter().zip(&index.manifest.segments) {
             seg.verify()?;
+            // Opening checked the removed documents' count; their entries', which only the
+            // statistics use, need the entries read.
+            if IndexWriter::entries_of(seg, &seg.deleted_list()) != entry.deleted_entries {
+                return Err(Error::corrupt(
+                    index.dir.join(MANIFEST),
+                    format!(
+                        "segment entry {}: the count of removed entries differs from its files",
+                        entry.name
+                    ),
+                ));
+            }
         }
         Ok(index.stats())
     }

@@ -826,6 +826,11 @@ impl Segment {
         &self.path
     }
 
+    /// Its length in bytes.
+    pub(crate) fn len(&self) -> u64 {
+        self.map.len() as u64
+    }
+
     /// The first damage a reader found, if any: a block that failed its checksum, a value out
     /// of range, or the file changing under the map.
     pub(crate) fn damage(&self) -> Option<String> {
