@@ -212,6 +212,32 @@ mod tests {
         assert!(what.contains("removed entries"), "{what}");
     }
 
+    /// Found by `index_structure` (testdata/fuzz/index_structure/crash-9fd077c8...): a
+    /// document record whose id changed (resealed) verified, and `contains` did not find the
+    /// document that `document` read back (nor could `remove` remove it). Now `verify`
+    /// checks each document's id against its hash in the id table.
+    #[test]
+    fn verify_checks_each_document_against_the_id_table() {
+        let (_tmp, dir) = copy_v2();
+        let path = dir.join(SEG);
+        let mut bytes = fs::read(&path).unwrap();
+        // The record of `p10`: flags, the id's length and bytes, the title's.
+        let record = b"\x03p10\x0cParagraph 10";
+        let at = bytes
+            .windows(record.len())
+            .position(|w| w == record)
+            .unwrap();
+        bytes[at + 3] = b'9';
+        fs::write(&path, &bytes).unwrap();
+        reseal(&dir).unwrap();
+        let index = Index::open(&dir).unwrap();
+        let p19 = index.document(9).unwrap().unwrap();
+        assert_eq!(p19.id.to_string(), "p19");
+        assert!(!index.contains(&p19.id).unwrap());
+        let what = corrupt(Index::verify(&dir));
+        assert!(what.contains("another id's hash"), "{what}");
+    }
+
     /// A resealed manifest passes its checksum and is checked against the segments.
     #[test]
     fn a_resealed_manifest_is_checked_against_its_files() {

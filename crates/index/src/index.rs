@@ -748,13 +748,21 @@ impl Index {
     /// of the index.
     pub fn verify(dir: impl AsRef<Path>) -> Result<IndexStats, Error> {
         let index = Index::open(dir)?;
-        for (seg, entry) in index.segments.iter().zip(&index.manifest.segments) {
+        index.check()?;
+        Ok(index.stats())
+    }
+
+    /// What [`Index::verify`] checks after opening: every segment whole, and the manifest's
+    /// counts of removed entries.
+    fn check(&self) -> Result<(), Error> {
+        for (seg, entry) in self.segments.iter().zip(&self.manifest.segments) {
+            seg.read_sequentially();
             seg.verify()?;
             // Opening checked the removed documents' count; their entries', which only the
             // statistics use, need the entries read.
             if IndexWriter::entries_of(seg, &seg.deleted_list()) != entry.deleted_entries {
                 return Err(Error::corrupt(
-                    index.dir.join(MANIFEST),
+                    self.dir.join(MANIFEST),
                     format!(
                         "segment entry {}: the count of removed entries differs from its files",
                         entry.name
@@ -762,7 +770,7 @@ impl Index {
                 ));
             }
         }
-        Ok(index.stats())
+        Ok(())
     }
 
     fn parts(&self) -> Vec<(&dyn Part, u64, u64)> {
@@ -2069,15 +2077,20 @@ impl IndexWriter {
 
     /// Commits, then merges every segment into one without the removed documents (their
     /// space is reclaimed). The remaining documents keep their order (their numbers close the
-    /// gaps). Reads the segments once and writes the merged one as it goes: memory stays at a
-    /// few bytes per entry.
+    /// gaps). First checks the whole index as [`Index::verify`] does, even when there is
+    /// nothing to merge, and fails with [`Error::Corrupt`] on damage, leaving every file as
+    /// it was; then reads the segments once more and writes the merged one as it goes: memory
+    /// stays at a few bytes per entry.
     pub fn compact(&mut self) -> Result<(), Error> {
         self.commit()?;
+        // A compaction that succeeds has read the index whole: damage is reported, not
+        // passed over because there was nothing to merge (or copied when there was).
+        self.index.check()?;
         let segs = &self.index.segments;
         if segs.len() <= 1 && segs.iter().all(|s| s.deleted_docs == 0) {
             return Ok(());
         }
-        self.merge(0..segs.len())
+        self.merge(0..segs.len(), true)
     }
 
     /// After a commit that left more than [`MAX_SEGMENTS`] segments: merges the run of
@@ -2091,21 +2104,23 @@ impl IndexWriter {
             let start = (0..=sizes.len() - run)
                 .min_by_key(|&i| (sizes[i..i + run].iter().sum::<u64>(), Reverse(i)))
                 .expect("at least one run");
-            self.merge(start..start + run)?;
+            self.merge(start..start + run, false)?;
         }
         Ok(())
     }
 
     /// Merges the committed segments `range` into one, without their removed documents, and
-    /// commits.
-    fn merge(&mut self, range: Range<usize>) -> Result<(), Error> {
+    /// commits. `checked`: the segments were just checked whole ([`Index::check`]).
+    fn merge(&mut self, range: Range<usize>, checked: bool) -> Result<(), Error> {
         self.fence()?;
         let segs = &self.index.segments[range.clone()];
         // Nothing damaged is copied: every input is checked whole first (the merge reads
         // all of it anyway).
         for s in segs {
             s.read_sequentially();
-            s.verify()?;
+            if !checked {
+                s.verify()?;
+            }
         }
         let p = self.index.manifest.params.clone();
         let (width, hashes, bands) = (

@@ -891,8 +891,8 @@ impl Segment {
     /// Checks every block of the data against its checksum, and then that the sections agree
     /// with each other: the directory counts up to the pairs, pairs are sorted and name
     /// existing entries, entries name existing documents in order, every document record
-    /// decodes, the id table is sorted and names every document once. What `index verify`
-    /// and a merge (before it copies anything) run.
+    /// decodes, the id table is sorted and names every document once, under its id's hash.
+    /// What `index verify` and a merge (before it copies anything) run.
     pub(crate) fn verify(&self) -> Result<(), Error> {
         let data = &self.map[DATA_START as usize..self.off[8]];
         self.blocks
@@ -927,17 +927,25 @@ impl Segment {
             }
             prev_doc = d;
         }
-        for d in 0..self.docs as u32 {
-            self.doc(d)?;
-        }
-        let mut seen = vec![false; self.docs as usize];
+        // The id table: sorted, every document once, each under its id's hash (which
+        // `contains` and `remove` look it up by).
+        let mut hash_of: Vec<Option<u64>> = vec![None; self.docs as usize];
         let mut prev_hash = 0;
         for i in 0..self.docs as usize {
             let (h, d) = (self.u64_at(6, i), self.u32_at(7, i) as usize);
-            if h < prev_hash || d >= seen.len() || std::mem::replace(&mut seen[d], true) {
+            if h < prev_hash || hash_of.get(d).is_none_or(Option::is_some) {
                 return bad(format!("the id table is out of order at {i}"));
             }
+            hash_of[d] = Some(h);
             prev_hash = h;
+        }
+        for (d, hash) in hash_of.into_iter().enumerate() {
+            let record = self.doc(d as u32)?;
+            if hash != Some(doc::id_hash(&record.id)) {
+                return bad(format!(
+                    "the id table files document {d} under another id's hash"
+                ));
+            }
         }
         match self.damage() {
             Some(d) => Err(Error::corrupt(&self.path, d)),
