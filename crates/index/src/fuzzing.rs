@@ -238,6 +238,32 @@ mod tests {
         assert!(what.contains("another id's hash"), "{what}");
     }
 
+    /// Found by `index_structure` (testdata/fuzz/index_structure/crash-5f718039...): a
+    /// segment header counting no entries and a huge number of hash functions (resealed)
+    /// passed the section sizes (no entries, no signatures), and opening it allocated a
+    /// signature's worth of zeros by that number (the process aborted). Now the header's
+    /// hash functions, bands and signature bytes are checked against the index's parameters
+    /// first.
+    #[test]
+    fn a_huge_count_of_hash_functions_is_refused_before_it_sizes_anything() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path();
+        let mut w = crate::IndexWriter::create(dir, crate::Params::new(crate::IndexUnit::Sentence))
+            .unwrap();
+        w.add(&textreuse_corpus::Document::new("empty", "", ""))
+            .unwrap();
+        w.commit().unwrap();
+        drop(w);
+        let path = dir.join(SEG);
+        let mut bytes = fs::read(&path).unwrap();
+        // Header field 4 (after the magic): hash functions.
+        bytes[40..48].copy_from_slice(&(1u64 << 62).to_le_bytes());
+        fs::write(&path, &bytes).unwrap();
+        reseal(dir).unwrap();
+        let what = corrupt(Index::open(dir));
+        assert!(what.contains("differs from the manifest"), "{what}");
+    }
+
     /// A resealed manifest passes its checksum and is checked against the segments.
     #[test]
     fn a_resealed_manifest_is_checked_against_its_files() {

@@ -18,7 +18,7 @@ use crate::candidates::{
 };
 use crate::doc::id_hash;
 use crate::params::{Params, Recipe, SignedUnit};
-use crate::segment::{Batch, Ident, Part, Segment, SegmentWriter, Shape, equal_minhashes};
+use crate::segment::{Batch, Ident, Layout, Part, Segment, SegmentWriter, Shape, equal_minhashes};
 use textreuse_hash::{fingerprint, fingerprint_words};
 
 const MANIFEST: &str = "MANIFEST";
@@ -639,7 +639,12 @@ impl Index {
             let path = dir.join(format!("{}.seg", s.name));
             let ident = manifest.ident(&s.name);
             let digest = unhex(&s.digest).unwrap_or(0);
-            let mut seg = match Segment::open(&path, ident, digest) {
+            let layout = Layout {
+                hashes: signer.hashes(),
+                bands: signer.bands(),
+                width: manifest.params.signature_bytes as usize,
+            };
+            let mut seg = match Segment::open(&path, ident, digest, layout) {
                 Err(Error::Io { source, .. }) if source.kind() == io::ErrorKind::NotFound => {
                     return Err(Error::Missing {
                         path: dir.to_path_buf(),
@@ -652,9 +657,6 @@ impl Index {
                 || seg.entries != s.entries
                 || seg.pairs != s.pairs
                 || seg.len() != s.bytes
-                || seg.bands != signer.bands()
-                || seg.hashes != signer.hashes()
-                || seg.width != manifest.params.signature_bytes as usize
             {
                 return Err(Error::corrupt(&path, "differs from the manifest"));
             }

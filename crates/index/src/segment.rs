@@ -75,6 +75,18 @@ fn partition_point(n: usize, pred: impl Fn(usize) -> bool) -> usize {
     lo
 }
 
+/// The sizes the index's parameters give each entry of every segment: checked in a segment's
+/// header before anything is sized by them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Layout {
+    /// Minhashes per signature.
+    pub hashes: usize,
+    /// Band keys per entry.
+    pub bands: usize,
+    /// Bytes kept of each minhash.
+    pub width: usize,
+}
+
 /// What makes a segment file this index's: written into its header, checked when it is
 /// opened.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -666,7 +678,6 @@ pub(crate) struct Segment {
     bits: u32,
     pub hashes: usize,
     pub width: usize,
-    pub bands: usize,
     /// Where each section starts in the file, and where the checksummed data ends.
     off: [usize; 9],
     /// The data's block checksums, which blocks were checked, and the damage found.
@@ -682,7 +693,12 @@ impl Segment {
     /// Maps the segment file `path`, which the manifest lists as `ident` with header
     /// fingerprint `digest`, and checks its header and checksum table (the data is checked a
     /// block at a time as it is read).
-    pub(crate) fn open(path: &Path, ident: Ident, digest: u64) -> Result<Segment, Error> {
+    pub(crate) fn open(
+        path: &Path,
+        ident: Ident,
+        digest: u64,
+        layout: Layout,
+    ) -> Result<Segment, Error> {
         let file = File::open(path).map_err(|e| Error::io(path, e))?;
         // SAFETY: segment files are never modified after they are committed (a new segment or
         // deletion file is written instead), so the map's contents cannot change under us
@@ -733,6 +749,25 @@ impl Segment {
             return Err(bad(
                 "written with other parameters (seed, hash functions or bands) than the index's",
             ));
+        }
+        // Before the sizes are used (a damaged count of hash functions sized a buffer).
+        let found_layout = Layout {
+            hashes: hashes as usize,
+            bands: bands as usize,
+            width: width as usize,
+        };
+        if found_layout != layout {
+            let show = |l: Layout| {
+                format!(
+                    "{} minhashes of {} bytes and {} band keys per entry",
+                    l.hashes, l.width, l.bands
+                )
+            };
+            return Err(bad(&format!(
+                "differs from the manifest: it holds {}, the index's parameters make {}",
+                show(found_layout),
+                show(layout)
+            )));
         }
         if found.number != ident.number {
             return Err(bad(&format!(
@@ -808,7 +843,6 @@ impl Segment {
             bits,
             hashes: hashes as usize,
             width: width as usize,
-            bands: bands as usize,
             off,
             blocks: Blocks::new(DATA_START as usize, sums),
             zeros: vec![0; (hashes * width) as usize].into_boxed_slice(),
