@@ -68,7 +68,9 @@ declare -A MAX_LEN=(
   [dedup_jsonl]=262144
   [dedup_parquet]=131072
   [dedup_warc]=131072
+  [index_files]=8192
   [index_segment]=65536
+  [index_structure]=65536
   [minhash_sign]=65536
   [shingle_sentences]=262144
   [simhash_search]=4097
@@ -100,6 +102,8 @@ seed_corpus() {
     [[ -f $f ]] && cp -n "$f" "corpus/$target/" || true
   done
 }
+# index_files reads a deletion file or a manifest: the reference index's.
+seed_corpus index_files ../testdata/index/v2/MANIFEST ../testdata/index/v2/seg-*.del-*
 seed_corpus wikidump_parse ../testdata/wikidump/*
 seed_corpus wikidump_clean ../testdata/wikidump/*
 seed_corpus align_pan ../testdata/align/truth/*.xml

@@ -5,7 +5,8 @@
 //! gone; `contains` agrees; each unit of a live document's text, queried, finds that document's
 //! entry at the same characters with estimated and exact Jaccard 1. Then bytes of one of the
 //! files are changed: opening, querying, reading documents and writing must give results or a
-//! typed error, never a panic.
+//! typed error, never a panic. (The checksums catch such changes; `index_structure` recomputes
+//! them to reach the checks behind.)
 #![no_main]
 
 #[path = "common.rs"]

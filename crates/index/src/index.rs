@@ -18,7 +18,7 @@ use crate::candidates::{
 };
 use crate::doc::id_hash;
 use crate::params::{Params, Recipe, SignedUnit};
-use crate::segment::{Batch, Ident, Part, Segment, SegmentWriter, Shape, equal_minhashes};
+use crate::segment::{Batch, Ident, Layout, Part, Segment, SegmentWriter, Shape, equal_minhashes};
 use textreuse_hash::{fingerprint, fingerprint_words};
 
 const MANIFEST: &str = "MANIFEST";
@@ -70,6 +70,69 @@ impl Manifest {
 
     fn id(&self) -> u64 {
         unhex(&self.id).unwrap_or(0)
+    }
+
+    /// Whether what the manifest says is possible, beyond its checksum (which a forged or
+    /// resealed manifest passes): the counts within what the files can hold, the names what
+    /// the writer makes, and room for the next commit, whose new files must not take the name
+    /// of a file in use. The segments themselves are checked against their entries when they
+    /// are opened ([`Index::load`]).
+    fn check(&self) -> Result<(), String> {
+        if unhex(&self.id).is_none() || unhex(&self.params_digest).is_none() {
+            return Err("the manifest has no valid index id".into());
+        }
+        let params = fingerprint(&serde_json::to_vec(&self.params).expect("params serialize"));
+        if unhex(&self.params_digest) != Some(params) {
+            return Err(
+                "the parameters are not those the index was created with (their digest differs)"
+                    .into(),
+            );
+        }
+        if self.generation == u64::MAX || self.next_segment == u64::MAX {
+            return Err("the manifest's generation or segment counter is exhausted".into());
+        }
+        let mut numbers = Vec::with_capacity(self.segments.len());
+        for s in &self.segments {
+            let bad = |what: &str| Err(format!("segment entry {}: {what}", s.name));
+            let Some(number) = segment_number(&s.name) else {
+                return bad("not a segment name");
+            };
+            if unhex(&s.digest).is_none() {
+                return bad("no valid digest");
+            }
+            if number >= self.next_segment {
+                return bad("numbered at or past the next segment's number");
+            }
+            numbers.push(number);
+            if s.deleted_docs > s.docs || s.deleted_entries > s.entries {
+                return bad("more removed documents or entries than it holds");
+            }
+            match &s.deleted {
+                None if s.deleted_docs > 0 || s.deleted_entries > 0 => {
+                    return bad("removed documents but no deletion file");
+                }
+                None => {}
+                Some(file) => {
+                    let generation = file
+                        .strip_prefix(s.name.as_str())
+                        .and_then(|rest| rest.strip_prefix(".del-"))
+                        .filter(|g| digits(g, 6))
+                        .and_then(|g| g.parse::<u64>().ok());
+                    if !generation.is_some_and(|g| (1..=self.generation).contains(&g)) {
+                        return bad(&format!(
+                            "{file} is not the name of a deletion file of it from commit 1 to \
+                             {}",
+                            self.generation
+                        ));
+                    }
+                }
+            }
+        }
+        numbers.sort_unstable();
+        if numbers.windows(2).any(|w| w[0] == w[1]) {
+            return Err("a segment is listed twice".into());
+        }
+        Ok(())
     }
 
     /// What segment `name` must carry.
@@ -388,17 +451,7 @@ fn read_manifest(dir: &Path) -> Result<Manifest, Error> {
     if unhex(&m.checksum) != Some(sum) {
         return Err(Error::corrupt(&path, "the manifest fails its checksum"));
     }
-    if unhex(&m.id).is_none() || unhex(&m.params_digest).is_none() {
-        return Err(Error::corrupt(&path, "the manifest has no valid index id"));
-    }
-    for s in &m.segments {
-        if segment_number(&s.name).is_none() || unhex(&s.digest).is_none() {
-            return Err(Error::corrupt(
-                &path,
-                format!("bad segment entry {}", s.name),
-            ));
-        }
-    }
+    m.check().map_err(|what| Error::corrupt(&path, what))?;
     Ok(m)
 }
 
@@ -468,6 +521,73 @@ fn read_deleted(path: &Path, ident: Ident, generation: u64, docs: u64) -> Result
     Ok(list)
 }
 
+/// Makes the checksum of the deletion file `bytes` agree with its contents again, in place;
+/// `false` (and `bytes` left as they are) when it is not a deletion file of this format (another
+/// magic, or a size a reader refuses before it reads the checksum).
+#[cfg(any(test, feature = "fuzzing"))]
+fn reseal_deleted(bytes: &mut [u8]) -> bool {
+    if bytes.len() < 48 || !bytes.len().is_multiple_of(8) || &bytes[..8] != DEL_MAGIC {
+        return false;
+    }
+    let (body, sum) = bytes.split_at_mut(bytes.len() - 8);
+    sum.copy_from_slice(&fingerprint(body).to_le_bytes());
+    true
+}
+
+/// Recomputes every checksum of the index files in `dir`: each segment's block table, its
+/// fingerprint and the header's ([`crate::segment::reseal`]), each deletion file's, and, when
+/// the manifest still reads as one, its segments' header fingerprints and its own checksum.
+/// Whatever else the files say is left as it is. For [`crate::fuzzing::reseal`].
+#[cfg(any(test, feature = "fuzzing"))]
+pub(crate) fn reseal(dir: &Path) -> Result<(), Error> {
+    let mut names = Vec::new();
+    for entry in fs::read_dir(dir).map_err(|e| Error::io(dir, e))? {
+        let entry = entry.map_err(|e| Error::io(dir, e))?;
+        names.push(entry.file_name().to_string_lossy().into_owned());
+    }
+    names.sort();
+    let rewrite = |path: &Path, bytes: &[u8], before: &[u8]| {
+        if bytes == before {
+            Ok(())
+        } else {
+            fs::write(path, bytes).map_err(|e| Error::io(path, e))
+        }
+    };
+    // Segments first: the manifest keeps their header fingerprints.
+    let mut digests = std::collections::HashMap::new();
+    for name in names.iter().filter(|n| is_index_file(n)) {
+        let path = dir.join(name);
+        let before = fs::read(&path).map_err(|e| Error::io(&path, e))?;
+        let mut bytes = before.clone();
+        match name.strip_suffix(".seg") {
+            Some(segment) => {
+                if let Some(digest) = crate::segment::reseal(&mut bytes) {
+                    digests.insert(segment.to_string(), digest);
+                }
+            }
+            None => {
+                reseal_deleted(&mut bytes);
+            }
+        }
+        rewrite(&path, &bytes, &before)?;
+    }
+    let path = dir.join(MANIFEST);
+    let before = match fs::read(&path) {
+        Ok(b) => b,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(()),
+        Err(e) => return Err(Error::io(&path, e)),
+    };
+    let Ok(mut m) = serde_json::from_slice::<Manifest>(&before) else {
+        return Ok(());
+    };
+    for s in &mut m.segments {
+        if let Some(&digest) = digests.get(&s.name) {
+            s.digest = hex(digest);
+        }
+    }
+    rewrite(&path, &m.to_bytes(), &before)
+}
+
 /// Writes `bytes` to `dir/name` atomically ([`files::write_atomic`]: a temporary file ending in
 /// `.tmp`, which [`IndexWriter`]'s garbage collection removes if a crash leaves it, synced,
 /// renamed over it, and the directory synced).
@@ -519,7 +639,12 @@ impl Index {
             let path = dir.join(format!("{}.seg", s.name));
             let ident = manifest.ident(&s.name);
             let digest = unhex(&s.digest).unwrap_or(0);
-            let mut seg = match Segment::open(&path, ident, digest) {
+            let layout = Layout {
+                hashes: signer.hashes(),
+                bands: signer.bands(),
+                width: manifest.params.signature_bytes as usize,
+            };
+            let mut seg = match Segment::open(&path, ident, digest, layout) {
                 Err(Error::Io { source, .. }) if source.kind() == io::ErrorKind::NotFound => {
                     return Err(Error::Missing {
                         path: dir.to_path_buf(),
@@ -530,9 +655,8 @@ impl Index {
             };
             if seg.docs != s.docs
                 || seg.entries != s.entries
-                || seg.bands != signer.bands()
-                || seg.hashes != signer.hashes()
-                || seg.width != manifest.params.signature_bytes as usize
+                || seg.pairs != s.pairs
+                || seg.len() != s.bytes
             {
                 return Err(Error::corrupt(&path, "differs from the manifest"));
             }
@@ -626,10 +750,29 @@ impl Index {
     /// of the index.
     pub fn verify(dir: impl AsRef<Path>) -> Result<IndexStats, Error> {
         let index = Index::open(dir)?;
-        for seg in &index.segments {
-            seg.verify()?;
-        }
+        index.check()?;
         Ok(index.stats())
+    }
+
+    /// What [`Index::verify`] checks after opening: every segment whole, and the manifest's
+    /// counts of removed entries.
+    fn check(&self) -> Result<(), Error> {
+        for (seg, entry) in self.segments.iter().zip(&self.manifest.segments) {
+            seg.read_sequentially();
+            seg.verify()?;
+            // Opening checked the removed documents' count; their entries', which only the
+            // statistics use, need the entries read.
+            if IndexWriter::entries_of(seg, &seg.deleted_list()) != entry.deleted_entries {
+                return Err(Error::corrupt(
+                    self.dir.join(MANIFEST),
+                    format!(
+                        "segment entry {}: the count of removed entries differs from its files",
+                        entry.name
+                    ),
+                ));
+            }
+        }
+        Ok(())
     }
 
     fn parts(&self) -> Vec<(&dyn Part, u64, u64)> {
@@ -1936,15 +2079,20 @@ impl IndexWriter {
 
     /// Commits, then merges every segment into one without the removed documents (their
     /// space is reclaimed). The remaining documents keep their order (their numbers close the
-    /// gaps). Reads the segments once and writes the merged one as it goes: memory stays at a
-    /// few bytes per entry.
+    /// gaps). First checks the whole index as [`Index::verify`] does, even when there is
+    /// nothing to merge, and fails with [`Error::Corrupt`] on damage, leaving every file as
+    /// it was; then reads the segments once more and writes the merged one as it goes: memory
+    /// stays at a few bytes per entry.
     pub fn compact(&mut self) -> Result<(), Error> {
         self.commit()?;
+        // A compaction that succeeds has read the index whole: damage is reported, not
+        // passed over because there was nothing to merge (or copied when there was).
+        self.index.check()?;
         let segs = &self.index.segments;
         if segs.len() <= 1 && segs.iter().all(|s| s.deleted_docs == 0) {
             return Ok(());
         }
-        self.merge(0..segs.len())
+        self.merge(0..segs.len(), true)
     }
 
     /// After a commit that left more than [`MAX_SEGMENTS`] segments: merges the run of
@@ -1958,21 +2106,23 @@ impl IndexWriter {
             let start = (0..=sizes.len() - run)
                 .min_by_key(|&i| (sizes[i..i + run].iter().sum::<u64>(), Reverse(i)))
                 .expect("at least one run");
-            self.merge(start..start + run)?;
+            self.merge(start..start + run, false)?;
         }
         Ok(())
     }
 
     /// Merges the committed segments `range` into one, without their removed documents, and
-    /// commits.
-    fn merge(&mut self, range: Range<usize>) -> Result<(), Error> {
+    /// commits. `checked`: the segments were just checked whole ([`Index::check`]).
+    fn merge(&mut self, range: Range<usize>, checked: bool) -> Result<(), Error> {
         self.fence()?;
         let segs = &self.index.segments[range.clone()];
         // Nothing damaged is copied: every input is checked whole first (the merge reads
         // all of it anyway).
         for s in segs {
             s.read_sequentially();
-            s.verify()?;
+            if !checked {
+                s.verify()?;
+            }
         }
         let p = self.index.manifest.params.clone();
         let (width, hashes, bands) = (

@@ -79,6 +79,12 @@ mod candidates;
 mod doc;
 mod error;
 mod fault;
+// Behind a feature, not only `#[doc(hidden)]`: without it the code is not compiled, so no
+// user can come to depend on it and no build of the library can forge checksums. Unit tests
+// compile it too, so that `cargo test` runs its tests.
+#[cfg(any(test, feature = "fuzzing"))]
+#[doc(hidden)]
+pub mod fuzzing;
 mod index;
 mod keyed;
 mod memory;

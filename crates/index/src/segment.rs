@@ -75,6 +75,18 @@ fn partition_point(n: usize, pred: impl Fn(usize) -> bool) -> usize {
     lo
 }
 
+/// The sizes the index's parameters give each entry of every segment: checked in a segment's
+/// header before anything is sized by them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Layout {
+    /// Minhashes per signature.
+    pub hashes: usize,
+    /// Band keys per entry.
+    pub bands: usize,
+    /// Bytes kept of each minhash.
+    pub width: usize,
+}
+
 /// What makes a segment file this index's: written into its header, checked when it is
 /// opened.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -621,6 +633,38 @@ fn pad_block(n: u64) -> u64 {
     n.div_ceil(BLOCK as u64) * BLOCK as u64
 }
 
+/// Makes the checksums of the segment file `bytes` agree with its contents again, in place:
+/// the block table where the header puts it (when a reader would read it there: the header's
+/// table offset in the file and the table's size what its blocks need), the table's
+/// fingerprint and the header's. Every other header field is left as it is, right or wrong.
+/// Returns the header's new fingerprint (what the manifest keeps), or `None` when `bytes` is
+/// not a segment of this format (too short for a header, or another magic).
+///
+/// For [`crate::fuzzing::reseal`]: changed bytes then reach the checks behind the checksums.
+#[cfg(any(test, feature = "fuzzing"))]
+pub(crate) fn reseal(bytes: &mut [u8]) -> Option<u64> {
+    if bytes.len() < DATA_START as usize || &bytes[..8] != MAGIC {
+        return None;
+    }
+    let len = bytes.len();
+    let sums_at = le_u64(&bytes[8..], 15);
+    if (DATA_START..=len as u64).contains(&sums_at) {
+        let sums_at = sums_at as usize;
+        let sums = crate::blocks::block_sums(&bytes[DATA_START as usize..sums_at]);
+        if len - sums_at == 8 * sums.len() {
+            for (i, s) in sums.iter().enumerate() {
+                bytes[sums_at + 8 * i..sums_at + 8 * i + 8].copy_from_slice(&s.to_le_bytes());
+            }
+            let at = 8 + 8 * 20;
+            bytes[at..at + 8].copy_from_slice(&table_sum(&sums).to_le_bytes());
+        }
+    }
+    let at = HEADER_LEN as usize - 8;
+    let digest = fingerprint(&bytes[..at]);
+    bytes[at..at + 8].copy_from_slice(&digest.to_le_bytes());
+    Some(digest)
+}
+
 /// A committed segment, memory-mapped.
 #[derive(Debug)]
 pub(crate) struct Segment {
@@ -634,7 +678,6 @@ pub(crate) struct Segment {
     bits: u32,
     pub hashes: usize,
     pub width: usize,
-    pub bands: usize,
     /// Where each section starts in the file, and where the checksummed data ends.
     off: [usize; 9],
     /// The data's block checksums, which blocks were checked, and the damage found.
@@ -650,7 +693,12 @@ impl Segment {
     /// Maps the segment file `path`, which the manifest lists as `ident` with header
     /// fingerprint `digest`, and checks its header and checksum table (the data is checked a
     /// block at a time as it is read).
-    pub(crate) fn open(path: &Path, ident: Ident, digest: u64) -> Result<Segment, Error> {
+    pub(crate) fn open(
+        path: &Path,
+        ident: Ident,
+        digest: u64,
+        layout: Layout,
+    ) -> Result<Segment, Error> {
         let file = File::open(path).map_err(|e| Error::io(path, e))?;
         // SAFETY: segment files are never modified after they are committed (a new segment or
         // deletion file is written instead), so the map's contents cannot change under us
@@ -701,6 +749,25 @@ impl Segment {
             return Err(bad(
                 "written with other parameters (seed, hash functions or bands) than the index's",
             ));
+        }
+        // Before the sizes are used (a damaged count of hash functions sized a buffer).
+        let found_layout = Layout {
+            hashes: hashes as usize,
+            bands: bands as usize,
+            width: width as usize,
+        };
+        if found_layout != layout {
+            let show = |l: Layout| {
+                format!(
+                    "{} minhashes of {} bytes and {} band keys per entry",
+                    l.hashes, l.width, l.bands
+                )
+            };
+            return Err(bad(&format!(
+                "differs from the manifest: it holds {}, the index's parameters make {}",
+                show(found_layout),
+                show(layout)
+            )));
         }
         if found.number != ident.number {
             return Err(bad(&format!(
@@ -776,7 +843,6 @@ impl Segment {
             bits,
             hashes: hashes as usize,
             width: width as usize,
-            bands: bands as usize,
             off,
             blocks: Blocks::new(DATA_START as usize, sums),
             zeros: vec![0; (hashes * width) as usize].into_boxed_slice(),
@@ -792,6 +858,11 @@ impl Segment {
     /// The file.
     pub(crate) fn path(&self) -> &Path {
         &self.path
+    }
+
+    /// Its length in bytes.
+    pub(crate) fn len(&self) -> u64 {
+        self.map.len() as u64
     }
 
     /// The first damage a reader found, if any: a block that failed its checksum, a value out
@@ -861,8 +932,8 @@ impl Segment {
     /// Checks every block of the data against its checksum, and then that the sections agree
     /// with each other: the directory counts up to the pairs, pairs are sorted and name
     /// existing entries, entries name existing documents in order, every document record
-    /// decodes, the id table is sorted and names every document once. What `index verify`
-    /// and a merge (before it copies anything) run.
+    /// decodes, the id table is sorted and names every document once, under its id's hash.
+    /// What `index verify` and a merge (before it copies anything) run.
     pub(crate) fn verify(&self) -> Result<(), Error> {
         let data = &self.map[DATA_START as usize..self.off[8]];
         self.blocks
@@ -897,17 +968,25 @@ impl Segment {
             }
             prev_doc = d;
         }
-        for d in 0..self.docs as u32 {
-            self.doc(d)?;
-        }
-        let mut seen = vec![false; self.docs as usize];
+        // The id table: sorted, every document once, each under its id's hash (which
+        // `contains` and `remove` look it up by).
+        let mut hash_of: Vec<Option<u64>> = vec![None; self.docs as usize];
         let mut prev_hash = 0;
         for i in 0..self.docs as usize {
             let (h, d) = (self.u64_at(6, i), self.u32_at(7, i) as usize);
-            if h < prev_hash || d >= seen.len() || std::mem::replace(&mut seen[d], true) {
+            if h < prev_hash || hash_of.get(d).is_none_or(Option::is_some) {
                 return bad(format!("the id table is out of order at {i}"));
             }
+            hash_of[d] = Some(h);
             prev_hash = h;
+        }
+        for (d, hash) in hash_of.into_iter().enumerate() {
+            let record = self.doc(d as u32)?;
+            if hash != Some(doc::id_hash(&record.id)) {
+                return bad(format!(
+                    "the id table files document {d} under another id's hash"
+                ));
+            }
         }
         match self.damage() {
             Some(d) => Err(Error::corrupt(&self.path, d)),

@@ -161,6 +161,32 @@ fn a_changed_byte_anywhere_in_a_segment_is_reported_never_used() {
     );
 }
 
+/// Found by `index_structure` (testdata/fuzz/index_structure/crash-9fd077c8...): `compact` of
+/// an index with nothing to merge (one segment, no removals) succeeded on a damaged segment
+/// without reading it. Now it checks the whole index first and refuses, changing nothing.
+#[test]
+fn compact_with_nothing_to_merge_still_refuses_damage() {
+    let dir = copy("v2");
+    let mut w = IndexWriter::open(dir.path()).unwrap();
+    w.compact().unwrap();
+    drop(w);
+    let seg = files(dir.path(), ".seg");
+    assert_eq!(seg.len(), 1, "{seg:?}");
+    assert!(files(dir.path(), ".del-").is_empty());
+    let path = dir.path().join(&seg[0]);
+    let mut bad = fs::read(&path).unwrap();
+    let at = bad.len() / 2;
+    bad[at] ^= 0x20;
+    fs::write(&path, &bad).unwrap();
+    assert!(is_corrupt(&Index::verify(dir.path())));
+    let manifest = fs::read(dir.path().join("MANIFEST")).unwrap();
+    let mut w = IndexWriter::open(dir.path()).unwrap();
+    assert!(is_corrupt(&w.compact()), "compacted a damaged index");
+    drop(w);
+    assert_eq!(fs::read(&path).unwrap(), bad);
+    assert_eq!(fs::read(dir.path().join("MANIFEST")).unwrap(), manifest);
+}
+
 /// Defect 5: a changed byte of a deletion file (which used to remove another document).
 #[test]
 fn a_changed_byte_in_a_deletion_file_is_reported() {
