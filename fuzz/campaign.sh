@@ -26,8 +26,9 @@
 # other work: `nohup fuzz/campaign.sh --plateau 30 TARGET... >plateau.out 2>&1 &`.
 #
 # --minimize merges each target's corpus into its smallest covering set (`cargo fuzz cmin`) and
-# copies at most FUZZ_CORPUS_CAP_FILES files and FUZZ_CORPUS_CAP_KB KiB of it (the smallest files
-# first; defaults 200 and 128) to testdata/fuzz-corpora/<target>/ for committing.
+# copies at most FUZZ_CORPUS_CAP_FILES files (default 100, fewer for slow targets: CORPUS_FILES
+# below) and FUZZ_CORPUS_CAP_KB KiB (default 64) of it, the smallest files first, to
+# testdata/fuzz-corpora/<target>/ for committing.
 set -euo pipefail
 cd "$(dirname "$0")"
 
@@ -132,13 +133,23 @@ for t in "${targets[@]}"; do
   [[ -n ${MAX_LEN[$t]:-} ]] || { echo "unknown target $t" >&2; exit 2; }
 done
 
+# Committed corpora per target, at most: CI's smoke run replays them with an unoptimized build
+# (--dev), so they are capped to keep that to seconds per target. Files per target; slow
+# targets (pages expanded to 256 KiB, whole dumps compressed and read three times, indexes
+# written and compacted) get fewer.
+declare -A CORPUS_FILES=(
+  [corpus_html_depth]=12
+  [index_segment]=20
+  [wikidump_multistream]=20
+)
+
 if [[ -n $minimize ]]; then
-  cap_files=${FUZZ_CORPUS_CAP_FILES:-200}
-  cap_kb=${FUZZ_CORPUS_CAP_KB:-128}
   echo "| target | corpus files | bytes | minimized files | bytes | committed files | bytes |"
   echo "|---|---:|---:|---:|---:|---:|---:|"
   for t in "${targets[@]}"; do
     [[ -d corpus/$t ]] || continue
+    cap_files=${FUZZ_CORPUS_CAP_FILES:-${CORPUS_FILES[$t]:-100}}
+    cap_kb=${FUZZ_CORPUS_CAP_KB:-64}
     files0=$(find "corpus/$t" -type f | wc -l)
     bytes0=$(du -sb "corpus/$t" | cut -f1)
     # shellcheck disable=SC2086
