@@ -26,8 +26,8 @@
 # other work: `nohup fuzz/campaign.sh --plateau 30 TARGET... >plateau.out 2>&1 &`.
 #
 # --minimize merges each target's corpus into its smallest covering set (`cargo fuzz cmin`) and
-# copies at most FUZZ_CORPUS_CAP_FILES files (default 100, fewer for slow targets: CORPUS_FILES
-# below) and FUZZ_CORPUS_CAP_KB KiB (default 64) of it, the smallest files first, to
+# copies at most FUZZ_CORPUS_CAP_FILES files (default 300, fewer for slow targets: CORPUS_FILES
+# below) and FUZZ_CORPUS_CAP_KB KiB (default 96) of it, the smallest files first, to
 # testdata/fuzz-corpora/<target>/ for committing.
 set -euo pipefail
 cd "$(dirname "$0")"
@@ -152,8 +152,8 @@ if [[ -n $minimize ]]; then
   echo "|---|---:|---:|---:|---:|---:|---:|"
   for t in "${targets[@]}"; do
     [[ -d corpus/$t ]] || continue
-    cap_files=${FUZZ_CORPUS_CAP_FILES:-${CORPUS_FILES[$t]:-100}}
-    cap_kb=${FUZZ_CORPUS_CAP_KB:-64}
+    cap_files=${FUZZ_CORPUS_CAP_FILES:-${CORPUS_FILES[$t]:-300}}
+    cap_kb=${FUZZ_CORPUS_CAP_KB:-96}
     files0=$(find "corpus/$t" -type f | wc -l)
     bytes0=$(du -sb "corpus/$t" | cut -f1)
     # shellcheck disable=SC2086
