@@ -2,7 +2,7 @@
 //! line.
 use serde::Serialize;
 
-use crate::classify::{self, ClusterType};
+use crate::classify::{self, ClusterType, Evidence, Typing};
 use textreuse_corpus::{DocId, Origin};
 use textreuse_minhash::TextSigner;
 use textreuse_shingle::{dedup_fingerprints, sorted_jaccard};
@@ -123,14 +123,28 @@ impl Member {
 /// let cluster = Cluster::new(0, vec![member(1 << 32, 9), member(0, 7)]);
 /// assert_eq!(cluster.kind, ClusterType::Identical);
 /// assert_eq!(cluster.members[0].doc, 7); // sorted by document
-/// assert!(cluster.to_json().starts_with(r#"{"cluster":0,"size":2,"type":"identical","representative":0,"members":[{"doc":7,"#));
+/// assert!(cluster.to_json().starts_with(
+///     r#"{"cluster":0,"size":2,"type":"identical","representative":0,"rule":"same_text","groups":[[0,1]],"members":[{"doc":7,"#
+/// ));
+///
+/// // A near-duplicate: its groups and what differs between them.
+/// let drift = Cluster::new(1, vec![
+///     Member::new(0, 3, "Albedo", "The albedo of the Earth was 0.30 in the survey."),
+///     Member::new(1, 3, "Albedo", "The albedo of the Earth was 0.29 in the survey."),
+/// ]);
+/// assert_eq!(drift.kind, ClusterType::FactualDrift);
+/// assert!(drift.to_json().contains(
+///     r#""rule":"same_article","groups":[[1],[0]],"differences":[{"kind":"number","members":[1,0],"a":"0.29","b":"0.30"}]"#
+/// ));
 /// ```
 #[derive(Clone, Debug, PartialEq)]
 pub struct Cluster {
     /// The cluster id: its smallest member's unit id.
     pub id: u64,
-    /// What kind of reuse it is ([`classify::classify`]).
+    /// What kind of reuse it is ([`classify::type_cluster`]).
     pub kind: ClusterType,
+    /// Why: the rule, the groups of identical members, the differences between groups.
+    pub evidence: Evidence,
     /// Its members, sorted by `(doc, idx, id)`.
     pub members: Vec<Member>,
     /// The index in `members` of the one kept when the others are dropped as duplicates
@@ -158,7 +172,7 @@ impl Cluster {
             };
             keys.push(key);
         }
-        let kind = classify::classify(
+        let Typing { kind, evidence } = classify::type_cluster(
             &members
                 .iter()
                 .zip(&keys)
@@ -166,12 +180,16 @@ impl Cluster {
                     doc,
                     title: &m.title,
                     text: &m.text,
+                    // Not carried through the pipeline yet (the Spark records would need them
+                    // too): siblings are told by their titles.
+                    categories: &[],
                 })
                 .collect::<Vec<_>>(),
         );
         Cluster {
             id,
             kind,
+            evidence,
             members,
             representative: 0,
             min_jaccard: None,
@@ -263,7 +281,7 @@ impl Cluster {
     }
 
     /// Its line of `clusters.jsonl`, without the newline: `{"cluster", "size", "type",
-    /// "representative", "members": [{"doc", "title", "idx", "text", "source", "record",
+    /// "representative", "rule", "groups", "differences", "members": [{"doc", "title", "idx", "text", "source", "record",
     /// "revision", "timestamp", "start", "end", "similarity", "jaccard"}, ...]}`; fields without a
     /// value (no source, no revision, no similarity) are left out.
     pub fn to_json(&self) -> String {
@@ -272,6 +290,9 @@ impl Cluster {
             size: self.members.len(),
             kind: self.kind.as_str(),
             representative: self.representative,
+            rule: self.evidence.rule.as_str(),
+            groups: &self.evidence.groups,
+            differences: &self.evidence.differences,
             members: self
                 .members
                 .iter()
@@ -340,6 +361,10 @@ struct OutCluster<'a> {
     #[serde(rename = "type")]
     kind: &'static str,
     representative: usize,
+    rule: &'static str,
+    groups: &'a [Vec<usize>],
+    #[serde(skip_serializing_if = "<[_]>::is_empty")]
+    differences: &'a [classify::Difference],
     members: Vec<OutMember<'a>>,
 }
 

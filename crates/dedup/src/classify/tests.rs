@@ -1,0 +1,444 @@
+use proptest::prelude::*;
+
+use super::*;
+
+fn m<'a>(title: &'a str, text: &'a str) -> Member<'a> {
+    // Members of one title share a document key.
+    let doc = title
+        .bytes()
+        .fold(7u64, |h, b| h.wrapping_mul(31).wrapping_add(b as u64));
+    Member {
+        doc,
+        title,
+        text,
+        categories: &[],
+    }
+}
+
+fn kind(members: &[Member<'_>]) -> ClusterType {
+    type_cluster(members).kind
+}
+
+/// The two examples the issue quotes from the paper's Figure 3, completed into whole sentences
+/// (the figure itself is not reproduced here: a template across Swiss municipalities and
+/// factual drift between two articles).
+#[test]
+fn the_papers_examples() {
+    let swiss = [
+        m(
+            "Aarberg",
+            "Of the agricultural land, 40.4% is used for growing crops and 13.4% is pastures, while 2.2% is used for orchards or vine crops.",
+        ),
+        m(
+            "Bargen, Bern",
+            "Of the agricultural land, 52.1% is used for growing crops and 10.9% is pastures, while 1.1% is used for orchards or vine crops.",
+        ),
+        m(
+            "Kallnach",
+            "Of the agricultural land, 61.0% is used for growing crops and 8.3% is pastures, while 0.9% is used for orchards or vine crops.",
+        ),
+    ];
+    let t = type_cluster(&swiss);
+    assert_eq!(
+        (t.kind, t.evidence.rule),
+        (ClusterType::Template, Rule::PerArticleFacts)
+    );
+    let bulgaria = [
+        m(
+            "History of the Balkans",
+            "Bulgaria, a poor rural nation of 7 million people, sent soldiers to the front.",
+        ),
+        m(
+            "Home front during World War I",
+            "Bulgaria, a poor rural nation of 4.5 million people, sent soldiers to the front.",
+        ),
+    ];
+    let t = type_cluster(&bulgaria);
+    assert_eq!(
+        (t.kind, t.evidence.rule),
+        (ClusterType::FactualDrift, Rule::SharedSubject)
+    );
+    assert_eq!(t.evidence.differences.len(), 1);
+    let d = &t.evidence.differences[0];
+    // The larger group (ties: the first folded text) is compared with the others.
+    assert_eq!(
+        (d.kind, d.a.as_str(), d.b.as_str()),
+        (DifferenceKind::Number, "4.5", "7")
+    );
+    assert_eq!(
+        bulgaria[d.members[0]].title,
+        "Home front during World War I"
+    );
+}
+
+#[test]
+fn identical_up_to_typographic_variants() {
+    for (a, b) in [
+        (
+            "The Fischer-Tropsch process makes fuel.",
+            "The Fischer–Tropsch process makes fuel",
+        ),
+        (
+            "He moved to the U.S. in 1990.",
+            "He moved to the US in 1990.",
+        ),
+        (
+            "It took 16 months to build.",
+            "It took Sixteen months to build.",
+        ),
+        (
+            "The “old” mill, on the river.",
+            "The \"old\" mill on the river.",
+        ),
+    ] {
+        let t = type_cluster(&[m("A", a), m("B", b)]);
+        assert_eq!(
+            (t.kind, t.evidence.groups.len()),
+            (ClusterType::Identical, 1),
+            "{a} / {b}"
+        );
+    }
+}
+
+#[test]
+fn non_substantive_edits_are_copyedits() {
+    for (a, b) in [
+        // A pronoun for the name.
+        (
+            "In 1970 Tarkovsky hired a new cameraman for the film.",
+            "In 1970 he hired a new cameraman for the film.",
+        ),
+        // A typo.
+        (
+            "The treaty was recieved by the senate with little debate.",
+            "The treaty was received by the senate with little debate.",
+        ),
+        // An added clause.
+        (
+            "The station opened in 1901 and closed in 1965.",
+            "The station, which served the mill, opened in 1901 and closed in 1965.",
+        ),
+        // Filler dropped, words reordered.
+        (
+            "The river also flows north through the town of Ely.",
+            "The river flows north through the town of Ely.",
+        ),
+        (
+            "Grain and timber were the main exports of the port.",
+            "Timber and grain were the main exports of the port.",
+        ),
+    ] {
+        let t = type_cluster(&[m("A", a), m("A", b)]);
+        assert_eq!(
+            (t.kind, t.evidence.rule),
+            (ClusterType::Copyedit, Rule::NonSubstantive),
+            "{a} / {b}"
+        );
+    }
+}
+
+#[test]
+fn related_articles_are_one_subject() {
+    let katrina = [
+        m(
+            "Hurricane Katrina",
+            "The storm killed 1,833 people and caused $125 billion in damage.",
+        ),
+        m(
+            "Hurricane Katrina disaster relief",
+            "The storm killed 1,836 people and caused $125 billion in damage.",
+        ),
+    ];
+    let t = type_cluster(&katrina);
+    assert_eq!(
+        (t.kind, t.evidence.rule),
+        (ClusterType::FactualDrift, Rule::RelatedArticles)
+    );
+    let copy = [
+        m(
+            "Hurricane Katrina",
+            "The storm killed 1,833 people and caused great damage.",
+        ),
+        m(
+            "Hurricane Katrina disaster relief",
+            "The storm killed 1,833 people and caused much damage.",
+        ),
+    ];
+    assert_eq!(kind(&copy), ClusterType::Copyedit);
+}
+
+#[test]
+fn templates_name_their_own_subjects() {
+    let t = type_cluster(&[
+        m(
+            "Rockville, Maryland",
+            "Rockville is a city in Montgomery County, Maryland, United States.",
+        ),
+        m(
+            "Gaithersburg, Maryland",
+            "Gaithersburg is a city in Montgomery County, Maryland, United States.",
+        ),
+    ]);
+    assert_eq!(
+        (t.kind, t.evidence.rule),
+        (ClusterType::Template, Rule::OwnSubjects)
+    );
+    // Figures between sibling titles (one frame).
+    let t = type_cluster(&[
+        m(
+            "Garrett Park, Maryland",
+            "The racial makeup of the town was 91.2% White and 3.1% African American.",
+        ),
+        m(
+            "Kensington, Maryland",
+            "The racial makeup of the town was 85.0% White and 6.4% African American.",
+        ),
+    ]);
+    assert_eq!(
+        (t.kind, t.evidence.rule),
+        (ClusterType::Template, Rule::SiblingArticles)
+    );
+    // A shared category makes siblings of titles that share no word.
+    let cat = ["Municipalities of the canton of Bern".to_string()];
+    let with = |title, text| Member {
+        categories: &cat,
+        ..m(title, text)
+    };
+    let t = type_cluster(&[
+        with(
+            "Lyss",
+            "The town of Lyss has a population of 11,000 at the end of 2010.",
+        ),
+        with(
+            "Aarberg",
+            "The town of Aarberg has a population of 4,500 at the end of 2010.",
+        ),
+    ]);
+    assert_eq!(t.kind, ClusterType::Template);
+}
+
+#[test]
+fn drift_within_one_article_and_the_other_types() {
+    let t = type_cluster(&[
+        m(
+            "Albedo",
+            "The albedo of the Earth was 0.30 in the survey of the year.",
+        ),
+        m(
+            "Albedo",
+            "The albedo of the Earth was 0.29 in the survey of the year.",
+        ),
+    ]);
+    assert_eq!(
+        (t.kind, t.evidence.rule),
+        (ClusterType::FactualDrift, Rule::SameArticle)
+    );
+    // A negation is a changed fact.
+    assert_eq!(
+        kind(&[
+            m(
+                "Albedo",
+                "Snow is a good reflector of the light of the sun."
+            ),
+            m(
+                "Albedo",
+                "Snow is not a good reflector of the light of the sun."
+            ),
+        ]),
+        ClusterType::FactualDrift
+    );
+    // A renamed page is still one article.
+    let a = Member {
+        doc: 324,
+        title: "Academy Awards",
+        text: "The mold was cast in 1928.",
+        categories: &[],
+    };
+    let b = Member {
+        title: "Academy Award",
+        text: "The mold was cast in 1929.",
+        ..a
+    };
+    assert_eq!(kind(&[a, b]), ClusterType::FactualDrift);
+    assert_eq!(
+        kind(&[
+            m(
+                "A",
+                "Smith, J. (2001). A history of it. Oxford University Press. ISBN 1."
+            ),
+            m(
+                "B",
+                "Smith, J. (2002). A history of it. Oxford University Press. ISBN 2."
+            ),
+        ]),
+        ClusterType::Reference
+    );
+    // A sentence-splitting error: one member runs on into the next sentence.
+    let t = type_cluster(&[
+        m("A", "The castle was built in 1250."),
+        m(
+            "A",
+            "The castle was built in 1250. Its walls fell down in the great siege of the town.",
+        ),
+    ]);
+    assert_eq!(
+        (t.kind, t.evidence.rule),
+        (ClusterType::Other, Rule::Fragment)
+    );
+    assert_eq!(
+        kind(&[
+            m("A", "one two three four five six"),
+            m("B", "one two seven eight nine ten")
+        ]),
+        ClusterType::Other
+    );
+}
+
+#[test]
+fn mixed_clusters_keep_their_groups() {
+    let members = [
+        m("Lyss", "The village has a school."),
+        m("Bern", "The town has a school and a church."),
+        m("Aarberg", "The village has a school"),
+        m("Thun", "the village has a school."),
+    ];
+    let t = type_cluster(&members);
+    assert_eq!(t.evidence.groups, vec![vec![0, 2, 3], vec![1]]);
+}
+
+/// A word that exercises the folding: case, punctuation variants, numbers, names.
+fn word() -> impl Strategy<Value = &'static str> {
+    prop::sample::select(vec![
+        "the",
+        "The",
+        "cat",
+        "Cat",
+        "sat",
+        "on",
+        "mat",
+        "1928",
+        "1,928",
+        "Paris",
+        "U.S.",
+        "US",
+        "sixteen",
+        "16",
+        "don't",
+        "don’t",
+        "co-op",
+        "co–op",
+        "a",
+        "is",
+        "village",
+        "not",
+        "he",
+        "İstanbul",
+        "ΣΟΦΟΣ",
+        "straße",
+    ])
+}
+
+fn text() -> impl Strategy<Value = String> {
+    let sep = prop::sample::select(vec![" ", " ", "  ", ", ", ". ", "\n", " - "]);
+    prop::collection::vec((word(), sep), 0..14)
+        .prop_map(|parts| parts.into_iter().map(|(w, s)| format!("{w}{s}")).collect())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(500))]
+
+    /// The type does not depend on the members' order; the groups partition the members.
+    #[test]
+    fn order_does_not_matter(
+        members in prop::collection::vec((0u8..4, text()), 1..7),
+        rotate in 0usize..7,
+    ) {
+        let titles = ["Lyss", "Bern", "Lyss, Bern", "Thun"];
+        let ms: Vec<Member<'_>> = members.iter().map(|(t, x)| m(titles[*t as usize], x)).collect();
+        let t = type_cluster(&ms);
+        let mut seen: Vec<usize> = t.evidence.groups.iter().flatten().copied().collect();
+        seen.sort_unstable();
+        prop_assert_eq!(seen, (0..ms.len()).collect::<Vec<_>>());
+        let mut turned = ms.clone();
+        turned.rotate_left(rotate % ms.len());
+        let u = type_cluster(&turned);
+        prop_assert_eq!((u.kind, u.evidence.rule, u.evidence.groups.len()), (t.kind, t.evidence.rule, t.evidence.groups.len()));
+    }
+
+    /// Case, spacing and punctuation changes alone leave a cluster identical.
+    #[test]
+    fn folded_variants_are_identical(x in text()) {
+        let shouted = x.to_uppercase().replace(' ', "  ").replace(", ", " ; ");
+        let t = type_cluster(&[m("A", &x), m("B", &shouted), m("C", &x)]);
+        // Upper-casing can change a word's letters (ß -> SS), which is a spelling change.
+        if !x.contains('ß') {
+            prop_assert_eq!(t.kind, ClusterType::Identical);
+        }
+    }
+}
+
+#[test]
+fn broken_edits_abbreviations_and_variants() {
+    // Text pasted into a word by a broken edit is no changed fact.
+    let t = type_cluster(&[
+        m(
+            "Connecticut",
+            "The colony of Connecticut was founded in 1636 by settlers.",
+        ),
+        m(
+            "Connecticut",
+            "The colony of Connecticuwas founded in 1636 by settlers.",
+        ),
+    ]);
+    assert_eq!(t.kind, ClusterType::Copyedit);
+    // An abbreviation for its words, a British spelling, an era name.
+    for (a, b) in [
+        (
+            "Funding came from the International Food Policy Research Institute in 2001.",
+            "Funding came from the IFPRI in 2001.",
+        ),
+        (
+            "He built the Globe Theatre near the river in 1599.",
+            "He built the Globe Theater near the river in 1599.",
+        ),
+        (
+            "The city was founded in 753 BC by Romulus himself.",
+            "The city was founded in 753 BCE by Romulus himself.",
+        ),
+    ] {
+        assert_eq!(
+            kind(&[m("A", a), m("A", b)]),
+            ClusterType::Copyedit,
+            "{a} / {b}"
+        );
+    }
+    // A citation run into the sentence is a splitting error.
+    let t = type_cluster(&[
+        m(
+            "A",
+            "The battle ended at dawn with the retreat of the army.",
+        ),
+        m(
+            "A",
+            "The battle ended at dawn with the retreat of the army. Eicher, The Longest Night. pp. 111–113",
+        ),
+    ]);
+    assert_eq!(
+        (t.kind, t.evidence.rule),
+        (ClusterType::Other, Rule::Fragment)
+    );
+    // Dates written either way and ordinals in words are the same text.
+    assert_eq!(
+        kind(&[
+            m(
+                "A",
+                "The armistice was signed on June 26, 1918 in the fifteenth carriage."
+            ),
+            m(
+                "B",
+                "The armistice was signed on 26 June 1918 in the 15th carriage."
+            ),
+        ]),
+        ClusterType::Identical
+    );
+}
