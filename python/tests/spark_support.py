@@ -176,7 +176,7 @@ RUN_ONLY = {"seconds", "bytes_spilled"}
 def assert_same_outputs(
     cli: Path,
     spark: Path,
-    names=("clusters.jsonl", "duplicates.jsonl", "article-pairs.tsv"),
+    names=("clusters.jsonl", "duplicates.jsonl", "contradictions.jsonl", "article-pairs.tsv"),
     run_only=RUN_ONLY,
 ) -> dict:
     """The Spark run's outputs in `spark` are the CLI's in `cli` (by default `textreuse

@@ -268,7 +268,7 @@ def dedup_clusters(dedup_out) -> list[dict]:
 
 #: The member fields of `textreuse sentences` records, in the order of a cluster row after
 #: (cluster, id).
-MEMBER_FIELDS = ("doc", "title", "text", "source", "record", "revision", "timestamp", "start", "end")
+MEMBER_FIELDS = ("doc", "title", "text", "source", "record", "revision", "timestamp", "start", "end", "url")
 
 
 @pytest.fixture(scope="module")
@@ -464,6 +464,7 @@ def test_kernels_compose_into_dedup(sample_sentences, dedup_out):
         timestamp=pa.array(column["timestamp"]),
         start=pa.array(column["start"], pa.int64()),
         end=pa.array(column["end"], pa.int64()),
+        url=pa.array(column["url"], pa.string()),
     )
     assert "".join(f"{x}\n" for x in line.to_pylist()) == (dedup_out / "clusters.jsonl").read_text(encoding="utf-8")
     assert "".join(duplicates.to_pylist()) == (dedup_out / "duplicates.jsonl").read_text(encoding="utf-8")

@@ -360,7 +360,9 @@ def test_outputs_are_replaced_as_one(spark, samples, tmp_path):
     out = tmp_path / "out"
     run_dedup(spark, [str(sentences)], str(out), DedupParams(), input_stats=[str(counts)])
     before = {p.name: p.read_bytes() for p in out.iterdir()}
-    assert set(before) == {"clusters.jsonl", "duplicates.jsonl", "stats.json", "article-pairs.tsv"}
+    assert set(before) == {
+        "clusters.jsonl", "duplicates.jsonl", "contradictions.jsonl", "stats.json", "article-pairs.tsv",
+    }
     with pytest.raises(Exception):
         run_dedup(spark, [str(tmp_path / "missing.jsonl")], str(out), DedupParams())
     assert {p.name: p.read_bytes() for p in out.iterdir()} == before

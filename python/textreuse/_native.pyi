@@ -478,6 +478,7 @@ def cluster_lines(
     timestamp: tuple[_Parts, bool] | None = None,
     start: _Parts | None = None,
     end: _Parts | None = None,
+    url: tuple[_Parts, bool] | None = None,
 ) -> tuple[bytes, bytes, bytes, bytes, bytes, bytes, bytes, bytes]: ...
 
 # The reuse job (textreuse.spark.reuse); wrappers in textreuse.kernels.
@@ -525,7 +526,8 @@ def member_lines(
 def cluster_chunk(
     signer: Signer, shingle: int, keep: Literal["first", "earliest", "longest"], verify: bool,
     threshold: float | None, cluster: _Parts, lines: _Parts, large: bool,
-) -> list[tuple[bytes, bytes, str, str]]: ...
+) -> list[tuple[bytes, bytes, str, str, str]]: ...
+def rank_contradictions(chunks: list[str]) -> str: ...
 def article_pairs_tsv(articles: list[str], k: int) -> tuple[str, int]: ...
 
 class ReuseJob:

@@ -206,6 +206,7 @@ def cluster_lines(
     timestamp: pa.Array | pa.ChunkedArray | None = None,
     start: pa.Array | pa.ChunkedArray | None = None,
     end: pa.Array | pa.ChunkedArray | None = None,
+    url: pa.Array | pa.ChunkedArray | None = None,
     signer: Signer | None = None,
     shingle: int = _native.DEFAULTS["shingle"],
     keep: str = "first",
@@ -218,7 +219,8 @@ def cluster_lines(
     The input has one row per clustered sentence: its ``cluster`` id, sentence ``id``
     (``seq << 32 | idx``), document id ``doc``, ``title`` and ``text``, and where it came from:
     ``source`` (the input as given), ``record`` (JSON Lines line), ``revision`` and
-    ``timestamp`` (dump pages), and ``start``/``end``, its character offsets in the document
+    ``timestamp`` (dump pages), ``url`` (a revision's permanent link, a WARC record's URI), and
+    ``start``/``end``, its character offsets in the document
     text (all as ``textreuse sentences`` writes them; a column left out, or a null, is a value
     the member does not have; without ``start``/``end`` a member spans its whole text). ``doc``
     is an int64 array of integer ids or a string array of string ids; for a mix, ``doc`` is
@@ -260,6 +262,7 @@ def cluster_lines(
         timestamp=_optional_strings(timestamp, "timestamp"),
         start=_optional_int64(start, "start"),
         end=_optional_int64(end, "end"),
+        url=_optional_strings(url, "url"),
     )
     clusters, type_offsets, type_data, sizes, line_offsets, line_data, dup_offsets, dup_data = out
     return (

@@ -368,13 +368,14 @@ class Chromium:
                   screenshot: str | os.PathLike[str] | None = None, width: int = 1280,
                   height: int = 900, full_page: bool = True,
                   evaluate: dict[str, str] | None = None,
-                  timeout: float | None = None) -> PageReport:
+                  timeout: float | None = None, fragment: str | None = None) -> PageReport:
         """Load `path` in a fresh tab, wait for the load event and a short settle, then take
-        the screenshot and evaluate the expressions; see the module docstring."""
+        the screenshot and evaluate the expressions; see the module docstring. `fragment`
+        opens the page at that anchor (with `full_page=False`, the screenshot shows it)."""
         file = Path(path).resolve()
         if not file.is_file():
             raise FileNotFoundError(errno.ENOENT, "no such HTML file", str(file))
-        url = file.as_uri()
+        url = file.as_uri() + (f"#{fragment}" if fragment else "")
         deadline = time.monotonic() + (timeout if timeout is not None else self.timeout)
         report = PageReport(url=url)
 

@@ -103,7 +103,7 @@ def test_dedup_report_of_the_bundled_samples(textreuse, browser, shots, tmp_path
     )
     assert page.ok, page.problems()
     v = page.values
-    assert v["sections"] == "summary,sizes,types,s-curve,pairs,largest,samples"
+    assert v["sections"] == "summary,sizes,types,s-curve,pairs,contradictions,largest,samples"
     assert v["plots"] == 3, v
     assert v["tables"] >= 5, v  # stages, seconds, sizes, types, pairs
     assert v["stage_rows"] == 12
@@ -111,6 +111,29 @@ def test_dedup_report_of_the_bundled_samples(textreuse, browser, shots, tmp_path
     assert v["open_samples"] >= 3, v  # the first sample of each type is open
     assert not v["overflow"], "the page scrolls sideways"
     assert (shots / "dedup-report.png").stat().st_size > 10_000
+    # The contradictions, opened at their section: each with its facts marked in both
+    # statements and the statements linked to their revisions.
+    page = browser.open_page(
+        out / "report.html",
+        screenshot=shots / "dedup-contradictions.png",
+        width=1200,
+        height=1000,
+        full_page=False,
+        fragment="contradictions",
+        evaluate=dict(
+            shown="document.querySelectorAll('#contradictions .contradiction').length",
+            lines=f"{len((out / 'contradictions.jsonl').read_text().splitlines())}",
+            unmarked="[...document.querySelectorAll('#contradictions .contradiction')]"
+                     ".filter(c => c.querySelectorAll('.member mark').length < 1).length",
+            links="document.querySelectorAll('#contradictions .member a[href*=\"oldid=\"]').length",
+            at_top="Math.abs(document.querySelector('#contradictions').getBoundingClientRect().top) < 5",
+        ),
+    )
+    assert page.ok, page.problems()
+    v = page.values
+    assert v["shown"] == min(v["lines"], 20) and v["shown"] > 0, v
+    assert v["unmarked"] == 0 and v["links"] >= 2 * v["shown"], v
+    assert v["at_top"], v
 
 
 def test_check_report_side_by_side(textreuse, browser, shots, tmp_path):

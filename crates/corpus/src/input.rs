@@ -137,6 +137,10 @@ pub struct Origin {
     pub revision: Option<u64>,
     /// Dumps: the revision's timestamp as written in the dump (`2016-08-01T12:00:00Z`).
     pub timestamp: Option<Arc<str>>,
+    /// A link to the document: for dumps of a wiki whose siteinfo gives its address, the
+    /// revision's permanent link (`https://en.wikipedia.org/w/index.php?oldid=123`); for WARC
+    /// records, the target URI.
+    pub url: Option<Arc<str>>,
 }
 
 /// One input document.

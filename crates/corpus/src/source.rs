@@ -161,11 +161,32 @@ impl Include {
     }
 }
 
+/// The start of a revision's permanent link on the wiki whose main page is `base`
+/// (`https://en.wikipedia.org/wiki/Main_Page` -> `https://en.wikipedia.org/w/index.php?oldid=`):
+/// the script path of Wikimedia's wikis, `/w/index.php`, on the host of an address whose path
+/// starts with `/wiki/`; `None` for any other address.
+fn revision_link_base(base: &str) -> Option<String> {
+    let rest = base
+        .strip_prefix("https://")
+        .or_else(|| base.strip_prefix("http://"))?;
+    let (host, path) = rest.split_once('/')?;
+    let scheme = &base[..base.len() - rest.len()];
+    (!host.is_empty() && path.starts_with("wiki/"))
+        .then(|| format!("{scheme}{host}/w/index.php?oldid="))
+}
+
 #[derive(Debug)]
 enum Current {
     None,
-    /// The path, the name it goes by, the reader and the names of its wiki (from its siteinfo).
-    Dump(PathBuf, Arc<str>, DumpReader, Option<Arc<SiteNames>>),
+    /// The path, the name it goes by, the reader, the names of its wiki and the address of its
+    /// revisions (from its siteinfo).
+    Dump(
+        PathBuf,
+        Arc<str>,
+        DumpReader,
+        Option<Arc<SiteNames>>,
+        Option<String>,
+    ),
     Lines(JsonLines),
     /// Boxed: the Parquet reader is several times larger than the other states.
     #[cfg(feature = "parquet")]
@@ -263,8 +284,9 @@ impl Inputs {
                 // and errors stay those of the dump.
                 let site = reader.site_info();
                 let names = (!site.is_empty()).then(|| Arc::new(SiteNames::for_site(site)));
+                let revisions = site.base.as_deref().and_then(revision_link_base);
                 let source = shown.to_string_lossy().into();
-                self.current = Current::Dump(shown, source, reader, names);
+                self.current = Current::Dump(shown, source, reader, names, revisions);
                 Ok(None)
             }
             Format::JsonLines => {
@@ -381,8 +403,12 @@ impl Iterator for Inputs {
     fn next(&mut self) -> Option<Self::Item> {
         loop {
             match &mut self.current {
-                Current::Dump(path, source, reader, names) => match reader.next() {
+                Current::Dump(path, source, reader, names, revisions) => match reader.next() {
                     Some(Ok(page)) => {
+                        let url = match (revisions.as_deref(), page.revision_id) {
+                            (Some(base), Some(rev)) => Some(Arc::from(format!("{base}{rev}"))),
+                            _ => None,
+                        };
                         return Some(Ok(Source::Wiki {
                             id: page.id,
                             title: page.title,
@@ -392,6 +418,7 @@ impl Iterator for Inputs {
                                 record: None,
                                 revision: page.revision_id,
                                 timestamp: page.timestamp.map(Arc::from),
+                                url,
                             },
                             names: names.clone(),
                         }));
@@ -794,5 +821,41 @@ mod tests {
             .unwrap()
             .into_document(&de);
         assert_eq!(doc.text, "Текст міні|Підпис кінець.");
+    }
+
+    #[test]
+    fn dump_pages_link_to_their_revisions() {
+        assert_eq!(
+            revision_link_base("https://uk.wikipedia.org/wiki/%D0%93"),
+            Some("https://uk.wikipedia.org/w/index.php?oldid=".into())
+        );
+        assert_eq!(revision_link_base("http://localhost/index.php/Main"), None);
+        assert_eq!(revision_link_base("wiki/Main_Page"), None);
+        let path = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../../testdata/lang/ukwiki-slice.xml.bz2"
+        );
+        let doc = Inputs::new([path])
+            .next()
+            .unwrap()
+            .unwrap()
+            .into_document(&Cleaner::new());
+        let url = doc.origin.url.as_deref().unwrap();
+        let rev = doc.origin.revision.unwrap();
+        assert_eq!(
+            url,
+            format!("https://uk.wikipedia.org/w/index.php?oldid={rev}")
+        );
+        // A dump without a siteinfo gives no link.
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("bare.xml");
+        std::fs::write(
+            &file,
+            "<mediawiki><page><title>A</title><ns>0</ns><id>1</id><revision><id>5</id>\
+             <text>Text.</text></revision></page></mediawiki>",
+        )
+        .unwrap();
+        let doc = Inputs::new([&file]).next().unwrap().unwrap();
+        assert!(doc.into_document(&Cleaner::new()).origin.url.is_none());
     }
 }

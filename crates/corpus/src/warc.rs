@@ -256,6 +256,7 @@ impl Iterator for WarcDocs {
             };
             let Some(text) = text else { continue };
             let id = record.warc_id().to_string();
+            let url = uri.as_deref().map(Arc::from);
             return Some(Ok(Document {
                 title: uri.unwrap_or_else(|| id.clone()),
                 id: DocId::Str(id.into()),
@@ -265,6 +266,7 @@ impl Iterator for WarcDocs {
                     record: Some(self.record),
                     revision: None,
                     timestamp: Some(record.date().to_rfc3339().into()),
+                    url,
                 },
             }));
         }

@@ -282,7 +282,7 @@ impl Cluster {
 
     /// Its line of `clusters.jsonl`, without the newline: `{"cluster", "size", "type",
     /// "representative", "rule", "groups", "differences", "members": [{"doc", "title", "idx", "text", "source", "record",
-    /// "revision", "timestamp", "start", "end", "similarity", "jaccard"}, ...]}`; fields without a
+    /// "revision", "timestamp", "url", "start", "end", "similarity", "jaccard"}, ...]}`; fields without a
     /// value (no source, no revision, no similarity) are left out.
     pub fn to_json(&self) -> String {
         let out = OutCluster {
@@ -305,6 +305,7 @@ impl Cluster {
                     record: m.origin.record,
                     revision: m.origin.revision,
                     timestamp: m.origin.timestamp.as_deref(),
+                    url: m.origin.url.as_deref(),
                     start: m.start,
                     end: m.end,
                     similarity: m.similarity,
@@ -346,6 +347,8 @@ struct OutMember<'a> {
     revision: Option<u64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     timestamp: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    url: Option<&'a str>,
     start: u64,
     end: u64,
     #[serde(skip_serializing_if = "Option::is_none")]

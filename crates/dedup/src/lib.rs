@@ -34,7 +34,7 @@
 //!
 //! * [`Dedup`], built by [`DedupBuilder`]: the engine (stages 1-8, documented on [`Dedup`]).
 //!   [`Dedup::run`] takes sources, a [`Sink`] and a [`Progress`]; [`Dedup::run_documents`]
-//!   takes documents; [`Dedup::run_to_dir`] writes `textreuse dedup`'s four files.
+//!   takes documents; [`Dedup::run_to_dir`] writes `textreuse dedup`'s five files.
 //! * Inputs and provenance come from `textreuse-corpus`: [`Inputs`] reads files, directories
 //!   and stdin as a stream of [`Source`]s, [`Document`] is one document, with its [`DocId`] as
 //!   written and its [`Origin`]; a run reports to a [`Progress`]; [`OutputSet`] and
@@ -93,6 +93,7 @@ use textreuse_shuffle::ShuffleBuilder;
 pub mod article_pairs;
 pub mod classify;
 mod cluster;
+pub mod contradictions;
 mod error;
 pub mod features;
 pub mod pipeline;

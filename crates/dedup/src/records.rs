@@ -24,7 +24,7 @@
 //! `doc` is the document id as the input wrote it, a JSON number or a string;
 //! `"doc_is_string": true` marks a string id for readers (Spark's JSON reader with `doc` as a
 //! string column) that cannot tell `"12"` from `12`. `source`, `record`, `revision` and
-//! `timestamp` are left out when the document has none.
+//! `timestamp` and `url` are left out when the document has none.
 use std::borrow::Cow;
 use std::fs::File;
 use std::io::{self, BufRead, BufReader, Seek, SeekFrom};
@@ -62,6 +62,9 @@ pub struct SentenceRecord<'a> {
     /// Dumps: the revision's timestamp.
     #[serde(borrow, default, skip_serializing_if = "Option::is_none")]
     pub timestamp: Option<Cow<'a, str>>,
+    /// A link to the document (a dump revision's permanent link, a WARC record's URI).
+    #[serde(borrow, default, skip_serializing_if = "Option::is_none")]
+    pub url: Option<Cow<'a, str>>,
     /// The document title.
     #[serde(borrow)]
     pub title: Cow<'a, str>,
@@ -109,6 +112,7 @@ impl<'a> SentenceRecord<'a> {
                 record: self.record,
                 revision: self.revision,
                 timestamp: self.timestamp.map(|s| Arc::from(s.as_ref())),
+                url: self.url.map(|s| Arc::from(s.as_ref())),
             },
             start: self.start,
             end: self.end,
@@ -132,6 +136,7 @@ impl<'a> SentenceRecord<'a> {
             record: doc.origin.record,
             revision: doc.origin.revision,
             timestamp: doc.origin.timestamp.as_deref().map(Cow::Borrowed),
+            url: doc.origin.url.as_deref().map(Cow::Borrowed),
             title: Cow::Borrowed(&doc.title),
             idx: sentence.idx,
             start: sentence.chars.start,
@@ -152,6 +157,7 @@ impl<'a> SentenceRecord<'a> {
             record: member.origin.record,
             revision: member.origin.revision,
             timestamp: member.origin.timestamp.as_deref().map(Cow::Borrowed),
+            url: member.origin.url.as_deref().map(Cow::Borrowed),
             title: Cow::Borrowed(&member.title),
             idx: member.idx(),
             start: member.start,

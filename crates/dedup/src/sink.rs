@@ -12,6 +12,7 @@ use textreuse_corpus::{DocId, OutputError};
 
 use crate::Stats;
 use crate::cluster::Cluster;
+use crate::contradictions::{self, Contradiction};
 
 /// A pair of articles and the number of clusters they share (a row of `article-pairs.tsv`).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -172,16 +173,18 @@ impl Sink for Collect {
     }
 }
 
-/// Writes the four files of `textreuse dedup` into a directory (created if needed):
+/// Writes the five files of `textreuse dedup` into a directory (created if needed):
 ///
 /// * `clusters.jsonl`: one [`Cluster::to_json`] line per cluster, by cluster id;
 /// * `duplicates.jsonl`: the [`Cluster::duplicates_json`] lines of every cluster, in the same
 ///   order: each unit to drop, with the one it duplicates;
+/// * `contradictions.jsonl`: one [`Contradiction::to_json`] line per factual-drift cluster,
+///   ranked ([`contradictions::rank`]);
 /// * `article-pairs.tsv`: `shared_clusters, doc_a, title_a, doc_b, title_b`, with a header;
 /// * `stats.json`: the [`Stats`], pretty-printed.
 ///
 /// Each file is written to a temporary name in the directory and renamed into place when
-/// complete, so a reader never sees a half-written file; for the four files to change together
+/// complete, so a reader never sees a half-written file; for the five files to change together
 /// write them into an [`OutputSet`](textreuse_corpus::files::OutputSet)'s directory, as
 /// [`Dedup::run_to_dir`](crate::Dedup::run_to_dir) does.
 #[derive(Debug)]
@@ -194,6 +197,8 @@ pub struct OutputDir {
     /// about [`FORMAT_BATCH_MEMBERS`] members at a time, and written in order.
     batch: Vec<Cluster>,
     batch_members: usize,
+    /// The factual-drift clusters' contradictions, written ranked at the end.
+    contradictions: Vec<Contradiction>,
 }
 
 /// Members per parallel formatting batch of [`OutputDir`] (a few MiB of JSON).
@@ -211,6 +216,7 @@ impl OutputDir {
     pub const FILES: &'static [&'static str] = &[
         "clusters.jsonl",
         "duplicates.jsonl",
+        "contradictions.jsonl",
         "article-pairs.tsv",
         "stats.json",
     ];
@@ -227,6 +233,7 @@ impl OutputDir {
             clusters_done: false,
             batch: Vec::new(),
             batch_members: 0,
+            contradictions: Vec::new(),
         }
     }
 
@@ -340,6 +347,14 @@ impl OutputDir {
         };
         self.commit(clusters, "clusters.jsonl")?;
         self.commit(duplicates, "duplicates.jsonl")?;
+        let mut contradictions = std::mem::take(&mut self.contradictions);
+        contradictions::rank(&mut contradictions);
+        self.write_file("contradictions.jsonl", |w| {
+            for c in &contradictions {
+                writeln!(w, "{}", c.to_json())?;
+            }
+            Ok(())
+        })?;
         self.clusters_done = true;
         Ok(())
     }
@@ -359,6 +374,7 @@ impl Sink for OutputDir {
     type Error = OutputError;
 
     fn cluster(&mut self, cluster: Cluster) -> Result<(), OutputError> {
+        self.contradictions.extend(Contradiction::of(&cluster));
         self.batch_members += cluster.len();
         self.batch.push(cluster);
         if self.batch_members >= FORMAT_BATCH_MEMBERS {

@@ -116,6 +116,7 @@ impl StoredDoc<'_> {
             record: self.record,
             revision: self.revision,
             timestamp: self.timestamp.map(Arc::from),
+            url: None,
         }
     }
 
@@ -220,6 +221,7 @@ mod tests {
             record: Some(3),
             revision: None,
             timestamp: Some("2016-08-01T12:00:00Z".into()),
+            url: None,
         };
         for text in [false, true] {
             let mut out = Vec::new();

@@ -319,6 +319,7 @@ struct MemberColumns<'a> {
     record: Option<I64Column<'a>>,
     revision: Option<I64Column<'a>>,
     timestamp: Option<StrColumn<'a>>,
+    url: Option<StrColumn<'a>>,
     start: Option<I64Column<'a>>,
     end: Option<I64Column<'a>>,
 }
@@ -364,6 +365,7 @@ impl MemberColumns<'_> {
                 record: non_negative(self.record.as_ref(), i, "record")?,
                 revision: non_negative(self.revision.as_ref(), i, "revision")?,
                 timestamp: opt_str(&self.timestamp, i)?.map(Arc::from),
+                url: opt_str(&self.url, i)?.map(Arc::from),
             },
             start,
             end,
@@ -383,7 +385,8 @@ struct ClusterLineBuffers {
 }
 
 /// cluster_lines(signer, shingle, keep, verify, threshold, cluster, id, doc_int, doc_str, title,
-///     text, source=None, record=None, revision=None, timestamp=None, start=None, end=None)
+///     text, source=None, record=None, revision=None, timestamp=None, start=None, end=None,
+///     url=None)
 ///     -> (cluster, type_offsets, type_data, size, line_offsets, line_data,
 ///         duplicate_offsets, duplicate_data)
 ///
@@ -398,7 +401,7 @@ struct ClusterLineBuffers {
 #[pyfunction]
 #[pyo3(signature = (
     signer, shingle, keep, verify, threshold, cluster, id, doc_int, doc_str, title, text,
-    source=None, record=None, revision=None, timestamp=None, start=None, end=None
+    source=None, record=None, revision=None, timestamp=None, start=None, end=None, url=None
 ))]
 #[allow(clippy::too_many_arguments)]
 #[allow(clippy::type_complexity)]
@@ -421,6 +424,7 @@ pub(crate) fn cluster_lines<'py>(
     timestamp: Option<StrArg<'py>>,
     start: Option<&Bound<'py, PyAny>>,
     end: Option<&Bound<'py, PyAny>>,
+    url: Option<StrArg<'py>>,
 ) -> PyResult<(
     Bound<'py, PyBytes>,
     Bound<'py, PyBytes>,
@@ -459,6 +463,7 @@ pub(crate) fn cluster_lines<'py>(
     let doc_str_held = held_str(&doc_str, "doc_str")?;
     let source_held = held_str(&source, "source")?;
     let timestamp_held = held_str(&timestamp, "timestamp")?;
+    let url_held = held_str(&url, "url")?;
     let record_held = held(record, "record")?;
     let revision_held = held(revision, "revision")?;
     let start_held = held(start, "start")?;
@@ -478,7 +483,7 @@ pub(crate) fn cluster_lines<'py>(
             .flatten(),
         )
         .chain(
-            [&doc_str_held, &source_held, &timestamp_held]
+            [&doc_str_held, &source_held, &timestamp_held, &url_held]
                 .into_iter()
                 .flatten()
                 .map(|(h, _)| h),
@@ -502,6 +507,7 @@ pub(crate) fn cluster_lines<'py>(
         record: int_view(&record_held, "record")?,
         revision: int_view(&revision_held, "revision")?,
         timestamp: str_view(&timestamp_held, "timestamp")?,
+        url: str_view(&url_held, "url")?,
         start: int_view(&start_held, "start")?,
         end: int_view(&end_held, "end")?,
     };

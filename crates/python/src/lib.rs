@@ -49,7 +49,7 @@
 //!   buffers that become pyarrow arrays without a copy; no per-row Python work. These are the
 //!   steps the Spark backend (`textreuse.spark`) runs inside `mapInArrow`.
 //! - The dedup job's kernels (`src/spark.rs`): `sentence_tasks`, `sentence_keys`, `BucketPairs`,
-//!   `distinct_pairs`, `pair_clusters`, `member_lines`, `cluster_chunk`, `article_pairs_tsv`:
+//!   `distinct_pairs`, `pair_clusters`, `member_lines`, `cluster_chunk`, `rank_contradictions`, `article_pairs_tsv`:
 //!   read record files in byte ranges, sign, shuffle per partition and format clusters with the
 //!   dedup library's own functions, exchanging packed binary records through Spark.
 //!
@@ -124,8 +124,8 @@ mod _native {
     #[pymodule_export]
     use crate::spark::{
         PyBucketPairs, article_pairs_tsv, cluster_chunk, dedup_stats_json, distinct_pairs,
-        document_keys, input_files, member_lines, pair_clusters, real_ids, sentence_keys,
-        sentence_tasks,
+        document_keys, input_files, member_lines, pair_clusters, rank_contradictions, real_ids,
+        sentence_keys, sentence_tasks,
     };
 
     #[pymodule_export]

@@ -647,6 +647,7 @@ impl<'a> Side<'a> {
                 record: self.record.get(i).map(|r| r as u64),
                 revision: self.revision.get(i).map(|r| r as u64),
                 timestamp: self.timestamp.get(i)?.map(Into::into),
+                url: None,
             },
         };
         Ok((n, doc, required(&self.text, i, "text")?))

@@ -24,6 +24,7 @@ use pyo3::types::PyBytes;
 use textreuse_corpus::source::{Include, Inputs, walk};
 use textreuse_corpus::{DocId, Progress};
 use textreuse_dedup::article_pairs::{MAX_CLUSTER_ARTICLES, article_pair_rows};
+use textreuse_dedup::contradictions::Contradiction;
 use textreuse_dedup::pipeline::DocumentPipeline;
 use textreuse_dedup::records::{SentenceRecord, file_ranges, read_lines};
 use textreuse_dedup::{ArticlePairRow, Cluster, Error, Member};
@@ -746,7 +747,7 @@ struct ChunkSummary {
 }
 
 /// cluster_chunk(signer, shingle, keep, verify, threshold, cluster, lines, large)
-///     -> list[(clusters, duplicates, summary, articles)]
+///     -> list[(clusters, duplicates, summary, articles, contradictions)]
 ///
 /// Stage 8 over complete clusters: `lines` are sentence records (a string column), `cluster`
 /// their clusters (int64 holding the u64 bits), rows grouped by cluster in ascending order.
@@ -755,7 +756,8 @@ struct ChunkSummary {
 /// `duplicates_json`. Returned in chunks of about 32,768 members: the `clusters.jsonl` and
 /// `duplicates.jsonl` text (UTF-8 bytes), a JSON summary (`clusters`, `clustered`, `duplicates`, `sizes`,
 /// `types`), and per cluster one JSON line `[[doc, title], ...]` of its distinct documents in
-/// output order, for `article_pairs_tsv`.
+/// output order, for `article_pairs_tsv`; and the `contradictions.jsonl` lines of its
+/// factual-drift clusters (unranked: `rank_contradictions` orders them all).
 #[pyfunction]
 #[allow(clippy::too_many_arguments, clippy::type_complexity)]
 pub(crate) fn cluster_chunk<'py>(
@@ -788,6 +790,7 @@ pub(crate) fn cluster_chunk<'py>(
             String::new(),
             ChunkSummary::default(),
             String::new(),
+            String::new(),
         );
         let mut members_in_chunk = 0;
         let mut i = 0;
@@ -806,7 +809,11 @@ pub(crate) fn cluster_chunk<'py>(
             }
             let mut c = Cluster::new(id, members);
             c.score(keep, &mut ts, min_jaccard);
-            let (text, dups, summary, articles) = &mut out;
+            let (text, dups, summary, articles, contradictions) = &mut out;
+            if let Some(found) = Contradiction::of(&c) {
+                contradictions.push_str(&found.to_json());
+                contradictions.push('\n');
+            }
             text.push_str(&c.to_json());
             text.push('\n');
             dups.push_str(&c.duplicates_json());
@@ -834,7 +841,7 @@ pub(crate) fn cluster_chunk<'py>(
         }
         Ok(chunks
             .into_iter()
-            .map(|(t, d, s, a)| {
+            .map(|(t, d, s, a, x)| {
                 let summary = serde_json::json!({
                     "clusters": s.clusters,
                     "clustered": s.clustered,
@@ -842,26 +849,57 @@ pub(crate) fn cluster_chunk<'py>(
                     "sizes": s.sizes,
                     "types": s.types,
                 });
-                (t, d, summary.to_string(), a)
+                (t, d, summary.to_string(), a, x)
             })
             .collect::<Vec<_>>())
     })?;
     Ok(chunks
         .into_iter()
-        .map(|(t, d, s, a)| {
+        .map(|(t, d, s, a, x)| {
             (
                 PyBytes::new(py, t.as_bytes()),
                 PyBytes::new(py, d.as_bytes()),
                 s,
                 a,
+                x,
             )
         })
         .collect())
 }
 
 /// A chunk of `cluster_chunk`: `clusters.jsonl` and `duplicates.jsonl` text (UTF-8 bytes), the
-/// summary and the articles.
-type ChunkOut<'py> = (Bound<'py, PyBytes>, Bound<'py, PyBytes>, String, String);
+/// summary, the articles and the contradictions.
+type ChunkOut<'py> = (
+    Bound<'py, PyBytes>,
+    Bound<'py, PyBytes>,
+    String,
+    String,
+    String,
+);
+
+/// rank_contradictions(chunks) -> str
+///
+/// `contradictions.jsonl` from the `contradictions` texts of `cluster_chunk`: every line,
+/// ranked as `textreuse dedup` ranks them (the most confident first, then by cluster id), each
+/// ending in a newline.
+#[pyfunction]
+pub(crate) fn rank_contradictions(py: Python<'_>, chunks: Vec<String>) -> String {
+    py.detach(|| {
+        let mut lines: Vec<String> = chunks
+            .iter()
+            .flat_map(|c| c.lines())
+            .filter(|l| !l.is_empty())
+            .map(str::to_string)
+            .collect();
+        textreuse_dedup::contradictions::rank_lines(&mut lines);
+        let mut out = String::new();
+        for line in lines {
+            out.push_str(&line);
+            out.push('\n');
+        }
+        out
+    })
+}
 
 /// article_pairs_tsv(articles, k) -> (tsv, distinct_articles)
 ///

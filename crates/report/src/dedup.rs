@@ -172,6 +172,7 @@ impl DedupReport {
         self.types(&mut page, &stats, &scan, &picked)?;
         s_curve(&mut page, &stats)?;
         pairs_section(&mut page, &pairs, self.top_pairs);
+        self.contradictions_section(&mut page, &dir.join("contradictions.jsonl"))?;
         let shown = self.clusters_section(&mut page, &scan, &picked);
         Ok((page.finish(), scan.lines, shown))
     }
@@ -416,6 +417,123 @@ impl DedupReport {
         out.push_str("</details>\n");
     }
 
+    /// The contradictions of `contradictions.jsonl` (left out when the file is absent, as in
+    /// the outputs of older runs): the first [`DedupReport::samples`] × 4 by confidence, each
+    /// fact beside the other, each statement with its article (linked to its revision), time
+    /// and the facts marked in its text.
+    fn contradictions_section(&self, page: &mut Page, path: &Path) -> Result<(), ReportError> {
+        let file = match File::open(path) {
+            Ok(f) => f,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
+            Err(e) => return Err(ReportError::io(path)(e)),
+        };
+        let show = self.samples.saturating_mul(4).max(1);
+        let mut shown: Vec<ContradictionLine> = Vec::new();
+        let mut total = 0u64;
+        for (n, line) in BufReader::new(file).lines().enumerate() {
+            let line = line.map_err(ReportError::io(path))?;
+            if line.trim().is_empty() {
+                continue;
+            }
+            total += 1;
+            if shown.len() < show {
+                let c: ContradictionLine =
+                    serde_json::from_str(&line).map_err(|e| ReportError::Format {
+                        path: path.to_path_buf(),
+                        line: n as u64 + 1,
+                        message: e.to_string(),
+                    })?;
+                shown.push(c);
+            }
+        }
+        page.section("contradictions", "Contradictions");
+        let _ = writeln!(
+            page.push(),
+            "<p>{} factual-drift clusters state a fact two ways (contradictions.jsonl, the most \
+             confident first{}). The differing facts are marked; <b>newest</b> is the statement \
+             with the latest revision where the timestamps tell.</p>",
+            thousands(total),
+            if total as usize > shown.len() {
+                format!("; the first {} here", shown.len())
+            } else {
+                String::new()
+            }
+        );
+        for c in &shown {
+            let out = page.push();
+            let _ = write!(
+                out,
+                "<div class=\"contradiction\" id=\"x{}\"><p><b>{:.2}</b> · {} · ",
+                c.cluster,
+                c.confidence,
+                escape(&c.rule.replace('_', " "))
+            );
+            for (i, f) in c.facts.iter().enumerate() {
+                if i > 0 {
+                    out.push_str("; ");
+                }
+                let _ = write!(
+                    out,
+                    "<mark>{}</mark> vs <mark>{}</mark> ({})",
+                    escape(&f.a),
+                    escape(&f.b),
+                    escape(&f.kind)
+                );
+            }
+            let _ = writeln!(
+                out,
+                " · <a href=\"#c{}\">cluster {}</a></p>",
+                c.cluster, c.cluster
+            );
+            for (i, st) in c.statements.iter().enumerate() {
+                let needles: Vec<&str> = c
+                    .facts
+                    .iter()
+                    .filter_map(|f| {
+                        if f.statements[0] == i {
+                            Some(f.a.as_str())
+                        } else if f.statements[1] == i {
+                            Some(f.b.as_str())
+                        } else {
+                            None
+                        }
+                    })
+                    .collect();
+                out.push_str("<div class=\"member\"><div class=\"meta\">");
+                // The statement's own link (its dump's wiki), else the report's template; none
+                // when the report is asked for no links.
+                let link = self.revision_url.as_ref().and_then(|template| {
+                    st.url.clone().or_else(|| {
+                        st.revision.map(|rev| {
+                            template
+                                .replace("{revision}", &rev.to_string())
+                                .replace("{title}", &percent_encode(&st.title))
+                        })
+                    })
+                });
+                match &link {
+                    Some(url) => {
+                        let _ =
+                            write!(out, "<a href=\"{}\">{}</a>", escape(url), escape(&st.title));
+                    }
+                    None => escape_into(&st.title, out),
+                }
+                if let Some(ts) = &st.timestamp {
+                    let _ = write!(out, " · {}", escape(ts));
+                }
+                if st.newest == Some(true) {
+                    out.push_str(" · <b>newest</b>");
+                }
+                out.push_str("</div><div>");
+                mark_into(&st.text, &needles, out);
+                out.push_str("</div></div>\n");
+            }
+            out.push_str("</div>\n");
+        }
+        page.end_section();
+        Ok(())
+    }
+
     /// The member's title (linked to its revision), document, place in its input and offsets.
     fn provenance(&self, out: &mut String, m: &MemberLine, rep: bool) {
         if rep {
@@ -512,6 +630,61 @@ fn sizes(page: &mut Page, s: &RunStats) -> Result<(), ReportError> {
     page.table(&["size", "#clusters"], &rows);
     page.end_section();
     Ok(())
+}
+
+/// A line of contradictions.jsonl, as the report reads it.
+#[derive(Deserialize)]
+struct ContradictionLine {
+    cluster: u64,
+    confidence: f64,
+    rule: String,
+    facts: Vec<FactLine>,
+    statements: Vec<StatementLine>,
+}
+
+#[derive(Deserialize)]
+struct FactLine {
+    kind: String,
+    a: String,
+    b: String,
+    statements: [usize; 2],
+}
+
+#[derive(Deserialize)]
+struct StatementLine {
+    title: String,
+    text: String,
+    #[serde(default)]
+    revision: Option<u64>,
+    #[serde(default)]
+    timestamp: Option<String>,
+    #[serde(default)]
+    url: Option<String>,
+    #[serde(default)]
+    newest: Option<bool>,
+}
+
+/// `text` as HTML with the first occurrence of each needle in `<mark>` (overlaps: the earlier
+/// one wins).
+fn mark_into(text: &str, needles: &[&str], out: &mut String) {
+    let mut spans: Vec<(usize, usize)> = needles
+        .iter()
+        .filter(|n| !n.is_empty())
+        .filter_map(|n| text.find(n).map(|at| (at, at + n.len())))
+        .collect();
+    spans.sort_unstable();
+    let mut at = 0;
+    for (start, end) in spans {
+        if start < at {
+            continue;
+        }
+        escape_into(&text[at..start], out);
+        out.push_str("<mark>");
+        escape_into(&text[start..end], out);
+        out.push_str("</mark>");
+        at = end;
+    }
+    escape_into(&text[at..], out);
 }
 
 /// The S-curve section: the run's signer rebuilt from stats.json.
@@ -974,6 +1147,54 @@ fn encode(s: &str, keep: impl Fn(u8) -> bool) -> String {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn contradictions_are_shown_with_their_facts_marked() {
+        use textreuse_dedup::contradictions::Contradiction;
+        use textreuse_dedup::{Cluster, Member};
+
+        let mut a = Member::new(
+            0,
+            1,
+            "History of the Balkans",
+            "Bulgaria, a poor rural nation of 7 million people, sent soldiers to the front.",
+        );
+        a.origin.url = Some("https://en.wikipedia.org/w/index.php?oldid=5".into());
+        let b = Member::new(
+            1 << 32,
+            2,
+            "Home front during World War I",
+            "Bulgaria, a poor rural nation of 4.5 million people, sent soldiers to the front.",
+        );
+        let cluster = Cluster::new(9, vec![a, b]);
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(
+            dir.path().join("stats.json"),
+            textreuse_dedup::Stats::default().to_json(),
+        )
+        .unwrap();
+        std::fs::write(
+            dir.path().join("clusters.jsonl"),
+            format!("{}\n", cluster.to_json()),
+        )
+        .unwrap();
+        let html = DedupReport::new().render(dir.path()).unwrap();
+        assert!(
+            !html.contains("id=\"contradictions\""),
+            "no file, no section"
+        );
+        let line = Contradiction::of(&cluster).unwrap().to_json();
+        std::fs::write(dir.path().join("contradictions.jsonl"), format!("{line}\n")).unwrap();
+        let html = DedupReport::new().render(dir.path()).unwrap();
+        assert!(html.contains("id=\"contradictions\""));
+        assert!(html.contains("<mark>4.5</mark> vs <mark>7</mark> (number)"));
+        assert!(html.contains("nation of <mark>7</mark> million"));
+        assert!(html.contains(
+            "<a href=\"https://en.wikipedia.org/w/index.php?oldid=5\">History of the Balkans</a>"
+        ));
+        std::fs::write(dir.path().join("contradictions.jsonl"), "{not json\n").unwrap();
+        assert!(DedupReport::new().render(dir.path()).is_err());
+    }
+
     use super::*;
 
     #[test]

@@ -60,6 +60,7 @@ figcaption{color:var(--muted);font-size:13px;max-width:720px}\
 .member{margin:6px 0;padding:6px 8px;background:var(--soft);border-radius:3px}\
 .member .meta{color:var(--muted);font-size:13px}\
 .member.rep{border-left:3px solid var(--accent)}\
+.contradiction{margin:10px 0 16px;padding-bottom:6px;border-bottom:1px solid var(--soft)}\
 ins{background:var(--ins);text-decoration:none}\
 del{background:var(--del)}\
 mark{background:var(--mark)}\

@@ -292,6 +292,7 @@ fn decode_info(mut bytes: &[u8], sources: &[Arc<str>]) -> Option<Document> {
             record,
             revision,
             timestamp,
+            url: None,
         },
     })
 }
@@ -313,12 +314,14 @@ mod tests {
             record: Some(3),
             revision: None,
             timestamp: None,
+            url: None,
         };
         docs[2].origin = Origin {
             source: Some(input.clone()),
             record: None,
             revision: Some(123_456),
             timestamp: Some(Arc::from("2016-08-01T12:00:00Z")),
+            url: None,
         };
         let mut store = DocumentStoreBuilder::new(None::<&Path>).unwrap();
         for d in &docs {

@@ -24,8 +24,8 @@ from .components import connected_components
 #: the same columns). ``doc`` is read as a string: Spark's JSON reader gives the digits of an
 #: integer id and the text of a string id, and ``doc_is_string``, which the extractor writes
 #: (true) only for string ids, tells ``12`` from ``"12"``. ``start``/``end`` are character
-#: offsets. ``source``, ``record``, ``revision`` and ``timestamp`` are null where the document
-#: has none.
+#: offsets. ``source``, ``record``, ``revision``, ``timestamp`` and ``url`` are null where the
+#: document has none.
 SENTENCE_SCHEMA = T.StructType(
     [
         T.StructField("id", T.LongType()),
@@ -35,6 +35,7 @@ SENTENCE_SCHEMA = T.StructType(
         T.StructField("record", T.LongType()),
         T.StructField("revision", T.LongType()),
         T.StructField("timestamp", T.StringType()),
+        T.StructField("url", T.StringType()),
         T.StructField("title", T.StringType()),
         T.StructField("start", T.LongType()),
         T.StructField("end", T.LongType()),
@@ -47,7 +48,7 @@ SENTENCE_SCHEMA = T.StructType(
 #: ``doc_int`` (integer ids) and ``doc_str`` (string ids), exactly one of them not null.
 COLUMNS = (
     "id", "doc_int", "doc_str", "title", "shingles", "text",
-    "source", "record", "revision", "timestamp", "start", "end",
+    "source", "record", "revision", "timestamp", "url", "start", "end",
 )
 
 #: The representative rules of ``textreuse dedup --keep``.
@@ -265,8 +266,8 @@ def run_dedup(
     input_stats: Sequence[str] = (),
 ) -> dict:
     """Runs the pipeline over sentence records and writes ``clusters.jsonl``,
-    ``duplicates.jsonl``, ``stats.json`` and ``article-pairs.tsv`` into ``out_dir``, as
-    ``textreuse dedup`` does. Returns the stats.
+    ``duplicates.jsonl``, ``contradictions.jsonl``, ``stats.json`` and ``article-pairs.tsv``
+    into ``out_dir``, as ``textreuse dedup`` does. Returns the stats.
 
     ``inputs`` is a list of paths (JSON Lines or Parquet) or a DataFrame with the columns of
     :data:`SENTENCE_SCHEMA` (see :func:`sentence_frame`). ``input_stats`` are the files
@@ -304,7 +305,8 @@ _MEMBER_SCHEMA = "part long, cluster long, id long, line string"
 #: range's ``clusters.jsonl`` and ``duplicates.jsonl`` lines), its counts and its clusters'
 #: articles (see :func:`_format_range`).
 _RANGE_SCHEMA = (
-    "range int, clusters_path string, duplicates_path string, summary string, articles string"
+    "range int, clusters_path string, duplicates_path string, summary string, articles string, "
+    "contradictions string"
 )
 
 
@@ -551,7 +553,7 @@ class _Frame:
             "id",
             F.coalesce("doc_str", F.col("doc_int").cast("string")).alias("doc"),
             doc_is_string.alias("doc_is_string"),
-            "source", "record", "revision", "timestamp", "title",
+            "source", "record", "revision", "timestamp", "url", "title",
             F.col("id").bitwiseAND(0xFFFFFFFF).alias("idx"),
             "start", "end", F.lit(0).alias("shingles"), "text",
         ))
@@ -704,11 +706,12 @@ def _format_range(params: DedupParams, tags: list[int], chunks_dir: str):
         pending, part, files = None, None, None
         summary: dict = {}
         articles = []
+        contradictions = []
 
         def flush(table: pa.Table):
             cluster = table.column("cluster").combine_chunks()
             parts, large = kernels._string_parts(table.column("line").combine_chunks(), "line")
-            for text, duplicates, counts, arts in _native.cluster_chunk(
+            for text, duplicates, counts, arts, found in _native.cluster_chunk(
                 signer, shingle, keep, verify, threshold,
                 kernels._int64_parts(cluster, "cluster"), parts, large,
             ):
@@ -716,6 +719,7 @@ def _format_range(params: DedupParams, tags: list[int], chunks_dir: str):
                 files[1].write(duplicates)
                 _add_summary(summary, json.loads(counts))
                 articles.append(arts)
+                contradictions.append(found)
 
         with contextlib.ExitStack() as stack:
             for batch in batches:
@@ -747,8 +751,12 @@ def _format_range(params: DedupParams, tags: list[int], chunks_dir: str):
                     pa.array([range_of[part]], pa.int32()),
                     pa.array([files[0].name]), pa.array([files[1].name]),
                     pa.array([json.dumps(summary)]), pa.array(["".join(articles)]),
+                    pa.array(["".join(contradictions)]),
                 ],
-                names=["range", "clusters_path", "duplicates_path", "summary", "articles"],
+                names=[
+                    "range", "clusters_path", "duplicates_path", "summary", "articles",
+                    "contradictions",
+                ],
             )
 
     return run
@@ -943,8 +951,8 @@ def _append(dst, path: str) -> None:
 
 def _merge_ranges(ranges: list[dict], out_dir: str, max_article_pairs: int) -> dict:
     """Joins the files of the output ranges, in range order, into ``clusters.jsonl`` and
-    ``duplicates.jsonl`` (the CLI's files byte for byte), writes ``article-pairs.tsv``, and
-    sums the counts."""
+    ``duplicates.jsonl`` (the CLI's files byte for byte), writes ``article-pairs.tsv`` and
+    ``contradictions.jsonl`` (ranked), and sums the counts."""
     summary: dict = {}
     for r in ranges:
         _add_summary(summary, json.loads(r["summary"]))
@@ -956,4 +964,6 @@ def _merge_ranges(ranges: list[dict], out_dir: str, max_article_pairs: int) -> d
         [r["articles"] for r in ranges], max_article_pairs
     )
     _write_files([os.path.join(out_dir, "article-pairs.tsv")], lambda f: f.write(tsv))
+    ranked = _native.rank_contradictions([r["contradictions"] for r in ranges])
+    _write_files([os.path.join(out_dir, "contradictions.jsonl")], lambda f: f.write(ranked))
     return summary

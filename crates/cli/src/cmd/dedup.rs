@@ -36,7 +36,8 @@ pub struct Args {
     /// Default: the bundled sample dumps.
     #[arg(value_name = "FILE")]
     files: Vec<PathBuf>,
-    /// Output directory for clusters.jsonl, duplicates.jsonl, stats.json and article-pairs.tsv.
+    /// Output directory for clusters.jsonl, duplicates.jsonl, contradictions.jsonl, stats.json and
+    /// article-pairs.tsv.
     #[arg(long, default_value = "textreuse-out", value_name = "DIR")]
     out: PathBuf,
     /// What is compared: sentences (the research's default, for dumps), paragraphs (non-blank
