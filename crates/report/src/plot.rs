@@ -444,7 +444,7 @@ impl EditBoundPlot {
                         5,
                         color.stroke_width(2),
                     ))?
-                    .label(format!("l = {}: lower bound", short(l)))
+                    .label(format!("l = {}: lower bound (dashed)", short(l)))
                     .legend(move |(x, y)| {
                         PathElement::new(vec![(x, y), (x + 22, y)], color.stroke_width(1))
                     });
@@ -663,7 +663,7 @@ mod tests {
         }
         assert!(StudyPlot::new(&[]).svg().unwrap().starts_with("<svg"));
         let bound = EditBoundPlot::new().relative_shingles([0.1]).svg().unwrap();
-        assert!(bound.contains("l = 0.1: lower bound") && bound.contains("filter 0.25"));
+        assert!(bound.contains("l = 0.1: lower bound (dashed)") && bound.contains("filter 0.25"));
         assert!(!bound.contains("l = 0.05"));
     }
 
