@@ -359,24 +359,6 @@ fn write_study_table(out: &mut impl Write, r: &StudyReport) -> std::io::Result<(
     Ok(())
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn number_lists_parse_ranges_and_lists() {
-        assert_eq!(number_list("5-15").unwrap().0, (5..=15).collect::<Vec<_>>());
-        assert_eq!(number_list("8,9,10").unwrap().0, [8, 9, 10]);
-        assert_eq!(number_list("12").unwrap().0, [12]);
-        assert!(number_list("0,1").is_err());
-        assert!(number_list("9-5").is_err());
-        assert!(number_list("1-100").is_err());
-        assert!(number_list("a").is_err());
-        assert_eq!(number_list("5-15").unwrap().to_string(), "5-15");
-        assert_eq!(number_list("8,9").unwrap().to_string(), "8,9");
-    }
-}
-
 /// `--min-set`: at most [`textreuse_minhash::MAX_SET_SIZE`], the largest set whose OPH curve
 /// is computed.
 fn set_size(text: &str) -> Result<usize, String> {
@@ -500,4 +482,22 @@ fn write_table(out: &mut impl Write, o: &Output) -> std::io::Result<()> {
         )?;
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn number_lists_parse_ranges_and_lists() {
+        assert_eq!(number_list("5-15").unwrap().0, (5..=15).collect::<Vec<_>>());
+        assert_eq!(number_list("8,9,10").unwrap().0, [8, 9, 10]);
+        assert_eq!(number_list("12").unwrap().0, [12]);
+        assert!(number_list("0,1").is_err());
+        assert!(number_list("9-5").is_err());
+        assert!(number_list("1-100").is_err());
+        assert!(number_list("a").is_err());
+        assert_eq!(number_list("5-15").unwrap().to_string(), "5-15");
+        assert_eq!(number_list("8,9").unwrap().to_string(), "8,9");
+    }
 }
