@@ -100,3 +100,108 @@ fn table_output_and_errors() {
     assert_eq!(stderr.lines().count(), 1, "{stderr}");
     assert!(stderr.contains("rows (K = 30) cannot exceed"), "{stderr}");
 }
+
+/// `tune --study`: one row per setting, the rows add up, the command's JSON equals the
+/// library's report (through the facade), and the plots are drawn.
+#[test]
+fn tune_study_reports_each_setting_as_the_library_does() {
+    let dir = tempfile::tempdir().unwrap();
+    let base = "The old mill on the river was built in 1820 and still grinds grain for the \
+                bakery of the village, which has sold its bread at the market since then.";
+    let lines = [
+        base.to_string(),
+        base.replace("1820", "1821"),
+        base.to_uppercase(),
+        format!(
+            "{} while everything else about the place has changed beyond all recognition in the years.",
+            &base[..70]
+        ),
+        "Quantum chromodynamics describes the strong interaction between quarks and gluons, \
+         the particles that make up hadrons such as the proton and the neutron."
+            .to_string(),
+    ];
+    let corpus = dir.path().join("corpus.jsonl");
+    let jsonl: String = lines
+        .iter()
+        .enumerate()
+        .map(|(i, text)| {
+            format!(
+                "{}\n",
+                serde_json::json!({"id": i, "title": "", "text": text})
+            )
+        })
+        .collect();
+    std::fs::write(&corpus, jsonl).unwrap();
+    let (svg, bound) = (dir.path().join("study.svg"), dir.path().join("bound.svg"));
+    let corpus = corpus.to_str().unwrap();
+    let (ok, stdout, stderr) = textreuse(&[
+        "tune",
+        "--study",
+        corpus,
+        "--study-shingles",
+        "5-7",
+        "--study-rows",
+        "2,10",
+        "--json",
+        "--svg",
+        svg.to_str().unwrap(),
+        "--bound-svg",
+        bound.to_str().unwrap(),
+    ]);
+    assert!(ok, "{stderr}");
+    let v: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(
+        (v["documents"].as_u64(), v["kept"].as_u64()),
+        (Some(5), Some(5))
+    );
+    let rows = v["rows"].as_array().unwrap();
+    let settings: Vec<(u64, u64)> = rows
+        .iter()
+        .map(|r| (r["shingle"].as_u64().unwrap(), r["rows"].as_u64().unwrap()))
+        .collect();
+    assert_eq!(
+        settings,
+        [(5, 2), (6, 2), (7, 2), (5, 10), (6, 10), (7, 10)]
+    );
+    for r in rows {
+        let n = |k: &str| r[k].as_u64().unwrap();
+        assert_eq!(n("good") + n("bad"), n("candidates"));
+        let rate = r["false_positive_rate"].as_f64().unwrap();
+        assert!((rate - n("bad") as f64 / n("candidates").max(1) as f64).abs() < 1e-12);
+        assert_eq!((n("hashes"), n("bands")), (20, 10));
+    }
+    // The counts are the library's (seconds aside).
+    let report = textreuse::dedup::study::TuningStudy::builder()
+        .shingles(5..=7)
+        .rows([2, 10])
+        .build()
+        .unwrap()
+        .run(
+            textreuse::corpus::Inputs::new([corpus]),
+            &textreuse::corpus::NoProgress,
+        )
+        .unwrap();
+    for (cli, lib) in rows.iter().zip(&report.rows) {
+        assert_eq!(cli["candidates"].as_u64(), Some(lib.candidates));
+        assert_eq!(cli["good"].as_u64(), Some(lib.good));
+    }
+    assert!(std::fs::read_to_string(&svg).unwrap().contains("K = 10"));
+    assert!(
+        std::fs::read_to_string(&bound)
+            .unwrap()
+            .contains("l = 0.05")
+    );
+
+    // The table: a header line, the column names, one line per setting.
+    let (ok, table, stderr) = textreuse(&["tune", "--study", corpus, "--study-rows", "10"]);
+    assert!(ok, "{stderr}");
+    let lines: Vec<&str> = table.lines().collect();
+    assert!(lines[0].starts_with("5 documents,"), "{table}");
+    assert!(lines[1].contains("FP rate"));
+    assert_eq!(lines.len(), 2 + 11);
+    // --rows is refused with --study; the study flags need --study.
+    let (ok, _, stderr) = textreuse(&["tune", "--study", corpus, "--rows", "8"]);
+    assert!(!ok && stderr.contains("--study-rows"), "{stderr}");
+    let (ok, _, _) = textreuse(&["tune", "--study-rows", "8"]);
+    assert!(!ok);
+}

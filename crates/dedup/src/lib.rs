@@ -53,6 +53,10 @@
 //!   sentence records of `textreuse sentences`, and reading a file of them in byte ranges),
 //!   [`classify`], [`article_pairs`], [`within_edit_distance`]; the shuffle (the external sort,
 //!   buckets, pairs, clusters) is its own crate, `textreuse-shuffle` ([`ShuffleBuilder`]).
+//! * [`study`]: the tuning study of the seed research's first paper
+//!   ([`study::TuningStudy`]): per shingle length and rows `K`, the candidate pairs of a
+//!   corpus's sentences split by edit distance into good and bad, with the false-positive rate
+//!   and the time of each setting (`textreuse tune --study`).
 //!
 //! Signatures and band keys come from [`textreuse_minhash::TextSigner`], the one text ->
 //! band keys recipe, so what a program signs equals what the engine buckets by.
@@ -102,6 +106,7 @@ pub mod rewrite;
 mod run;
 mod sink;
 mod stats;
+pub mod study;
 mod text_store;
 
 pub use classify::ClusterType;

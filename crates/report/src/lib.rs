@@ -12,6 +12,10 @@
 //!   shared words marked.
 //! * [`SCurvePlot`] draws a signer's S-curves (exact, independent-bands approximation, and for
 //!   OPH the curve of small sets) as SVG.
+//! * [`StudyPlot`] draws the tuning study's false-positive rate and time against the shingle
+//!   length, one line per `K` ([`textreuse_dedup::study`]); [`EditBoundPlot`] the seed
+//!   research's Figure 1, the Jaccard similarity of shingle sets against edit distance, from
+//!   its exact bounds.
 //!
 //! Pages load nothing: no scripts, fonts or images from anywhere (a Content-Security-Policy
 //! says so to the browser), the plots are inline SVG drawn by `plotters`, and the style sheet
@@ -47,7 +51,9 @@ pub use dedup::{
 };
 pub use error::ReportError;
 pub use html::escape;
-pub use plot::{SCurvePlot, cluster_sizes_svg, coverage_svg, type_counts_svg};
+pub use plot::{
+    EditBoundPlot, SCurvePlot, StudyPlot, cluster_sizes_svg, coverage_svg, type_counts_svg,
+};
 
 /// Writes `bytes` to `path` atomically ([`textreuse_corpus::files::write_atomic`]), so a reader
 /// never sees half a report.

@@ -204,6 +204,274 @@ impl<'a> SCurvePlot<'a> {
     }
 }
 
+/// Colors of the lines of a plot with one line per parameter value.
+const PALETTE: [RGBColor; 6] = [
+    BLUE,
+    ORANGE,
+    GREEN,
+    RGBColor(142, 68, 173),
+    RGBColor(192, 57, 43),
+    RGBColor(22, 160, 133),
+];
+
+/// The tuning study's figure ([`textreuse_dedup::study`]): the false-positive rate (bad /
+/// candidate pairs) and the wall time of each setting against the shingle length, one line per
+/// rows `K`, in two panels one above the other.
+///
+/// ```
+/// use textreuse_corpus::{Document, NoProgress};
+/// use textreuse_dedup::study::TuningStudy;
+/// use textreuse_report::StudyPlot;
+///
+/// let s = "The old mill on the river was built in 1820 and still grinds grain for the village.";
+/// let docs = vec![Document::new(1, "A", s), Document::new(2, "B", s)];
+/// let study = TuningStudy::builder().shingles(5..=8).rows([8, 10]).min_shingles(20).build()?;
+/// let report = study.run_documents(docs, &NoProgress)?;
+/// let svg = StudyPlot::new(&report.rows).svg()?;
+/// assert!(svg.starts_with("<svg") && svg.contains("K = 10"));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Clone, Debug)]
+pub struct StudyPlot<'a> {
+    rows: &'a [textreuse_dedup::study::StudyRow],
+}
+
+impl<'a> StudyPlot<'a> {
+    /// The plot of `rows` (any order; one line per distinct `K`).
+    pub fn new(rows: &'a [textreuse_dedup::study::StudyRow]) -> StudyPlot<'a> {
+        StudyPlot { rows }
+    }
+
+    /// The SVG document.
+    pub fn svg(&self) -> Result<String, ReportError> {
+        let mut lines: BTreeMap<usize, Vec<(f64, f64, f64)>> = BTreeMap::new();
+        for r in self.rows {
+            lines.entry(r.rows).or_default().push((
+                r.shingle as f64,
+                r.false_positive_rate,
+                r.seconds,
+            ));
+        }
+        for points in lines.values_mut() {
+            points.sort_by(|a, b| a.0.total_cmp(&b.0));
+        }
+        let (lo, hi) = self.rows.iter().fold((f64::MAX, f64::MIN), |(lo, hi), r| {
+            (lo.min(r.shingle as f64), hi.max(r.shingle as f64))
+        });
+        let (lo, hi) = if lo > hi {
+            (0.0, 1.0)
+        } else {
+            (lo - 0.5, hi + 0.5)
+        };
+        let max_rate = self
+            .rows
+            .iter()
+            .map(|r| r.false_positive_rate)
+            .fold(0.0, f64::max);
+        let max_time = self.rows.iter().map(|r| r.seconds).fold(0.0, f64::max);
+        let (n, m) = self.rows.first().map_or((0, 0), |r| (r.hashes, r.bands));
+        svg("the tuning study", (720, 640), |root| {
+            let root = root.titled(
+                &format!("Tuning study: drawn bands, N = {n}, M = {m}, one line per K"),
+                (FONT, 17),
+            )?;
+            let panels = root.split_evenly((2, 1));
+            for (panel, (what, top, pick)) in panels.iter().zip([
+                (
+                    "false-positive rate (bad / candidates)",
+                    (max_rate * 1.1).max(0.01),
+                    1usize,
+                ),
+                ("seconds per setting", (max_time * 1.1).max(0.001), 2usize),
+            ]) {
+                let mut chart = ChartBuilder::on(panel)
+                    .margin(14)
+                    .x_label_area_size(40)
+                    .y_label_area_size(64)
+                    .build_cartesian_2d(lo..hi, 0f64..top)?;
+                chart
+                    .configure_mesh()
+                    .x_desc("shingle length L (characters)")
+                    .y_desc(what)
+                    .label_style((FONT, 13))
+                    .light_line_style(GRID)
+                    .bold_line_style(GRID)
+                    .x_label_formatter(&|v| format!("{v:.0}"))
+                    .draw()?;
+                for (i, (k, points)) in lines.iter().enumerate() {
+                    let color = PALETTE[i % PALETTE.len()];
+                    let xy: Vec<(f64, f64)> = points
+                        .iter()
+                        .map(|p| (p.0, if pick == 1 { p.1 } else { p.2 }))
+                        .collect();
+                    chart
+                        .draw_series(LineSeries::new(xy.clone(), color.stroke_width(2)))?
+                        .label(format!("K = {k}"))
+                        .legend(move |(x, y)| {
+                            PathElement::new(vec![(x, y), (x + 22, y)], color.stroke_width(2))
+                        });
+                    chart.draw_series(
+                        xy.into_iter()
+                            .map(move |p| Circle::new(p, 3, color.filled())),
+                    )?;
+                }
+                chart
+                    .configure_series_labels()
+                    .position(SeriesLabelPosition::UpperRight)
+                    .label_font((FONT, 13))
+                    .background_style(WHITE.mix(0.9))
+                    .border_style(BLACK.mix(0.3))
+                    .draw()?;
+            }
+            Ok(())
+        })
+    }
+}
+
+/// The seed research's Figure 1: the Jaccard similarity of the character shingle sets of a
+/// sentence and its copy against their normalized edit distance `e = E/N`, drawn from the
+/// exact bounds ([`textreuse_shingle::edit::localized_substitution_bounds`]: one run of `E`
+/// substitutions in a sentence of `N` characters with distinct shingles of length `L`) for
+/// relative shingle lengths `l = L/N` (the paper's 0.05 and 0.2), with the limit
+/// `(1 - e)/(1 + e)` as `l -> 0` and the edit-distance filter's threshold marked.
+///
+/// ```
+/// use textreuse_report::EditBoundPlot;
+///
+/// let svg = EditBoundPlot::new().svg()?;
+/// assert!(svg.contains("l = 0.05") && svg.contains("l = 0.2"));
+/// # Ok::<(), textreuse_report::ReportError>(())
+/// ```
+#[derive(Clone, Debug)]
+pub struct EditBoundPlot {
+    len: usize,
+    relative: Vec<f64>,
+    max_edit: Option<f64>,
+}
+
+impl Default for EditBoundPlot {
+    fn default() -> Self {
+        EditBoundPlot::new()
+    }
+}
+
+impl EditBoundPlot {
+    /// The paper's figure: sentences of 1,000 characters (so `L = lN` is whole for both
+    /// curves), `l` = 0.05 and 0.2, the threshold at 0.25.
+    pub fn new() -> EditBoundPlot {
+        EditBoundPlot {
+            len: 1000,
+            relative: vec![0.05, 0.2],
+            max_edit: Some(0.25),
+        }
+    }
+
+    /// The sentence length `N` in characters of the exact bounds (at least 1).
+    pub fn len(mut self, chars: usize) -> Self {
+        self.len = chars.max(1);
+        self
+    }
+
+    /// The relative shingle lengths `l = L/N` to draw, one pair of bounds each.
+    pub fn relative_shingles(mut self, l: impl IntoIterator<Item = f64>) -> Self {
+        self.relative = l.into_iter().filter(|l| *l > 0.0 && *l <= 1.0).collect();
+        self
+    }
+
+    /// Marks this normalized edit distance (a vertical line); `None` for no mark.
+    pub fn max_edit(mut self, e: Option<f64>) -> Self {
+        self.max_edit = e.filter(|e| (0.0..=1.0).contains(e));
+        self
+    }
+
+    /// The SVG document.
+    pub fn svg(&self) -> Result<String, ReportError> {
+        let n = self.len;
+        let limit: Vec<(f64, f64)> = (0..=200)
+            .map(|i| {
+                let e = i as f64 / 400.0;
+                (e, (1.0 - e) / (1.0 + e))
+            })
+            .collect();
+        svg("the Jaccard bound", (720, 440), |root| {
+            let mut chart = ChartBuilder::on(root)
+                .caption(
+                    format!("Jaccard similarity vs edit distance (N = {n} characters)"),
+                    (FONT, 17),
+                )
+                .margin(14)
+                .x_label_area_size(42)
+                .y_label_area_size(58)
+                .build_cartesian_2d(0f64..0.5f64, 0f64..1.0001f64)?;
+            chart
+                .configure_mesh()
+                .x_desc("normalized edit distance e = E / N (one run of substitutions)")
+                .y_desc("Jaccard similarity of the shingle sets")
+                .label_style((FONT, 13))
+                .light_line_style(GRID)
+                .bold_line_style(GRID)
+                .draw()?;
+            chart
+                .draw_series(LineSeries::new(limit, BLACK.stroke_width(2)))?
+                .label("l -> 0: (1 - e) / (1 + e)")
+                .legend(|(x, y)| {
+                    PathElement::new(vec![(x, y), (x + 22, y)], BLACK.stroke_width(2))
+                });
+            for (i, &l) in self.relative.iter().enumerate() {
+                let color = PALETTE[(i + 1) % PALETTE.len()];
+                let shingle = ((l * n as f64).round() as usize).max(1);
+                let edits = (0..=n / 2).step_by((n / 400).max(1));
+                let bounds: Vec<(f64, (f64, f64))> = edits
+                    .map(|e| {
+                        let b =
+                            textreuse_shingle::edit::localized_substitution_bounds(n, shingle, e);
+                        (e as f64 / n as f64, b)
+                    })
+                    .collect();
+                chart
+                    .draw_series(LineSeries::new(
+                        bounds.iter().map(|&(e, (_, hi))| (e, hi)),
+                        color.stroke_width(2),
+                    ))?
+                    .label(format!("l = {}: upper bound", short(l)))
+                    .legend(move |(x, y)| {
+                        PathElement::new(vec![(x, y), (x + 22, y)], color.stroke_width(2))
+                    });
+                chart
+                    .draw_series(DashedLineSeries::new(
+                        bounds.iter().map(|&(e, (lo, _))| (e, lo)),
+                        7,
+                        5,
+                        color.stroke_width(2),
+                    ))?
+                    .label(format!("l = {}: lower bound (dashed)", short(l)))
+                    .legend(move |(x, y)| {
+                        PathElement::new(vec![(x, y), (x + 22, y)], color.stroke_width(1))
+                    });
+            }
+            if let Some(e) = self.max_edit {
+                chart
+                    .draw_series(LineSeries::new(
+                        vec![(e, 0.0), (e, 1.0)],
+                        RED_LINE.stroke_width(2),
+                    ))?
+                    .label(format!("edit-distance filter {}", short(e)))
+                    .legend(|(x, y)| {
+                        PathElement::new(vec![(x, y), (x + 22, y)], RED_LINE.stroke_width(2))
+                    });
+            }
+            chart
+                .configure_series_labels()
+                .position(SeriesLabelPosition::UpperRight)
+                .label_font((FONT, 13))
+                .background_style(WHITE.mix(0.9))
+                .border_style(BLACK.mix(0.3))
+                .draw()?;
+            Ok(())
+        })
+    }
+}
+
 /// `x` with at most 3 decimals and no trailing zeros (0.8, 0.794).
 fn short(x: f64) -> String {
     let s = format!("{x:.3}");
@@ -324,14 +592,6 @@ pub fn coverage_svg(
     chars: usize,
     passages: &[(std::ops::Range<usize>, usize)],
 ) -> Result<String, ReportError> {
-    const PALETTE: [RGBColor; 6] = [
-        BLUE,
-        ORANGE,
-        GREEN,
-        RGBColor(142, 68, 173),
-        RGBColor(192, 57, 43),
-        RGBColor(22, 160, 133),
-    ];
     let chars = chars.max(1);
     svg("the coverage strip", (720, 90), |root| {
         let mut chart = ChartBuilder::on(root)
@@ -382,6 +642,29 @@ mod tests {
         let drawn = SCurvePlot::new(&Signer::new()).min_set(75).svg().unwrap();
         assert!(!drawn.contains("two sets of"));
         assert!(!drawn.contains("threshold"));
+    }
+
+    #[test]
+    fn study_plot_draws_one_line_per_k_and_the_bound_plot_its_curves() {
+        use textreuse_corpus::{Document, NoProgress};
+        let s = "The old mill on the river was built in 1820 and still grinds grain here.";
+        let docs = vec![Document::new(1, "A", s), Document::new(2, "B", s)];
+        let report = textreuse_dedup::study::TuningStudy::builder()
+            .shingles(5..=7)
+            .rows([8, 9, 10])
+            .min_shingles(20)
+            .build()
+            .unwrap()
+            .run_documents(docs, &NoProgress)
+            .unwrap();
+        let svg = StudyPlot::new(&report.rows).svg().unwrap();
+        for k in ["K = 8", "K = 9", "K = 10", "false-positive rate", "seconds"] {
+            assert!(svg.contains(k), "{k}");
+        }
+        assert!(StudyPlot::new(&[]).svg().unwrap().starts_with("<svg"));
+        let bound = EditBoundPlot::new().relative_shingles([0.1]).svg().unwrap();
+        assert!(bound.contains("l = 0.1: lower bound (dashed)") && bound.contains("filter 0.25"));
+        assert!(!bound.contains("l = 0.05"));
     }
 
     #[test]

@@ -39,6 +39,9 @@
 //!   to at most [`MAX_CHUNK_WORDS`] words) and [`word_shingles`] (their word n-gram
 //!   fingerprints).
 //! * [`CharOffsets`]: byte offsets to char offsets for many lookups.
+//! * [`edit`]: a fast, bounded Levenshtein distance ([`edit::Levenshtein`]) and the bounds that
+//!   tie the Jaccard similarity of character shingle sets to edit distance
+//!   ([`edit::jaccard_lower_bound`], [`edit::localized_substitution_bounds`]).
 //! * [`units`]: the unit a job compares ([`units::Unit`]: sentence, paragraph, document), which
 //!   units are kept ([`units::SentenceFilter`], a shingle-count window) and the kept units of a
 //!   document with their ids and spans ([`units::KeptSentences`]).
@@ -69,6 +72,7 @@ pub const DEFAULT_SHINGLE_CHARS: usize = 12;
 
 pub mod chars;
 pub mod chunk;
+pub mod edit;
 #[cfg(target_arch = "x86_64")]
 mod ifma;
 pub mod normalize;
