@@ -181,8 +181,11 @@ pub enum DifferenceKind {
     Pronoun,
     /// A spelling variant (at most a quarter of the letters changed).
     Spelling,
-    /// The same words in another order.
+    /// The same words in another order, as items of a list.
     Reordered,
+    /// Words moved across others, changing what is said ("from green to blue" / "from blue to
+    /// green").
+    Order,
     /// Words added or dropped.
     Added,
     /// A long piece added at an end of the text.
@@ -192,11 +195,14 @@ pub enum DifferenceKind {
 }
 
 impl DifferenceKind {
-    /// Whether it changes a fact (number, name, negation).
+    /// Whether it changes a fact (number, name, negation, order).
     pub fn is_factual(self) -> bool {
         matches!(
             self,
-            DifferenceKind::Number | DifferenceKind::Name | DifferenceKind::Negation
+            DifferenceKind::Number
+                | DifferenceKind::Name
+                | DifferenceKind::Negation
+                | DifferenceKind::Order
         )
     }
 }
@@ -373,7 +379,30 @@ fn looks_like_reference(text: &str) -> bool {
         .windows(6)
         .any(|w| w[0] == b'(' && w[5] == b')' && w[1..5].iter().all(u8::is_ascii_digit));
     score += year_in_parens as usize;
+    // "11 (1): 73-80": volume, issue and pages, a citation on its own.
+    score += 2 * volume_issue_pages(text) as usize;
     score >= 2
+}
+
+/// Whether `text` holds "N (N): N-N" (volume, issue, pages; any dash).
+fn volume_issue_pages(text: &str) -> bool {
+    text.match_indices("): ").any(|(at, _)| {
+        let before = &text[..at];
+        let Some(open) = before.rfind('(') else {
+            return false;
+        };
+        let issue = &before[open + 1..];
+        let volume = before[..open].trim_end();
+        let pages: String = text[at + 3..]
+            .chars()
+            .take_while(|c| c.is_ascii_digit() || matches!(c, '-' | '–' | '—'))
+            .collect();
+        !issue.is_empty()
+            && issue.chars().all(|c| c.is_ascii_digit())
+            && volume.chars().last().is_some_and(|c| c.is_ascii_digit())
+            && pages.chars().next().is_some_and(|c| c.is_ascii_digit())
+            && pages.contains(['-', '–', '—'])
+    })
 }
 
 /// The title's words that name its subject (stopwords left out), folded.
@@ -436,10 +465,19 @@ fn compare(
     let longer = ta.tokens.len().max(tb.tokens.len()).max(1);
     let relation = relation(members, titles, a, b);
     let first = out.len();
-    let reordered = is_reordering(&ta.tokens, &tb.tokens, &hunks);
+    let moved = moved_words(&ta.tokens, &tb.tokens, &hunks);
+    let order = if moved.is_empty() {
+        DifferenceKind::Reordered
+    } else {
+        order_kind(&ta.tokens, &tb.tokens, &moved)
+    };
     for h in &hunks {
-        let kind = if reordered {
-            DifferenceKind::Reordered
+        let holds_moved = ta.tokens[h.a.0..h.a.1]
+            .iter()
+            .chain(&tb.tokens[h.b.0..h.b.1])
+            .any(|t| moved.contains(&t.norm.as_str()));
+        let kind = if holds_moved {
+            order
         } else {
             hunk_kind(members, titles, (a, ta), (b, tb), h, longer)
         };
@@ -473,7 +511,14 @@ fn compare(
             Relation::Same => verdict(ClusterType::FactualDrift, Rule::SameArticle),
             Relation::Related => verdict(ClusterType::FactualDrift, Rule::RelatedArticles),
             Relation::Siblings => verdict(ClusterType::Template, Rule::SiblingArticles),
-            Relation::Unrelated if names_in_common(ta, tb, &hunks) => {
+            // A name in common, or a changed order or negation (not a figure of each
+            // article's own): one subject stated two ways.
+            Relation::Unrelated
+                if names_in_common(ta, tb, &hunks)
+                    || kinds.iter().any(|d| {
+                        matches!(d.kind, DifferenceKind::Order | DifferenceKind::Negation)
+                    }) =>
+            {
                 verdict(ClusterType::FactualDrift, Rule::SharedSubject)
             }
             Relation::Unrelated => verdict(ClusterType::Template, Rule::PerArticleFacts),
@@ -482,17 +527,72 @@ fn compare(
     verdict(ClusterType::Copyedit, Rule::NonSubstantive)
 }
 
-/// Whether the hunks only move words: what one side drops, the other adds.
-fn is_reordering(a: &[Token], b: &[Token], hunks: &[Hunk]) -> bool {
+/// The content words (not stopwords) that one text drops in a hunk and the other adds in
+/// one: words moved to another place.
+fn moved_words<'t>(a: &'t [Token], b: &'t [Token], hunks: &[Hunk]) -> Vec<&'t str> {
+    let content = |t: &&'t Token| !STOPWORDS.contains(&t.norm.as_str());
     let mut dropped: Vec<&str> = Vec::new();
     let mut added: Vec<&str> = Vec::new();
     for h in hunks {
-        dropped.extend(a[h.a.0..h.a.1].iter().map(|t| t.norm.as_str()));
-        added.extend(b[h.b.0..h.b.1].iter().map(|t| t.norm.as_str()));
+        dropped.extend(
+            a[h.a.0..h.a.1]
+                .iter()
+                .filter(content)
+                .map(|t| t.norm.as_str()),
+        );
+        added.extend(
+            b[h.b.0..h.b.1]
+                .iter()
+                .filter(content)
+                .map(|t| t.norm.as_str()),
+        );
     }
     dropped.sort_unstable();
+    dropped.dedup();
     added.sort_unstable();
-    !dropped.is_empty() && dropped == added
+    dropped.retain(|w| added.binary_search(w).is_ok());
+    dropped
+}
+
+/// Words that join the items of a list, whose order says nothing.
+const LIST_WORDS: [&str; 5] = ["and", "or", "nor", "as", "well"];
+
+/// Whether moving `moved` words changes what the text says: a moved word crosses another word
+/// (their order differs between the texts) across anything but a list's joining words ("green
+/// to blue" / "blue to green": `Order`; "grain and timber" / "timber and grain": `Reordered`).
+fn order_kind(a: &[Token], b: &[Token], moved: &[&str]) -> DifferenceKind {
+    let once = |t: &[Token], w: &str| {
+        let mut at = t
+            .iter()
+            .enumerate()
+            .filter(|(_, x)| x.norm == w)
+            .map(|(i, _)| i);
+        match (at.next(), at.next()) {
+            (Some(i), None) => Some(i),
+            _ => None,
+        }
+    };
+    for &w in moved {
+        let (Some(wa), Some(wb)) = (once(a, w), once(b, w)) else {
+            continue;
+        };
+        for (ua, u) in a.iter().enumerate() {
+            if u.norm == w || STOPWORDS.contains(&u.norm.as_str()) {
+                continue;
+            }
+            let Some(ub) = once(b, &u.norm) else { continue };
+            if once(a, &u.norm) != Some(ua) || (wa < ua) == (wb < ub) {
+                continue;
+            }
+            let between = &a[wa.min(ua) + 1..wa.max(ua)];
+            if between.iter().any(|t| {
+                !LIST_WORDS.contains(&t.norm.as_str()) && !moved.contains(&t.norm.as_str())
+            }) {
+                return DifferenceKind::Order;
+            }
+        }
+    }
+    DifferenceKind::Reordered
 }
 
 /// Whether the words the two texts share in order include a name (a subject both state).
@@ -590,6 +690,14 @@ fn hunk_kind(
     let (ja, jb) = (joined(wa), joined(wb));
     if is_splice(&ja, &jb) {
         return DifferenceKind::Added;
+    }
+    // The texts go separate ways at an end, for a good part of the longer one: two sentences
+    // that share a phrase, often cut at an abbreviation ("... (USAMRIID) microbiologist Bruce
+    // E." / "... (USAMRIID) which transitioned from the previous U.S.").
+    let at_start = h.a.0 == 0 && h.b.0 == 0;
+    let at_end = h.a.1 == ta.tokens.len() && h.b.1 == tb.tokens.len();
+    if (at_start || at_end) && wa.len().max(wb.len()) as f64 >= FRAGMENT * longer as f64 {
+        return DifferenceKind::Fragment;
     }
     let own = |w: &[Token], t: &[String], other: &[String]| {
         w.iter()
