@@ -124,7 +124,7 @@ impl Member {
 /// assert_eq!(cluster.kind, ClusterType::Identical);
 /// assert_eq!(cluster.members[0].doc, 7); // sorted by document
 /// assert!(cluster.to_json().starts_with(
-///     r#"{"cluster":0,"size":2,"type":"identical","representative":0,"rule":"same_text","groups":[[0,1]],"members":[{"doc":7,"#
+///     r#"{"cluster":0,"size":2,"type":"identical","representative":0,"rule":"same_text","members":[{"doc":7,"#
 /// ));
 ///
 /// // A near-duplicate: its groups and what differs between them.
@@ -365,10 +365,16 @@ struct OutCluster<'a> {
     kind: &'static str,
     representative: usize,
     rule: &'static str,
+    /// Left out for one group (every member the same text): it would list every member.
+    #[serde(skip_serializing_if = "one_group")]
     groups: &'a [Vec<usize>],
     #[serde(skip_serializing_if = "<[_]>::is_empty")]
     differences: &'a [classify::Difference],
     members: Vec<OutMember<'a>>,
+}
+
+fn one_group(groups: &&[Vec<usize>]) -> bool {
+    groups.len() <= 1
 }
 
 /// The distinct normalized shingle fingerprints of `text`, sorted.
