@@ -51,7 +51,7 @@ mod diff;
 mod tokens;
 
 use diff::{Hunk, diff};
-use tokens::{Token, key, tokenize};
+use tokens::{Token, key, recycle, tokenize};
 
 /// The kind of a cluster, written as `type` in `clusters.jsonl`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
@@ -422,6 +422,13 @@ fn title_words(title: &str, buf: &mut Vec<Token>) -> Vec<String> {
 struct Text<'a> {
     text: &'a str,
     tokens: Vec<Token>,
+}
+
+impl Drop for Text<'_> {
+    /// Its words' strings go back to the thread's pool for the next texts.
+    fn drop(&mut self) {
+        recycle(self.tokens.drain(..));
+    }
 }
 
 /// How the articles of members `a` and `b` relate (`titles[i]` are member `i`'s title words).
@@ -816,6 +823,7 @@ pub fn type_cluster(members: &[Member<'_>]) -> Typing {
         .iter()
         .map(|m| title_words(m.title, &mut buf))
         .collect();
+    recycle(buf);
     // The largest group's member with the first title stands for it (any order of the
     // members gives the same one).
     let by_title = |i: usize| (members[i].title, members[i].doc, members[i].text);

@@ -110,9 +110,36 @@ fn is_apostrophe(c: char) -> bool {
     matches!(c, '\'' | '’' | 'ʼ' | '‘')
 }
 
-/// The words of `text`, in order, into `out` (cleared first).
+thread_local! {
+    /// The strings of recycled words ([`recycle`]), reused by [`tokenize`]: a cluster's texts
+    /// are tokenized by the thousand, and a string per word would be an allocation per word.
+    static SPARE: std::cell::RefCell<Vec<String>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// At most this many strings wait in a thread's spare pool.
+const MAX_SPARE: usize = 1 << 14;
+
+/// Gives the strings of `tokens` back to this thread's pool for [`tokenize`] to reuse.
+pub(crate) fn recycle(tokens: impl IntoIterator<Item = Token>) {
+    SPARE.with_borrow_mut(|spare| {
+        for t in tokens {
+            if spare.len() >= MAX_SPARE {
+                break;
+            }
+            spare.push(t.norm);
+        }
+    });
+}
+
+fn spare_string() -> String {
+    let mut s = SPARE.with_borrow_mut(Vec::pop).unwrap_or_default();
+    s.clear();
+    s
+}
+
+/// The words of `text`, in order, into `out` (cleared first; its strings are reused).
 pub(crate) fn tokenize(text: &str, out: &mut Vec<Token>) {
-    out.clear();
+    recycle(out.drain(..));
     let mut chars = text.char_indices().peekable();
     // Whether the next word starts a sentence: the first word, or one after . ! ? : or a
     // line break.
@@ -127,7 +154,7 @@ pub(crate) fn tokenize(text: &str, out: &mut Vec<Token>) {
         // A word: alphanumerics, with apostrophes between letters and, between digits, the
         // separators of "1,234" and "40.4".
         let mut end = start;
-        let mut norm = String::new();
+        let mut norm = spare_string();
         let mut digits = false;
         while let Some(&(i, c)) = chars.peek() {
             if c.is_alphanumeric() {
@@ -174,7 +201,8 @@ pub(crate) fn tokenize(text: &str, out: &mut Vec<Token>) {
             .chain(&ORDINAL_WORDS)
             .find(|(w, _)| *w == norm)
         {
-            norm = digit.to_string();
+            norm.clear();
+            norm.push_str(digit);
             digits = true;
         }
         // "U.S." and "US": a single letter right after a single letter and a dot joins it.
@@ -190,6 +218,14 @@ pub(crate) fn tokenize(text: &str, out: &mut Vec<Token>) {
             {
                 prev.norm.push_str(&norm);
                 prev.end = end;
+                recycle([Token {
+                    norm: std::mem::take(&mut norm),
+                    start,
+                    end,
+                    capital: false,
+                    upper: false,
+                    number: false,
+                }]);
                 true
             }
             _ => false,
