@@ -478,3 +478,23 @@ def test_check_matches_the_cli(cli):
         textreuse.check([susp])
     with pytest.raises(ValueError, match="at least 1"):
         textreuse.check([susp], corpus, top=0)
+
+
+def test_classify_types_a_cluster_as_dedup_does():
+    import textreuse
+
+    t = textreuse.classify([
+        {"title": "Albedo", "text": "The albedo of the Earth was 0.30 in the survey of the year.",
+         "revision": 1, "timestamp": "2013-01-01T00:00:00Z"},
+        {"title": "Albedo", "text": "The albedo of the Earth was 0.29 in the survey of the year.",
+         "revision": 2, "timestamp": "2016-01-01T00:00:00Z", "url": "https://x/?oldid=2"},
+    ])
+    assert (t["type"], t["rule"]) == ("factual_drift", "same_article")
+    facts = t["contradiction"]["facts"]
+    assert [(f["kind"], f["a"], f["b"]) for f in facts] == [("number", "0.29", "0.30")]
+    newest = [s for s in t["contradiction"]["statements"] if s.get("newest")]
+    assert [(s["member"], s["url"]) for s in newest] == [(1, "https://x/?oldid=2")]
+    same = textreuse.classify([("A", "The Fischer-Tropsch process."), ("B", "the Fischer–Tropsch process")])
+    assert (same["type"], same["groups"], same["contradiction"]) == ("identical", [[0, 1]], None)
+    with pytest.raises(ValueError):
+        textreuse.classify([])

@@ -24,6 +24,9 @@ Apache Spark backend of the dedup pipeline in :mod:`textreuse.spark` (needs pysp
 imported by ``import textreuse``.
 """
 
+import json as _json
+from collections.abc import Iterable as _Iterable, Mapping as _Mapping
+
 from ._native import (
     IndexLockedError,
     LSHIndex,
@@ -33,6 +36,7 @@ from ._native import (
     align,
     char_offsets,
     check,
+    classify as _classify,
     jaccard,
     paragraph_simhash,
     plan,
@@ -53,6 +57,7 @@ __all__ = [
     "align",
     "char_offsets",
     "check",
+    "classify",
     "jaccard",
     "paragraph_simhash",
     "plan",
@@ -63,3 +68,35 @@ __all__ = [
     "simhash",
     "tune",
 ]
+
+
+def classify(members: _Iterable) -> dict:
+    """The type of a cluster of near-duplicate sentences, as ``textreuse dedup`` types its
+    clusters (the rules of Weissman et al., docs/dedup.md "Cluster types"), with the evidence.
+
+    ``members`` are ``(title, text)`` pairs or mappings with ``title`` and ``text`` and
+    optionally ``doc`` (members with equal ``doc``, or equal titles, are one article),
+    ``revision``, ``timestamp`` and ``url``. Returns ``{"type", "rule", "groups",
+    "differences", "contradiction"}``: ``groups`` and the differences' ``members`` are indices
+    into ``members``; ``contradiction`` is the ``contradictions.jsonl`` object for a
+    ``factual_drift`` cluster, else None.
+
+    >>> import textreuse
+    >>> t = textreuse.classify([
+    ...     ("History of the Balkans", "Bulgaria, a poor rural nation of 7 million people, sent troops."),
+    ...     ("Home front during World War I", "Bulgaria, a poor rural nation of 4.5 million people, sent troops."),
+    ... ])
+    >>> t["type"], [(f["a"], f["b"]) for f in t["contradiction"]["facts"]]
+    ('factual_drift', [('4.5', '7')])
+    """
+    rows = []
+    for m in members:
+        if isinstance(m, _Mapping):
+            title, text = m.get("title") or "", m["text"]
+            doc = m.get("doc", title)
+            row = (str(doc), title, text, m.get("revision"), m.get("timestamp"), m.get("url"))
+        else:
+            title, text = m
+            row = (title, title, text, None, None, None)
+        rows.append(row)
+    return _json.loads(_classify(rows))

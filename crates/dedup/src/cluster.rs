@@ -161,14 +161,33 @@ impl Cluster {
     /// build clusters through this function, so their outputs are byte-identical.
     pub fn new(id: u64, mut members: Vec<Member>) -> Cluster {
         members.sort_by(|a, b| (&a.doc, a.idx(), a.id).cmp(&(&b.doc, b.idx(), b.id)));
-        // The classifier's document keys: members are sorted by document, so a new key starts
-        // wherever the id changes.
+        Cluster::in_order(id, members)
+    }
+
+    /// The cluster `id` of `members` in the order given (for programs that type their own
+    /// groups of sentences: the evidence's member indices are theirs). Members with equal
+    /// document ids are one article to the classifier, as are members with equal titles.
+    ///
+    /// ```
+    /// use textreuse_dedup::{Cluster, ClusterType, Member};
+    ///
+    /// let c = Cluster::in_order(0, vec![
+    ///     Member::new(0, "b", "Albedo", "The albedo of the Earth was 0.29 in the survey."),
+    ///     Member::new(1, "a", "Albedo", "The albedo of the Earth was 0.30 in the survey."),
+    /// ]);
+    /// assert_eq!((c.kind, c.members[0].text.contains("0.29")), (ClusterType::FactualDrift, true));
+    /// ```
+    pub fn in_order(id: u64, members: Vec<Member>) -> Cluster {
+        // The classifier's document keys: the distinct document ids, numbered (sorted members
+        // start a new key wherever the id changes; any order is looked up).
         let mut keys = Vec::with_capacity(members.len());
+        let mut seen: std::collections::HashMap<&DocId, u64> = std::collections::HashMap::new();
         for (i, m) in members.iter().enumerate() {
-            let key = match keys.last() {
-                Some(&k) if members[i - 1].doc == m.doc => k,
-                Some(&k) => k + 1,
-                None => 0,
+            let key = if i > 0 && members[i - 1].doc == m.doc {
+                keys[i - 1]
+            } else {
+                let next = seen.len() as u64;
+                *seen.entry(&m.doc).or_insert(next)
             };
             keys.push(key);
         }

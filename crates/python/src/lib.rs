@@ -117,8 +117,8 @@ mod _native {
 
     #[pymodule_export]
     use crate::text::{
-        align, char_offsets, jaccard, paragraph_simhash, plan, sentences, shingle_count, shingles,
-        simhash, tune,
+        align, char_offsets, classify, jaccard, paragraph_simhash, plan, sentences, shingle_count,
+        shingles, simhash, tune,
     };
 
     #[pymodule_export]

@@ -276,3 +276,52 @@ pub(crate) fn plan<'py>(
     d.set_item("cost_ns", p.cost_ns)?;
     Ok(d)
 }
+
+/// classify(members) -> str
+///
+/// The type of a cluster of sentences, as `textreuse dedup` types its clusters, with the
+/// evidence and, for factual drift, the contradiction: one JSON object `{"type", "rule",
+/// "groups", "differences", "contradiction"}` (`contradiction` null unless the type is
+/// `factual_drift`; its `statements` name members by their index in `members`). Each member
+/// is `(doc, title, text, revision, timestamp, url)`: `doc` a string key (members with equal
+/// keys or equal titles are one article), the last three may be None.
+#[pyfunction]
+#[allow(clippy::type_complexity)]
+pub(crate) fn classify(
+    py: Python<'_>,
+    members: Vec<(
+        String,
+        String,
+        String,
+        Option<u64>,
+        Option<String>,
+        Option<String>,
+    )>,
+) -> PyResult<String> {
+    if members.is_empty() {
+        return Err(PyValueError::new_err("a cluster needs at least one member"));
+    }
+    Ok(py.detach(|| {
+        let members = members
+            .into_iter()
+            .enumerate()
+            .map(|(i, (doc, title, text, revision, timestamp, url))| {
+                let mut m = textreuse_dedup::Member::new(i as u64, doc, title, text);
+                m.origin.revision = revision;
+                m.origin.timestamp = timestamp.map(Into::into);
+                m.origin.url = url.map(Into::into);
+                m
+            })
+            .collect();
+        let cluster = textreuse_dedup::Cluster::in_order(0, members);
+        let contradiction = textreuse_dedup::contradictions::Contradiction::of(&cluster);
+        serde_json::json!({
+            "type": cluster.kind.as_str(),
+            "rule": cluster.evidence.rule.as_str(),
+            "groups": cluster.evidence.groups,
+            "differences": cluster.evidence.differences,
+            "contradiction": contradiction,
+        })
+        .to_string()
+    }))
+}
