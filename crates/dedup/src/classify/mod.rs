@@ -9,15 +9,18 @@
 //! first member stands for it): the words they share in order, and the **differences** between
 //! them, each of a kind ([`DifferenceKind`]):
 //!
-//! - *factual*: a changed number, date or quantity (`number`), a changed name (`name`: a
-//!   capitalized word that is not the first of its sentence), a negation added or dropped
-//!   (`negation`);
+//! - *factual*: a number, date or quantity replaced by another (`number`), a name replaced
+//!   (`name`: capitalized words not first in their sentence, on both sides or several on one),
+//!   a negation added or dropped (`negation`), words moved across others so that the statement
+//!   changes (`order`: "from green to blue" / "from blue to green");
 //! - *subject*: the changed words are each member's own article title words (`subject`:
 //!   "Rockville is a city ..." / "Bethesda is a ...");
-//! - *non-substantive*: a pronoun for a name (`pronoun`), a spelling variant (`spelling`, at
-//!   most a quarter of the letters changed), words reordered (`reordered`), words added or
-//!   dropped (`added`), other word changes (`wording`);
-//! - a long piece added at either end (`fragment`, a sentence-splitting error).
+//! - *non-substantive*: a pronoun for a name (`pronoun`), a spelling variant (`spelling`: at
+//!   most a quarter of the letters changed counting transpositions, an abbreviation for its
+//!   words, AD/CE), the items of a list reordered (`reordered`), words added or dropped or a
+//!   piece spliced into a word by a broken edit (`added`), other word changes (`wording`);
+//! - a long piece added or replaced at either end, or a citation run into the sentence
+//!   (`fragment`, a sentence-splitting error).
 //!
 //! and the relation of the two groups' articles ([`Relation`]): the same article (same
 //! document or title), related articles (one title holds the other's words: *Hurricane
@@ -28,10 +31,11 @@
 //!    fragment;
 //! 2. **template** when the changed words are the articles' own subjects, or when facts differ
 //!    between sibling articles, or between unrelated articles that do not name a subject in
-//!    common (each article states its own figures in one frame: "Of the agricultural land,
+//!    common and differ in figures or names only (each article states its own figures in one frame: "Of the agricultural land,
 //!    40.4% is used for growing crops" across municipalities);
 //! 3. **factual drift** when a fact differs within one article, between related articles, or
-//!    between unrelated articles that name a subject in common (the same subject stated with
+//!    between unrelated articles that name a subject in common or differ in an order or a
+//!    negation (the same subject stated with
 //!    contradictory facts: "Bulgaria, a poor rural nation of 7 million people" in *History of
 //!    the Balkans* and "... of 4.5 million people" in *Home front during World War I*);
 //! 4. **copyedit** otherwise (non-substantive changes only).
