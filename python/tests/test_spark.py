@@ -117,6 +117,11 @@ def test_string_ids_give_the_same_outputs_as_the_cli(spark, tmp_path, flags):
     assert ["12", "a-1", "a-1 copy", "a-2"] in docs
     assert [12, "12", "b-10"] in docs
     assert stats["distinct_articles"] == 7 and stats["verified"] == bool(flags)
+    # The summaries (equal to the CLI's, above): the filler sentences are one template across
+    # the documents, so all seven articles make one chain; the copies of a-1 repeat texts.
+    chains = stats["article_chains"]
+    assert chains["chains"] == 1 and chains["largest"][0]["articles"] == 7, chains
+    assert stats["distinct_clustered_texts"] < stats["clustered_sentences"]
     duplicates = (tmp_path / "spark" / "duplicates.jsonl").read_text().splitlines()
     assert len(duplicates) == stats["duplicates"] > 0
     if flags:

@@ -81,6 +81,86 @@ fn the_library_in_memory_equals_the_command_line() {
     let mut mine = serde_json::to_value(&stats).unwrap();
     mine["seconds"] = written["seconds"].clone();
     assert_eq!(mine, written);
+    summaries_match_the_clusters(&results.clusters, &stats, &written);
+}
+
+/// The summaries of stats.json, recounted the obvious way from the clusters.
+fn summaries_match_the_clusters(
+    clusters: &[textreuse::dedup::Cluster],
+    stats: &textreuse::dedup::Stats,
+    written: &serde_json::Value,
+) {
+    use std::collections::{BTreeSet, HashMap, HashSet};
+    for key in [
+        "distinct_clustered_texts",
+        "article_pair_links",
+        "article_pair_links_above",
+        "cluster_sizes",
+        "article_chains",
+    ] {
+        assert!(written.get(key).is_some(), "stats.json lacks {key}");
+    }
+    // Distinct texts over all clusters at once equal the per-cluster sum: equal texts share a
+    // cluster.
+    let texts: HashSet<&str> = clusters
+        .iter()
+        .flat_map(|c| c.members.iter().map(|m| m.text.as_str()))
+        .collect();
+    assert_eq!(stats.distinct_clustered_texts, texts.len() as u64);
+    assert!(stats.distinct_clustered_texts < stats.clustered_sentences);
+    let articles = |c: &textreuse::dedup::Cluster| -> BTreeSet<String> {
+        c.members.iter().map(|m| m.doc.to_string()).collect()
+    };
+    let links: u64 = clusters
+        .iter()
+        .map(|c| articles(c).len() as u64)
+        .map(|n| n * n.saturating_sub(1) / 2)
+        .sum();
+    assert_eq!(stats.article_pair_links, links);
+    let sizes = &stats.cluster_sizes;
+    assert_eq!(sizes.max, clusters.iter().map(|c| c.len()).max().unwrap());
+    let mut lens: Vec<usize> = clusters.iter().map(|c| c.len()).collect();
+    lens.sort_unstable();
+    assert_eq!(sizes.p50, lens[lens.len().div_ceil(2) - 1]);
+    let at_most_10 = lens.iter().filter(|&&n| n <= 10).count() as f64 / lens.len() as f64;
+    assert_eq!(sizes.share_of_clusters_at_most[&10], at_most_10);
+    // Chains by a plain graph search over the clusters of at most 200 articles.
+    let mut edges: HashMap<String, BTreeSet<String>> = HashMap::new();
+    for c in clusters {
+        let a: Vec<String> = articles(c).into_iter().collect();
+        if a.len() < 2 || a.len() > textreuse::dedup::article_pairs::MAX_CLUSTER_ARTICLES {
+            continue;
+        }
+        for x in &a {
+            edges
+                .entry(x.clone())
+                .or_default()
+                .extend(a.iter().cloned());
+        }
+    }
+    let mut seen: HashSet<&String> = HashSet::new();
+    let mut components: Vec<usize> = Vec::new();
+    for start in edges.keys() {
+        if !seen.insert(start) {
+            continue;
+        }
+        let (mut stack, mut size) = (vec![start], 0);
+        while let Some(x) = stack.pop() {
+            size += 1;
+            for y in &edges[x] {
+                if seen.insert(y) {
+                    stack.push(y);
+                }
+            }
+        }
+        components.push(size);
+    }
+    components.sort_unstable_by(|a, b| b.cmp(a));
+    let chains = &stats.article_chains;
+    assert_eq!(chains.chains, components.len() as u64);
+    assert_eq!(chains.articles, components.iter().sum::<usize>() as u64);
+    assert_eq!(chains.largest[0].articles, components[0] as u64);
+    assert!(!chains.largest[0].members[0].title.is_empty());
 }
 
 /// Bad options are refused before anything is read, naming the option.

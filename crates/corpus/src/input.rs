@@ -48,6 +48,7 @@ use serde::Deserialize;
 /// assert_eq!(serde_json::to_string(&DocId::from("abc")).unwrap(), r#""abc""#);
 /// assert!(DocId::from(u64::MAX) < DocId::from("0"));
 /// assert_eq!(DocId::from(12u64), 12);
+/// assert_eq!(serde_json::from_str::<DocId>(r#""abc""#).unwrap(), DocId::from("abc"));
 /// ```
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum DocId {
@@ -105,6 +106,18 @@ impl serde::Serialize for DocId {
             },
             DocId::Str(s) => serializer.serialize_str(s),
         }
+    }
+}
+
+/// Reads what [`Serialize`](serde::Serialize) writes: an integer or a string.
+impl<'de> serde::Deserialize<'de> for DocId {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<DocId, D::Error> {
+        let value = serde_json::Value::deserialize(deserializer)?;
+        DocId::from_json(&value).ok_or_else(|| {
+            serde::de::Error::custom(format!(
+                "a document id is an integer or a string, not {value}"
+            ))
+        })
     }
 }
 

@@ -53,6 +53,9 @@
 //!   sentence records of `textreuse sentences`, and reading a file of them in byte ranges),
 //!   [`classify`], [`article_pairs`], [`within_edit_distance`]; the shuffle (the external sort,
 //!   buckets, pairs, clusters) is its own crate, `textreuse-shuffle` ([`ShuffleBuilder`]).
+//! * [`summaries`]: the summaries the seed research reports, in [`Stats`]: distinct clustered
+//!   texts, cluster-size percentiles and shares, and article chains (articles linked by shared
+//!   clusters).
 //! * [`study`]: the tuning study of the seed research's first paper
 //!   ([`study::TuningStudy`]): per shingle length and rows `K`, the candidate pairs of a
 //!   corpus's sentences split by edit distance into good and bad, with the false-positive rate
@@ -107,6 +110,7 @@ mod run;
 mod sink;
 mod stats;
 pub mod study;
+pub mod summaries;
 mod text_store;
 
 pub use classify::ClusterType;

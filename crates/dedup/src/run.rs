@@ -20,6 +20,7 @@ use crate::cluster::{Cluster, Keep, Member, within_edit_distance};
 use crate::features::unit_simhash;
 use crate::pipeline::{DEFAULT_BATCH, DocumentPipeline};
 use crate::sink::{ArticlePairRow, OutputDir, Sink};
+use crate::summaries::{ClusterCounts, article_chains};
 use crate::text_store::{TextReader, TextStore};
 use crate::{Error, Stats};
 
@@ -447,6 +448,8 @@ struct ArticleTally {
     /// The distinct documents of each cluster that counts, flat, with bounds.
     pair_docs: Vec<DocId>,
     pair_bounds: Vec<usize>,
+    /// Clusters of more than [`MAX_CLUSTER_ARTICLES`] articles, left out of the lists.
+    left_out: u64,
 }
 
 impl Dedup {
@@ -545,6 +548,7 @@ impl Dedup {
         drop(texts);
         let rows = self.article_pairs(tally, &signed.docs, &mut stats);
         sink.article_pairs(rows).map_err(sink_error)?;
+        stats.summarize();
         stats.seconds.text_classify_write = started.elapsed().as_secs_f64();
         sink.finish(&stats).map_err(sink_error)?;
         Ok(stats)
@@ -856,17 +860,26 @@ impl Dedup {
                 members += clusters.get(end).map_or(0, |c| c.len());
                 end += 1;
             }
-            let chunk: Vec<Cluster> = (start..end)
+            let chunk: Vec<(Cluster, ClusterCounts)> = (start..end)
                 .into_par_iter()
                 .map_init(
                     || self.text_signer(),
                     |signer, i| {
                         let cluster = clusters.get(i).expect("index below len");
-                        self.fetch_cluster(cluster.id(), cluster.members(), docs, texts, signer)
+                        let cluster = self.fetch_cluster(
+                            cluster.id(),
+                            cluster.members(),
+                            docs,
+                            texts,
+                            signer,
+                        )?;
+                        let counts = ClusterCounts::of(&cluster);
+                        Ok((cluster, counts))
                     },
                 )
                 .collect::<Result<_, Error>>()?;
-            for cluster in chunk {
+            for (cluster, counts) in chunk {
+                stats.add_cluster_counts(counts);
                 *types
                     .get_mut(cluster.kind.as_str())
                     .expect("all types counted") += 1;
@@ -890,6 +903,7 @@ impl Dedup {
                     tally.pair_bounds.push(tally.pair_docs.len());
                 } else {
                     tally.pair_docs.truncate(before);
+                    tally.left_out += 1;
                 }
                 sink.cluster(cluster).map_err(sink_error)?;
             }
@@ -940,7 +954,8 @@ impl Dedup {
     }
 
     /// Stage 8's ranking: the article pairs that share the most clusters (clusters of more than
-    /// [`MAX_CLUSTER_ARTICLES`] articles, giant templates, are not counted).
+    /// [`MAX_CLUSTER_ARTICLES`] articles, giant templates, are not counted), and the article
+    /// chains of the same lists.
     fn article_pairs(
         &self,
         tally: ArticleTally,
@@ -951,16 +966,19 @@ impl Dedup {
             first_seq,
             pair_docs,
             pair_bounds,
+            left_out,
         } = tally;
         let mut articles: Vec<&DocId> = first_seq.keys().collect();
         articles.sort_unstable();
         stats.distinct_articles = articles.len() as u64;
+        let title = |doc: &DocId| docs[first_seq[doc] as usize].title.clone();
+        stats.article_chains = article_chains(&articles, &pair_docs, &pair_bounds, left_out, title);
         article_pair_rows(
             &articles,
             &pair_docs,
             &pair_bounds,
             self.max_article_pairs,
-            |doc| docs[first_seq[doc] as usize].title.clone(),
+            title,
         )
     }
 }

@@ -4,6 +4,8 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
+use crate::summaries::{ABOVE_SIZES, ArticleChains, ClusterCounts, SizeSummary};
+
 /// Wall time of each stage in seconds.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
@@ -91,11 +93,59 @@ pub struct Stats {
     pub cluster_size_histogram: BTreeMap<usize, u64>,
     /// Cluster type -> number of clusters.
     pub types: BTreeMap<String, u64>,
+    /// Distinct texts (as written, told apart by 64-bit fingerprints) among the clustered
+    /// units: each cluster's distinct member texts, summed over clusters. Equal texts have equal
+    /// band keys (or SimHash fingerprints), so they share a cluster and are counted once.
+    pub distinct_clustered_texts: u64,
+    /// Article-pair links: for each cluster, the pairs of its distinct articles (`n (n - 1) /
+    /// 2` for `n` articles), summed over clusters; a pair of articles that shares three
+    /// clusters counts three times.
+    pub article_pair_links: u64,
+    /// `s` -> the article-pair links of clusters of more than `s` units
+    /// ([`ABOVE_SIZES`](crate::summaries::ABOVE_SIZES)).
+    pub article_pair_links_above: BTreeMap<usize, u64>,
+    /// Percentiles and shares of the cluster sizes, derived from the fields above by
+    /// [`Stats::summarize`].
+    pub cluster_sizes: SizeSummary,
+    /// Articles connected by shared clusters ([`article_chains`](crate::summaries::article_chains)).
+    pub article_chains: ArticleChains,
     /// Wall time per stage.
     pub seconds: StageTimes,
 }
 
 impl Stats {
+    /// The fields of `stats.json` that [`Stats::summarize`] derives from the others (a driver
+    /// that fills the rest calls it instead of computing them).
+    pub const DERIVED: &'static [&'static str] = &["cluster_sizes"];
+
+    /// Adds one cluster's counts to `distinct_clustered_texts` and the article-pair links.
+    /// (`clusters`, `clustered_sentences` and the histogram are counted by the driver.)
+    pub fn add_cluster_counts(&mut self, counts: ClusterCounts) {
+        self.distinct_clustered_texts += counts.distinct_texts;
+        let links = counts.article_pairs();
+        self.article_pair_links += links;
+        for s in ABOVE_SIZES {
+            let above = self.article_pair_links_above.entry(s).or_insert(0);
+            if counts.units > s {
+                *above += links;
+            }
+        }
+    }
+
+    /// Fills in the derived fields ([`Stats::DERIVED`]): `cluster_sizes` from the histogram
+    /// and the article-pair links, and a zero for each size of
+    /// [`ABOVE_SIZES`](crate::summaries::ABOVE_SIZES) the links lack.
+    pub fn summarize(&mut self) {
+        for s in ABOVE_SIZES {
+            self.article_pair_links_above.entry(s).or_insert(0);
+        }
+        self.cluster_sizes = SizeSummary::of(
+            &self.cluster_size_histogram,
+            self.article_pair_links,
+            &self.article_pair_links_above,
+        );
+    }
+
     /// `stats.json` as the sink writes it: pretty-printed JSON with a final newline.
     pub fn to_json(&self) -> String {
         let mut text = serde_json::to_string_pretty(self).expect("stats serialize");

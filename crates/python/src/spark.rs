@@ -27,6 +27,7 @@ use textreuse_dedup::article_pairs::{MAX_CLUSTER_ARTICLES, article_pair_rows};
 use textreuse_dedup::contradictions::Contradiction;
 use textreuse_dedup::pipeline::DocumentPipeline;
 use textreuse_dedup::records::{SentenceRecord, file_ranges, read_lines};
+use textreuse_dedup::summaries::{ClusterCounts, article_chains};
 use textreuse_dedup::{ArticlePairRow, Cluster, Error, Member};
 use textreuse_minhash::TextSigner;
 use textreuse_shingle::units::Unit;
@@ -744,6 +745,9 @@ struct ChunkSummary {
     duplicates: u64,
     sizes: BTreeMap<usize, u64>,
     types: BTreeMap<&'static str, u64>,
+    /// `distinct_clustered_texts`, `article_pair_links` and `article_pair_links_above` of
+    /// `stats.json`, added up as `textreuse dedup` adds them.
+    stats: textreuse_dedup::Stats,
 }
 
 /// cluster_chunk(signer, shingle, keep, verify, threshold, cluster, lines, large)
@@ -755,7 +759,8 @@ struct ChunkSummary {
 /// the run's signer, `keep` rule and verification) and written with `to_json` and
 /// `duplicates_json`. Returned in chunks of about 32,768 members: the `clusters.jsonl` and
 /// `duplicates.jsonl` text (UTF-8 bytes), a JSON summary (`clusters`, `clustered`, `duplicates`, `sizes`,
-/// `types`), and per cluster one JSON line `[[doc, title], ...]` of its distinct documents in
+/// `types`, `distinct_texts`, `article_pair_links`, `article_pair_links_above`: counts that add
+/// up over chunks), and per cluster one JSON line `[[doc, title], ...]` of its distinct documents in
 /// output order, for `article_pairs_tsv`; and the `contradictions.jsonl` lines of its
 /// factual-drift clusters (unranked: `rank_contradictions` orders them all).
 #[pyfunction]
@@ -822,6 +827,7 @@ pub(crate) fn cluster_chunk<'py>(
             summary.duplicates += c.duplicates().count() as u64;
             *summary.sizes.entry(c.len()).or_insert(0) += 1;
             *summary.types.entry(c.kind.as_str()).or_insert(0) += 1;
+            summary.stats.add_cluster_counts(ClusterCounts::of(&c));
             let mut docs: Vec<(&DocId, &str)> = Vec::new();
             for m in &c.members {
                 if docs.last().is_none_or(|(d, _)| **d != m.doc) {
@@ -848,6 +854,9 @@ pub(crate) fn cluster_chunk<'py>(
                     "duplicates": s.duplicates,
                     "sizes": s.sizes,
                     "types": s.types,
+                    "distinct_texts": s.stats.distinct_clustered_texts,
+                    "article_pair_links": s.stats.article_pair_links,
+                    "article_pair_links_above": s.stats.article_pair_links_above,
                 });
                 (t, d, summary.to_string(), a, x)
             })
@@ -901,22 +910,24 @@ pub(crate) fn rank_contradictions(py: Python<'_>, chunks: Vec<String>) -> String
     })
 }
 
-/// article_pairs_tsv(articles, k) -> (tsv, distinct_articles)
+/// article_pairs_tsv(articles, k) -> (tsv, distinct_articles, chains)
 ///
 /// `article-pairs.tsv` from the `articles` lines of `cluster_chunk`, all clusters in ascending
 /// order: the `k` article pairs that share the most clusters (clusters of at most 200 articles
 /// count), each article's title that of its first member in output order, as `textreuse dedup`
-/// writes it; and the number of distinct clustered articles.
+/// writes it; the number of distinct clustered articles; and `article_chains` of `stats.json`
+/// over the same lists (JSON).
 #[pyfunction]
 pub(crate) fn article_pairs_tsv(
     py: Python<'_>,
     articles: Vec<String>,
     k: usize,
-) -> PyResult<(String, u64)> {
+) -> PyResult<(String, u64, String)> {
     py.detach(|| -> PyResult<_> {
         let mut titles: HashMap<DocId, String> = HashMap::new();
         let mut pair_docs: Vec<DocId> = Vec::new();
         let mut bounds = vec![0usize];
+        let mut left_out = 0u64;
         for chunk in &articles {
             for line in chunk.lines() {
                 let docs: Vec<(serde_json::Value, String)> = serde_json::from_str(line)
@@ -933,18 +944,23 @@ pub(crate) fn article_pairs_tsv(
                     bounds.push(pair_docs.len());
                 } else {
                     pair_docs.truncate(before);
+                    left_out += 1;
                 }
             }
         }
         let mut sorted: Vec<&DocId> = titles.keys().collect();
         sorted.sort_unstable();
+        let chains = article_chains(&sorted, &pair_docs, &bounds, left_out, |d| {
+            titles[d].clone()
+        });
         let rows = article_pair_rows(&sorted, &pair_docs, &bounds, k, |d| titles[d].clone());
         let mut tsv = format!("{}\n", ArticlePairRow::TSV_HEADER);
         for r in rows {
             tsv.push_str(&r.to_tsv());
             tsv.push('\n');
         }
-        Ok((tsv, sorted.len() as u64))
+        let chains = serde_json::to_string(&chains).expect("chains serialize");
+        Ok((tsv, sorted.len() as u64, chains))
     })
 }
 
@@ -953,8 +969,9 @@ pub(crate) fn article_pairs_tsv(
 /// `stats.json` of the Spark dedup job as `textreuse dedup` writes it: `fields` (a dict of the
 /// run's numbers, `seconds` a dict of the stage times) fill the dedup library's `Stats`, which
 /// is serialized by the same function as the CLI's sink (its field order, number formats and
-/// final newline). Every field of `Stats` must be given and no other: a `ValueError` names the
-/// missing and unknown ones.
+/// final newline). Every field of `Stats` must be given but the derived ones (`Stats::DERIVED`,
+/// which `Stats::summarize` fills in as the CLI's run does), and no other: a `ValueError` names
+/// the missing and unknown ones.
 #[pyfunction]
 pub(crate) fn dedup_stats_json(fields: &Bound<'_, pyo3::types::PyDict>) -> PyResult<String> {
     let text: String = fields
@@ -964,11 +981,16 @@ pub(crate) fn dedup_stats_json(fields: &Bound<'_, pyo3::types::PyDict>) -> PyRes
         .extract()?;
     let value: serde_json::Value =
         serde_json::from_str(&text).map_err(|e| PyValueError::new_err(e.to_string()))?;
-    let schema = serde_json::to_value(textreuse_dedup::Stats::default()).expect("stats serialize");
+    let mut schema =
+        serde_json::to_value(textreuse_dedup::Stats::default()).expect("stats serialize");
+    for derived in textreuse_dedup::Stats::DERIVED {
+        schema.as_object_mut().expect("an object").remove(*derived);
+    }
     same_fields(&schema, &value, "")?;
     same_fields(&schema["seconds"], &value["seconds"], "seconds.")?;
-    let stats: textreuse_dedup::Stats = serde_json::from_value(value)
+    let mut stats: textreuse_dedup::Stats = serde_json::from_value(value)
         .map_err(|e| PyValueError::new_err(format!("stats.json: {e}")))?;
+    stats.summarize();
     Ok(stats.to_json())
 }
 

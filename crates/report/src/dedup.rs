@@ -30,7 +30,8 @@ const MAX_TEXT_CHARS: usize = 2000;
 const KEEP_MEMBERS: usize = 256;
 
 /// Makes `report.html` from the outputs of `textreuse dedup` (`stats.json`, `clusters.jsonl`,
-/// `article-pairs.tsv`): summary counts per stage, the cluster-size histogram, counts per type
+/// `article-pairs.tsv`): summary counts per stage, the cluster-size histogram, the research's
+/// summaries (distinct texts, size percentiles and shares, article chains), counts per type
 /// with an example of each, the S-curve of the run's parameters, the top article pairs, the
 /// largest clusters and a sample of clusters per type with the words that differ from the
 /// representative marked.
@@ -169,6 +170,7 @@ impl DedupReport {
         );
         self.summary(&mut page, &stats, &scan);
         sizes(&mut page, &stats)?;
+        summaries(&mut page, &stats);
         self.types(&mut page, &stats, &scan, &picked)?;
         s_curve(&mut page, &stats)?;
         pairs_section(&mut page, &pairs, self.top_pairs);
@@ -632,6 +634,129 @@ fn sizes(page: &mut Page, s: &RunStats) -> Result<(), ReportError> {
     Ok(())
 }
 
+/// The summaries section (the seed research's): distinct texts, size percentiles and shares,
+/// article chains. Left out for a stats.json written before they were counted.
+fn summaries(page: &mut Page, s: &RunStats) {
+    if !s.summaries {
+        return;
+    }
+    let unit = &s.unit;
+    let percent = |share: f64| format!("{:.1}%", share * 100.0);
+    page.section("summaries", "Summaries");
+    let _ = writeln!(
+        page.push(),
+        "<p>{} distinct texts among the {} {unit}s in clusters (texts as written; each \
+         cluster's distinct texts, summed).</p>",
+        thousands(s.distinct_clustered_texts),
+        thousands(s.clustered_sentences)
+    );
+    let z = &s.cluster_sizes;
+    let mut rows: Vec<Vec<String>> = vec![
+        vec!["median cluster size (p50)".into(), thousands(z.p50 as u64)],
+        vec!["p90".into(), thousands(z.p90 as u64)],
+        vec!["p99".into(), thousands(z.p99 as u64)],
+        vec!["largest".into(), thousands(z.max as u64)],
+    ];
+    for (size, share) in &z.share_of_clusters_at_most {
+        rows.push(vec![
+            format!("clusters of at most {size} {unit}s"),
+            percent(*share),
+        ]);
+    }
+    for (size, share) in &z.share_of_units_in_clusters_above {
+        rows.push(vec![
+            format!("{unit}s in clusters of more than {size}"),
+            percent(*share),
+        ]);
+    }
+    for (size, share) in &z.share_of_article_pair_links_in_clusters_above {
+        rows.push(vec![
+            format!("article-pair links from clusters of more than {size} {unit}s"),
+            percent(*share),
+        ]);
+    }
+    page.push().push_str("<h3>Cluster sizes and shares</h3>\n");
+    page.table(&["what", "#value"], &rows);
+    let _ = writeln!(
+        page.push(),
+        "<p class=\"note\">Percentiles by nearest rank over clusters. An article-pair link is \
+         a pair of distinct articles in one cluster, counted once per cluster ({} links in \
+         all).</p>",
+        thousands(s.article_pair_links)
+    );
+    let c = &s.article_chains;
+    page.push().push_str("<h3>Article chains</h3>\n");
+    let _ = writeln!(
+        page.push(),
+        "<p>{} chains of articles linked by shared clusters (connected components of two or \
+         more articles), holding {} of the {} articles with a clustered {unit}. Clusters of \
+         more than {} articles are left out ({} of them), as in the article pairs.</p>",
+        thousands(c.chains),
+        thousands(c.articles),
+        thousands(s.distinct_articles),
+        textreuse_dedup::article_pairs::MAX_CLUSTER_ARTICLES,
+        thousands(c.clusters_left_out)
+    );
+    let mut rows: Vec<Vec<String>> = c
+        .size_histogram
+        .iter()
+        .take(8)
+        .map(|(size, n)| vec![size.to_string(), thousands(*n)])
+        .collect();
+    if c.size_histogram.len() > 8 {
+        let rest: u64 = c.size_histogram.values().skip(8).sum();
+        let largest = c.size_histogram.keys().last().copied().unwrap_or(0);
+        rows.push(vec![
+            format!("larger (up to {})", thousands(largest as u64)),
+            thousands(rest),
+        ]);
+    }
+    if !rows.is_empty() {
+        page.table(&["#articles", "#chains"], &rows);
+    }
+    let rows: Vec<Vec<String>> = c
+        .largest
+        .iter()
+        .enumerate()
+        .map(|(i, chain)| {
+            let mut titles = String::new();
+            for (j, m) in chain.members.iter().enumerate() {
+                if j > 0 {
+                    titles.push_str(", ");
+                }
+                escape_into(&m.title, &mut titles);
+                let _ = write!(
+                    titles,
+                    " <span class=\"note\">({}, {})</span>",
+                    escape(&m.doc.to_string()),
+                    m.clusters
+                );
+            }
+            if chain.articles > chain.members.len() as u64 {
+                let _ = write!(
+                    titles,
+                    " <span class=\"note\">and {} more</span>",
+                    thousands(chain.articles - chain.members.len() as u64)
+                );
+            }
+            vec![
+                (i + 1).to_string(),
+                thousands(chain.articles),
+                thousands(chain.clusters),
+                titles,
+            ]
+        })
+        .collect();
+    if !rows.is_empty() {
+        page.push().push_str(
+            "<p class=\"note\">The largest chains; in each, the articles in the most clusters \
+             (document id, clusters).</p>\n",
+        );
+        page.table(&["#rank", "#articles", "#clusters", "articles"], &rows);
+    }
+    page.end_section();
+}
+
 /// A line of contradictions.jsonl, as the report reads it.
 #[derive(Deserialize)]
 struct ContradictionLine {
@@ -802,6 +927,8 @@ struct RunStats {
     seed: Option<u64>,
     /// [`Stats::min_shingles`], if recorded.
     min_shingles: Option<usize>,
+    /// Whether the summaries ([`Stats::article_chains`] and the fields beside it) are recorded.
+    summaries: bool,
 }
 
 impl RunStats {
@@ -813,6 +940,7 @@ impl RunStats {
             min_shingles: fields
                 .contains_key("min_shingles")
                 .then_some(stats.min_shingles),
+            summaries: fields.contains_key("article_chains"),
             stats,
         })
     }
@@ -1196,6 +1324,36 @@ mod tests {
     }
 
     use super::*;
+
+    #[test]
+    fn summaries_are_shown_when_recorded() {
+        use textreuse_dedup::{Collect, Dedup};
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("clusters.jsonl"), "").unwrap();
+        // An older stats.json: no section.
+        std::fs::write(dir.path().join("stats.json"), "{\"clusters\": 0}").unwrap();
+        let html = DedupReport::new().render(dir.path()).unwrap();
+        assert!(!html.contains("id=\"summaries\""));
+        // A run's: the numbers and the largest chain's titles.
+        let text = "The old mill on the river was built in 1820 and still grinds grain for bread.";
+        let docs = (0..3u64)
+            .map(|i| textreuse_corpus::Document::new(i, format!("Mill <{i}>"), text.to_string()));
+        let stats = Dedup::builder()
+            .min_shingles(10)
+            .build()
+            .unwrap()
+            .run_documents(docs, &mut Collect::default(), &textreuse_corpus::NoProgress)
+            .unwrap();
+        std::fs::write(dir.path().join("stats.json"), stats.to_json()).unwrap();
+        let html = DedupReport::new().render(dir.path()).unwrap();
+        assert!(html.contains("id=\"summaries\""));
+        assert!(html.contains("<p>1 distinct texts among the 3 sentences in clusters"));
+        assert!(
+            html.contains("<td>clusters of at most 10 sentences</td><td class=\"n\">100.0%</td>")
+        );
+        assert!(html.contains("<p>1 chains of articles"));
+        assert!(html.contains("Mill &lt;0&gt; <span class=\"note\">(0, 1)</span>"));
+    }
 
     #[test]
     fn reads_the_line_head_fast_and_falls_back() {

@@ -681,9 +681,9 @@ def _pairs_frame(spark: SparkSession, pairs: bytes) -> DataFrame:
 
 def _add_summary(total: dict, s: dict) -> None:
     """Adds the counts ``s`` of some clusters to ``total``."""
-    for key in ("clusters", "clustered", "duplicates"):
+    for key in ("clusters", "clustered", "duplicates", "distinct_texts", "article_pair_links"):
         total[key] = total.get(key, 0) + s[key]
-    for key in ("sizes", "types"):
+    for key in ("sizes", "types", "article_pair_links_above"):
         into = total.setdefault(key, {})
         for k, v in s[key].items():
             into[k] = into.get(k, 0) + v
@@ -917,6 +917,12 @@ def _stages(spark, inputs, out_dir, params, log, input_stats, work) -> dict:
     stats["distinct_articles"] = summary["distinct_articles"]
     stats["cluster_size_histogram"] = {int(k): v for k, v in summary.get("sizes", {}).items()}
     stats["types"] = {t: summary.get("types", {}).get(t, 0) for t in CLUSTER_TYPES}
+    stats["distinct_clustered_texts"] = summary.get("distinct_texts", 0)
+    stats["article_pair_links"] = summary.get("article_pair_links", 0)
+    stats["article_pair_links_above"] = {
+        int(k): v for k, v in summary.get("article_pair_links_above", {}).items()
+    }
+    stats["article_chains"] = json.loads(summary["article_chains"])
     seconds["text_classify_write"] = time.monotonic() - started
     stats["seconds"] = seconds
     text = _native.dedup_stats_json(stats)
@@ -960,7 +966,7 @@ def _merge_ranges(ranges: list[dict], out_dir: str, max_article_pairs: int) -> d
         with open(os.path.join(out_dir, name), "wb") as f:
             for r in ranges:
                 _append(f, r[column])
-    tsv, summary["distinct_articles"] = _native.article_pairs_tsv(
+    tsv, summary["distinct_articles"], summary["article_chains"] = _native.article_pairs_tsv(
         [r["articles"] for r in ranges], max_article_pairs
     )
     _write_files([os.path.join(out_dir, "article-pairs.tsv")], lambda f: f.write(tsv))
