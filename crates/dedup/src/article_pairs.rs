@@ -111,27 +111,15 @@ impl TopPairs {
     }
 }
 
-/// The rows of `article-pairs.tsv`: the `k` pairs of `articles` that share the most clusters,
-/// most shared first, ties by ascending document ids.
-///
-/// `articles` are the distinct documents of the clusters, sorted; `pair_docs[bounds[i]..
-/// bounds[i + 1]]` are the distinct documents, ascending, of the `i`-th cluster that counts (at
-/// most [`MAX_CLUSTER_ARTICLES`]); `title` gives a document's title. `textreuse dedup` and the
-/// Spark backend both rank with this function.
+/// The index in `articles` (the distinct clustered documents, sorted) of each of `pair_docs`,
+/// in parallel: the article lists that [`article_pair_rows`] and
+/// [`article_chains`](crate::summaries::article_chains) take.
 ///
 /// # Panics
 ///
-/// When a document of `pair_docs` is not in `articles`, or `bounds` is not ascending within
-/// `pair_docs`.
-pub fn article_pair_rows(
-    articles: &[&DocId],
-    pair_docs: &[DocId],
-    bounds: &[usize],
-    k: usize,
-    title: impl Fn(&DocId) -> String,
-) -> Vec<ArticlePairRow> {
-    // Article indices in document-id order, so ties sort by document ids.
-    let lists: Vec<u32> = pair_docs
+/// When a document of `pair_docs` is not in `articles`.
+pub fn article_indices(articles: &[&DocId], pair_docs: &[DocId]) -> Vec<u32> {
+    pair_docs
         .par_iter()
         .map(|doc| {
             let i = articles
@@ -139,8 +127,29 @@ pub fn article_pair_rows(
                 .expect("every clustered document is an article");
             u32::try_from(i).expect("at most 2^32 documents (checked in stage 1)")
         })
-        .collect();
-    let top = top_article_pairs(&lists, bounds, articles.len(), k);
+        .collect()
+}
+
+/// The rows of `article-pairs.tsv`: the `k` pairs of `articles` that share the most clusters,
+/// most shared first, ties by ascending document ids.
+///
+/// `articles` are the distinct documents of the clusters, sorted; `lists[bounds[i]..bounds[i +
+/// 1]]` are the indices in `articles` ([`article_indices`]), ascending, of the distinct
+/// documents of the `i`-th cluster that counts (at most [`MAX_CLUSTER_ARTICLES`]); `title` gives
+/// a document's title. `textreuse dedup` and the Spark backend both rank with this function.
+///
+/// # Panics
+///
+/// When an index of `lists` is not below `articles.len()`, or `bounds` is not ascending within
+/// `lists`.
+pub fn article_pair_rows(
+    articles: &[&DocId],
+    lists: &[u32],
+    bounds: &[usize],
+    k: usize,
+    title: impl Fn(&DocId) -> String,
+) -> Vec<ArticlePairRow> {
+    let top = top_article_pairs(lists, bounds, articles.len(), k);
     top.iter()
         .map(|row| {
             let (a, b) = (articles[row.a as usize], articles[row.b as usize]);

@@ -161,7 +161,16 @@ impl Cluster {
     /// build clusters through this function, so their outputs are byte-identical.
     pub fn new(id: u64, mut members: Vec<Member>) -> Cluster {
         members.sort_by(|a, b| (&a.doc, a.idx(), a.id).cmp(&(&b.doc, b.idx(), b.id)));
-        Cluster::in_order(id, members)
+        // Sorted by document: a new document key wherever the id changes.
+        let mut keys: Vec<u64> = Vec::with_capacity(members.len());
+        for (i, m) in members.iter().enumerate() {
+            keys.push(match keys.last() {
+                Some(&k) if members[i - 1].doc == m.doc => k,
+                Some(&k) => k + 1,
+                None => 0,
+            });
+        }
+        Cluster::typed(id, members, &keys)
     }
 
     /// The cluster `id` of `members` in the order given (for programs that type their own
@@ -178,10 +187,9 @@ impl Cluster {
     /// assert_eq!((c.kind, c.members[0].text.contains("0.29")), (ClusterType::FactualDrift, true));
     /// ```
     pub fn in_order(id: u64, members: Vec<Member>) -> Cluster {
-        // The classifier's document keys: the distinct document ids, numbered (sorted members
-        // start a new key wherever the id changes; any order is looked up).
+        // The classifier's document keys: the distinct document ids, numbered.
         let mut keys = Vec::with_capacity(members.len());
-        let mut seen: std::collections::HashMap<&DocId, u64> = std::collections::HashMap::new();
+        let mut seen: ahash::AHashMap<&DocId, u64> = ahash::AHashMap::new();
         for (i, m) in members.iter().enumerate() {
             let key = if i > 0 && members[i - 1].doc == m.doc {
                 keys[i - 1]
@@ -191,10 +199,16 @@ impl Cluster {
             };
             keys.push(key);
         }
+        Cluster::typed(id, members, &keys)
+    }
+
+    /// Classifies `members` whose document keys are `keys` (equal for members of one
+    /// document).
+    fn typed(id: u64, members: Vec<Member>, keys: &[u64]) -> Cluster {
         let Typing { kind, evidence } = classify::type_cluster(
             &members
                 .iter()
-                .zip(&keys)
+                .zip(keys)
                 .map(|(m, &doc)| classify::Member {
                     doc,
                     title: &m.title,

@@ -14,7 +14,7 @@ use textreuse_shuffle::{self as shuffle, PairMode, ShuffleBuilder, ShuffleStats}
 use textreuse_simhash::{ParagraphFingerprinter, SimHasher, TableSearch};
 use textreuse_unionfind::{Clustering, Clusters};
 
-use crate::article_pairs::{MAX_CLUSTER_ARTICLES, article_pair_rows};
+use crate::article_pairs::{MAX_CLUSTER_ARTICLES, article_indices, article_pair_rows};
 use crate::classify::ClusterType;
 use crate::cluster::{Cluster, Keep, Member, within_edit_distance};
 use crate::features::unit_simhash;
@@ -972,10 +972,12 @@ impl Dedup {
         articles.sort_unstable();
         stats.distinct_articles = articles.len() as u64;
         let title = |doc: &DocId| docs[first_seq[doc] as usize].title.clone();
-        stats.article_chains = article_chains(&articles, &pair_docs, &pair_bounds, left_out, title);
+        let lists = article_indices(&articles, &pair_docs);
+        drop(pair_docs);
+        stats.article_chains = article_chains(&articles, &lists, &pair_bounds, left_out, title);
         article_pair_rows(
             &articles,
-            &pair_docs,
+            &lists,
             &pair_bounds,
             self.max_article_pairs,
             title,

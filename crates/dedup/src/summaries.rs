@@ -17,7 +17,8 @@
 //! // Three clusters: {a, b}, {b, c}, {d, e}: two chains, a-b-c and d-e.
 //! let ids: Vec<DocId> = (1u64..=5).map(DocId::from).collect();
 //! let articles: Vec<&DocId> = ids.iter().collect();
-//! let lists = [1u64, 2, /**/ 2, 3, /**/ 4, 5].map(DocId::from);
+//! let docs = [1u64, 2, /**/ 2, 3, /**/ 4, 5].map(DocId::from);
+//! let lists = textreuse_dedup::article_pairs::article_indices(&articles, &docs);
 //! let chains = article_chains(&articles, &lists, &[0, 2, 4, 6], 0, |d| format!("Page {d}"));
 //! assert_eq!(chains.chains, 2);
 //! assert_eq!(chains.largest[0].articles, 3);
@@ -250,41 +251,35 @@ pub struct ChainArticle {
 
 /// The article chains of the clusters' article lists, as the article-pair ranking takes them
 /// ([`article_pair_rows`](crate::article_pairs::article_pair_rows)): `articles` the distinct
-/// clustered documents, sorted; `pair_docs[bounds[i]..bounds[i + 1]]` the distinct documents of
+/// clustered documents, sorted; `lists[bounds[i]..bounds[i + 1]]` the indices in `articles`
+/// ([`article_indices`](crate::article_pairs::article_indices)) of the distinct documents of
 /// the `i`-th cluster of at most [`MAX_CLUSTER_ARTICLES`]; `left_out` the clusters of more
-/// articles; `title` a document's title. Memory: 12 bytes per article and 4 per list entry.
+/// articles; `title` a document's title. Memory: 12 bytes per article.
 ///
 /// # Panics
 ///
-/// When a document of `pair_docs` is not in `articles`, or `bounds` is not ascending within
-/// `pair_docs`.
+/// When an index of `lists` is not below `articles.len()`, or `bounds` is not ascending within
+/// `lists`.
 pub fn article_chains(
     articles: &[&DocId],
-    pair_docs: &[DocId],
+    lists: &[u32],
     bounds: &[usize],
     left_out: u64,
     title: impl Fn(&DocId) -> String,
 ) -> ArticleChains {
-    let index = |doc: &DocId| -> u32 {
-        let i = articles
-            .binary_search(&doc)
-            .expect("every clustered document is an article");
-        u32::try_from(i).expect("at most 2^32 documents (checked in stage 1)")
-    };
     let n = u32::try_from(articles.len()).expect("at most 2^32 documents");
     let mut uf = UnionFind::new(n);
     // Clusters (of two or more articles) per article.
     let mut in_clusters = vec![0u32; articles.len()];
     let mut firsts: Vec<u32> = Vec::new();
     for w in bounds.windows(2) {
-        let list = &pair_docs[w[0]..w[1]];
+        let list = &lists[w[0]..w[1]];
         if list.len() < 2 {
             continue;
         }
-        let first = index(&list[0]);
+        let first = list[0];
         firsts.push(first);
-        for doc in list {
-            let a = index(doc);
+        for &a in list {
             in_clusters[a as usize] += 1;
             uf.union(first, a);
         }
@@ -357,6 +352,7 @@ mod tests {
             flat.extend(l.iter().map(|&d| DocId::from(d)));
             bounds.push(flat.len());
         }
+        let flat = crate::article_pairs::article_indices(&articles, &flat);
         article_chains(&articles, &flat, &bounds, left_out, |d| format!("T{d}"))
     }
 

@@ -23,7 +23,7 @@ use pyo3::types::PyBytes;
 
 use textreuse_corpus::source::{Include, Inputs, walk};
 use textreuse_corpus::{DocId, Progress};
-use textreuse_dedup::article_pairs::{MAX_CLUSTER_ARTICLES, article_pair_rows};
+use textreuse_dedup::article_pairs::{MAX_CLUSTER_ARTICLES, article_indices, article_pair_rows};
 use textreuse_dedup::contradictions::Contradiction;
 use textreuse_dedup::pipeline::DocumentPipeline;
 use textreuse_dedup::records::{SentenceRecord, file_ranges, read_lines};
@@ -950,10 +950,9 @@ pub(crate) fn article_pairs_tsv(
         }
         let mut sorted: Vec<&DocId> = titles.keys().collect();
         sorted.sort_unstable();
-        let chains = article_chains(&sorted, &pair_docs, &bounds, left_out, |d| {
-            titles[d].clone()
-        });
-        let rows = article_pair_rows(&sorted, &pair_docs, &bounds, k, |d| titles[d].clone());
+        let lists = article_indices(&sorted, &pair_docs);
+        let chains = article_chains(&sorted, &lists, &bounds, left_out, |d| titles[d].clone());
+        let rows = article_pair_rows(&sorted, &lists, &bounds, k, |d| titles[d].clone());
         let mut tsv = format!("{}\n", ArticlePairRow::TSV_HEADER);
         for r in rows {
             tsv.push_str(&r.to_tsv());

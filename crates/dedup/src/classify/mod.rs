@@ -47,7 +47,7 @@
 //!
 //! The hand-labelled research sample was 45.3 % identical, 30.2 % templates, 13.5 % copyediting,
 //! 5.8 % factual drift, 0.3 % references, 2.9 % other.
-use std::collections::HashMap;
+use ahash::AHashMap;
 
 use serde::Serialize;
 
@@ -783,7 +783,7 @@ pub fn type_cluster(members: &[Member<'_>]) -> Typing {
         return typing(ClusterType::Identical, Rule::SameText, all, Vec::new());
     }
     // The distinct texts, their words and their folded keys; groups by key.
-    let mut text_index: HashMap<&str, usize> = HashMap::new();
+    let mut text_index: AHashMap<&str, usize> = AHashMap::new();
     let mut texts: Vec<Text<'_>> = Vec::new();
     let mut of_member = Vec::with_capacity(members.len());
     for m in members {
@@ -798,7 +798,7 @@ pub fn type_cluster(members: &[Member<'_>]) -> Typing {
         });
         of_member.push(i);
     }
-    let mut group_of_key: HashMap<String, usize> = HashMap::new();
+    let mut group_of_key: AHashMap<String, usize> = AHashMap::new();
     let mut keyed: Vec<(String, Vec<usize>)> = Vec::new();
     for (i, &t) in of_member.iter().enumerate() {
         let k = key(&texts[t].tokens);

@@ -79,6 +79,24 @@ const ORDINAL_WORDS: [(&str, &str); 20] = [
     ("twentieth", "20th"),
 ];
 
+/// The digits of a number or ordinal word (`NUMBER_WORDS`, `ORDINAL_WORDS`).
+fn number_word(w: &str) -> Option<&'static str> {
+    // Every such word has 3 to 11 letters, the first one of these.
+    if !(3..=11).contains(&w.len())
+        || !matches!(
+            w.as_bytes()[0],
+            b'e' | b'f' | b'h' | b'n' | b'o' | b's' | b't' | b'z'
+        )
+    {
+        return None;
+    }
+    NUMBER_WORDS
+        .iter()
+        .chain(&ORDINAL_WORDS)
+        .find(|(word, _)| *word == w)
+        .map(|&(_, digit)| digit)
+}
+
 const MONTHS: [&str; 12] = [
     "january",
     "february",
@@ -196,11 +214,7 @@ pub(crate) fn tokenize(text: &str, out: &mut Vec<Token>) {
         let first = text[start..].chars().next().unwrap_or(' ');
         let upper = first.is_uppercase();
         let capital = upper && !sentence_start;
-        if let Some(&(_, digit)) = NUMBER_WORDS
-            .iter()
-            .chain(&ORDINAL_WORDS)
-            .find(|(w, _)| *w == norm)
-        {
+        if let Some(digit) = number_word(&norm) {
             norm.clear();
             norm.push_str(digit);
             digits = true;
