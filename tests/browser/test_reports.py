@@ -103,7 +103,7 @@ def test_dedup_report_of_the_bundled_samples(textreuse, browser, shots, tmp_path
     )
     assert page.ok, page.problems()
     v = page.values
-    assert v["sections"] == "summary,sizes,types,s-curve,pairs,contradictions,largest,samples"
+    assert v["sections"] == "summary,sizes,summaries,types,s-curve,pairs,contradictions,largest,samples"
     assert v["plots"] == 3, v
     assert v["tables"] >= 5, v  # stages, seconds, sizes, types, pairs
     assert v["stage_rows"] == 12
