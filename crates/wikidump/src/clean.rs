@@ -50,6 +50,8 @@ struct Span {
 #[derive(Debug, Clone, Default)]
 pub struct Article {
     text: String,
+    /// The page's categories, in page order, each once.
+    categories: Vec<String>,
     spans: Vec<Span>,
     /// Section titles in page order; the first is the lead's `""`.
     sections: Vec<String>,
@@ -90,6 +92,25 @@ impl Article {
         })
     }
 
+    /// The categories the page's wikitext puts it in (`[[Category:Municipalities of the canton
+    /// of Bern|Aarberg]]`: "Municipalities of the canton of Bern"), in page order, each once:
+    /// the name after the namespace (in any of the wiki's names for it), `_` as a space, the
+    /// first letter capitalized as MediaWiki does. Categories that templates add are not seen
+    /// (templates are not expanded).
+    ///
+    /// ```
+    /// use textreuse_wikidump::Cleaner;
+    ///
+    /// let article = Cleaner::new().clean(
+    ///     "Aarberg is a municipality.\n[[Category:Municipalities_of the canton of Bern|Aarberg]]\n[[category:bern]][[Category:Bern]]",
+    /// );
+    /// assert_eq!(article.categories().collect::<Vec<_>>(), ["Municipalities of the canton of Bern", "Bern"]);
+    /// assert_eq!(article.paragraph(0).unwrap().text, "Aarberg is a municipality.");
+    /// ```
+    pub fn categories(&self) -> impl Iterator<Item = &str> {
+        self.categories.iter().map(String::as_str)
+    }
+
     /// The number of paragraphs.
     #[must_use]
     pub fn len(&self) -> usize {
@@ -104,6 +125,7 @@ impl Article {
 
     fn clear(&mut self) {
         self.text.clear();
+        self.categories.clear();
         self.spans.clear();
         self.sections.clear();
         self.sections.push(String::new());
@@ -334,7 +356,14 @@ impl Cleaner {
         let mut tags = std::mem::take(&mut out.tags);
         let mut brackets = std::mem::take(&mut out.brackets);
         strip_tags(wikitext, &mut tags);
-        strip_brackets(&tags, &mut brackets, &mut out.tokens, &mut out.stack, names);
+        strip_brackets(
+            &tags,
+            &mut brackets,
+            &mut out.tokens,
+            &mut out.stack,
+            names,
+            &mut out.categories,
+        );
         self.lines(&brackets, out);
         out.tags = tags;
         out.brackets = brackets;
@@ -870,6 +899,7 @@ fn strip_brackets(
     toks: &mut Vec<Tok>,
     stack: &mut Vec<usize>,
     names: &SiteNames,
+    categories: &mut Vec<String>,
 ) {
     out.clear();
     out.reserve(s.len());
@@ -913,6 +943,11 @@ fn strip_brackets(
                     || pipe.is_some_and(|q| is_file_link(target, &region[q + 1..], names))
             });
         if hidden {
+            if let Some((ns, name)) = target.split_once(':')
+                && names.is_category_namespace(ns)
+            {
+                push_category(name, categories);
+            }
             pos = skip_line_end(s, out, close.pos + 2);
             t = tok.partner + 1;
             continue;
@@ -929,6 +964,29 @@ fn strip_brackets(
         }
     }
     out.push_str(&s[pos..]);
+}
+
+/// Adds category `name` (as a link target writes it) to `categories` once: white space and `_`
+/// as single spaces, the first letter capitalized (MediaWiki's title normalization).
+fn push_category(name: &str, categories: &mut Vec<String>) {
+    let mut out = String::with_capacity(name.len());
+    for word in name
+        .split(|c: char| c == '_' || c.is_whitespace())
+        .filter(|w| !w.is_empty())
+    {
+        if !out.is_empty() {
+            out.push(' ');
+        }
+        out.push_str(word);
+    }
+    let mut chars = out.chars();
+    let out = match chars.next() {
+        Some(first) => first.to_uppercase().chain(chars).collect::<String>(),
+        None => return,
+    };
+    if !categories.contains(&out) {
+        categories.push(out);
+    }
 }
 
 /// After removing a construct that filled its whole line, also removes the line's newline, so

@@ -42,6 +42,8 @@ pub(crate) struct Lang {
 pub struct SiteNames {
     /// Lower-cased, `_` as a space.
     hidden: Vec<String>,
+    /// The names of the category namespace among them.
+    category: Vec<String>,
     /// Image options without a value (`thumb`, `міні`).
     image_words: Vec<String>,
     /// Image options with a value: what comes before and after `$1` (`("", "px")`).
@@ -62,6 +64,7 @@ impl SiteNames {
     pub fn english() -> SiteNames {
         let mut names = SiteNames {
             hidden: Vec::new(),
+            category: Vec::new(),
             image_words: Vec::new(),
             image_patterns: Vec::new(),
         };
@@ -99,6 +102,9 @@ impl SiteNames {
         for ns in &site.namespaces {
             if matches!(ns.key, NS_MEDIA | NS_FILE | NS_CATEGORY) {
                 names.add_hidden_namespace(&ns.name);
+            }
+            if ns.key == NS_CATEGORY {
+                names.add_category_name(&ns.name);
             }
         }
         names
@@ -138,9 +144,19 @@ impl SiteNames {
         self
     }
 
+    fn add_category_name(&mut self, name: &str) {
+        let key = normalize(name);
+        if !key.is_empty() && !self.category.contains(&key) {
+            self.category.push(key);
+        }
+    }
+
     fn add_lang(&mut self, lang: &Lang) {
         for name in lang.media.iter().chain(lang.file).chain(lang.category) {
             self.add_hidden_namespace(name);
+        }
+        for name in lang.category {
+            self.add_category_name(name);
         }
         for option in lang.image_options {
             self.add_image_option(option);
@@ -162,6 +178,17 @@ impl SiteNames {
             return false;
         }
         self.hidden.iter().any(|name| eq_normalized(name, prefix))
+    }
+
+    /// Whether `prefix` names the category namespace (`Category`, `Категорія`, any case, `_`
+    /// as a space): links to it put the page in a category
+    /// ([`Article::categories`](crate::Article::categories)).
+    #[must_use]
+    pub fn is_category_namespace(&self, prefix: &str) -> bool {
+        let prefix = prefix.trim();
+        !prefix.is_empty()
+            && prefix.len() <= 255
+            && self.category.iter().any(|name| eq_normalized(name, prefix))
     }
 
     /// Whether `param` (one `|`-separated parameter of a file link) is an image option of this

@@ -116,3 +116,39 @@ fn slices_in_other_scripts_keep_no_namespace_links_or_image_options() {
         }
     }
 }
+
+/// The pages' categories, under the wiki's own name for the namespace (`Категорія:` in the
+/// Ukrainian slice, `Category:` in the English sample), in page order, each once.
+#[test]
+fn categories_under_the_wikis_names() {
+    for (path, prefix) in [
+        (lang("ukwiki-slice.xml.bz2"), "[[Категорія:"),
+        (data("enwiki-sample-206.xml.bz2"), "[[Category:"),
+    ] {
+        let mut reader = DumpReader::open(&path).unwrap();
+        let cleaner = cleaner_for(&mut reader);
+        let (mut pages, mut with) = (0, 0);
+        for page in reader {
+            let page = page.unwrap();
+            let article = cleaner.clean(&page.text);
+            let found: Vec<&str> = article.categories().collect();
+            // Each category the wikitext links directly (no template) is found, once.
+            let written = page.text.matches(prefix).count();
+            assert!(found.len() <= written, "{}: {found:?}", page.title);
+            let mut unique = found.clone();
+            unique.sort_unstable();
+            unique.dedup();
+            assert_eq!(unique.len(), found.len(), "{}", page.title);
+            for c in &found {
+                assert!(!c.is_empty() && !c.contains(['|', ']', '_']), "{}: {c:?}", page.title);
+                assert!(page.text.contains(&c[c.char_indices().nth(1).map_or(0, |(i, _)| i)..]));
+            }
+            pages += 1;
+            with += (!found.is_empty()) as usize;
+            if written > 0 {
+                assert!(!found.is_empty(), "{}: {written} category links, none found", page.title);
+            }
+        }
+        assert!(with * 2 > pages, "{}: {with} of {pages} pages with categories", path.display());
+    }
+}
