@@ -140,15 +140,30 @@ fn categories_under_the_wikis_names() {
             unique.dedup();
             assert_eq!(unique.len(), found.len(), "{}", page.title);
             for c in &found {
-                assert!(!c.is_empty() && !c.contains(['|', ']', '_']), "{}: {c:?}", page.title);
-                assert!(page.text.contains(&c[c.char_indices().nth(1).map_or(0, |(i, _)| i)..]));
+                assert!(
+                    !c.is_empty() && !c.contains(['|', ']', '_']),
+                    "{}: {c:?}",
+                    page.title
+                );
+                assert!(
+                    page.text
+                        .contains(&c[c.char_indices().nth(1).map_or(0, |(i, _)| i)..])
+                );
             }
             pages += 1;
             with += (!found.is_empty()) as usize;
             if written > 0 {
-                assert!(!found.is_empty(), "{}: {written} category links, none found", page.title);
+                assert!(
+                    !found.is_empty(),
+                    "{}: {written} category links, none found",
+                    page.title
+                );
             }
         }
-        assert!(with * 2 > pages, "{}: {with} of {pages} pages with categories", path.display());
+        assert!(
+            with * 2 > pages,
+            "{}: {with} of {pages} pages with categories",
+            path.display()
+        );
     }
 }
