@@ -545,6 +545,8 @@ class ReuseJob:
         lang: str = "en",
         fallback_ngram: int | None = None,
         synonyms: bool = True,
+        classes: str = "default",
+        passage_texts: bool = False,
     ) -> None: ...
     def stats_template(self, documents: int, against_documents: int) -> str: ...
 

@@ -211,3 +211,74 @@ fn lang_reaches_the_aligner_and_the_stats() {
         assert_eq!(cases[0]["source_length"], copied, "{lang}");
     }
 }
+
+#[test]
+fn features_classes_and_passage_texts_reach_reuse_jsonl() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = |classes: &str| {
+        let out = dir.path().join(classes);
+        common::ok(&[
+            "--quiet",
+            "reuse",
+            &common::workspace("testdata/check/suspicious.txt"),
+            "--against",
+            &common::workspace("testdata/check/corpus"),
+            "--min-length",
+            "100",
+            "--classes",
+            classes,
+            "--passage-texts",
+            "--out",
+            out.to_str().unwrap(),
+        ]);
+        let cases = common::json_lines(&std::fs::read_to_string(out.join("reuse.jsonl")).unwrap());
+        let stats: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(out.join("stats.json")).unwrap())
+                .unwrap();
+        (cases, stats)
+    };
+    let (default, stats) = run("default");
+    let (thesis, thesis_stats) = run("thesis");
+    assert!(!default.is_empty());
+    assert_eq!(default.len(), thesis.len(), "the classes change no passage");
+    assert_eq!(
+        (&stats["classifier"], &thesis_stats["classifier"]),
+        (&"default".into(), &"thesis".into())
+    );
+    let text = std::fs::read_to_string(common::workspace("testdata/check/suspicious.txt")).unwrap();
+    for (d, t) in default.iter().zip(&thesis) {
+        // The passage's text is the document's text at its character offsets.
+        let start = d["suspicious_offset"].as_u64().unwrap() as usize;
+        let len = d["suspicious_length"].as_u64().unwrap() as usize;
+        let passage: String = text.chars().skip(start).take(len).collect();
+        assert_eq!(d["suspicious_text"], passage.as_str());
+        assert_eq!(
+            d["source_text"].as_str().unwrap().chars().count() as u64,
+            d["source_length"]
+        );
+        // A copied paragraph: every n-gram similarity is high, both passages are whole words.
+        for f in [
+            "jaccard_2",
+            "jaccard_5",
+            "jaccard_10",
+            "jaccard_15",
+            "entity_jaccard",
+        ] {
+            let j = d[f].as_f64().unwrap();
+            assert!((0.0..=1.0).contains(&j), "{f} {d}");
+            assert_eq!(d[f], t[f], "the features do not depend on the classes");
+        }
+        assert!(d["jaccard_2"].as_f64().unwrap() > 0.5, "{d}");
+        assert!(d["suspicious_words"].as_u64().unwrap() >= 15, "{d}");
+        let share = d["suspicious_share"].as_f64().unwrap();
+        assert!(share > 0.0 && share <= 1.0, "{d}");
+    }
+    for (cases, stats) in [(&default, &stats), (&thesis, &thesis_stats)] {
+        let of = |k: &str| cases.iter().filter(|c| c["kind"] == k).count() as u64;
+        assert_eq!(stats["content_cases"], of("content"));
+        assert_eq!(stats["structure_cases"], of("structure"));
+        assert_eq!(stats["unclassified_cases"], of("unclassified"));
+        assert_eq!(stats["cases"], cases.len() as u64);
+    }
+    assert!(default.iter().all(|c| c["kind"] != "unclassified"));
+}

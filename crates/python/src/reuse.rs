@@ -15,8 +15,8 @@ use textreuse_corpus::{DocId, Document, InputError, Inputs, Origin, Progress, er
 use textreuse_dedup::pipeline::DocumentPipeline;
 use textreuse_reuse::check::{CheckCorpus, CheckError, Checker, candidate_records, read_corpus};
 use textreuse_reuse::{
-    ALIGN_BATCH, ChunkMatch, DocumentTable, PREPARED_TEXT_BYTES, PairResult, Prepared, Reuse,
-    ReuseError, write_case_lines, write_pair_row,
+    ALIGN_BATCH, ChunkMatch, Classifier, DocumentTable, PREPARED_TEXT_BYTES, PairResult, Prepared,
+    Reuse, ReuseError, ReuseKind, write_case_lines, write_pair_row,
 };
 
 use crate::arrow::{
@@ -45,6 +45,8 @@ fn held_strings(arg: &StrArg<'_>, what: &str) -> PyResult<HeldArray> {
 #[pyclass(name = "ReuseJob", frozen, module = "textreuse._native")]
 pub(crate) struct PyReuseJob {
     inner: Reuse,
+    /// Whether `reuse.jsonl` lines carry the passages' texts (`--passage-texts`).
+    passage_texts: bool,
 }
 
 #[pymethods]
@@ -57,7 +59,7 @@ impl PyReuseJob {
         min_words = textreuse_shingle::DEFAULT_CHUNK_MIN_WORDS,
         min_length = textreuse_align::DEFAULT_MIN_PASSAGE_LEN, lang = "en",
         fallback_ngram = textreuse_reuse::DEFAULT_REUSE_FALLBACK_NGRAM,
-        synonyms = textreuse_align::DEFAULT_SYNONYMS,
+        synonyms = textreuse_align::DEFAULT_SYNONYMS, classes = "default", passage_texts = false,
     ))]
     // One argument per keyword of the Python constructor (the CLI's flags).
     #[allow(clippy::too_many_arguments)]
@@ -71,7 +73,10 @@ impl PyReuseJob {
         lang: &str,
         fallback_ngram: Option<usize>,
         synonyms: bool,
+        classes: &str,
+        passage_texts: bool,
     ) -> PyResult<Self> {
+        let classifier: Classifier = classes.parse().map_err(PyValueError::new_err)?;
         let (language, detect) = crate::text::language_choice(lang)?;
         let inner = Reuse::builder()
             .terms(terms)
@@ -87,9 +92,13 @@ impl PyReuseJob {
             .detect_language(detect)
             .fallback_ngram(fallback_ngram)
             .synonyms(synonyms)
+            .classifier(classifier)
             .build()
             .map_err(reuse_error)?;
-        Ok(PyReuseJob { inner })
+        Ok(PyReuseJob {
+            inner,
+            passage_texts,
+        })
     }
 
     /// stats_template(documents, against_documents) -> str: `stats.json` of a run over these
@@ -676,7 +685,7 @@ pub(crate) fn reuse_align<'py>(
     support: &Bound<'py, PyAny>,
     align: bool,
 ) -> PyResult<Bound<'py, pyo3::types::PyTuple>> {
-    let job = &job.get().inner;
+    let (texts, job) = (job.get().passage_texts, &job.get().inner);
     let (held_susp, held_src) = (
         HeldSide::extract(suspicious, "suspicious")?,
         HeldSide::extract(source, "source")?,
@@ -737,18 +746,15 @@ pub(crate) fn reuse_align<'py>(
             };
             let io = |e: std::io::Error| ColumnError(e.to_string());
             buf.clear();
-            write_case_lines(&mut buf, &pair).map_err(io)?;
+            write_case_lines(&mut buf, &pair, texts).map_err(io)?;
             lines.push(std::str::from_utf8(&buf).expect("JSON is UTF-8"))?;
             buf.clear();
             write_pair_row(&mut buf, &pair).map_err(io)?;
             rows.push(std::str::from_utf8(&buf).expect("TSV of strings is UTF-8"))?;
-            let content = cases
-                .iter()
-                .filter(|c| c.kind == textreuse_reuse::ReuseKind::Content)
-                .count();
+            let of_kind = |k| cases.iter().filter(|c| c.kind() == k).count() as u32;
             counts[0].push_ne_u32(cases.len() as u32);
-            counts[1].push_ne_u32(content as u32);
-            counts[2].push_ne_u32((cases.len() - content) as u32);
+            counts[1].push_ne_u32(of_kind(ReuseKind::Content));
+            counts[2].push_ne_u32(of_kind(ReuseKind::Structure));
             // The lengths go into documents.tsv, which lists documents with reuse only.
             let length = |t: &str| {
                 if cases.is_empty() {

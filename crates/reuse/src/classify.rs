@@ -1,10 +1,10 @@
-//! Content reuse or structure reuse: the text-reuse thesis's heuristics for telling a passage
-//! that reuses another's *content* (copied or paraphrased facts about the same thing) from one
-//! that reuses only its *structure* (a template filled with other entities, like the many
-//! "X is a village in the administrative district of Gmina Y" stubs).
+//! Content reuse or structure reuse: the text-reuse thesis's measures of a reuse case and its
+//! heuristics for telling a passage that reuses another's *content* (copied or paraphrased facts
+//! about the same thing) from one that reuses only its *structure* (a template filled with other
+//! entities, like the many "X is a village in the administrative district of Gmina Y" stubs).
 //!
 //! ```
-//! use textreuse_reuse::{ReuseKind, profile};
+//! use textreuse_reuse::{Classifier, ReuseKind, profile};
 //!
 //! let a = "Zalesie is a village in the administrative district of Gmina Bielsk, within Płock \
 //!     County, Masovian Voivodeship, in east-central Poland.";
@@ -12,29 +12,44 @@
 //!     County, Masovian Voivodeship, in east-central Poland.";
 //! let p = profile(a, b, a.len(), b.len());
 //! assert_eq!(p.kind, ReuseKind::Content); // the county and voivodeship are shared
+//! assert_eq!(p.words, (20, 21)); // "east-central" is two words
 //! let c = "Lake Ohrid is a lake in the southwestern part of the Republic of North Macedonia, \
 //!     within the Ohrid Municipality, in a mountainous region near Albania.";
 //! let q = "Loch Ness is a lake in the northern part of the Highlands of Scotland, within the \
 //!     Great Glen, in a mountainous region near Inverness.";
 //! assert_eq!(profile(c, q, c.len(), q.len()).kind, ReuseKind::Structure);
+//! // The thesis's own rules leave this case to neither class: its 2-gram Jaccard is under 0.5.
+//! let thesis = Classifier::Thesis.profile(c, q, c.len(), q.len());
+//! assert_eq!(thesis.kind, ReuseKind::Unclassified);
 //! ```
 //!
-//! # The rule
+//! # The measures
 //!
 //! For the two passages of a reuse case, [`profile`] measures
 //! * the Jaccard similarity of their (case-insensitive) word n-gram sets for n = 2, 5, 10, 15;
 //! * the Jaccard similarity of their capitalized-entity sets (maximal runs of capitalized words;
 //!   a sentence-initial stopword such as "The" or "It" is left out);
-//! * the share of each document the passage covers.
+//! * the share of each document the passage covers (bytes of the passage over bytes of the
+//!   document);
+//! * the length of each passage in words.
 //!
-//! The case is **structure reuse** when the wording is shared but the things talked about are
-//! not: word 2-gram Jaccard at least [`STRUCTURE_MIN_J2`], 10-gram Jaccard below
-//! [`CONTENT_MIN_J10`], and entity Jaccard below [`CONTENT_MIN_ENTITIES`] with at least one
-//! entity on each side. Everything else is **content reuse**: long shared n-grams (verbatim
-//! copies), shared entities (the same facts, even reworded), or low n-gram overlap altogether
-//! (a paraphrase, which the aligner found by meaning, not by template). The shares do not enter
-//! the rule; they are reported because the thesis used them to separate whole-article reuse from
-//! reuse of a single paragraph.
+//! # The classifiers
+//!
+//! [`Classifier::Thesis`] is the thesis's pair of heuristics, exactly:
+//! * **H1, content reuse**: entity Jaccard in (0.5, 1], word 10-gram Jaccard above 0.5, and either
+//!   share below 0.5;
+//! * **H2, structure reuse**: word 2-gram Jaccard above 0.5, word 5-gram Jaccard below 0.5, and
+//!   either share above 0.5;
+//! * a case neither rule covers is [`ReuseKind::Unclassified`] (H1 is tried first; the two
+//!   cannot both hold, since a 10-gram Jaccard above 0.5 leaves the 5-gram Jaccard above 0.5).
+//!
+//! [`Classifier::Default`] looks at the wording and the entities only. The case is **structure
+//! reuse** when the wording is shared but the things talked about are not: word 2-gram Jaccard at
+//! least [`STRUCTURE_MIN_J2`], 10-gram Jaccard below [`CONTENT_MIN_J10`], and entity Jaccard below
+//! [`CONTENT_MIN_ENTITIES`] with at least one entity on each side. Everything else is **content
+//! reuse**: long shared n-grams (verbatim copies), shared entities (the same facts, even
+//! reworded), or low n-gram overlap altogether (a paraphrase, which the aligner found by meaning,
+//! not by template).
 use ahash::AHashSet;
 use textreuse_hash::fingerprint_words;
 use textreuse_shingle::{is_stopword, words};
@@ -55,14 +70,79 @@ pub enum ReuseKind {
     Content,
     /// The same wording or template, about other entities.
     Structure,
+    /// Neither: the classifier's rules do not cover the case ([`Classifier::Thesis`] only).
+    Unclassified,
 }
 
 impl ReuseKind {
-    /// `"content"` or `"structure"`.
+    /// Every kind, in the order of [`ReuseKind::as_str`]'s names.
+    pub const ALL: [ReuseKind; 3] = [
+        ReuseKind::Content,
+        ReuseKind::Structure,
+        ReuseKind::Unclassified,
+    ];
+
+    /// `"content"`, `"structure"` or `"unclassified"`.
     pub fn as_str(self) -> &'static str {
         match self {
             ReuseKind::Content => "content",
             ReuseKind::Structure => "structure",
+            ReuseKind::Unclassified => "unclassified",
+        }
+    }
+}
+
+impl std::str::FromStr for Classifier {
+    type Err = String;
+
+    /// `default` or `thesis`.
+    fn from_str(s: &str) -> Result<Classifier, String> {
+        [Classifier::Default, Classifier::Thesis]
+            .into_iter()
+            .find(|c| c.as_str() == s)
+            .ok_or_else(|| format!("unknown classifier {s:?}: use default or thesis"))
+    }
+}
+
+/// The rules that give a reuse case its [`ReuseKind`] (see the [module docs](self)).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum Classifier {
+    /// Wording and entities: structure reuse when the wording is shared and the entities are
+    /// not, content reuse otherwise.
+    #[default]
+    Default,
+    /// The thesis's heuristics H1 (content) and H2 (structure), exactly; other cases are
+    /// unclassified.
+    Thesis,
+}
+
+impl Classifier {
+    /// `"default"` or `"thesis"`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Classifier::Default => "default",
+            Classifier::Thesis => "thesis",
+        }
+    }
+
+    /// Measures and classifies a reuse case, as [`profile`] does, by these rules.
+    pub fn profile(
+        self,
+        source: &str,
+        suspicious: &str,
+        source_doc_len: usize,
+        suspicious_doc_len: usize,
+    ) -> ReuseProfile {
+        let mut p = measure(source, suspicious, source_doc_len, suspicious_doc_len);
+        p.kind = self.classify(&p);
+        p
+    }
+
+    /// The kind of a measured case by these rules (its own `kind` is not read).
+    pub fn classify(self, p: &ReuseProfile) -> ReuseKind {
+        match self {
+            Classifier::Default => classify(p.ngram_jaccard, p.entity_jaccard, p.has_entities()),
+            Classifier::Thesis => thesis(p),
         }
     }
 }
@@ -81,14 +161,34 @@ pub struct ReuseProfile {
     pub source_share: f64,
     /// Share of the suspicious document the suspicious passage covers (bytes, `0..=1`).
     pub suspicious_share: f64,
+    /// Words of the source passage and of the suspicious passage.
+    pub words: (usize, usize),
     /// The verdict.
     pub kind: ReuseKind,
 }
 
-/// Measures and classifies a reuse case: `source` and `suspicious` are the two passages' texts,
-/// the lengths are those of the whole documents (in the same unit as the passages' `len()`;
-/// values below the passage length count as the passage length).
+impl ReuseProfile {
+    /// Whether both passages have at least one entity.
+    pub fn has_entities(&self) -> bool {
+        self.entities.0 > 0 && self.entities.1 > 0
+    }
+}
+
+/// Measures and classifies a reuse case by the [`Classifier::Default`] rules: `source` and
+/// `suspicious` are the two passages' texts, the lengths are those of the whole documents (in the
+/// same unit as the passages' `len()`; values below the passage length count as the passage
+/// length).
 pub fn profile(
+    source: &str,
+    suspicious: &str,
+    source_doc_len: usize,
+    suspicious_doc_len: usize,
+) -> ReuseProfile {
+    Classifier::Default.profile(source, suspicious, source_doc_len, suspicious_doc_len)
+}
+
+/// The measures of a case, its kind left [`ReuseKind::Unclassified`].
+fn measure(
     source: &str,
     suspicious: &str,
     source_doc_len: usize,
@@ -101,7 +201,6 @@ pub fn profile(
         *j = jaccard(&ngrams(&a, n), &ngrams(&b, n));
     }
     let (ea, eb) = (entities(source), entities(suspicious));
-    let entity_jaccard = jaccard(&ea, &eb);
     let share = |part: usize, whole: usize| {
         if part == 0 {
             0.0
@@ -109,22 +208,31 @@ pub fn profile(
             part as f64 / whole.max(part) as f64
         }
     };
-    let kind = classify(
-        ngram_jaccard,
-        entity_jaccard,
-        !ea.is_empty() && !eb.is_empty(),
-    );
     ReuseProfile {
         ngram_jaccard,
-        entity_jaccard,
+        entity_jaccard: jaccard(&ea, &eb),
         entities: (ea.len(), eb.len()),
         source_share: share(source.len(), source_doc_len),
         suspicious_share: share(suspicious.len(), suspicious_doc_len),
-        kind,
+        words: (a.len(), b.len()),
+        kind: ReuseKind::Unclassified,
     }
 }
 
-/// The rule of the [module docs](self), on measured values: `has_entities` says whether both
+/// The thesis's H1 and H2 (see the [module docs](self)).
+fn thesis(p: &ReuseProfile) -> ReuseKind {
+    let [j2, j5, j10, _] = p.ngram_jaccard;
+    let (a, b) = (p.source_share, p.suspicious_share);
+    if p.entity_jaccard > 0.5 && p.entity_jaccard <= 1.0 && j10 > 0.5 && (a < 0.5 || b < 0.5) {
+        ReuseKind::Content
+    } else if j2 > 0.5 && j5 < 0.5 && (a > 0.5 || b > 0.5) {
+        ReuseKind::Structure
+    } else {
+        ReuseKind::Unclassified
+    }
+}
+
+/// The [`Classifier::Default`] rule on measured values: `has_entities` says whether both
 /// passages have at least one entity.
 pub fn classify(ngram_jaccard: [f64; 4], entity_jaccard: f64, has_entities: bool) -> ReuseKind {
     let [j2, _, j10, _] = ngram_jaccard;
@@ -237,10 +345,67 @@ mod tests {
         assert_eq!(ReuseKind::Structure.as_str(), "structure");
     }
 
+    fn measured(j: [f64; 4], entities: f64, shares: (f64, f64)) -> ReuseProfile {
+        ReuseProfile {
+            ngram_jaccard: j,
+            entity_jaccard: entities,
+            entities: (1, 1),
+            source_share: shares.0,
+            suspicious_share: shares.1,
+            words: (100, 100),
+            kind: ReuseKind::Unclassified,
+        }
+    }
+
+    #[test]
+    fn thesis_rules_at_their_bounds() {
+        use ReuseKind::*;
+        let t = |j, e, s| Classifier::Thesis.classify(&measured(j, e, s));
+        // H1: entity Jaccard in (0.5, 1], 10-gram Jaccard > 0.5, either share < 0.5.
+        assert_eq!(t([0.9, 0.8, 0.6, 0.5], 0.6, (0.2, 0.9)), Content);
+        assert_eq!(t([0.9, 0.8, 0.6, 0.5], 1.0, (0.9, 0.2)), Content);
+        assert_eq!(t([0.9, 0.8, 0.6, 0.5], 0.5, (0.2, 0.2)), Unclassified);
+        assert_eq!(t([0.9, 0.8, 0.5, 0.5], 0.6, (0.2, 0.2)), Unclassified);
+        assert_eq!(t([0.9, 0.8, 0.6, 0.5], 0.6, (0.5, 0.5)), Unclassified);
+        // H2: 2-gram Jaccard > 0.5, 5-gram < 0.5, either share > 0.5.
+        assert_eq!(t([0.6, 0.4, 0.1, 0.0], 0.0, (0.6, 0.1)), Structure);
+        assert_eq!(t([0.6, 0.4, 0.1, 0.0], 0.9, (0.1, 0.6)), Structure);
+        assert_eq!(t([0.5, 0.4, 0.1, 0.0], 0.0, (0.9, 0.9)), Unclassified);
+        assert_eq!(t([0.6, 0.5, 0.1, 0.0], 0.0, (0.9, 0.9)), Unclassified);
+        assert_eq!(t([0.6, 0.4, 0.1, 0.0], 0.0, (0.5, 0.5)), Unclassified);
+        assert_eq!("thesis".parse(), Ok(Classifier::Thesis));
+        assert_eq!("default".parse(), Ok(Classifier::Default));
+        assert!("h1".parse::<Classifier>().unwrap_err().contains("thesis"));
+    }
+
+    #[test]
+    fn two_village_stubs_are_beyond_h2() {
+        // Two whole stub articles (shares 1) sharing the template's wording: the village,
+        // district, county, voivodeship and distances differ, so under a fifth of their word
+        // 2-grams are shared, far from H2's 0.5.
+        let a = "Kowale is a village in the administrative district of Gmina Lubawa, within \
+                 Iława County, Warmian-Masurian Voivodeship, in northern Poland. It lies \
+                 approximately 7 kilometres (4 mi) south-east of Lubawa, 25 km (16 mi) \
+                 south-east of Iława, and 69 km (43 mi) south-west of the regional capital \
+                 Olsztyn.";
+        let b = "Dębiny is a village in the administrative district of Gmina Przytyk, within \
+                 Radom County, Masovian Voivodeship, in east-central Poland. It lies \
+                 approximately 5 kilometres (3 mi) north of Przytyk, 21 km (13 mi) west of \
+                 Radom, and 92 km (57 mi) south of Warsaw.";
+        let p = Classifier::Thesis.profile(a, b, a.len(), b.len());
+        assert!(
+            p.ngram_jaccard[0] < 0.2 && p.ngram_jaccard[1] < 0.1,
+            "{p:?}"
+        );
+        assert_eq!((p.source_share, p.suspicious_share), (1.0, 1.0));
+        assert_eq!(p.kind, ReuseKind::Unclassified, "{p:?}");
+    }
+
     #[test]
     fn empty_passages() {
         let p = profile("", "", 0, 0);
         assert_eq!(p.kind, ReuseKind::Content);
+        assert_eq!(p.words, (0, 0));
         assert_eq!(p.ngram_jaccard, [0.0; 4]);
         assert_eq!((p.source_share, p.suspicious_share), (0.0, 0.0));
     }

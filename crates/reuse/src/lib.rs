@@ -95,7 +95,7 @@ use textreuse_shuffle::{
 
 use candidates::{CandidateList, CandidateWriter};
 pub use check::{CheckError, Checker};
-pub use classify::{ReuseKind, ReuseProfile, profile};
+pub use classify::{Classifier, ReuseKind, ReuseProfile, profile};
 pub use output::{
     DocumentTable, PAIRS_HEADER, PanOutput, ReuseOutputDir, write_case_lines, write_pair_row,
 };
@@ -258,6 +258,7 @@ pub struct ReuseBuilder {
     detect_language: bool,
     fallback_ngram: Option<usize>,
     synonyms: bool,
+    classifier: Classifier,
 }
 
 impl Default for Reuse {
@@ -299,7 +300,15 @@ impl ReuseBuilder {
             detect_language: false,
             fallback_ngram: DEFAULT_REUSE_FALLBACK_NGRAM,
             synonyms: textreuse_align::DEFAULT_SYNONYMS,
+            classifier: Classifier::default(),
         }
+    }
+
+    /// The rules that class each passage as content or structure reuse
+    /// ([`Classifier::Default`] unless set; [`Classifier::Thesis`] is the thesis's H1 and H2).
+    pub fn classifier(&mut self, classifier: Classifier) -> &mut Self {
+        self.classifier = classifier;
+        self
     }
 
     /// The aligner's second extension from shared word n-grams where the first found no
@@ -501,8 +510,16 @@ pub struct ReuseCase {
     pub source_bytes: Range<usize>,
     /// The alignment's similarity of the two passages.
     pub score: f64,
-    /// Content or structure reuse.
-    pub kind: ReuseKind,
+    /// The case's measures (word n-gram and entity Jaccard similarities, shares, lengths in
+    /// words) and its kind: content, structure or unclassified reuse.
+    pub profile: ReuseProfile,
+}
+
+impl ReuseCase {
+    /// Content, structure or unclassified reuse.
+    pub fn kind(&self) -> ReuseKind {
+        self.profile.kind
+    }
 }
 
 /// A candidate pair and what its alignment found. Within one corpus the earlier document is
@@ -611,6 +628,8 @@ pub struct ReuseStats {
     pub fallback_ngram: Option<usize>,
     /// Whether alignment matched English words with their synonyms.
     pub synonyms: bool,
+    /// The classifier of the passages: `default` or `thesis`.
+    pub classifier: &'static str,
     /// The bucket cap.
     pub max_bucket: usize,
     /// Documents of the corpus.
@@ -649,10 +668,23 @@ pub struct ReuseStats {
     pub content_cases: u64,
     /// Structure-reuse passages.
     pub structure_cases: u64,
+    /// Passages the classifier's rules leave to neither kind.
+    pub unclassified_cases: u64,
     /// Bytes the shuffle spilled (MinHash; tf-idf spills nothing).
     pub bytes_spilled: u64,
     /// Wall time per stage.
     pub seconds: ReuseSeconds,
+}
+
+impl ReuseStats {
+    /// Counts one passage of this kind.
+    pub fn count(&mut self, kind: ReuseKind) {
+        match kind {
+            ReuseKind::Content => self.content_cases += 1,
+            ReuseKind::Structure => self.structure_cases += 1,
+            ReuseKind::Unclassified => self.unclassified_cases += 1,
+        }
+    }
 }
 
 /// Wall time of each stage in seconds.
@@ -820,10 +852,7 @@ impl Reuse {
                     }
                     stats.cases += cases.len() as u64;
                     for c in cases {
-                        match c.kind {
-                            ReuseKind::Content => stats.content_cases += 1,
-                            ReuseKind::Structure => stats.structure_cases += 1,
-                        }
+                        stats.count(c.kind());
                     }
                     sink.pair(&PairResult {
                         suspicious: (susp, &docs.info(susp)),
@@ -877,6 +906,7 @@ impl Reuse {
             },
             fallback_ngram: o.fallback_ngram,
             synonyms: o.synonyms,
+            classifier: o.classifier.as_str(),
             max_bucket: o.max_bucket,
             documents,
             against_documents,
@@ -1034,20 +1064,19 @@ impl Reuse {
             .into_iter()
             .map(|p| {
                 let (s, t) = p.char_ranges(src_text, susp_text);
-                let kind = profile(
+                let profile = self.options.classifier.profile(
                     &src_text[p.source.clone()],
                     &susp_text[p.suspicious.clone()],
                     src_text.len(),
                     susp_text.len(),
-                )
-                .kind;
+                );
                 ReuseCase {
                     suspicious: t,
                     source: s,
                     suspicious_bytes: p.suspicious,
                     source_bytes: p.source,
                     score: p.score,
-                    kind,
+                    profile,
                 }
             })
             .collect()

@@ -16,9 +16,12 @@ use crate::{PairResult, ReuseSink, ReuseStats};
 ///
 /// * `reuse.jsonl`: one line per passage, in candidate order: `{"suspicious": DOC,
 ///   "source": DOC, "suspicious_offset", "suspicious_length", "source_offset",
-///   "source_length", "score", "kind"}`, offsets in characters; a DOC is `{"doc", "title",
-///   "source", "record", "revision", "timestamp"}` (the input's id and provenance, absent
-///   fields left out);
+///   "source_length", "score", "kind", "jaccard_2", "jaccard_5", "jaccard_10", "jaccard_15",
+///   "entity_jaccard", "suspicious_share", "source_share", "suspicious_words",
+///   "source_words"}` (the [`ReuseProfile`](crate::ReuseProfile) of the case), offsets in
+///   characters, and with [`ReuseOutputDir::passage_texts`] the two passages' texts
+///   (`"suspicious_text"`, `"source_text"`); a DOC is `{"doc", "title", "source", "record",
+///   "revision", "timestamp"}` (the input's id and provenance, absent fields left out);
 /// * `pairs.tsv`: every candidate pair: `suspicious_doc, suspicious_title, source_doc,
 ///   source_title, support, cases, suspicious_chars, source_chars` (characters inside
 ///   the pair's passages on each side);
@@ -35,6 +38,7 @@ pub struct ReuseOutputDir {
     cases: Option<BufWriter<File>>,
     pairs: Option<BufWriter<File>>,
     documents: DocumentTable,
+    texts: bool,
 }
 
 /// The rows of `documents.tsv`: every document with a passage, by number, with its reused
@@ -74,7 +78,15 @@ impl ReuseOutputDir {
             cases: None,
             pairs: None,
             documents: DocumentTable::default(),
+            texts: false,
         }
+    }
+
+    /// Whether each line of `reuse.jsonl` also carries the two passages' texts (off by
+    /// default: the file then stays small beside the corpus it points into).
+    pub fn passage_texts(&mut self, yes: bool) -> &mut Self {
+        self.texts = yes;
+        self
     }
 
     fn open(&self, name: &str) -> io::Result<BufWriter<File>> {
@@ -145,6 +157,19 @@ struct CaseLine<'a> {
     source_length: usize,
     score: f64,
     kind: &'static str,
+    jaccard_2: f64,
+    jaccard_5: f64,
+    jaccard_10: f64,
+    jaccard_15: f64,
+    entity_jaccard: f64,
+    suspicious_share: f64,
+    source_share: f64,
+    suspicious_words: usize,
+    source_words: usize,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    suspicious_text: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    source_text: Option<&'a str>,
 }
 
 /// Characters covered by `ranges` (overlaps counted once).
@@ -166,10 +191,18 @@ fn field(s: &str) -> String {
     s.replace(['\t', '\n', '\r'], " ")
 }
 
-/// Writes the `reuse.jsonl` lines of a pair's passages.
-pub fn write_case_lines(w: &mut dyn Write, pair: &PairResult<'_>) -> io::Result<()> {
+/// Writes the `reuse.jsonl` lines of a pair's passages, with the passages' texts if `texts`
+/// (see [`ReuseOutputDir`] for the fields).
+pub fn write_case_lines<'a>(
+    w: &mut dyn Write,
+    pair: &PairResult<'a>,
+    texts: bool,
+) -> io::Result<()> {
     let (susp_ref, src_ref) = (DocRef::new(pair.suspicious.1), DocRef::new(pair.source.1));
     for c in pair.cases {
+        let p = &c.profile;
+        let [jaccard_2, jaccard_5, jaccard_10, jaccard_15] = p.ngram_jaccard;
+        let text = |t: &'a str, r: &Range<usize>| texts.then(|| t.get(r.clone()).unwrap_or(""));
         let line = CaseLine {
             suspicious: &susp_ref,
             source: &src_ref,
@@ -178,7 +211,18 @@ pub fn write_case_lines(w: &mut dyn Write, pair: &PairResult<'_>) -> io::Result<
             source_offset: c.source.start,
             source_length: c.source.len(),
             score: c.score,
-            kind: c.kind.as_str(),
+            kind: p.kind.as_str(),
+            jaccard_2,
+            jaccard_5,
+            jaccard_10,
+            jaccard_15,
+            entity_jaccard: p.entity_jaccard,
+            suspicious_share: p.suspicious_share,
+            source_share: p.source_share,
+            suspicious_words: p.words.1,
+            source_words: p.words.0,
+            suspicious_text: text(pair.texts.0, &c.suspicious_bytes),
+            source_text: text(pair.texts.1, &c.source_bytes),
         };
         serde_json::to_writer(&mut *w, &line)?;
         w.write_all(b"\n")?;
@@ -289,7 +333,7 @@ fn in_dir(dir: &Path, e: io::Error) -> io::Error {
 impl ReuseOutputDir {
     fn write_pair(&mut self, pair: &PairResult<'_>) -> io::Result<()> {
         self.start()?;
-        write_case_lines(self.cases.as_mut().expect("started"), pair)?;
+        write_case_lines(self.cases.as_mut().expect("started"), pair, self.texts)?;
         write_pair_row(self.pairs.as_mut().expect("started"), pair)?;
         self.documents.add_pair(pair);
         Ok(())
@@ -428,7 +472,7 @@ mod tests {
             suspicious_bytes: 0..10,
             source_bytes: 0..10,
             score: 1.0,
-            kind: crate::ReuseKind::Content,
+            profile: crate::profile("", "", 10, 10),
         };
         let cases = [case];
         fn pair<'a>(

@@ -192,6 +192,11 @@ def _parser() -> argparse.ArgumentParser:
     r.add_argument("--synonyms", choices=("on", "off"),
                    default="on" if rd.synonyms else "off",
                    help="match English words with their WordNet synonyms (default on)")
+    r.add_argument("--classes", choices=("default", "thesis"), default=rd.classes,
+                   help="how passages are classed: default, or thesis (H1 and H2 exactly; "
+                   "cases neither covers are unclassified)")
+    r.add_argument("--passage-texts", action="store_true",
+                   help="also write each passage's text on both sides into reuse.jsonl")
     r.add_argument("--candidates-only", action="store_true",
                    help="stop after the candidates: pairs.tsv lists them all")
     for option in ("--master", "--partitions", "--conf", "--quiet"):
@@ -224,6 +229,7 @@ def main(argv: list[str] | None = None) -> int:
                 min_score=args.min_score, min_words=args.min_words, min_length=args.min_length,
                 lang=args.lang, fallback_ngram=args.fallback_ngram,
                 synonyms=args.synonyms == "on", candidates_only=args.candidates_only,
+                classes=args.classes, passage_texts=args.passage_texts,
             )
             from textreuse.kernels import ReuseJob
 

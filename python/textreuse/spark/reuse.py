@@ -62,6 +62,11 @@ class ReuseParams:
     fallback_ngram: int | None = _DEFAULTS["reuse_fallback_ngram"]
     #: Match English words with their WordNet synonyms (``--synonyms``).
     synonyms: bool = _DEFAULTS["synonyms"]
+    #: How passages are classed (``--classes``): "default", or "thesis" for the thesis's
+    #: heuristics H1 and H2 (cases neither covers are "unclassified").
+    classes: str = "default"
+    #: Also write the passages' texts into ``reuse.jsonl`` (``--passage-texts``).
+    passage_texts: bool = False
     #: Stop after the candidates: ``pairs.tsv`` lists them all, nothing is aligned.
     candidates_only: bool = False
 
@@ -70,6 +75,7 @@ class ReuseParams:
             terms=self.terms, top_docs=self.top_docs, max_postings=self.max_postings,
             min_score=self.min_score, min_words=self.min_words, min_length=self.min_length,
             lang=self.lang, fallback_ngram=self.fallback_ngram, synonyms=self.synonyms,
+            classes=self.classes, passage_texts=self.passage_texts,
         )
 
 
@@ -401,7 +407,9 @@ def _reuse(spark, corpus, out_dir, params, against, log, job_args, job) -> dict:
     aligned = joined.mapInArrow(_align(job_args, not params.candidates_only), _ALIGNED).persist()
     os.makedirs(out_dir, exist_ok=True)
     documents = _native.ReuseDocuments()
-    totals = dict(pairs_with_reuse=0, cases=0, content_cases=0, structure_cases=0)
+    totals = dict(
+        pairs_with_reuse=0, cases=0, content_cases=0, structure_cases=0, unclassified_cases=0
+    )
 
     def write(cases_file, pairs_file):
         pairs_file.write(_native.REUSE_PAIRS_HEADER + "\n")
@@ -413,6 +421,7 @@ def _reuse(spark, corpus, out_dir, params, against, log, job_args, job) -> dict:
                 totals["cases"] += r["cases"]
                 totals["content_cases"] += r["content"]
                 totals["structure_cases"] += r["structure"]
+                totals["unclassified_cases"] += r["cases"] - r["content"] - r["structure"]
                 for p in ("susp_", "src_"):
                     documents.add(
                         r[p + "n"], r[p + "id"], r[p + "title"] or "", r[p + "source"],

@@ -39,6 +39,15 @@ pub struct Args {
     /// near-verbatim reuse only).
     #[arg(long, value_name = "METHOD", default_value = "tfidf")]
     candidates: textreuse_reuse::Candidates,
+    /// How passages are classed as content or structure reuse: `default` (shared wording
+    /// without shared entities is structure reuse, the rest content reuse) or `thesis` (the
+    /// thesis's heuristics H1 and H2 exactly; cases neither covers are `unclassified`).
+    #[arg(long, value_name = "RULES", default_value = "default")]
+    classes: textreuse_reuse::Classifier,
+    /// Also write each passage's text on both sides into reuse.jsonl (`suspicious_text`,
+    /// `source_text`).
+    #[arg(long)]
+    passage_texts: bool,
     /// tf-idf: terms kept per chunk.
     #[arg(long, value_name = "N", default_value_t = textreuse_reuse::DEFAULT_TERMS)]
     terms: usize,
@@ -132,6 +141,7 @@ pub fn run(args: &Args, global: &Global) -> anyhow::Result<()> {
         .min_passage_len(args.min_length)
         .fallback_ngram(args.fallback_ngram.0)
         .synonyms(args.synonyms.synonyms.0)
+        .classifier(args.classes)
         .language(language)
         .detect_language(detect_language)
         .max_bucket(args.max_bucket)
@@ -195,7 +205,8 @@ pub fn run(args: &Args, global: &Global) -> anyhow::Result<()> {
             .as_ref()
             .map_or(String::new(), |a| format!(" against {}", a.len()))
     ));
-    let sink = ReuseOutputDir::new(out.dir());
+    let mut sink = ReuseOutputDir::new(out.dir());
+    sink.passage_texts(args.passage_texts);
     let other = against.as_ref();
     let stats = match &pan_out {
         Some(pan) => {
@@ -209,7 +220,7 @@ pub fn run(args: &Args, global: &Global) -> anyhow::Result<()> {
         pan.commit()?;
     }
     global.log(format_args!(
-        "{} chunks, {} candidate pairs, {} with reuse, {} passages ({} content, {} structure) \
+        "{} chunks, {} candidate pairs, {} with reuse, {} passages ({} content, {} structure{}) \
          in {:.2} s; written to {}",
         stats.chunks,
         stats.candidate_pairs,
@@ -217,6 +228,11 @@ pub fn run(args: &Args, global: &Global) -> anyhow::Result<()> {
         stats.cases,
         stats.content_cases,
         stats.structure_cases,
+        if stats.unclassified_cases > 0 {
+            format!(", {} unclassified", stats.unclassified_cases)
+        } else {
+            String::new()
+        },
         stats.seconds.chunk_and_sign + stats.seconds.candidates + stats.seconds.align_and_write,
         args.out.display()
     ));
