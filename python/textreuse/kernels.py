@@ -448,7 +448,7 @@ def reuse_align(job: ReuseJob, pairs: pa.RecordBatch, align: bool = True) -> dic
     provenance as :class:`ReuseFileReader` gives it: ``source`` (the input it was read from),
     ``record`` (its line or record), ``revision`` and ``timestamp``. Returns a dict of arrays, one row
     per pair: ``lines`` (its ``reuse.jsonl`` lines), ``pair_row`` (its ``pairs.tsv`` row),
-    ``cases``, ``content``, ``structure``, ``susp_chars``, ``src_chars`` (the texts' lengths
+    ``cases``, ``content``, ``structure``, ``spurious`` (passages by kind), ``susp_chars``, ``src_chars`` (the texts' lengths
     in characters, for ``documents.tsv``; 0 for pairs without passages), and the passages'
     character ranges as lists: ``susp_starts``, ``susp_ends``, ``src_starts``, ``src_ends``.
     Without ``align`` no pair has passages (``--candidates-only``).
@@ -457,7 +457,7 @@ def reuse_align(job: ReuseJob, pairs: pa.RecordBatch, align: bool = True) -> dic
         job, _side(pairs, "susp_"), _side(pairs, "src_"),
         _int64_parts(pairs.column("support"), "support"), align,
     )
-    lines, rows, cases, content, structure, susp_chars, src_chars, ranges = out
+    lines, rows, cases, content, structure, spurious, susp_chars, src_chars, ranges = out
     cases = _fixed(pa.uint32(), 4, cases)
     offsets = pa.concat_arrays(
         [pa.array([0], pa.int64()), pa.compute.cumulative_sum(cases.cast(pa.int64()))]
@@ -468,6 +468,7 @@ def reuse_align(job: ReuseJob, pairs: pa.RecordBatch, align: bool = True) -> dic
         cases=cases.cast(pa.int64()),
         content=_fixed(pa.uint32(), 4, content).cast(pa.int64()),
         structure=_fixed(pa.uint32(), 4, structure).cast(pa.int64()),
+        spurious=_fixed(pa.uint32(), 4, spurious).cast(pa.int64()),
         susp_chars=_fixed(pa.uint64(), 8, susp_chars).cast(pa.int64()),
         src_chars=_fixed(pa.uint64(), 8, src_chars).cast(pa.int64()),
     )

@@ -664,15 +664,16 @@ impl<'a> Side<'a> {
 }
 
 /// reuse_align(job, suspicious, source, support, align)
-///     -> (lines, pair_rows, cases, content, structure, suspicious_chars, source_chars, ranges)
+///     -> (lines, pair_rows, cases, content, structure, spurious, suspicious_chars, source_chars,
+///         ranges)
 ///
 /// Aligns each candidate pair ([`Reuse::align_pair`]) and formats it as `textreuse reuse`
 /// does. `suspicious` and `source` are `(n, id, title, text, source, record, revision,
 /// timestamp)` column tuples (the document numbers and ids, and their provenance as
 /// `ReuseFileReader` gives it), `support` the pair's
 /// nominations (int64). Returns per pair its `reuse.jsonl` lines and `pairs.tsv` row (string
-/// buffers), its passages, content and structure passages and both documents' lengths in
-/// characters (native uint32, uint32, uint32, uint64, uint64), and per passage its character
+/// buffers), its passages, content, structure and spurious passages and both documents' lengths
+/// in characters (native uint32, uint32, uint32, uint32, uint64, uint64), and per passage its character
 /// ranges `(suspicious start, end, source start, end)` (four native uint64 buffers). Without
 /// `align`, no pair has passages (`textreuse reuse --candidates-only`).
 #[pyfunction]
@@ -704,7 +705,7 @@ pub(crate) fn reuse_align<'py>(
     }
     let out = py.detach(|| -> Result<_, ColumnError> {
         let (mut lines, mut rows) = (StringBuilder::new(), StringBuilder::new());
-        let mut counts = [Vec::new(), Vec::new(), Vec::new()];
+        let mut counts = [Vec::new(), Vec::new(), Vec::new(), Vec::new()];
         let mut chars = [Vec::new(), Vec::new()];
         let mut ranges = [Vec::new(), Vec::new(), Vec::new(), Vec::new()];
         let mut buf = Vec::new();
@@ -733,7 +734,8 @@ pub(crate) fn reuse_align<'py>(
                         job.prepare(text)
                     });
                 }
-                job.align_prepared_pair(&prepared[&src_n], &prepared[&susp_n])
+                let titles = (src_doc.title.as_str(), susp_doc.title.as_str());
+                job.align_prepared_pair(&prepared[&src_n], &prepared[&susp_n], Some(titles))
             } else {
                 Vec::new()
             };
@@ -755,6 +757,7 @@ pub(crate) fn reuse_align<'py>(
             counts[0].push_ne_u32(cases.len() as u32);
             counts[1].push_ne_u32(of_kind(ReuseKind::Content));
             counts[2].push_ne_u32(of_kind(ReuseKind::Structure));
+            counts[3].push_ne_u32(of_kind(ReuseKind::Spurious));
             // The lengths go into documents.tsv, which lists documents with reuse only.
             let length = |t: &str| {
                 if cases.is_empty() {
@@ -779,7 +782,7 @@ pub(crate) fn reuse_align<'py>(
         let (o, d) = b.into_buffers();
         (bytes(py, &o), bytes(py, &d))
     };
-    let [cases, content, structure] = counts.map(|v| bytes(py, &v));
+    let [cases, content, structure, spurious] = counts.map(|v| bytes(py, &v));
     let [susp_chars, src_chars] = chars.map(|v| bytes(py, &v));
     let ranges = ranges.map(|v| bytes(py, &v));
     (
@@ -788,6 +791,7 @@ pub(crate) fn reuse_align<'py>(
         cases,
         content,
         structure,
+        spurious,
         susp_chars,
         src_chars,
         ranges,

@@ -670,6 +670,8 @@ pub struct ReuseStats {
     pub structure_cases: u64,
     /// Passages the classifier's rules leave to neither kind.
     pub unclassified_cases: u64,
+    /// Passages the evidence does not support as reuse (reported, marked `spurious`).
+    pub spurious_cases: u64,
     /// Bytes the shuffle spilled (MinHash; tf-idf spills nothing).
     pub bytes_spilled: u64,
     /// Wall time per stage.
@@ -683,6 +685,7 @@ impl ReuseStats {
             ReuseKind::Content => self.content_cases += 1,
             ReuseKind::Structure => self.structure_cases += 1,
             ReuseKind::Unclassified => self.unclassified_cases += 1,
+            ReuseKind::Spurious => self.spurious_cases += 1,
         }
     }
 }
@@ -842,7 +845,8 @@ impl Reuse {
                             return Vec::new();
                         }
                         let (susp, src) = roles(a as usize, b as usize, against);
-                        self.align_prepared_pair(doc(src), doc(susp))
+                        let titles = (docs.title(src), docs.title(susp));
+                        self.align_prepared_pair(doc(src), doc(susp), Some((&titles.0, &titles.1)))
                     })
                     .collect();
                 for (&((a, b), shared), cases) in part.iter().zip(&found) {
@@ -1048,15 +1052,18 @@ impl Reuse {
     /// candidate pair.
     pub fn align_pair(&self, source: &str, suspicious: &str) -> Vec<ReuseCase> {
         let suspicious = self.aligner.prepare(suspicious);
-        self.align_prepared_pair(&self.aligner.prepare(source), &suspicious)
+        self.align_prepared_pair(&self.aligner.prepare(source), &suspicious, None)
     }
 
     /// [`Reuse::align_pair`] on documents tokenized once by [`Reuse::prepare`] for all the
     /// pairs they are in.
+    /// `titles` are the source's and the suspicious document's titles, which the classifier
+    /// compares ([`Classifier::profile_titled`]); [`Reuse::run`] passes them.
     pub fn align_prepared_pair(
         &self,
         source: &Prepared<'_>,
         suspicious: &Prepared<'_>,
+        titles: Option<(&str, &str)>,
     ) -> Vec<ReuseCase> {
         let (src_text, susp_text) = (source.text(), suspicious.text());
         self.aligner
@@ -1064,11 +1071,12 @@ impl Reuse {
             .into_iter()
             .map(|p| {
                 let (s, t) = p.char_ranges(src_text, susp_text);
-                let profile = self.options.classifier.profile(
+                let profile = self.options.classifier.profile_titled(
                     &src_text[p.source.clone()],
                     &susp_text[p.suspicious.clone()],
                     src_text.len(),
                     susp_text.len(),
+                    titles,
                 );
                 ReuseCase {
                     suspicious: t,
@@ -1096,6 +1104,14 @@ trait Corpus: Sync {
     fn text(&self, i: usize) -> &str;
     /// The document's id, title and provenance (its text may be left empty).
     fn info(&self, i: usize) -> Cow<'_, Document>;
+
+    /// The document's title.
+    fn title(&self, i: usize) -> Cow<'_, str> {
+        match self.info(i) {
+            Cow::Borrowed(d) => Cow::Borrowed(&d.title),
+            Cow::Owned(d) => Cow::Owned(d.title),
+        }
+    }
 }
 
 struct InMemory<'a> {

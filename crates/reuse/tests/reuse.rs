@@ -388,14 +388,23 @@ fn documents_on_disk_give_the_same_files_as_documents_in_memory() {
     assert_eq!(left, 0);
 }
 
-/// Every candidate pair's texts and passages.
+/// A pair's texts `(suspicious, source)`, titles `(source, suspicious)` and passages.
+type AlignedPair = (
+    (String, String),
+    (String, String),
+    Vec<textreuse_reuse::ReuseCase>,
+);
+
+/// Every candidate pair as the run aligned it.
 #[derive(Default)]
-struct Aligned(Vec<(String, String, Vec<textreuse_reuse::ReuseCase>)>);
+struct Aligned(Vec<AlignedPair>);
 
 impl ReuseSink for Aligned {
     fn pair(&mut self, pair: &PairResult<'_>) -> std::io::Result<()> {
         let (susp, src) = pair.texts;
-        self.0.push((susp.into(), src.into(), pair.cases.to_vec()));
+        let titles = (pair.source.1.title.clone(), pair.suspicious.1.title.clone());
+        self.0
+            .push(((susp.into(), src.into()), titles, pair.cases.to_vec()));
         Ok(())
     }
 }
@@ -430,8 +439,10 @@ fn batched_alignment_gives_each_pair_its_own_passages() {
         assert!(sink.0.len() > ALIGN_BATCH, "{}", sink.0.len());
         let with_passages = sink.0.iter().filter(|(_, _, c)| !c.is_empty()).count();
         assert!(with_passages >= 3, "{with_passages}");
-        for (susp, src, cases) in &sink.0 {
-            assert_eq!(cases, &job.align_pair(src, susp));
+        for ((susp, src), titles, cases) in &sink.0 {
+            let (src, susp) = (job.prepare(src), job.prepare(susp));
+            let titles = Some((titles.0.as_str(), titles.1.as_str()));
+            assert_eq!(cases, &job.align_prepared_pair(&src, &susp, titles));
         }
     }
 }

@@ -270,7 +270,7 @@ _PASSED = ("n", "id", "title", "source")
 
 _ALIGNED = (
     "a long, b long, susp_n long, susp_id string, susp_title string, susp_source string, "
-    "src_n long, src_id string, src_title string, src_source string, lines string, pair_row string, cases long, content long, structure long, "
+    "src_n long, src_id string, src_title string, src_source string, lines string, pair_row string, cases long, content long, structure long, spurious long, "
     "susp_chars long, src_chars long, susp_starts array<long>, susp_ends array<long>, "
     "src_starts array<long>, src_ends array<long>"
 )
@@ -408,7 +408,8 @@ def _reuse(spark, corpus, out_dir, params, against, log, job_args, job) -> dict:
     os.makedirs(out_dir, exist_ok=True)
     documents = _native.ReuseDocuments()
     totals = dict(
-        pairs_with_reuse=0, cases=0, content_cases=0, structure_cases=0, unclassified_cases=0
+        pairs_with_reuse=0, cases=0, content_cases=0, structure_cases=0, unclassified_cases=0,
+        spurious_cases=0,
     )
 
     def write(cases_file, pairs_file):
@@ -421,7 +422,10 @@ def _reuse(spark, corpus, out_dir, params, against, log, job_args, job) -> dict:
                 totals["cases"] += r["cases"]
                 totals["content_cases"] += r["content"]
                 totals["structure_cases"] += r["structure"]
-                totals["unclassified_cases"] += r["cases"] - r["content"] - r["structure"]
+                totals["spurious_cases"] += r["spurious"]
+                totals["unclassified_cases"] += (
+                    r["cases"] - r["content"] - r["structure"] - r["spurious"]
+                )
                 for p in ("susp_", "src_"):
                     documents.add(
                         r[p + "n"], r[p + "id"], r[p + "title"] or "", r[p + "source"],

@@ -1,0 +1,148 @@
+#!/usr/bin/env python3
+"""Score a `textreuse reuse` run against the blind labels of the reuse-class study (issue #46).
+
+    evaluate.py RUN/reuse.jsonl --split heldout [--errors]
+
+Each labelled case (studies/reuse/sample/key.jsonl: the documents and passage offsets of the
+sampled run) is looked up in the run's reuse.jsonl: the same document pair (ids and input
+files) with the same offsets, else the case of that pair whose passages overlap it most. A
+labelled case the run no longer reports, or marks `spurious`, counts as predicted `none`. The
+run's `kind` is the predicted class otherwise; `unclassified` is its own prediction (never
+right).
+
+Reports, on the split's cases: the share of reported cases that are reuse (labelled content or
+structure) among those between differently titled articles, accuracy over the three labels,
+and per-class precision and recall. `--errors` lists the disagreements (refused on the held-out
+half: rules are tuned on the tuning half only).
+
+Standard library only.
+"""
+
+import argparse
+import collections
+import json
+import os
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+LABELS = ("content", "structure", "none")
+
+
+def doc_key(d):
+    return (d.get("doc"), os.path.basename(d.get("source") or ""))
+
+
+def read_labels(split):
+    out = {}
+    folder = os.path.join(HERE, "labels")
+    for name in sorted(os.listdir(folder)):
+        if name.startswith(split) and name.endswith(".labels.jsonl"):
+            with open(os.path.join(folder, name), encoding="utf-8") as f:
+                for line in f:
+                    if line.strip():
+                        r = json.loads(line)
+                        out[r["id"]] = r["label"]
+    return out
+
+
+def overlap(a0, alen, b0, blen):
+    return max(0, min(a0 + alen, b0 + blen) - max(a0, b0))
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("reuse_jsonl")
+    ap.add_argument("--split", choices=("tuning", "heldout"), required=True)
+    ap.add_argument("--errors", action="store_true")
+    args = ap.parse_args()
+    if args.errors and args.split == "heldout":
+        raise SystemExit("--errors is for the tuning half only")
+
+    by_pair = collections.defaultdict(list)
+    with open(args.reuse_jsonl, encoding="utf-8") as f:
+        for line in f:
+            c = json.loads(line)
+            by_pair[(doc_key(c["suspicious"]), doc_key(c["source"]))].append(c)
+
+    labels = read_labels(args.split)
+    key = {}
+    with open(os.path.join(HERE, "sample", "key.jsonl"), encoding="utf-8") as f:
+        for line in f:
+            k = json.loads(line)
+            if k["split"] == args.split:
+                key[k["id"]] = k
+    missing = sorted(set(key) - set(labels))
+    if missing:
+        raise SystemExit(f"{len(missing)} cases of {args.split} have no label: {missing[:5]}")
+
+    with open(os.path.join(HERE, "sample", "strata.json"), encoding="utf-8") as f:
+        population = {tuple(r["stratum"]): r["cases"] for r in json.load(f)}
+    sampled = collections.Counter(tuple(k["stratum"]) for k in key.values())
+    # Per stratum: (reported, reported and labelled reuse) among the split's cases.
+    by_stratum = collections.defaultdict(lambda: [0, 0])
+    confusion = collections.Counter()
+    errors = []
+    for cid in sorted(key):
+        k = key[cid]
+        cases = by_pair.get((doc_key(k["suspicious"]), doc_key(k["source"])), [])
+        best, best_overlap = None, 0
+        for c in cases:
+            o = overlap(c["suspicious_offset"], c["suspicious_length"],
+                        k["suspicious_offset"], k["suspicious_length"]) + overlap(
+                c["source_offset"], c["source_length"], k["source_offset"], k["source_length"])
+            if o > best_overlap:
+                best, best_overlap = c, o
+        # A case the run marks spurious is reported as not reuse.
+        predicted = best["kind"] if best else "none"
+        if predicted == "spurious":
+            predicted = "none"
+        truth = labels[cid]
+        confusion[(truth, predicted)] += 1
+        if predicted != "none":
+            s = by_stratum[tuple(k["stratum"])]
+            s[0] += 1
+            s[1] += truth != "none"
+        if predicted != truth:
+            errors.append((cid, truth, predicted, k, best))
+
+    n = sum(confusion.values())
+    kept = sum(v for (t, p), v in confusion.items() if p != "none")
+    kept_reuse = sum(v for (t, p), v in confusion.items() if p != "none" and t != "none")
+    right = sum(v for (t, p), v in confusion.items() if t == p)
+    print(f"{args.split}: {n} labelled cases; run: {args.reuse_jsonl}")
+    print(f"  reported cases that are reuse: {kept_reuse}/{kept} = {kept_reuse / max(kept, 1):.3f}")
+    # Weighted by the strata's sizes in the sampled run: an estimate for all its cases between
+    # differently titled articles (a stratum's reported cases stand for its share of the run).
+    w_kept = sum(population[s] * v[0] / sampled[s] for s, v in by_stratum.items())
+    w_reuse = sum(population[s] * v[1] / sampled[s] for s, v in by_stratum.items())
+    print(f"  the same, weighted by stratum size (estimate for the whole run): "
+          f"{w_reuse / max(w_kept, 1e-9):.3f}")
+    truth_reuse = sum(v for (t, p), v in confusion.items() if t != "none")
+    print(f"  reuse cases still reported: {kept_reuse}/{truth_reuse} = "
+          f"{kept_reuse / max(truth_reuse, 1):.3f}")
+    print(f"  accuracy (content/structure/none): {right}/{n} = {right / max(n, 1):.3f}")
+    print(f"  {'class':<10} {'labelled':>8} {'predicted':>9} {'precision':>9} {'recall':>7}")
+    predicted_labels = sorted({p for _, p in confusion} | set(LABELS))
+    for c in LABELS:
+        t = sum(v for (a, _), v in confusion.items() if a == c)
+        p = sum(v for (_, b), v in confusion.items() if b == c)
+        tp = confusion[(c, c)]
+        prec = f"{tp / p:.3f}" if p else "-"
+        rec = f"{tp / t:.3f}" if t else "-"
+        print(f"  {c:<10} {t:>8} {p:>9} {prec:>9} {rec:>7}")
+    print("  confusion (rows: label, columns: predicted " + ", ".join(predicted_labels) + "):")
+    for c in LABELS:
+        print(f"    {c:<10} " + " ".join(f"{confusion[(c, p)]:>5}" for p in predicted_labels))
+    if args.errors:
+        for cid, truth, predicted, k, best in errors:
+            feats = ""
+            if best:
+                feats = " ".join(f"{f}={best[f]:.2f}" for f in (
+                    "jaccard_2", "jaccard_5", "jaccard_10", "entity_jaccard",
+                    "suspicious_share", "source_share", "score"))
+                feats += f" len={best['suspicious_length']}/{best['source_length']}"
+            print(f"{cid} label={truth} predicted={predicted} "
+                  f"{k['suspicious']['title']!r} <- {k['source']['title']!r} {feats}")
+
+
+if __name__ == "__main__":
+    main()
