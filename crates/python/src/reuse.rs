@@ -16,7 +16,7 @@ use textreuse_dedup::pipeline::DocumentPipeline;
 use textreuse_reuse::check::{CheckCorpus, CheckError, Checker, candidate_records, read_corpus};
 use textreuse_reuse::{
     ALIGN_BATCH, ChunkMatch, Classifier, DocumentTable, PREPARED_TEXT_BYTES, PairResult, Prepared,
-    Reuse, ReuseError, ReuseKind, write_case_lines, write_pair_row,
+    Reuse, ReuseError, ReuseKind, topic_title, write_case_lines, write_pair_row,
 };
 
 use crate::arrow::{
@@ -734,7 +734,7 @@ pub(crate) fn reuse_align<'py>(
                         job.prepare(text)
                     });
                 }
-                let titles = (src_doc.title.as_str(), susp_doc.title.as_str());
+                let titles = (topic_title(&src_doc), topic_title(&susp_doc));
                 job.align_prepared_pair(&prepared[&src_n], &prepared[&susp_n], Some(titles))
             } else {
                 Vec::new()

@@ -95,7 +95,7 @@ use textreuse_shuffle::{
 
 use candidates::{CandidateList, CandidateWriter};
 pub use check::{CheckError, Checker};
-pub use classify::{Classifier, ReuseKind, ReuseProfile, profile};
+pub use classify::{Classifier, ReuseKind, ReuseProfile, Topics, profile};
 pub use output::{
     DocumentTable, PAIRS_HEADER, PanOutput, ReuseOutputDir, write_case_lines, write_pair_row,
 };
@@ -845,7 +845,7 @@ impl Reuse {
                             return Vec::new();
                         }
                         let (susp, src) = roles(a as usize, b as usize, against);
-                        let titles = (docs.title(src), docs.title(susp));
+                        let titles = (docs.topic(src), docs.topic(susp));
                         self.align_prepared_pair(doc(src), doc(susp), Some((&titles.0, &titles.1)))
                     })
                     .collect();
@@ -1105,11 +1105,11 @@ trait Corpus: Sync {
     /// The document's id, title and provenance (its text may be left empty).
     fn info(&self, i: usize) -> Cow<'_, Document>;
 
-    /// The document's title.
-    fn title(&self, i: usize) -> Cow<'_, str> {
+    /// The document's title as a topic ([`topic_title`]).
+    fn topic(&self, i: usize) -> Cow<'_, str> {
         match self.info(i) {
-            Cow::Borrowed(d) => Cow::Borrowed(&d.title),
-            Cow::Owned(d) => Cow::Owned(d.title),
+            Cow::Borrowed(d) => Cow::Borrowed(topic_title(d)),
+            Cow::Owned(d) => Cow::Owned(topic_title(&d).to_string()),
         }
     }
 }
@@ -1172,6 +1172,35 @@ impl Corpus for Stored<'_> {
     fn info(&self, i: usize) -> Cow<'_, Document> {
         let (store, j) = self.at(i);
         Cow::Owned(store.info(j))
+    }
+}
+
+/// The title of a document as the classifier reads it, a topic ([`Classifier::profile_titled`]):
+/// empty (unknown) when the title is only the name of the file the document was read from, as
+/// for plain-text corpora such as PAN's (`suspicious-document00001`).
+///
+/// ```
+/// use textreuse_corpus::Document;
+/// use textreuse_reuse::topic_title;
+///
+/// let mut page = Document::new(1, "Frostburg, Maryland", "...");
+/// page.origin.source = Some("enwiki.xml.bz2".into());
+/// assert_eq!(topic_title(&page), "Frostburg, Maryland");
+/// let mut file = Document::new(1, "suspicious-document00001", "...");
+/// file.origin.source = Some("susp/suspicious-document00001.txt".into());
+/// assert_eq!(topic_title(&file), "");
+/// ```
+pub fn topic_title(doc: &Document) -> &str {
+    let stem = doc
+        .origin
+        .source
+        .as_deref()
+        .and_then(|s| std::path::Path::new(s).file_stem())
+        .and_then(|s| s.to_str());
+    if stem == Some(doc.title.as_str()) {
+        ""
+    } else {
+        &doc.title
     }
 }
 

@@ -402,7 +402,10 @@ struct Aligned(Vec<AlignedPair>);
 impl ReuseSink for Aligned {
     fn pair(&mut self, pair: &PairResult<'_>) -> std::io::Result<()> {
         let (susp, src) = pair.texts;
-        let titles = (pair.source.1.title.clone(), pair.suspicious.1.title.clone());
+        let titles = (
+            textreuse_reuse::topic_title(pair.source.1).to_string(),
+            textreuse_reuse::topic_title(pair.suspicious.1).to_string(),
+        );
         self.0
             .push(((susp.into(), src.into()), titles, pair.cases.to_vec()));
         Ok(())
