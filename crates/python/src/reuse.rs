@@ -649,6 +649,7 @@ impl<'a> Side<'a> {
                 timestamp: self.timestamp.get(i)?.map(Into::into),
                 url: None,
             },
+            links: None,
         };
         Ok((n, doc, required(&self.text, i, "text")?))
     }
@@ -830,6 +831,7 @@ impl PyReuseDocuments {
                 source: input.map(Into::into),
                 ..Origin::default()
             },
+            links: None,
         };
         self.table.add(
             n,
