@@ -34,7 +34,8 @@ const HEADER: [&str; 9] = [
     "attribution_unknown",
 ];
 
-/// Renders the web study's section (see the [module docs](self)).
+/// Renders the web study's section: one `<section id="web">` fragment for a reuse report, or
+/// `None` when the run made no web study.
 ///
 /// ```
 /// use textreuse_report::WebSection;
@@ -120,10 +121,10 @@ impl WebSection {
                  reusing or not).",
             );
         }
-        let _ = write!(
+        let _ = writeln!(
             page.push(),
             "<h3>Websites with the most reusing pages</h3>\n<p class=\"note\">The first {} of \
-             {} websites in websites.tsv (most reusing pages first, then by domain).</p>\n",
+             {} websites in websites.tsv (most reusing pages first, then by domain).</p>",
             rows.len(),
             total
         );
@@ -201,12 +202,12 @@ impl WebSection {
         } else {
             100.0 * reusing as f64 / pages as f64
         };
-        let _ = write!(
+        let _ = writeln!(
             page.push(),
             "<p>{pages} pages of {websites} websites examined ({} pages without a URL left \
              out); {reusing} pages ({share:.1}%) of {} websites reuse Wikipedia, {} words and \
              {} characters in all; {} websites have at least half of their pages reusing; {} \
-             articles are reused.</p>\n",
+             articles are reused.</p>",
             n("pages_without_url"),
             n("reusing_websites"),
             n("reused_words"),

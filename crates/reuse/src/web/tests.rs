@@ -454,6 +454,6 @@ fn add_range_counts_new_characters_only() {
     assert_eq!(add_range(&mut ranges, 0..5, text), (5, 2));
     assert_eq!(add_range(&mut ranges, 3..9, text), (3, 1)); // " éf" is new; 'é' is two bytes
     assert_eq!(add_range(&mut ranges, 0..9, text), (0, 0));
-    assert_eq!(ranges, [0..9]);
+    assert_eq!(ranges, vec![Range { start: 0, end: 9 }]);
     assert_eq!(add_range(&mut ranges, 10..100, text), (2, 1)); // "gh", clipped to the text
 }
