@@ -27,13 +27,13 @@
 //!
 //! let article = "Honey bees live in large colonies with a single queen, thousands of workers \
 //!                and a few hundred drones, and they store honey in wax combs for the winter.";
-//! let mut page = Document::new("p1", "bees page", format!("Our bees.\n\n{article}"));
+//! let mut page = Document::new("p1", "bees", format!("Keeping bees is an old craft.\n\n{article}"));
 //! page.origin.url = Some("https://www.example.co.uk/bees".into());
 //! page.links = Some(vec![Link::new("https://en.m.wikipedia.org/wiki/Honey_bee")]);
-//! let mut other = Document::new("p2", "wasps page", "Wasps build paper nests every spring.");
+//! let mut other = Document::new("p2", "wasps", "Wasps build paper nests every spring.");
 //! other.origin.url = Some("http://shop.example.co.uk/wasps".into());
 //! let web = vec![page, other];
-//! let wiki = vec![Document::new(1, "Honey bee", article)];
+//! let wiki = vec![Document::new(1, "Honey bee", format!("{article}\n\nBees visit flowers for nectar."))];
 //!
 //! let mut study = WebStudy::builder().build();
 //! web.iter().for_each(|page| study.examine(page));
