@@ -14,3 +14,4 @@ mod sentences;
 mod simhash;
 mod tune;
 mod walk;
+mod web;

@@ -168,6 +168,49 @@ pub struct Document {
     pub text: String,
     /// Where it came from.
     pub origin: Origin,
+    /// The addresses it links to, when its input records them: for HTML pages of WARC files,
+    /// their `<a href>` targets resolved against the page's address (at most [`MAX_LINKS`]
+    /// of them, see there); `None` when the input carries no links (WET records, plain
+    /// text, JSON Lines, dumps), so that "no link" and "not known" stay apart.
+    pub links: Option<Vec<Link>>,
+}
+
+/// The most links kept of one document ([`Document::links`]): a page with more (a hostile
+/// page can have millions) keeps its links to other hosts first, in document order, then its
+/// links within its own host, up to this many. Real pages have tens to a few hundred
+/// distinct links; an article page of Wikipedia about a thousand.
+pub const MAX_LINKS: usize = 1000;
+
+/// The longest link target kept, in bytes ([`Link::target`]); longer ones are left out.
+/// Together with [`MAX_LINKS`] this bounds a document's links at about 2 MB.
+pub const MAX_LINK_LEN: usize = 2048;
+
+/// A link from a document: where it points, and where in the document's text its anchor is.
+///
+/// ```
+/// use textreuse_corpus::Link;
+///
+/// let link = Link::new("https://en.wikipedia.org/wiki/Honey_bee");
+/// assert_eq!((link.target.as_str(), link.span), ("https://en.wikipedia.org/wiki/Honey_bee", None));
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Link {
+    /// The absolute address (for web pages, with its `#fragment` removed).
+    pub target: String,
+    /// The anchor's byte range in [`Document::text`], when the reader knows it (a wiki
+    /// cleaner keeping wikilinks can); `None` for links of HTML pages, whose anchors the main
+    /// content extraction does not map back.
+    pub span: Option<std::ops::Range<usize>>,
+}
+
+impl Link {
+    /// A link to `target` with no known anchor.
+    pub fn new(target: impl Into<String>) -> Link {
+        Link {
+            target: target.into(),
+            span: None,
+        }
+    }
 }
 
 impl Document {
@@ -182,6 +225,7 @@ impl Document {
             title: title.into(),
             text: text.into(),
             origin: Origin::default(),
+            links: None,
         }
     }
 }
@@ -741,6 +785,7 @@ pub fn parse_json_document(line: &str) -> Result<Document, String> {
         title: doc.title,
         text,
         origin: Origin::default(),
+        links: None,
     })
 }
 
@@ -771,6 +816,7 @@ pub fn parse_json_document_with(line: &str, fields: &JsonFields) -> Result<Docum
         title,
         text,
         origin: Origin::default(),
+        links: None,
     })
 }
 
@@ -921,6 +967,7 @@ pub fn read_plain_from(
             source: Some(path.to_string_lossy().into()),
             ..Origin::default()
         },
+        links: None,
     })
 }
 

@@ -27,7 +27,8 @@
 //! # Overview
 //!
 //! * Documents: [`Document`] (id, title, text, [`Origin`]: input, record, dump revision and
-//!   timestamp) and [`DocId`] (an integer or a string, written back as the input wrote it).
+//!   timestamp; the [`Link`]s of a web page) and [`DocId`] (an integer or a string, written
+//!   back as the input wrote it).
 //! * Inputs: [`Inputs`] reads files, directories (walked in sorted order, filtered by
 //!   [`source::Include`]) and standard input in order, as a stream of [`Source`]s: Wikipedia
 //!   dumps page by page (through `textreuse-wikidump`; the expensive wikitext cleaning is left
@@ -78,7 +79,7 @@ mod warc;
 pub const CAUGHT_PANICS: &[&str] = &["/parquet-", "/arrow-"];
 
 pub use files::OutputError;
-pub use input::{DocId, Document, InputError, JsonFields, Origin};
+pub use input::{DocId, Document, InputError, JsonFields, Link, MAX_LINK_LEN, MAX_LINKS, Origin};
 pub use progress::{NoProgress, Progress, Stage};
 pub use source::{Inputs, Source};
 

@@ -459,6 +459,7 @@ impl Iterator for ParquetDocs {
                     record: Some(row),
                     ..Origin::default()
                 },
+                links: None,
             }));
         }
     }

@@ -89,6 +89,7 @@ impl Source {
                     title,
                     text,
                     origin,
+                    links: None,
                 }
             }
         }

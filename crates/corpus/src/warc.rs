@@ -10,6 +10,11 @@
 //!
 //! A document's id is its `WARC-Record-ID`, its title the `WARC-Target-URI` (else the id), its
 //! origin the file and the record's 1-based number in it, with the record's date as timestamp.
+//!
+//! HTML records also give the page's links ([`Document::links`]): the `href` of each `<a>` and
+//! `<area>`, resolved against the page's `<base href>` or else its target URI, `http` and
+//! `https` only, fragments removed, each distinct target once, bounded by [`MAX_LINKS`] and
+//! [`MAX_LINK_LEN`]. WET `conversion` and `text/plain` records carry no links (`None`).
 use std::io::{BufRead, Read};
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -17,7 +22,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 use warc::{RecordIter, RecordType, WarcHeader, WarcReader};
 
-use crate::input::{DocId, Document, InputError, Origin};
+use crate::input::{DocId, Document, InputError, Link, MAX_LINK_LEN, MAX_LINKS, Origin};
 
 /// What a [`Tracked`] reader has consumed: the byte count, and whether a byte other than
 /// whitespace was consumed since the last record boundary ([`Consumed::mark`]).
@@ -244,15 +249,22 @@ impl Iterator for WarcDocs {
                 }
             }
 
-            let text = match record.warc_type() {
-                RecordType::Conversion => Some(String::from_utf8_lossy(record.body()).into_owned()),
+            let (text, links) = match record.warc_type() {
+                RecordType::Conversion => (
+                    Some(String::from_utf8_lossy(record.body()).into_owned()),
+                    None,
+                ),
                 RecordType::Response | RecordType::Resource if html.is_some() => {
-                    html.as_deref().map(|h| main_content(h, uri.as_deref()))
+                    match html.as_deref().map(|h| main_content(h, uri.as_deref())) {
+                        Some((text, links)) => (Some(text), Some(links)),
+                        None => (None, None),
+                    }
                 }
-                RecordType::Resource if content_type.starts_with("text/plain") => {
-                    Some(String::from_utf8_lossy(record.body()).into_owned())
-                }
-                _ => None,
+                RecordType::Resource if content_type.starts_with("text/plain") => (
+                    Some(String::from_utf8_lossy(record.body()).into_owned()),
+                    None,
+                ),
+                _ => (None, None),
             };
             let Some(text) = text else { continue };
             let id = record.warc_id().to_string();
@@ -268,6 +280,7 @@ impl Iterator for WarcDocs {
                     timestamp: Some(record.date().to_rfc3339().into()),
                     url,
                 },
+                links,
             }));
         }
         None
@@ -617,9 +630,9 @@ fn http_html(message: &[u8]) -> Option<String> {
     html.then(|| String::from_utf8_lossy(&message[end.1..]).into_owned())
 }
 
-/// The main content of an HTML page (Readability), paragraphs separated by blank lines; the
-/// whole page's text when no main content is found.
-fn main_content(html: &str, url: Option<&str>) -> String {
+/// The main content of an HTML page (Readability), paragraphs separated by blank lines (the
+/// whole page's text when no main content is found), and the page's links ([`page_links`]).
+fn main_content(html: &str, url: Option<&str>) -> (String, Vec<Link>) {
     // A URL Readability cannot use (not absolute) is left out rather than failing the page.
     // Formatted text keeps the blocks (paragraphs, headings, list items) apart.
     let config = || dom_smoothie::Config {
@@ -629,8 +642,10 @@ fn main_content(html: &str, url: Option<&str>) -> String {
     let readability = dom_smoothie::Readability::new(html, url, Some(config()))
         .or_else(|_| dom_smoothie::Readability::new(html, None, Some(config())));
     let Ok(mut readability) = readability else {
-        return String::new();
+        return (String::new(), Vec::new());
     };
+    // Before `parse`, which strips the page down to its main content.
+    let links = page_links(&readability, url);
     let text = match readability.parse() {
         Ok(article) => article.text_content.to_string(),
         // No main content found: the page's whole text.
@@ -638,7 +653,72 @@ fn main_content(html: &str, url: Option<&str>) -> String {
             .map(|r| r.doc.select("body").text().to_string())
             .unwrap_or_default(),
     };
-    paragraphs(&text)
+    (paragraphs(&text), links)
+}
+
+/// The links of a parsed page: the `href` of every `<a>` and `<area>`, resolved against the
+/// first `<base href>` (itself resolved against `address`), else against `address`; only `http` and
+/// `https` targets, without their fragment, each once. Links to other hosts come first (in
+/// document order), then links within the page's own host, at most [`MAX_LINKS`] in all;
+/// targets longer than [`MAX_LINK_LEN`] are left out. A page without an absolute address
+/// keeps only its absolute links.
+fn page_links(readability: &dom_smoothie::Readability, address: Option<&str>) -> Vec<Link> {
+    let doc = &readability.doc;
+    let page = address.and_then(|u| url::Url::parse(u).ok());
+    let base = doc
+        .select("base[href]")
+        .nodes()
+        .first()
+        .and_then(|b| b.attr("href"))
+        .and_then(|href| match &page {
+            Some(p) => p.join(href.trim()).ok(),
+            None => url::Url::parse(href.trim()).ok(),
+        })
+        .or_else(|| page.clone());
+    let own_host = page.as_ref().and_then(|p| p.host_str().map(str::to_owned));
+    // Two lists, each bounded by MAX_LINKS (with its set of seen targets), so that a page of a
+    // million links holds at most 2 * MAX_LINKS targets at once.
+    let (mut other, mut own): (Vec<Link>, Vec<Link>) = (Vec::new(), Vec::new());
+    let mut seen = std::collections::HashSet::new();
+    for node in doc.select("a[href], area[href]").nodes() {
+        if other.len() >= MAX_LINKS {
+            break;
+        }
+        let Some(href) = node.attr("href") else {
+            continue;
+        };
+        let href = href.trim();
+        if href.is_empty() || href.starts_with('#') || href.len() > MAX_LINK_LEN {
+            continue;
+        }
+        let target = match &base {
+            Some(b) => b.join(href),
+            None => url::Url::parse(href),
+        };
+        let Ok(mut target) = target else { continue };
+        if !matches!(target.scheme(), "http" | "https") {
+            continue;
+        }
+        target.set_fragment(None);
+        let mine = own_host.is_some() && target.host_str() == own_host.as_deref();
+        let target = String::from(target);
+        if target.len() > MAX_LINK_LEN {
+            continue;
+        }
+        if mine && own.len() >= MAX_LINKS {
+            continue;
+        }
+        if seen.insert(target.clone()) {
+            if mine {
+                own.push(Link::new(target));
+            } else {
+                other.push(Link::new(target));
+            }
+        }
+    }
+    let room = MAX_LINKS - other.len();
+    other.extend(own.into_iter().take(room));
+    other
 }
 
 /// Text as paragraphs (blocks separated by blank lines), each on one line with its whitespace
@@ -926,6 +1006,117 @@ mod tests {
         let err = docs[0].as_ref().unwrap_err().to_string();
         assert!(err.contains("200000 elements deep"), "{err}");
         assert!(docs[1].as_ref().unwrap().text.contains("grinds grain"));
+    }
+
+    /// testdata/web/pages.warc.gz: 14 real pages (testdata/web/README.md). Their links are
+    /// resolved (protocol-relative, root-relative, `&amp;`), fragments dropped, distinct.
+    #[test]
+    fn links_of_real_pages() {
+        let path = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../../testdata/web/pages.warc.gz"
+        );
+        let reader: Box<dyn BufRead + Send> = Box::new(std::io::BufReader::new(
+            flate2::read::MultiGzDecoder::new(std::fs::File::open(path).unwrap()),
+        ));
+        let docs: Vec<Document> = WarcDocs::new(std::path::Path::new(path), reader)
+            .map(Result::unwrap)
+            .collect();
+        assert_eq!(docs.len(), 14);
+        let (mut text, mut links, mut count) = (0, 0, 0);
+        for d in &docs {
+            let l = d.links.as_ref().expect("HTML records have links");
+            assert!(l.len() <= MAX_LINKS);
+            let distinct: std::collections::HashSet<_> = l.iter().map(|l| &l.target).collect();
+            assert_eq!(distinct.len(), l.len(), "{}", d.title);
+            assert!(l.iter().all(|l| {
+                (l.target.starts_with("http://") || l.target.starts_with("https://"))
+                    && !l.target.contains('#')
+                    && l.span.is_none()
+            }));
+            text += d.text.len();
+            links += l.iter().map(|l| l.target.len() + 4).sum::<usize>();
+            count += l.len();
+        }
+        let wiki = &docs[0];
+        assert_eq!(
+            wiki.origin.url.as_deref(),
+            Some("http://en.wikipedia.org/wiki/Now_and_Then,_Here_and_There")
+        );
+        let targets: Vec<&str> = wiki
+            .links
+            .as_ref()
+            .unwrap()
+            .iter()
+            .map(|l| l.target.as_str())
+            .collect();
+        // `//en.m.wikipedia.org/...` and `/w/index.php?...&amp;action=edit` resolved.
+        assert!(targets.contains(&"http://en.m.wikipedia.org/wiki/Now_and_Then,_Here_and_There"));
+        assert!(targets.contains(
+            &"http://en.wikipedia.org/w/index.php?title=Now_and_Then,_Here_and_There&action=edit"
+        ));
+        // Links to other hosts first.
+        let first_own = targets
+            .iter()
+            .position(|t| t.starts_with("http://en.wikipedia.org/"));
+        let last_other = targets
+            .iter()
+            .rposition(|t| !t.starts_with("http://en.wikipedia.org/"));
+        assert!(last_other < first_own, "{targets:?}");
+        // The blog post links to three articles of the English Wikipedia.
+        let blog = docs
+            .iter()
+            .find(|d| d.title == "http://dcurt.is/voice-interfaces")
+            .unwrap();
+        let wikipedia: Vec<&str> = blog
+            .links
+            .as_ref()
+            .unwrap()
+            .iter()
+            .map(|l| l.target.as_str())
+            .filter(|t| t.contains("wikipedia.org"))
+            .collect();
+        assert_eq!(
+            wikipedia,
+            [
+                "http://en.wikipedia.org/wiki/Joseph_Swan",
+                "http://en.wikipedia.org/wiki/Thomas_Edison",
+                "http://en.wikipedia.org/wiki/Hiram_Maxim"
+            ]
+        );
+        eprintln!("{count} links, {links} bytes stored for {text} bytes of text");
+    }
+
+    #[test]
+    fn a_page_of_a_million_links_keeps_at_most_max_links() {
+        let mut html = String::from("<html><body><article><p>The mill grinds grain.</p>");
+        for i in 0..200_000 {
+            html.push_str(&format!("<a href=\"/p{i}\">x</a>"));
+        }
+        html.push_str("<a href=\"https://en.wikipedia.org/wiki/Mill\">w</a>");
+        html.push_str("<a href=\"javascript:void(0)\">j</a><a href=\"mailto:a@b.c\">m</a>");
+        html.push_str("</article></body></html>");
+        let docs = read(html_record(1, &html));
+        let links = docs[0].as_ref().unwrap().links.clone().unwrap();
+        assert_eq!(links.len(), MAX_LINKS);
+        // The one link to another host comes first although it is the last in the page.
+        assert_eq!(links[0].target, "https://en.wikipedia.org/wiki/Mill");
+        assert_eq!(links[1].target, "https://example.org/p0");
+    }
+
+    #[test]
+    fn base_href_and_wet_records() {
+        let html = "<html><head><base href=\"https://cdn.example.net/docs/\"></head><body>\
+                    <p>The mill on the river grinds grain every day of the week.</p>\
+                    <a href=\"a.html#top\">a</a><a href=\"#x\">x</a><a href=\"a.html\">again</a>\
+                    </body></html>";
+        let docs = read(html_record(2, html));
+        let links = docs[0].as_ref().unwrap().links.clone().unwrap();
+        assert_eq!(links, [Link::new("https://cdn.example.net/docs/a.html")]);
+        // The conversion record of pages.warc.gz (WET) has no links: not known, not none.
+        let docs = read(pages());
+        assert_eq!(docs[1].as_ref().unwrap().links, None);
+        assert!(docs[0].as_ref().unwrap().links.is_some());
     }
 
     #[test]

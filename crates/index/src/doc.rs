@@ -127,6 +127,7 @@ impl StoredDoc<'_> {
             title: self.title.to_string(),
             text: self.text.unwrap_or_default().to_string(),
             origin: self.origin(),
+            links: None,
         }
     }
 }

@@ -1818,6 +1818,7 @@ impl IndexWriter {
             title: String::new(),
             text: String::new(),
             origin: Origin::default(),
+            links: None,
         };
         self.add_signed(&doc, std::slice::from_ref(&unit))
     }

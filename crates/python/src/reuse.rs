@@ -658,6 +658,7 @@ impl<'a> Side<'a> {
                 timestamp: self.timestamp.get(i)?.map(Into::into),
                 url: None,
             },
+            links: None,
         };
         Ok((n, doc, required(&self.text, i, "text")?))
     }
@@ -840,6 +841,7 @@ impl PyReuseDocuments {
                 source: input.map(Into::into),
                 ..Origin::default()
             },
+            links: None,
         };
         self.table.add(
             n,

@@ -10,6 +10,9 @@
 //! * [`CheckReport`] shows a plagiarism check: per suspicious document, the share of its text
 //!   reused, each source with score and type, and the aligned passages side by side with their
 //!   shared words marked.
+//! * [`WebSection`] renders the web study of a reuse run (`websites.tsv`, `websites.json`,
+//!   `revenue.json`) as an HTML fragment for a reuse report: the top websites, the
+//!   pages-per-website distribution, the attribution shares and the revenue estimates.
 //! * [`SCurvePlot`] draws a signer's S-curves (exact, independent-bands approximation, and for
 //!   OPH the curve of small sets) as SVG.
 //! * [`StudyPlot`] draws the tuning study's false-positive rate and time against the shingle
@@ -41,6 +44,7 @@ pub mod diff;
 mod error;
 mod html;
 mod plot;
+mod web;
 
 use std::path::Path;
 
@@ -54,6 +58,7 @@ pub use html::escape;
 pub use plot::{
     EditBoundPlot, SCurvePlot, StudyPlot, cluster_sizes_svg, coverage_svg, type_counts_svg,
 };
+pub use web::{DEFAULT_TOP_WEBSITES, WebSection};
 
 /// Writes `bytes` to `path` atomically ([`textreuse_corpus::files::write_atomic`]), so a reader
 /// never sees half a report.

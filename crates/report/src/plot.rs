@@ -9,12 +9,12 @@ use textreuse_minhash::{BandScheme, Signer};
 use crate::ReportError;
 
 /// The font family of the plots' text; the browser renders it, so no font file is needed.
-const FONT: &str = "sans-serif";
-const BLUE: RGBColor = RGBColor(31, 95, 191);
+pub(crate) const FONT: &str = "sans-serif";
+pub(crate) const BLUE: RGBColor = RGBColor(31, 95, 191);
 const ORANGE: RGBColor = RGBColor(230, 126, 34);
 const GREEN: RGBColor = RGBColor(39, 150, 90);
 const RED_LINE: RGBColor = RGBColor(200, 40, 40);
-const GRID: RGBColor = RGBColor(232, 235, 240);
+pub(crate) const GRID: RGBColor = RGBColor(232, 235, 240);
 
 fn plot_error<E: std::error::Error + Send + Sync>(
     figure: &'static str,
@@ -26,7 +26,7 @@ fn plot_error<E: std::error::Error + Send + Sync>(
 }
 
 /// Draws into an SVG string of `size` pixels.
-fn svg(
+pub(crate) fn svg(
     figure: &'static str,
     size: (u32, u32),
     draw: impl FnOnce(

@@ -19,7 +19,10 @@
 //! 3. **Align and classify.** Each candidate pair is aligned ([`Aligner`]) on all cores and
 //!    each passage classified as content or structure reuse ([`profile`]); the results reach a
 //!    [`ReuseSink`] in candidate order ([`ReuseOutputDir`] writes `reuse.jsonl`, `pairs.tsv`,
-//!    `documents.tsv` and `stats.json`; [`PanOutput`] writes PAN detection files). Each
+//!    `documents.tsv` and `stats.json`; [`PanOutput`] writes PAN detection files;
+//!    [`web::WebStudy`] aggregates web pages reusing Wikipedia by website, with the
+//!    attribution check and the revenue model, into `websites.tsv`, `websites.json` and
+//!    `revenue.json`). Each
 //!    document is tokenized once per run: its tokens go to a temporary file beside the
 //!    sorts' ([`ReuseBuilder::tmp_dir`]), about the size of its text, and are read back
 //!    ([`Prepared::decode`]) for its later pairs.
@@ -68,6 +71,7 @@ mod output;
 mod store;
 mod tfidf;
 mod tokens;
+pub mod web;
 
 use std::borrow::Cow;
 use std::collections::BTreeMap;
@@ -578,6 +582,23 @@ impl ReuseSink for Vec<FoundPair> {
             });
         }
         Ok(())
+    }
+}
+
+/// A sink that may be absent: `None` takes every result and does nothing.
+impl<S: ReuseSink> ReuseSink for Option<S> {
+    fn pair(&mut self, pair: &PairResult<'_>) -> std::io::Result<()> {
+        match self {
+            Some(sink) => sink.pair(pair),
+            None => Ok(()),
+        }
+    }
+
+    fn finish(&mut self, stats: &ReuseStats) -> std::io::Result<()> {
+        match self {
+            Some(sink) => sink.finish(stats),
+            None => Ok(()),
+        }
     }
 }
 

@@ -6,11 +6,13 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use memmap2::Mmap;
-use textreuse_corpus::{DocId, Document, Origin};
+use textreuse_corpus::{DocId, Document, Link, MAX_LINKS, Origin};
 
 /// Builds a [`DocumentStore`]: each pushed document's text is appended to a temporary file,
-/// and its id, title and provenance to another; memory keeps 16 bytes per document (where
-/// the two are) and each distinct input name once.
+/// and its id, title, provenance and links to another; memory keeps 16 bytes per document
+/// (where the two are) and each distinct input name once. Links stay on disk like the rest
+/// (readers keep at most [`MAX_LINKS`] of a page's): on the real pages of
+/// `testdata/web` they take about as many bytes as the pages' texts.
 ///
 /// ```
 /// use textreuse_corpus::Document;
@@ -187,8 +189,8 @@ impl DocumentStore {
         unsafe { std::str::from_utf8_unchecked(bytes) }
     }
 
-    /// Document `i`'s id, title and provenance, read from disk (its `text` is empty: see
-    /// [`DocumentStore::text`]).
+    /// Document `i`'s id, title, provenance and links, read from disk (its `text` is empty:
+    /// see [`DocumentStore::text`]).
     pub fn info(&self, i: usize) -> Document {
         let start = if i == 0 { 0 } else { self.info_ends[i - 1] } as usize;
         let end = self.info_ends[i] as usize;
@@ -246,7 +248,27 @@ fn encode_info(doc: &Document, source: Option<u32>, out: &mut Vec<u8>) -> io::Re
     out.extend_from_slice(&source.unwrap_or(u32::MAX).to_le_bytes());
     put_number(out, doc.origin.record);
     put_number(out, doc.origin.revision);
-    put_str(out, doc.origin.timestamp.as_deref())
+    put_str(out, doc.origin.timestamp.as_deref())?;
+    put_str(out, doc.origin.url.as_deref())?;
+    match &doc.links {
+        None => out.extend_from_slice(&u32::MAX.to_le_bytes()),
+        Some(links) => {
+            // Readers bound a document's links (MAX_LINKS); a program's own may not be.
+            let n = u32::try_from(links.len())
+                .ok()
+                .filter(|&n| n < u32::MAX)
+                .ok_or_else(|| {
+                    io::Error::new(io::ErrorKind::InvalidInput, "4 billion links or more")
+                })?;
+            out.extend_from_slice(&n.to_le_bytes());
+            for link in links {
+                put_str(out, Some(&link.target))?;
+                put_number(out, link.span.as_ref().map(|s| s.start as u64));
+                put_number(out, link.span.as_ref().map(|s| s.end as u64));
+            }
+        }
+    }
+    Ok(())
 }
 
 /// What [`encode_info`] wrote (`None` for bytes it did not write).
@@ -283,6 +305,22 @@ fn decode_info(mut bytes: &[u8], sources: &[Arc<str>]) -> Option<Document> {
     let record = number(&mut bytes)?;
     let revision = number(&mut bytes)?;
     let timestamp = string(&mut bytes)?.map(Arc::from);
+    let url = string(&mut bytes)?.map(Arc::from);
+    let links = match u32_at(&mut bytes)? {
+        u32::MAX => None,
+        n => {
+            let mut links = Vec::with_capacity((n as usize).min(MAX_LINKS));
+            for _ in 0..n {
+                let target = string(&mut bytes)??.to_string();
+                let span = match (number(&mut bytes)?, number(&mut bytes)?) {
+                    (Some(start), Some(end)) => Some(start as usize..end as usize),
+                    _ => None,
+                };
+                links.push(Link { target, span });
+            }
+            Some(links)
+        }
+    };
     Some(Document {
         id,
         title,
@@ -292,8 +330,9 @@ fn decode_info(mut bytes: &[u8], sources: &[Arc<str>]) -> Option<Document> {
             record,
             revision,
             timestamp,
-            url: None,
+            url,
         },
+        links,
     })
 }
 
@@ -321,8 +360,16 @@ mod tests {
             record: None,
             revision: Some(123_456),
             timestamp: Some(Arc::from("2016-08-01T12:00:00Z")),
-            url: None,
+            url: Some(Arc::from("https://example.org/bees")),
         };
+        docs[2].links = Some(vec![
+            Link::new("https://en.wikipedia.org/wiki/Honey_bee"),
+            Link {
+                target: "https://example.org/".into(),
+                span: Some(3..9),
+            },
+        ]);
+        docs[1].links = Some(Vec::new());
         let mut store = DocumentStoreBuilder::new(None::<&Path>).unwrap();
         for d in &docs {
             store.push(d.clone()).unwrap();

@@ -6,4 +6,5 @@ pub mod signer;
 pub mod size;
 pub mod unit;
 pub mod values;
+pub mod web;
 pub mod work_mem;

@@ -5,12 +5,14 @@ use std::path::{Path, PathBuf};
 use textreuse_corpus::files::{OutputSet, RunDir};
 use textreuse_corpus::{Progress, Source, Stage};
 use textreuse_minhash::SignerConfig;
+use textreuse_reuse::web::WebStudy;
 use textreuse_reuse::{DocumentStore, DocumentStoreBuilder, PanOutput, Reuse, ReuseOutputDir};
 use textreuse_shingle::ChunkConfig;
 
 use crate::args::align::{LangArgs, SynonymArgs};
 use crate::args::input::InputArgs;
 use crate::args::values::NgramOrOff;
+use crate::args::web::WebArgs;
 use crate::args::work_mem::{Sorts, WorkMemArgs};
 use crate::exit;
 use crate::global::Global;
@@ -27,7 +29,9 @@ pub struct Args {
     /// side, these the sources), not within itself.
     #[arg(long, value_name = "OTHER", num_args = 1..)]
     against: Vec<PathBuf>,
-    /// Output directory: reuse.jsonl, pairs.tsv, documents.tsv, stats.json.
+    /// Output directory: reuse.jsonl, pairs.tsv, documents.tsv, stats.json; with --against and
+    /// corpus documents that have URLs (web pages) also websites.tsv and websites.json, and
+    /// revenue.json with the revenue inputs below.
     #[arg(long, default_value = "reuse-out", value_name = "DIR")]
     out: PathBuf,
     /// Also write PAN detection files (SUSP-SRC.xml) into DIR, for `textreuse pan-eval` (a
@@ -112,6 +116,8 @@ pub struct Args {
     #[arg(long, value_name = "DIR")]
     tmp: Option<PathBuf>,
     #[command(flatten)]
+    web: WebArgs,
+    #[command(flatten)]
     input: InputArgs,
 }
 
@@ -165,7 +171,16 @@ pub fn run(args: &Args, global: &Global) -> anyhow::Result<()> {
         })?;
     // The output directories are checked before the long run; their files appear at the end,
     // each directory as one.
-    let out = OutputSet::create(&args.out, ReuseOutputDir::FILES)?;
+    anyhow::ensure!(
+        !args.web.any() || !args.against.is_empty(),
+        "--site-values, --pageviews and --cpm belong to the web study, which compares web pages \
+         against Wikipedia: give the articles with --against"
+    );
+    let revenue = args.web.inputs()?;
+    let out = OutputSet::create(
+        &args.out,
+        &[ReuseOutputDir::FILES, WebStudy::FILES].concat(),
+    )?;
     let pan_out = match &args.pan_out {
         Some(dir) => {
             // Each directory is replaced whole at the end, so one inside the other would be
@@ -205,16 +220,27 @@ pub fn run(args: &Args, global: &Global) -> anyhow::Result<()> {
             .as_ref()
             .map_or(String::new(), |a| format!(" against {}", a.len()))
     ));
+    // The web study: against another corpus, when the corpus has pages with URLs.
+    let web = against.as_ref().and_then(|_| {
+        let mut study = WebStudy::builder()
+            .out_dir(out.dir())
+            .revenue(revenue.clone())
+            .build();
+        study.examine_store(&corpus);
+        (study.pages_with_url() > 0).then_some(study)
+    });
+    if web.is_none() && args.web.any() {
+        global.log(format_args!(
+            "no corpus document has a URL (web pages of WARC or WET files do): no web study, \
+             websites.tsv and revenue.json are not written"
+        ));
+    }
     let mut sink = ReuseOutputDir::new(out.dir());
     sink.passage_texts(args.passage_texts);
-    let other = against.as_ref();
-    let stats = match &pan_out {
-        Some(pan) => {
-            let mut sinks = (sink, PanOutput::new(pan.dir()));
-            job.run_stored(&corpus, other, &mut sinks, &bars)?
-        }
-        None => job.run_stored(&corpus, other, &mut { sink }, &bars)?,
-    };
+    let pan = pan_out.as_ref().map(|p| PanOutput::new(p.dir()));
+    let mut sinks = (sink, (pan, web));
+    let stats = job.run_stored(&corpus, against.as_ref(), &mut sinks, &bars)?;
+    let web = sinks.1.1;
     out.commit()?;
     if let Some(pan) = pan_out {
         pan.commit()?;
@@ -236,6 +262,9 @@ pub fn run(args: &Args, global: &Global) -> anyhow::Result<()> {
         stats.seconds.chunk_and_sign + stats.seconds.candidates + stats.seconds.align_and_write,
         args.out.display()
     ));
+    if let Some(web) = &web {
+        log_web(web, global);
+    }
     if stats.buckets_capped > 0 {
         global.log(format_args!(
             "{} band buckets had more than {} chunks and were capped ({} chunks left out of \
@@ -251,6 +280,51 @@ pub fn run(args: &Args, global: &Global) -> anyhow::Result<()> {
         ));
     }
     exit::skipped(problems)
+}
+
+/// What the web study found, in a few lines.
+fn log_web(web: &WebStudy, global: &Global) {
+    let s = web.summary();
+    global.log(format_args!(
+        "web study: {} pages of {} websites examined ({} without a URL), {} pages of {} \
+         websites reuse the other side ({} websites with at least half of their pages); of the \
+         reusing pages {} link to wikipedia.org, {} to an article they reuse, {} unknown (no \
+         links in the input); websites.tsv, websites.json",
+        s.pages,
+        s.websites,
+        s.pages_without_url,
+        s.reusing_pages,
+        s.reusing_websites,
+        s.websites_half_reusing,
+        s.linking_wikipedia,
+        s.linking_article,
+        s.attribution_unknown
+    ));
+    if let Some(r) = web.revenue() {
+        if let (Some(a), Some(b)) = (&r.site_value, &r.lower_bound) {
+            global.log(format_args!(
+                "revenue: website values x share of reusing pages: {:.2} USD over {} websites; \
+                 over websites with at least half reusing: {:.2} USD ({} websites without a \
+                 value left out)",
+                a.usd, a.websites, b.usd, a.websites_without_value
+            ));
+        }
+        if let Some(c) = &r.page_views {
+            match c.usd {
+                Some(usd) => global.log(format_args!(
+                    "revenue: {} monthly views of {} reused articles / 1000 x {} USD CPM = \
+                     {usd:.2} USD a month",
+                    c.monthly_views,
+                    c.reused_articles,
+                    c.cpm_usd.unwrap_or_default()
+                )),
+                None => global.log(format_args!(
+                    "{} monthly views of {} reused articles (no --cpm: no estimate)",
+                    c.monthly_views, c.reused_articles
+                )),
+            }
+        }
+    }
 }
 
 /// The documents of `paths` in input order, their texts in a temporary file (so the corpus
