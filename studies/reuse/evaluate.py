@@ -51,11 +51,13 @@ def overlap(a0, alen, b0, blen):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("reuse_jsonl")
-    ap.add_argument("--split", choices=("tuning", "heldout"), required=True)
+    ap.add_argument("--split", choices=("tuning", "heldout", "heldout2", "dev"), required=True,
+                    help="dev: tuning and heldout together (heldout became tuning data once "
+                    "heldout2 was drawn)")
     ap.add_argument("--errors", action="store_true")
     args = ap.parse_args()
-    if args.errors and args.split == "heldout":
-        raise SystemExit("--errors is for the tuning half only")
+    if args.errors and args.split in ("heldout2",):
+        raise SystemExit("--errors is for the tuning data only")
 
     by_pair = collections.defaultdict(list)
     with open(args.reuse_jsonl, encoding="utf-8") as f:
@@ -63,18 +65,22 @@ def main():
             c = json.loads(line)
             by_pair[(doc_key(c["suspicious"]), doc_key(c["source"]))].append(c)
 
-    labels = read_labels(args.split)
+    sample = "sample-h2" if args.split == "heldout2" else "sample"
+    splits = ("tuning", "heldout") if args.split == "dev" else (args.split,)
+    labels = {}
+    for split in splits:
+        labels.update(read_labels(split + "-" if split in ("tuning", "heldout") else split))
     key = {}
-    with open(os.path.join(HERE, "sample", "key.jsonl"), encoding="utf-8") as f:
+    with open(os.path.join(HERE, sample, "key.jsonl"), encoding="utf-8") as f:
         for line in f:
             k = json.loads(line)
-            if k["split"] == args.split:
+            if k["split"] in splits or (args.split == "heldout2" and k["split"] == "heldout"):
                 key[k["id"]] = k
     missing = sorted(set(key) - set(labels))
     if missing:
         raise SystemExit(f"{len(missing)} cases of {args.split} have no label: {missing[:5]}")
 
-    with open(os.path.join(HERE, "sample", "strata.json"), encoding="utf-8") as f:
+    with open(os.path.join(HERE, sample, "strata.json"), encoding="utf-8") as f:
         population = {tuple(r["stratum"]): r["cases"] for r in json.load(f)}
     sampled = collections.Counter(tuple(k["stratum"]) for k in key.values())
     # Per stratum: (reported, reported and labelled reuse) among the split's cases.

@@ -56,14 +56,23 @@ def main():
     ap.add_argument("--per-stratum", type=int, default=60)
     ap.add_argument("--show", type=int, default=2500, help="characters shown per passage")
     ap.add_argument("--seed", type=int, default=46)
+    ap.add_argument("--exclude", action="append", default=[],
+                    help="a key.jsonl of an earlier sample of the same run: its cases are not drawn")
+    ap.add_argument("--id-prefix", default="r", help="prefix of the case ids")
+    ap.add_argument("--split", choices=("halves", "tuning", "heldout"), default="halves",
+                    help="split every case into halves (default), or put them all in one split")
     args = ap.parse_args()
 
+    excluded = set()
+    for path in args.exclude:
+        with open(path, encoding="utf-8") as f:
+            excluded.update(json.loads(line)["line"] for line in f if line.strip())
     strata = collections.defaultdict(list)
     with open(args.reuse_jsonl, encoding="utf-8") as f:
         for n, line in enumerate(f, 1):
             c = json.loads(line)
             susp, src = c["suspicious"], c["source"]
-            if susp["title"] == src["title"]:
+            if susp["title"] == src["title"] or n in excluded:
                 continue
             if "suspicious_text" not in c:
                 raise SystemExit("reuse.jsonl has no passage texts: run reuse with --passage-texts")
@@ -85,8 +94,8 @@ def main():
     counts = collections.Counter()
     with open(os.path.join(args.out, "key.jsonl"), "w", encoding="utf-8") as key_file:
         for i, (key, n, c) in enumerate(picked, 1):
-            case_id = f"r{i:03d}"
-            split = split_of(case_id, args.seed)
+            case_id = f"{args.id_prefix}{i:03d}"
+            split = split_of(case_id, args.seed) if args.split == "halves" else args.split
             counts[split] += 1
             sides = [
                 ("suspicious", c["suspicious"], c["suspicious_text"], c["suspicious_length"]),
