@@ -1,5 +1,6 @@
 """The HTML reports in a real browser (headless Chromium): `dedup --report` on the bundled
-samples, `check --html` on testdata/check, and `tune --svg`. Each page must open with no console
+samples, `reuse` then `report` on the bundled samples, `check --html` on testdata/check, and
+`tune --svg`. Each page must open with no console
 error, no exception and no network request, and show its plots and tables; screenshots are
 saved (to $TEXTREUSE_SCREENSHOTS, default a temporary directory; docs/img holds the ones of the
 bundled-sample run).
@@ -134,6 +135,46 @@ def test_dedup_report_of_the_bundled_samples(textreuse, browser, shots, tmp_path
     assert v["shown"] == min(v["lines"], 20) and v["shown"] > 0, v
     assert v["unmarked"] == 0 and v["links"] >= 2 * v["shown"], v
     assert v["at_top"], v
+
+
+def test_reuse_report_of_the_bundled_samples(textreuse, browser, shots, tmp_path):
+    # `reuse` on the bundled samples (where a user would run it: reuse-out/), then `report`.
+    # Exit 3: the 2013 sample is damaged on purpose; the results are complete.
+    _run([textreuse, "--quiet", "reuse"], ok=(3,), cwd=tmp_path)
+    out = tmp_path / "reuse-out"
+    _run([textreuse, "--quiet", "report", str(out)])
+    view = json.loads((out / "corpus.json").read_text())
+    page = browser.open_page(
+        out / "report.html",
+        screenshot=shots / "reuse-report.png",
+        width=1200,
+        evaluate=dict(
+            COMMON,
+            sections="[...document.querySelectorAll('section')].map(s => s.id).join(',')",
+            split="[...document.querySelectorAll('#similarity svg text')]"
+                  ".some(t => t.textContent.startsWith('split 0.1:'))",
+            split_line="document.querySelectorAll('#similarity svg polyline,"
+                       " #similarity svg path').length",
+            components="document.querySelectorAll('#graph table')[0]"
+                       ".querySelectorAll('tbody tr').length",
+            pairs="document.querySelectorAll('#pairs tbody tr').length",
+            first_pair="document.querySelector('#pairs tbody tr td:nth-child(2)').textContent",
+            stage_rows="document.querySelector('#summary tbody').children.length",
+        ),
+    )
+    assert page.ok, page.problems()
+    v = page.values
+    assert v["sections"] == "summary,classes,lengths,similarity,graph,pairs,documents", v
+    # Classes, lengths, 10-gram and 2-gram Jaccard, degrees, component sizes.
+    assert v["plots"] == 6, v
+    assert v["tables"] >= 7, v  # stages, seconds, classes, components, articles, pairs, docs
+    assert v["split"] and v["split_line"] > 0, v
+    assert v["components"] == min(10, view["graph"]["components"]) > 0, v
+    assert v["pairs"] == min(25, view["pairs"]) > 0, v
+    assert v["first_pair"] == view["top_pairs"][0]["suspicious"]["title"], v
+    assert v["stage_rows"] >= 9, v
+    assert not v["overflow"], "the page scrolls sideways"
+    assert (shots / "reuse-report.png").stat().st_size > 10_000
 
 
 def test_check_report_side_by_side(textreuse, browser, shots, tmp_path):

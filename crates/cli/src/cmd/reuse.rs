@@ -27,7 +27,8 @@ pub struct Args {
     /// side, these the sources), not within itself.
     #[arg(long, value_name = "OTHER", num_args = 1..)]
     against: Vec<PathBuf>,
-    /// Output directory: reuse.jsonl, pairs.tsv, documents.tsv, stats.json.
+    /// Output directory: reuse.jsonl, pairs.tsv, documents.tsv, stats.json, corpus.json (the
+    /// corpus view, which `textreuse report DIR` draws).
     #[arg(long, default_value = "reuse-out", value_name = "DIR")]
     out: PathBuf,
     /// Also write PAN detection files (SUSP-SRC.xml) into DIR, for `textreuse pan-eval` (a
@@ -165,7 +166,10 @@ pub fn run(args: &Args, global: &Global) -> anyhow::Result<()> {
         })?;
     // The output directories are checked before the long run; their files appear at the end,
     // each directory as one.
-    let out = OutputSet::create(&args.out, ReuseOutputDir::FILES)?;
+    let out = OutputSet::create(
+        &args.out,
+        &[ReuseOutputDir::FILES, ReuseOutputDir::FRONT_END_FILES].concat(),
+    )?;
     let pan_out = match &args.pan_out {
         Some(dir) => {
             // Each directory is replaced whole at the end, so one inside the other would be
