@@ -624,9 +624,9 @@ pub(crate) fn jaccard_histogram_svg(
     split: Option<(f64, u64, u64)>,
 ) -> Result<String, ReportError> {
     let max = bins.iter().map(|b| b.2).max().unwrap_or(0).max(1) as f64;
-    svg("a similarity histogram", (600, 380), |root| {
+    svg("a similarity histogram", (540, 360), |root| {
         let mut chart = ChartBuilder::on(root)
-            .caption(caption, (FONT, 17))
+            .caption(caption, (FONT, 20))
             .margin(14)
             .x_label_area_size(42)
             .y_label_area_size(64)
@@ -635,8 +635,8 @@ pub(crate) fn jaccard_histogram_svg(
             .configure_mesh()
             .x_desc(x_desc)
             .y_desc("cases")
-            .label_style((FONT, 13))
-            .light_line_style(GRID)
+            .label_style((FONT, 15))
+            .light_line_style(WHITE)
             .bold_line_style(GRID)
             .y_label_formatter(&|v| format!("{v:.0}"))
             .draw()?;
@@ -661,7 +661,7 @@ pub(crate) fn jaccard_histogram_svg(
             chart
                 .configure_series_labels()
                 .position(SeriesLabelPosition::UpperRight)
-                .label_font((FONT, 13))
+                .label_font((FONT, 15))
                 .background_style(WHITE.mix(0.9))
                 .border_style(BLACK.mix(0.3))
                 .draw()?;
@@ -681,9 +681,9 @@ pub(crate) fn length_histogram_svg(
     let lo = bins.first().map_or(1.0, |b| (b.0 as f64).max(0.5));
     let hi = bins.last().map_or(10.0, |b| b.1 as f64 + 1.0).max(lo * 4.0);
     let ticks = log_ticks(lo, hi);
-    svg("the length histogram", (600, 380), |root| {
+    svg("the length histogram", (540, 360), |root| {
         let mut chart = ChartBuilder::on(root)
-            .caption(caption, (FONT, 17))
+            .caption(caption, (FONT, 20))
             .margin(14)
             .x_label_area_size(42)
             .y_label_area_size(64)
@@ -695,8 +695,8 @@ pub(crate) fn length_histogram_svg(
             .configure_mesh()
             .x_desc(x_desc)
             .y_desc("cases")
-            .label_style((FONT, 13))
-            .light_line_style(GRID)
+            .label_style((FONT, 15))
+            .light_line_style(WHITE)
             .bold_line_style(GRID)
             .x_label_formatter(&|v| format!("{v:.0}"))
             .y_label_formatter(&|v| format!("{v:.0}"))
@@ -738,9 +738,9 @@ pub(crate) fn log_log_svg(
     let x_ticks = log_ticks(1.0, x_range.end);
     let y_ticks = log_ticks(y_range.start, y_range.end);
     let floor = y_range.start;
-    svg(figure, (600, 380), |root| {
+    svg(figure, (540, 360), |root| {
         let mut chart = ChartBuilder::on(root)
-            .caption(caption, (FONT, 17))
+            .caption(caption, (FONT, 20))
             .margin(14)
             .x_label_area_size(42)
             .y_label_area_size(64)
@@ -752,8 +752,8 @@ pub(crate) fn log_log_svg(
             .configure_mesh()
             .x_desc(x_desc)
             .y_desc(y_desc)
-            .label_style((FONT, 13))
-            .light_line_style(GRID)
+            .label_style((FONT, 15))
+            .light_line_style(WHITE)
             .bold_line_style(GRID)
             .x_label_formatter(&|v| format!("{v:.0}"))
             .y_label_formatter(&|v| tick_label(*v))

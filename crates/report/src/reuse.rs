@@ -6,7 +6,7 @@ use std::io::BufRead;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-use textreuse_reuse::view::{CORPUS_JSON_VERSION, CorpusSummary, DegreeBin, JaccardHistogram};
+use serde::Deserialize;
 
 use crate::dedup::thousands;
 use crate::html::{Page, clip, escape};
@@ -27,7 +27,7 @@ const TITLE_CHARS: usize = 120;
 
 /// Makes `report.html` from the outputs of `textreuse reuse`: `stats.json` (the counts per
 /// stage), `corpus.json` (the corpus view: the article graph, the distributions, the class
-/// shares and the top pairs; [`textreuse_reuse::CorpusView`]) and, when there,
+/// shares and the top pairs, as `textreuse_reuse::CorpusView` writes it) and, when there,
 /// `documents.tsv` (the documents with the most reused characters).
 ///
 /// The page shows the counts per stage, the class shares (bars), the reused-length histogram
@@ -196,7 +196,7 @@ impl ReuseReport {
             thousands(largest),
             percent(largest, g.articles)
         );
-        page.push().push_str("<div class=\"figures\">");
+        page.push().push_str("<div class=\"figures half\">");
         page.figure(
             &plot::log_log_svg(
                 "the degree distribution",
@@ -204,8 +204,8 @@ impl ReuseReport {
                 ("degree (pairs with a case)", "articles per degree"),
                 &density(&g.degrees),
             )?,
-            "Articles of each degree; above 64, the articles of a bin of a power of two \
-             divided by its width (the mean per degree).",
+            "Articles of each degree (above 64: the mean per degree of a bin up to a power \
+             of two).",
         );
         page.figure(
             &plot::log_log_svg(
@@ -403,6 +403,122 @@ fn read_view(path: &Path) -> Result<CorpusSummary, ReportError> {
         ));
     }
     Ok(view)
+}
+
+/// The version of the `corpus.json` schema this report reads (the reuse library's
+/// `textreuse_reuse::view::CORPUS_JSON_VERSION`).
+const CORPUS_JSON_VERSION: u32 = 1;
+
+// What the report reads of `corpus.json`, whose schema the reuse library owns
+// (`textreuse_reuse::CorpusSummary`): the report reads the run's files, not the library's
+// types, as it reads dedup's. Fields it does not show are skipped; the tests make the file
+// with the library, so the two cannot drift apart unseen.
+
+/// `corpus.json`.
+#[derive(Debug, Deserialize)]
+struct CorpusSummary {
+    version: u32,
+    documents: u64,
+    candidate_pairs: u64,
+    pairs: u64,
+    cases: u64,
+    kinds: KindCounts,
+    graph: GraphSummary,
+    lengths: LengthHistogram,
+    jaccard_10: JaccardHistogram,
+    jaccard_2: JaccardHistogram,
+    top_pairs: Vec<TopPair>,
+}
+
+#[derive(Debug, Deserialize)]
+struct KindCounts {
+    content: u64,
+    structure: u64,
+    unclassified: u64,
+}
+
+#[derive(Debug, Deserialize)]
+struct GraphSummary {
+    articles: u64,
+    edges: u64,
+    max_degree: u64,
+    degrees: Vec<DegreeBin>,
+    components: u64,
+    component_sizes: Vec<DegreeBin>,
+    largest_components: Vec<Component>,
+    top_articles: Vec<Article>,
+}
+
+#[derive(Debug, Deserialize)]
+struct DegreeBin {
+    min: u64,
+    max: u64,
+    count: u64,
+}
+
+#[derive(Debug, Deserialize)]
+struct Component {
+    size: u64,
+    edges: u64,
+    cases: u64,
+    members: Vec<Article>,
+}
+
+#[derive(Debug, Deserialize)]
+struct Article {
+    doc: String,
+    title: String,
+    degree: u64,
+    cases: u64,
+}
+
+#[derive(Debug, Deserialize)]
+struct ArticleRef {
+    doc: String,
+    title: String,
+}
+
+#[derive(Debug, Deserialize)]
+struct TopPair {
+    suspicious: ArticleRef,
+    source: ArticleRef,
+    cases: u64,
+    content: u64,
+    structure: u64,
+    unclassified: u64,
+    suspicious_chars: u64,
+    source_chars: u64,
+    mean_jaccard_10: f64,
+}
+
+#[derive(Debug, Deserialize)]
+struct LengthHistogram {
+    unit: String,
+    side: String,
+    bins: Vec<LengthBin>,
+}
+
+#[derive(Debug, Deserialize)]
+struct LengthBin {
+    min: u64,
+    max: u64,
+    cases: u64,
+}
+
+#[derive(Debug, Deserialize)]
+struct JaccardHistogram {
+    n: u32,
+    bins: Vec<JaccardBin>,
+    split: f64,
+    at_most: u64,
+    above: u64,
+}
+
+#[derive(Debug, Deserialize)]
+struct JaccardBin {
+    from: f64,
+    to: f64,
+    cases: u64,
 }
 
 /// A row of `documents.tsv`.
@@ -622,10 +738,12 @@ fn classes(page: &mut Page, view: &CorpusSummary) -> Result<(), ReportError> {
         ),
     ];
     let bars: Vec<(&str, u64)> = counts.iter().map(|c| (c.0, c.1)).collect();
+    page.push().push_str("<div class=\"figures\">");
     page.figure(
         &plot::bars_svg("the counts per kind", "Cases by kind", &bars)?,
         "Cases of each kind (the rules are in docs/reuse.md, Classes).",
     );
+    page.push().push_str("</div>\n");
     let rows: Vec<Vec<String>> = counts
         .iter()
         .map(|&(name, n, meaning)| {
@@ -647,6 +765,7 @@ fn lengths(page: &mut Page, view: &CorpusSummary) -> Result<(), ReportError> {
     let l = &view.lengths;
     let bins: Vec<(u64, u64, u64)> = l.bins.iter().map(|b| (b.min, b.max, b.cases)).collect();
     let unit = escape(&l.unit);
+    page.push().push_str("<div class=\"figures half\">");
     page.figure(
         &plot::length_histogram_svg(
             "Cases by length (log axis)",
@@ -658,6 +777,7 @@ fn lengths(page: &mut Page, view: &CorpusSummary) -> Result<(), ReportError> {
             l.side, l.unit
         ),
     );
+    page.push().push_str("</div>\n");
     // The median bin, for the text.
     let total: u64 = bins.iter().map(|b| b.2).sum();
     let mut seen = 0;
@@ -703,11 +823,11 @@ fn similarity(page: &mut Page, view: &CorpusSummary) -> Result<(), ReportError> 
         thousands(j.above),
         percent(j.above, view.cases)
     );
-    page.push().push_str("<div class=\"figures\">");
+    page.push().push_str("<div class=\"figures half\">");
     page.figure(
         &jaccard_figure(j, true)?,
-        "Word 10-gram Jaccard of each case's two passages, bins of 0.05; the red line is the \
-         thesis's split.",
+        "Word 10-gram Jaccard of each case's passages, bins of 0.05; in red the thesis's \
+         split.",
     );
     page.figure(
         &jaccard_figure(&view.jaccard_2, false)?,
