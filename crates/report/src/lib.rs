@@ -8,7 +8,7 @@
 //!   of clusters per type with the words that differ between members marked and each member
 //!   linked to its source. Its size is bounded whatever the run's size.
 //! * [`ReuseReport`] makes `report.html` from a reuse run's output directory (`stats.json`,
-//!   `corpus.json`, `documents.tsv`): the corpus view of [`textreuse_reuse::CorpusView`], with
+//!   `corpus.json`, `documents.tsv`): the corpus view of `textreuse_reuse::CorpusView`, with
 //!   counts per stage, class shares, the reused-length and word n-gram similarity histograms
 //!   (the thesis's 0.1 split marked), the article graph's degree and component-size
 //!   distributions on log-log axes, its largest components and articles of highest degree,
