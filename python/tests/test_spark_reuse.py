@@ -56,7 +56,7 @@ def cli_reuse(out: Path, *args: str, status: int = 0) -> None:
 
 def assert_same_reuse(cli: Path, spark: Path) -> dict:
     """The Spark run's outputs are the CLI's. Returns the stats."""
-    names = ("reuse.jsonl", "pairs.tsv", "documents.tsv")
+    names = ("reuse.jsonl", "pairs.tsv", "documents.tsv", "corpus.json")
     return assert_same_outputs(cli, spark, names, RUN_ONLY)
 
 

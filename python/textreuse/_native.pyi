@@ -560,6 +560,18 @@ class ReuseDocuments:
     ) -> None: ...
     def write(self, path: str) -> None: ...
 
+class ReuseCorpusView:
+    """corpus.json of a reuse run aligned elsewhere, filled pair by pair in the CLI's order."""
+
+    def __init__(self) -> None: ...
+    def add(
+        self, suspicious: tuple[int, str, str | None], source: tuple[int, str, str | None],
+        susp_starts: Sequence[int], susp_ends: Sequence[int], src_starts: Sequence[int],
+        src_ends: Sequence[int], kinds: Sequence[int], words: Sequence[int],
+        jaccard_2: Sequence[float], jaccard_10: Sequence[float],
+    ) -> None: ...
+    def write(self, path: str, documents: int) -> None: ...
+
 class ReuseFileReader:
     """One input file read as ``textreuse reuse`` reads it, in batches of buffers (use
     :class:`textreuse.kernels.ReuseFileReader`)."""

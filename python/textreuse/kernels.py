@@ -450,14 +450,17 @@ def reuse_align(job: ReuseJob, pairs: pa.RecordBatch, align: bool = True) -> dic
     per pair: ``lines`` (its ``reuse.jsonl`` lines), ``pair_row`` (its ``pairs.tsv`` row),
     ``cases``, ``content``, ``structure``, ``spurious`` (passages by kind), ``susp_chars``, ``src_chars`` (the texts' lengths
     in characters, for ``documents.tsv``; 0 for pairs without passages), and the passages'
-    character ranges as lists: ``susp_starts``, ``susp_ends``, ``src_starts``, ``src_ends``.
+    character ranges as lists: ``susp_starts``, ``susp_ends``, ``src_starts``, ``src_ends``,
+    and what the corpus view (``corpus.json``) needs of them, as lists: ``kinds`` (the kind's
+    index in content, structure, unclassified), ``words`` (of the suspicious passage), ``j2``
+    and ``j10`` (word 2-gram and 10-gram Jaccard).
     Without ``align`` no pair has passages (``--candidates-only``).
     """
     out = _native.reuse_align(
         job, _side(pairs, "susp_"), _side(pairs, "src_"),
         _int64_parts(pairs.column("support"), "support"), align,
     )
-    lines, rows, cases, content, structure, spurious, susp_chars, src_chars, ranges = out
+    lines, rows, cases, content, structure, spurious, susp_chars, src_chars, ranges, features = out
     cases = _fixed(pa.uint32(), 4, cases)
     offsets = pa.concat_arrays(
         [pa.array([0], pa.int64()), pa.compute.cumulative_sum(cases.cast(pa.int64()))]
@@ -476,4 +479,12 @@ def reuse_align(job: ReuseJob, pairs: pa.RecordBatch, align: bool = True) -> dic
         result[name] = pa.ListArray.from_arrays(
             offsets, _fixed(pa.uint64(), 8, values).cast(pa.int64())
         )
+    kinds, words, j2, j10 = features
+    for name, values in (
+        ("kinds", _fixed(pa.uint8(), 1, kinds).cast(pa.int32())),
+        ("words", _fixed(pa.uint64(), 8, words).cast(pa.int64())),
+        ("j2", _fixed(pa.float64(), 8, j2)),
+        ("j10", _fixed(pa.float64(), 8, j10)),
+    ):
+        result[name] = pa.ListArray.from_arrays(offsets, values)
     return result

@@ -1,5 +1,6 @@
 """The HTML reports in a real browser (headless Chromium): `dedup --report` on the bundled
-samples, `check --html` on testdata/check, and `tune --svg`. Each page must open with no console
+samples, `reuse` then `report` on the bundled samples, `check --html` on testdata/check, and
+`tune --svg`. Each page must open with no console
 error, no exception and no network request, and show its plots and tables; screenshots are
 saved (to $TEXTREUSE_SCREENSHOTS, default a temporary directory; docs/img holds the ones of the
 bundled-sample run).
@@ -136,6 +137,49 @@ def test_dedup_report_of_the_bundled_samples(textreuse, browser, shots, tmp_path
     assert v["at_top"], v
 
 
+def test_reuse_report_of_the_bundled_samples(textreuse, browser, shots, tmp_path):
+    # `reuse` on the bundled samples (where a user would run it: reuse-out/), then `report`.
+    # Exit 3: the 2013 sample is damaged on purpose; the results are complete.
+    _run([textreuse, "--quiet", "reuse"], ok=(3,), cwd=tmp_path)
+    out = tmp_path / "reuse-out"
+    _run([textreuse, "--quiet", "report", "reuse-out"], cwd=tmp_path)
+    view = json.loads((out / "corpus.json").read_text())
+    page = browser.open_page(
+        out / "report.html",
+        screenshot=shots / "reuse-report.png",
+        width=1200,
+        # The page's top (summary to the article graph's plots): docs/img keeps it under 300 KB.
+        height=2700,
+        full_page=False,
+        evaluate=dict(
+            COMMON,
+            sections="[...document.querySelectorAll('section')].map(s => s.id).join(',')",
+            split="[...document.querySelectorAll('#similarity svg text')]"
+                  ".some(t => t.textContent.trim().startsWith('split 0.1:'))",
+            split_line="document.querySelectorAll('#similarity svg polyline,"
+                       " #similarity svg path').length",
+            components="document.querySelectorAll('#graph table')[0]"
+                       ".querySelectorAll('tbody tr').length",
+            pairs="document.querySelectorAll('#pairs tbody tr').length",
+            first_pair="document.querySelector('#pairs tbody tr td:nth-child(2)').textContent",
+            stage_rows="document.querySelector('#summary tbody').children.length",
+        ),
+    )
+    assert page.ok, page.problems()
+    v = page.values
+    assert v["sections"] == "summary,classes,lengths,similarity,graph,pairs,documents", v
+    # Classes, lengths, 10-gram and 2-gram Jaccard, degrees, component sizes.
+    assert v["plots"] == 6, v
+    assert v["tables"] >= 7, v  # stages, seconds, classes, components, articles, pairs, docs
+    assert v["split"] and v["split_line"] > 0, v
+    assert v["components"] == min(10, view["graph"]["components"]) > 0, v
+    assert v["pairs"] == min(25, view["pairs"]) > 0, v
+    assert v["first_pair"] == view["top_pairs"][0]["suspicious"]["title"], v
+    assert v["stage_rows"] == 8, v  # documents to components (no --against)
+    assert not v["overflow"], "the page scrolls sideways"
+    assert (shots / "reuse-report.png").stat().st_size > 10_000
+
+
 def test_check_report_side_by_side(textreuse, browser, shots, tmp_path):
     html = tmp_path / "check.html"
     _run([textreuse, "--quiet", "check", "testdata/check/suspicious.txt",
@@ -186,3 +230,41 @@ def test_tune_svg_renders(textreuse, browser, shots, tmp_path):
     )
     assert page.ok, page.problems()
     assert page.values["width"] >= 600 and page.values["height"] >= 300, page.values
+
+
+def test_reuse_report_with_the_web_study(textreuse, browser, shots, tmp_path):
+    # The real pages of testdata/web against their Wikipedia article and the 2016 sample, with
+    # revenue inputs; the report opened at its web section.
+    values = tmp_path / "values.csv"
+    values.write_text("domain,value\nen.wikipedia.org,1000000\nwww.businessinsider.com,250000\n")
+    views = tmp_path / "views.csv"
+    views.write_text('title,views\n"Now and Then, Here and There",1234\n')
+    out = tmp_path / "web-out"
+    _run([textreuse, "--quiet", "reuse", "testdata/web/pages.warc.gz", "--against",
+          "testdata/web/wiki.jsonl", "data/enwiki-sample-206.xml.bz2", "--out", str(out),
+          "--site-values", str(values), "--pageviews", str(views), "--cpm", "2.5"])
+    _run([textreuse, "--quiet", "report", str(out)])
+    page = browser.open_page(
+        out / "report.html",
+        screenshot=shots / "reuse-web.png",
+        width=1200,
+        height=1400,
+        full_page=False,
+        fragment="web",
+        evaluate=dict(
+            COMMON,
+            websites="[...document.querySelectorAll('#web table')].find(t => "
+                     "t.querySelector('th').textContent === 'website')"
+                     ".querySelectorAll('tbody tr').length",
+            web_plots="[...document.querySelectorAll('#web svg')].filter(s => "
+                      "s.querySelectorAll('rect').length > 3).length",
+            revenue="document.querySelector('#web').textContent.includes('1234 views a month')",
+            at_top="Math.abs(document.querySelector('#web').getBoundingClientRect().top) < 5",
+        ),
+    )
+    assert page.ok, page.problems()
+    v = page.values
+    rows = (out / "websites.tsv").read_text().splitlines()[1:]
+    assert v["websites"] == min(len(rows), 30) > 0, v
+    assert v["web_plots"] >= 1 and v["revenue"] and v["at_top"], v
+    assert not v["overflow"], "the page scrolls sideways"

@@ -40,8 +40,10 @@ enum Command {
     /// Score PAN text-alignment detections against truth files (plagdet, recall, precision,
     /// granularity), or the candidate pairs of a `reuse` run (candidate recall).
     PanEval(cmd::pan_eval::Args),
-    /// Write report.html for a dedup output directory: counts, plots, sampled clusters with
-    /// their differences marked, top article pairs (self-contained, opens offline).
+    /// Write report.html for a dedup output directory (counts, plots, sampled clusters with
+    /// their differences marked, top article pairs) or a reuse one (the corpus view: class
+    /// shares, length and similarity histograms, the article graph, top pairs); self-contained,
+    /// opens offline.
     Report(cmd::report::Args),
     /// Find reused passages between two documents, or run a PAN-format batch over a pairs file.
     Align(cmd::align::Args),

@@ -50,6 +50,77 @@ fn dedup_report_of_the_bundled_samples() {
     assert!(!small.contains("oldid="));
 }
 
+/// `reuse` on the fixture corpus, then `report` on its output: the reuse report, from the
+/// corpus view in corpus.json.
+#[test]
+fn reuse_report_of_the_fixture_corpus() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out");
+    let out_s = out.to_str().unwrap();
+    common::ok(&[
+        "--quiet",
+        "reuse",
+        &common::workspace("testdata/check/suspicious.txt"),
+        &common::workspace("testdata/check/corpus"),
+        "--min-length",
+        "100",
+        "--out",
+        out_s,
+    ]);
+    let view: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("corpus.json")).unwrap()).unwrap();
+    assert_eq!(view["documents"], 4);
+    assert_eq!(view["graph"]["articles"], 2);
+    assert_eq!(view["graph"]["components"], 1);
+    // Within one corpus the later document (in input order) is the suspicious one.
+    assert_eq!(view["top_pairs"][0]["suspicious"]["title"], "b-bees");
+    assert_eq!(view["top_pairs"][0]["source"]["title"], "suspicious");
+    assert_eq!(
+        (view["candidate_pairs"].as_u64(), view["cases"].as_u64()),
+        (Some(3), Some(1))
+    );
+    let stderr = common::textreuse(&["report", out_s]).stderr;
+    let stderr = String::from_utf8_lossy(&stderr);
+    assert!(
+        stderr.contains("report of") && stderr.contains("articles"),
+        "{stderr}"
+    );
+    let html = std::fs::read_to_string(out.join("report.html")).unwrap();
+    for id in [
+        "summary",
+        "classes",
+        "lengths",
+        "similarity",
+        "graph",
+        "pairs",
+        "documents",
+    ] {
+        assert!(html.contains(&format!("<section id=\"{id}\">")), "{id}");
+    }
+    assert_eq!(html.matches("<svg").count(), 6);
+    assert!(html.contains("split 0.1:"));
+    assert!(html.contains("b-bees") && html.contains("suspicious"));
+    assert!(!html.contains("<script"));
+
+    // A new run may replace the directory, report and all.
+    common::ok(&[
+        "--quiet",
+        "reuse",
+        &common::workspace("testdata/check/suspicious.txt"),
+        "--min-length",
+        "100",
+        "--out",
+        out_s,
+    ]);
+    assert!(!out.join("report.html").exists());
+
+    // A reuse directory without corpus.json (an older run) says so.
+    std::fs::remove_file(out.join("corpus.json")).unwrap();
+    let (_, stderr) = common::status(&["report", out_s], 1);
+    assert!(stderr.contains("corpus.json: not found"), "{stderr}");
+    assert!(stderr.contains("run reuse again"), "{stderr}");
+}
+
 #[test]
 fn report_of_a_directory_without_outputs_says_what_to_give() {
     let dir = tempfile::tempdir().unwrap();

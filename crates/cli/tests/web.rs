@@ -153,6 +153,16 @@ fn revenue_of_the_real_pages() {
     assert!((c["usd"].as_f64().unwrap() - 3.385).abs() < 1e-9);
     assert_eq!(c["lines"]["other_wikis"], 1);
     assert!(c["assumptions"].as_str().unwrap().contains("CPM"));
+
+    // The reuse report of the run has the web study's section, with the revenue estimates.
+    common::ok(&["--quiet", "report", out.to_str().unwrap()]);
+    let html = std::fs::read_to_string(out.join("report.html")).unwrap();
+    assert!(html.contains("<section id=\"web\">"), "no web section");
+    assert!(html.contains("href=\"#web\""), "no navigation entry");
+    assert!(
+        html.contains("1354 views a month of 1 reused articles"),
+        "no revenue table"
+    );
 }
 
 #[test]

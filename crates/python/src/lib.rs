@@ -111,8 +111,8 @@ mod _native {
 
     #[pymodule_export]
     use crate::reuse::{
-        PyReuseDocuments, PyReuseFileReader, PyReuseJob, check, reuse_align, reuse_chunk_vectors,
-        reuse_document_terms, reuse_pick_documents,
+        PyReuseCorpusView, PyReuseDocuments, PyReuseFileReader, PyReuseJob, check, reuse_align,
+        reuse_chunk_vectors, reuse_document_terms, reuse_pick_documents,
     };
 
     #[pymodule_export]
@@ -199,10 +199,12 @@ mod _native {
         ]
         .concat();
         m.add("DEDUP_OUTPUTS", dedup_outputs)?;
-        m.add(
-            "REUSE_OUTPUTS",
-            textreuse_reuse::ReuseOutputDir::FILES.to_vec(),
-        )?;
+        let reuse_outputs = [
+            textreuse_reuse::ReuseOutputDir::FILES,
+            textreuse_reuse::ReuseOutputDir::FRONT_END_FILES,
+        ]
+        .concat();
+        m.add("REUSE_OUTPUTS", reuse_outputs)?;
         m.add("REUSE_PAIRS_HEADER", textreuse_reuse::PAIRS_HEADER)
     }
 }

@@ -15,8 +15,9 @@ use textreuse_corpus::{DocId, Document, InputError, Inputs, Origin, Progress, er
 use textreuse_dedup::pipeline::DocumentPipeline;
 use textreuse_reuse::check::{CheckCorpus, CheckError, Checker, candidate_records, read_corpus};
 use textreuse_reuse::{
-    ALIGN_BATCH, ChunkMatch, Classifier, DocumentTable, PREPARED_TEXT_BYTES, PairResult, Prepared,
-    Reuse, ReuseError, ReuseKind, topic_title, write_case_lines, write_pair_row,
+    ALIGN_BATCH, CaseView, ChunkMatch, Classifier, CorpusView, DocumentTable, PREPARED_TEXT_BYTES,
+    PairResult, Prepared, Reuse, ReuseError, ReuseKind, topic_title, write_case_lines,
+    write_pair_row,
 };
 
 use crate::arrow::{
@@ -666,7 +667,7 @@ impl<'a> Side<'a> {
 
 /// reuse_align(job, suspicious, source, support, align)
 ///     -> (lines, pair_rows, cases, content, structure, spurious, suspicious_chars, source_chars,
-///         ranges)
+///         ranges, features)
 ///
 /// Aligns each candidate pair ([`Reuse::align_pair`]) and formats it as `textreuse reuse`
 /// does. `suspicious` and `source` are `(n, id, title, text, source, record, revision,
@@ -674,8 +675,11 @@ impl<'a> Side<'a> {
 /// `ReuseFileReader` gives it), `support` the pair's
 /// nominations (int64). Returns per pair its `reuse.jsonl` lines and `pairs.tsv` row (string
 /// buffers), its passages, content, structure and spurious passages and both documents' lengths
-/// in characters (native uint32, uint32, uint32, uint32, uint64, uint64), and per passage its character
-/// ranges `(suspicious start, end, source start, end)` (four native uint64 buffers). Without
+/// in characters (native uint32, uint32, uint32, uint32, uint64, uint64), and per passage its
+/// character ranges `(suspicious start, end, source start, end)` (four native uint64 buffers)
+/// and what the corpus view needs of it, `(kind, words, jaccard_2, jaccard_10)` (the kind's
+/// index in `ReuseKind::ALL` as uint8, the suspicious passage's words as uint64, two native
+/// float64 buffers; [`PyReuseCorpusView::add`] takes them back). Without
 /// `align`, no pair has passages (`textreuse reuse --candidates-only`).
 #[pyfunction]
 #[allow(clippy::type_complexity)]
@@ -709,6 +713,7 @@ pub(crate) fn reuse_align<'py>(
         let mut counts = [Vec::new(), Vec::new(), Vec::new(), Vec::new()];
         let mut chars = [Vec::new(), Vec::new()];
         let mut ranges = [Vec::new(), Vec::new(), Vec::new(), Vec::new()];
+        let mut features = [Vec::new(), Vec::new(), Vec::new(), Vec::new()];
         let mut buf = Vec::new();
         // Each document is tokenized once per run of ALIGN_BATCH rows (or of
         // PREPARED_TEXT_BYTES of text), for all its pairs there (Spark's join hands the pairs
@@ -774,11 +779,17 @@ pub(crate) fn reuse_align<'py>(
                 ranges[1].push_ne_u64(c.suspicious.end as u64);
                 ranges[2].push_ne_u64(c.source.start as u64);
                 ranges[3].push_ne_u64(c.source.end as u64);
+                let v = CaseView::from(c);
+                let kind = ReuseKind::ALL.iter().position(|&k| k == v.kind);
+                features[0].push(kind.expect("every kind is in ALL") as u8);
+                features[1].push_ne_u64(v.words as u64);
+                features[2].extend_from_slice(&v.jaccard_2.to_ne_bytes());
+                features[3].extend_from_slice(&v.jaccard_10.to_ne_bytes());
             }
         }
-        Ok((lines, rows, counts, chars, ranges))
+        Ok((lines, rows, counts, chars, ranges, features))
     })?;
-    let (lines, rows, counts, chars, ranges) = out;
+    let (lines, rows, counts, chars, ranges, features) = out;
     let strings = |b: StringBuilder| {
         let (o, d) = b.into_buffers();
         (bytes(py, &o), bytes(py, &d))
@@ -786,6 +797,7 @@ pub(crate) fn reuse_align<'py>(
     let [cases, content, structure, spurious] = counts.map(|v| bytes(py, &v));
     let [susp_chars, src_chars] = chars.map(|v| bytes(py, &v));
     let ranges = ranges.map(|v| bytes(py, &v));
+    let features = features.map(|v| bytes(py, &v));
     (
         strings(lines),
         strings(rows),
@@ -796,6 +808,7 @@ pub(crate) fn reuse_align<'py>(
         susp_chars,
         src_chars,
         ranges,
+        features,
     )
         .into_pyobject(py)
 }
@@ -857,6 +870,92 @@ impl PyReuseDocuments {
     fn write(&mut self, path: PathBuf) -> PyResult<()> {
         let mut w = std::io::BufWriter::new(std::fs::File::create(path)?);
         self.table.write(&mut w)?;
+        std::io::Write::flush(&mut w)?;
+        Ok(())
+    }
+}
+
+/// `corpus.json` of a reuse run aligned elsewhere ([`CorpusView`]): candidate pairs added in
+/// the CLI's order, written as `textreuse reuse` writes the file.
+#[pyclass(name = "ReuseCorpusView", module = "textreuse._native")]
+pub(crate) struct PyReuseCorpusView {
+    view: CorpusView,
+}
+
+#[pymethods]
+impl PyReuseCorpusView {
+    #[new]
+    fn new() -> Self {
+        PyReuseCorpusView {
+            view: CorpusView::new(),
+        }
+    }
+
+    /// add(suspicious, source, susp_starts, susp_ends, src_starts, src_ends, kinds, words,
+    ///     jaccard_2, jaccard_10): a candidate pair, each document `(n, id, title)`, with its
+    ///     cases as `reuse_align` returns them (character ranges on both sides, the kind's index
+    ///     in `ReuseKind::ALL`, the suspicious passage's words, the word 2-gram and 10-gram
+    ///     Jaccard); no cases for a pair the alignment did not confirm.
+    #[allow(clippy::too_many_arguments)]
+    fn add(
+        &mut self,
+        suspicious: (usize, String, Option<String>),
+        source: (usize, String, Option<String>),
+        susp_starts: Vec<usize>,
+        susp_ends: Vec<usize>,
+        src_starts: Vec<usize>,
+        src_ends: Vec<usize>,
+        kinds: Vec<usize>,
+        words: Vec<usize>,
+        jaccard_2: Vec<f64>,
+        jaccard_10: Vec<f64>,
+    ) -> PyResult<()> {
+        let n = kinds.len();
+        let lengths = [
+            susp_starts.len(),
+            susp_ends.len(),
+            src_starts.len(),
+            src_ends.len(),
+            words.len(),
+            jaccard_2.len(),
+            jaccard_10.len(),
+        ];
+        if lengths.iter().any(|&l| l != n) {
+            return Err(PyValueError::new_err("the cases' lists differ in length"));
+        }
+        let doc = |(_, id, title): &(usize, String, Option<String>)| {
+            Document::new(
+                DocId::from(id.as_str()),
+                title.clone().unwrap_or_default(),
+                "",
+            )
+        };
+        let (susp, src) = (doc(&suspicious), doc(&source));
+        let mut cases = Vec::with_capacity(n);
+        for i in 0..n {
+            let kind = *ReuseKind::ALL
+                .get(kinds[i])
+                .ok_or_else(|| PyValueError::new_err(format!("kind {} is unknown", kinds[i])))?;
+            cases.push(CaseView {
+                suspicious: susp_starts[i]..susp_ends[i],
+                source: src_starts[i]..src_ends[i],
+                kind,
+                words: words[i],
+                jaccard_2: jaccard_2[i],
+                jaccard_10: jaccard_10[i],
+            });
+        }
+        self.view
+            .add((suspicious.0, &susp), (source.0, &src), cases)
+            .map_err(|e| PyValueError::new_err(e.to_string()))
+    }
+
+    /// write(path, documents): writes `corpus.json` to `path`; `documents` is the run's number
+    /// of documents (both sides).
+    fn write(&mut self, path: PathBuf, documents: u64) -> PyResult<()> {
+        let mut w = std::io::BufWriter::new(std::fs::File::create(path)?);
+        self.view.set_documents(documents);
+        self.view.write_json(&mut w)?;
         std::io::Write::flush(&mut w)?;
         Ok(())
     }

@@ -148,6 +148,7 @@ impl DedupReport {
         let stats_path = dir.join("stats.json");
         let text = std::fs::read_to_string(&stats_path).map_err(ReportError::io(&stats_path))?;
         let stats = RunStats::parse(&text).map_err(|e| ReportError::Format {
+            run: crate::Run::Dedup,
             path: stats_path.clone(),
             line: e.line() as u64,
             message: e.to_string(),
@@ -441,6 +442,7 @@ impl DedupReport {
             if shown.len() < show {
                 let c: ContradictionLine =
                     serde_json::from_str(&line).map_err(|e| ReportError::Format {
+                        run: crate::Run::Dedup,
                         path: path.to_path_buf(),
                         line: n as u64 + 1,
                         message: e.to_string(),
@@ -1055,6 +1057,7 @@ fn scan(path: &Path, samples: usize, largest: usize) -> Result<Scan, ReportError
         // its start, so it is parsed whole.
         if !terminated && let Err(e) = serde_json::from_slice::<serde::de::IgnoredAny>(body) {
             return Err(ReportError::Format {
+                run: crate::Run::Dedup,
                 path: path.to_path_buf(),
                 line: line_no,
                 message: format!(
@@ -1067,6 +1070,7 @@ fn scan(path: &Path, samples: usize, largest: usize) -> Result<Scan, ReportError
             Some((c, s, k)) => (c, s, k.to_string()),
             None => {
                 let h: Head = serde_json::from_slice(body).map_err(|e| ReportError::Format {
+                    run: crate::Run::Dedup,
                     path: path.to_path_buf(),
                     line: scan.lines,
                     message: e.to_string(),
@@ -1119,6 +1123,7 @@ fn read_picks(path: &Path, scan: &Scan) -> Result<BTreeMap<u64, ClusterLine>, Re
             .and_then(|_| file.read_exact(&mut buf))
             .map_err(ReportError::io(path))?;
         let line: ClusterLine = serde_json::from_slice(&buf).map_err(|e| ReportError::Format {
+            run: crate::Run::Dedup,
             path: path.to_path_buf(),
             line: p.line,
             message: format!("cluster {}: {e}", p.cluster),
@@ -1147,6 +1152,7 @@ fn read_pairs(path: &Path, top: usize) -> Result<Vec<[String; 5]>, ReportError> 
         let fields: Vec<&str> = line.splitn(5, '\t').collect();
         let [a, b, c, d, e] = fields[..] else {
             return Err(ReportError::Format {
+                run: crate::Run::Dedup,
                 path: path.to_path_buf(),
                 line: i as u64 + 1,
                 message: "expected 5 tab-separated fields".into(),
@@ -1237,7 +1243,7 @@ fn doc_string(doc: &serde_json::Value) -> String {
 }
 
 /// `n` with thin separators every three digits (12,345,678).
-fn thousands(n: u64) -> String {
+pub(crate) fn thousands(n: u64) -> String {
     let digits = n.to_string();
     let mut out = String::new();
     for (i, c) in digits.chars().enumerate() {

@@ -51,6 +51,7 @@ th,td{border:1px solid var(--line);padding:4px 10px;text-align:left;vertical-ali
 th{background:var(--soft)}\
 td.n,th.n{text-align:right;font-variant-numeric:tabular-nums}\
 .figures{display:flex;flex-wrap:wrap;gap:16px}\
+.figures.half figcaption{max-width:540px}\
 figure{margin:8px 0;border:1px solid var(--line);padding:8px;background:#fff}\
 figure svg{display:block;max-width:100%;height:auto}\
 figcaption{color:var(--muted);font-size:13px;max-width:720px}\
@@ -103,6 +104,13 @@ impl Page {
 
     pub(crate) fn end_section(&mut self) {
         self.body.push_str("</section>\n");
+    }
+
+    /// Appends a whole section made elsewhere (`<section id="ID">...</section>`), with its
+    /// navigation entry.
+    pub(crate) fn append_section(&mut self, id: &str, heading: &str, html: &str) {
+        self.nav.push((id.to_string(), heading.to_string()));
+        self.body.push_str(html);
     }
 
     /// The body, to append HTML to.

@@ -7,6 +7,13 @@
 //!   parameters with its threshold, the top article pairs, the largest clusters, and a sample
 //!   of clusters per type with the words that differ between members marked and each member
 //!   linked to its source. Its size is bounded whatever the run's size.
+//! * [`ReuseReport`] makes `report.html` from a reuse run's output directory (`stats.json`,
+//!   `corpus.json`, `documents.tsv`): the corpus view of `textreuse_reuse::CorpusView`, with
+//!   counts per stage, class shares, the reused-length and word n-gram similarity histograms
+//!   (the thesis's 0.1 split marked), the article graph's degree and component-size
+//!   distributions on log-log axes, its largest components and articles of highest degree,
+//!   the top pairs and the most reused documents. [`Run::of_dir`] tells the two kinds of
+//!   output directory apart. Its size is bounded too.
 //! * [`CheckReport`] shows a plagiarism check: per suspicious document, the share of its text
 //!   reused, each source with score and type, and the aligned passages side by side with their
 //!   shared words marked.
@@ -44,6 +51,7 @@ pub mod diff;
 mod error;
 mod html;
 mod plot;
+mod reuse;
 mod web;
 
 use std::path::Path;
@@ -53,10 +61,14 @@ pub use dedup::{
     DEFAULT_LARGEST, DEFAULT_MAX_MEMBERS, DEFAULT_REVISION_URL, DEFAULT_SAMPLES, DEFAULT_TOP_PAIRS,
     DedupReport, ReportSummary,
 };
-pub use error::ReportError;
+pub use error::{ReportError, Run};
 pub use html::escape;
 pub use plot::{
     EditBoundPlot, SCurvePlot, StudyPlot, cluster_sizes_svg, coverage_svg, type_counts_svg,
+};
+pub use reuse::{
+    DEFAULT_COMPONENTS, DEFAULT_REUSE_TOP_PAIRS, DEFAULT_TOP_ARTICLES, DEFAULT_TOP_DOCUMENTS,
+    ReuseReport, ReuseReportSummary,
 };
 pub use web::{DEFAULT_TOP_WEBSITES, WebSection};
 

@@ -481,17 +481,38 @@ fn short(x: f64) -> String {
 /// 1, 2, 5, 10, 20, 50, ... within `lo..=hi`: the labelled ticks of a log axis.
 fn log_ticks(lo: f64, hi: f64) -> Vec<f64> {
     let mut out = Vec::new();
-    let mut decade = 1.0;
-    while decade <= hi {
+    // From the decade of `lo` (0.01 for 0.02), or of 1.
+    let mut e = if lo > 0.0 && lo < 1.0 {
+        lo.log10().floor() as i32
+    } else {
+        0
+    };
+    loop {
+        let decade = 10f64.powi(e);
+        if decade > hi {
+            break;
+        }
         for m in [1.0, 2.0, 5.0] {
             let v = m * decade;
             if v >= lo && v <= hi {
                 out.push(v);
             }
         }
-        decade *= 10.0;
+        e += 1;
     }
     out
+}
+
+/// A log axis's tick label: integers as they are, fractions with up to 3 decimals, smaller
+/// values in scientific notation.
+fn tick_label(v: f64) -> String {
+    if v >= 1.0 {
+        format!("{v:.0}")
+    } else if v >= 0.001 {
+        short(v)
+    } else {
+        format!("{v:.0e}")
+    }
 }
 
 /// The cluster-size histogram on log-log axes: one stem per cluster size, as high as the
@@ -540,12 +561,21 @@ pub fn cluster_sizes_svg(histogram: &BTreeMap<u64, u64>) -> Result<String, Repor
 
 /// Horizontal bars: the number of clusters of each type.
 pub fn type_counts_svg(counts: &[(&str, u64)]) -> Result<String, ReportError> {
+    bars_svg("the counts per type", "Clusters by type", counts)
+}
+
+/// Horizontal bars with their counts, titled `caption`.
+pub(crate) fn bars_svg(
+    figure: &'static str,
+    caption: &str,
+    counts: &[(&str, u64)],
+) -> Result<String, ReportError> {
     let max = counts.iter().map(|c| c.1).max().unwrap_or(0).max(1);
     let n = counts.len().max(1);
     let names: Vec<String> = counts.iter().map(|c| c.0.to_string()).collect();
-    svg("the counts per type", (720, 60 + 34 * n as u32), |root| {
+    svg(figure, (720, 60 + 34 * n as u32), |root| {
         let mut chart = ChartBuilder::on(root)
-            .caption("Clusters by type", (FONT, 17))
+            .caption(caption, (FONT, 17))
             .margin(14)
             .x_label_area_size(30)
             .y_label_area_size(110)
@@ -581,6 +611,163 @@ pub fn type_counts_svg(counts: &[(&str, u64)]) -> Result<String, ReportError> {
                 (FONT, 13).into_font().color(&BLACK),
             )
         }))?;
+        Ok(())
+    })
+}
+
+/// A histogram of Jaccard similarities: `bins` are `(from, to, count)` over `0..=1`; with
+/// `split`, a vertical line there, labelled with the counts at most and above it.
+pub(crate) fn jaccard_histogram_svg(
+    caption: &str,
+    x_desc: &str,
+    bins: &[(f64, f64, u64)],
+    split: Option<(f64, u64, u64)>,
+) -> Result<String, ReportError> {
+    let max = bins.iter().map(|b| b.2).max().unwrap_or(0).max(1) as f64;
+    svg("a similarity histogram", (540, 360), |root| {
+        let mut chart = ChartBuilder::on(root)
+            .caption(caption, (FONT, 20))
+            .margin(14)
+            .x_label_area_size(42)
+            .y_label_area_size(64)
+            .build_cartesian_2d(0f64..1f64, 0f64..max * 1.15)?;
+        chart
+            .configure_mesh()
+            .x_desc(x_desc)
+            .y_desc("cases")
+            .label_style((FONT, 15))
+            .light_line_style(WHITE)
+            .bold_line_style(GRID)
+            .y_label_formatter(&|v| format!("{v:.0}"))
+            .draw()?;
+        chart.draw_series(bins.iter().map(|&(from, to, count)| {
+            let mut bar = Rectangle::new([(from, 0.0), (to, count as f64)], BLUE.mix(0.8).filled());
+            bar.set_margin(0, 0, 1, 1);
+            bar
+        }))?;
+        if let Some((at, below, above)) = split {
+            chart
+                .draw_series(LineSeries::new(
+                    vec![(at, 0.0), (at, max * 1.15)],
+                    RED_LINE.stroke_width(2),
+                ))?
+                .label(format!(
+                    "split {}: {below} at most, {above} above",
+                    short(at)
+                ))
+                .legend(|(x, y)| {
+                    PathElement::new(vec![(x, y), (x + 22, y)], RED_LINE.stroke_width(2))
+                });
+            chart
+                .configure_series_labels()
+                .position(SeriesLabelPosition::UpperRight)
+                .label_font((FONT, 15))
+                .background_style(WHITE.mix(0.9))
+                .border_style(BLACK.mix(0.3))
+                .draw()?;
+        }
+        Ok(())
+    })
+}
+
+/// A histogram of lengths on a log x axis: `bins` are `(min, max, count)` (values `min..=max`),
+/// each bar spanning `min..max + 1`; a bin from 0 starts at 0.5.
+pub(crate) fn length_histogram_svg(
+    caption: &str,
+    x_desc: &str,
+    bins: &[(u64, u64, u64)],
+) -> Result<String, ReportError> {
+    let max = bins.iter().map(|b| b.2).max().unwrap_or(0).max(1) as f64;
+    let lo = bins.first().map_or(1.0, |b| (b.0 as f64).max(0.5));
+    let hi = bins.last().map_or(10.0, |b| b.1 as f64 + 1.0).max(lo * 4.0);
+    let ticks = log_ticks(lo, hi);
+    svg("the length histogram", (540, 360), |root| {
+        let mut chart = ChartBuilder::on(root)
+            .caption(caption, (FONT, 20))
+            .margin(14)
+            .x_label_area_size(42)
+            .y_label_area_size(64)
+            .build_cartesian_2d(
+                (lo..hi).log_scale().with_key_points(ticks),
+                0f64..max * 1.15,
+            )?;
+        chart
+            .configure_mesh()
+            .x_desc(x_desc)
+            .y_desc("cases")
+            .label_style((FONT, 15))
+            .light_line_style(WHITE)
+            .bold_line_style(GRID)
+            .x_label_formatter(&|v| format!("{v:.0}"))
+            .y_label_formatter(&|v| format!("{v:.0}"))
+            .draw()?;
+        chart.draw_series(bins.iter().map(|&(min, max, count)| {
+            let mut bar = Rectangle::new(
+                [
+                    ((min as f64).max(0.5), 0.0),
+                    (max as f64 + 1.0, count as f64),
+                ],
+                BLUE.mix(0.8).filled(),
+            );
+            bar.set_margin(0, 0, 1, 1);
+            bar
+        }))?;
+        Ok(())
+    })
+}
+
+/// Points on log-log axes with stems down to the axis: `points` are `(x, y)` with `x >= 1`
+/// and `y > 0` (others are left out).
+pub(crate) fn log_log_svg(
+    figure: &'static str,
+    caption: &str,
+    (x_desc, y_desc): (&str, &str),
+    points: &[(f64, f64)],
+) -> Result<String, ReportError> {
+    let points: Vec<(f64, f64)> = points
+        .iter()
+        .copied()
+        .filter(|&(x, y)| x >= 1.0 && y > 0.0 && x.is_finite() && y.is_finite())
+        .collect();
+    let max_x = points.iter().map(|p| p.0).fold(2.0, f64::max);
+    let (min_y, max_y) = points
+        .iter()
+        .fold((1.0f64, 1.0f64), |(lo, hi), p| (lo.min(p.1), hi.max(p.1)));
+    let x_range = 0.8f64..(max_x * 1.6).max(10.0);
+    let y_range = (min_y * 0.5).min(0.8)..max_y * 2.0;
+    let x_ticks = log_ticks(1.0, x_range.end);
+    let y_ticks = log_ticks(y_range.start, y_range.end);
+    let floor = y_range.start;
+    svg(figure, (540, 360), |root| {
+        let mut chart = ChartBuilder::on(root)
+            .caption(caption, (FONT, 20))
+            .margin(14)
+            .x_label_area_size(42)
+            .y_label_area_size(64)
+            .build_cartesian_2d(
+                x_range.log_scale().with_key_points(x_ticks),
+                y_range.log_scale().with_key_points(y_ticks),
+            )?;
+        chart
+            .configure_mesh()
+            .x_desc(x_desc)
+            .y_desc(y_desc)
+            .label_style((FONT, 15))
+            .light_line_style(WHITE)
+            .bold_line_style(GRID)
+            .x_label_formatter(&|v| format!("{v:.0}"))
+            .y_label_formatter(&|v| tick_label(*v))
+            .draw()?;
+        chart.draw_series(
+            points
+                .iter()
+                .map(|&(x, y)| PathElement::new(vec![(x, floor), (x, y)], BLUE.stroke_width(2))),
+        )?;
+        chart.draw_series(
+            points
+                .iter()
+                .map(|&(x, y)| Circle::new((x, y), 3, BLUE.filled())),
+        )?;
         Ok(())
     })
 }
@@ -670,6 +857,9 @@ mod tests {
     #[test]
     fn log_ticks_are_one_two_five() {
         assert_eq!(log_ticks(1.8, 60.0), [2.0, 5.0, 10.0, 20.0, 50.0]);
+        assert_eq!(log_ticks(0.015, 1.5), [0.02, 0.05, 0.1, 0.2, 0.5, 1.0]);
+        assert_eq!(tick_label(0.05), "0.05");
+        assert_eq!(tick_label(0.0002), "2e-4");
         assert_eq!(short(0.7943282), "0.794");
         assert_eq!(short(0.8), "0.8");
     }
@@ -688,6 +878,30 @@ mod tests {
         for name in ["identical", "template", "other"] {
             assert!(svg.contains(name), "{name}");
         }
+    }
+
+    #[test]
+    fn reuse_figures_draw_their_data() {
+        let bins: Vec<(f64, f64, u64)> = (0..20)
+            .map(|k| (k as f64 / 20.0, (k + 1) as f64 / 20.0, k as u64))
+            .collect();
+        let svg = jaccard_histogram_svg("J10", "Jaccard", &bins, Some((0.1, 3, 187))).unwrap();
+        assert!(svg.contains("split 0.1: 3 at most, 187 above"), "{svg}");
+        assert!(svg.matches("<rect").count() >= 20);
+        let none = jaccard_histogram_svg("J2", "Jaccard", &[], None).unwrap();
+        assert!(none.starts_with("<svg") && !none.contains("split"));
+        let lengths = length_histogram_svg("L", "words", &[(0, 0, 2), (32, 47, 5), (48, 63, 0)]);
+        assert!(lengths.unwrap().matches("<rect").count() >= 3);
+        assert!(length_histogram_svg("L", "words", &[]).is_ok());
+        let ll = log_log_svg(
+            "d",
+            "D",
+            ("degree", "articles"),
+            &[(1.0, 10.0), (96.0, 0.02)],
+        );
+        assert_eq!(ll.unwrap().matches("<circle").count(), 2);
+        let empty = log_log_svg("d", "D", ("x", "y"), &[(0.0, 1.0), (3.0, 0.0)]).unwrap();
+        assert!(!empty.contains("<circle"));
     }
 
     #[test]

@@ -104,6 +104,7 @@ impl WebSection {
         let (rows, total) = self.read_rows(std::io::BufReader::new(file), &tsv_path)?;
         let summary =
             read_json(&dir.join("websites.json"))?.ok_or_else(|| ReportError::Missing {
+                run: crate::error::Run::Reuse,
                 path: dir.join("websites.json"),
             })?;
         let revenue = read_json(&dir.join("revenue.json"))?;
@@ -157,6 +158,7 @@ impl WebSection {
         for (i, line) in reader.lines().enumerate() {
             let line = line.map_err(ReportError::io(path))?;
             let format = |message: String| ReportError::Format {
+                run: crate::error::Run::Reuse,
                 path: path.to_path_buf(),
                 line: i as u64 + 1,
                 message,
@@ -385,6 +387,7 @@ fn read_json(path: &Path) -> Result<Option<Value>, ReportError> {
     serde_json::from_slice(&bytes)
         .map(Some)
         .map_err(|e| ReportError::Format {
+            run: crate::error::Run::Reuse,
             path: path.to_path_buf(),
             line: e.line() as u64,
             message: e.to_string(),

@@ -19,10 +19,11 @@
 //! 3. **Align and classify.** Each candidate pair is aligned ([`Aligner`]) on all cores and
 //!    each passage classified as content or structure reuse ([`profile`]); the results reach a
 //!    [`ReuseSink`] in candidate order ([`ReuseOutputDir`] writes `reuse.jsonl`, `pairs.tsv`,
-//!    `documents.tsv` and `stats.json`; [`PanOutput`] writes PAN detection files;
-//!    [`web::WebStudy`] aggregates web pages reusing Wikipedia by website, with the
-//!    attribution check and the revenue model, into `websites.tsv`, `websites.json` and
-//!    `revenue.json`). Each
+//!    `documents.tsv`, `stats.json` and the corpus view `corpus.json` ([`CorpusView`]: the
+//!    article graph, the distributions of length and similarity, the top pairs);
+//!    [`PanOutput`] writes PAN detection files; [`web::WebStudy`] aggregates web pages reusing
+//!    Wikipedia by website, with the attribution check and the revenue model, into
+//!    `websites.tsv`, `websites.json` and `revenue.json`). Each
 //!    document is tokenized once per run: its tokens go to a temporary file beside the
 //!    sorts' ([`ReuseBuilder::tmp_dir`]), about the size of its text, and are read back
 //!    ([`Prepared::decode`]) for its later pairs.
@@ -71,6 +72,7 @@ mod output;
 mod store;
 mod tfidf;
 mod tokens;
+pub mod view;
 pub mod web;
 
 use std::borrow::Cow;
@@ -106,6 +108,7 @@ pub use output::{
 pub use store::{DocumentStore, DocumentStoreBuilder};
 pub use tfidf::ChunkMatch;
 use tokens::TokenFile;
+pub use view::{CaseView, CorpusSummary, CorpusView, CorpusViewBuilder};
 
 /// Chunk pairs two documents must share to be aligned.
 pub const DEFAULT_MIN_SHARED: u32 = 1;

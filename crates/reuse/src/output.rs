@@ -9,7 +9,7 @@ use serde::Serialize;
 use textreuse_align::pan;
 use textreuse_corpus::Document;
 
-use crate::{PairResult, ReuseSink, ReuseStats};
+use crate::{CorpusView, PairResult, ReuseSink, ReuseStats};
 
 /// Writes a run into a directory (created if needed), each file under a temporary name renamed
 /// into place when the run finishes:
@@ -28,9 +28,12 @@ use crate::{PairResult, ReuseSink, ReuseStats};
 /// * `documents.tsv`: every document with a passage, as suspicious or source: `doc, title,
 ///   input, chars, cases, reused_chars, reused_share` (`input` tells apart documents with the
 ///   same id, such as two revisions of a page in two dumps);
-/// * `stats.json`: the [`ReuseStats`].
+/// * `stats.json`: the [`ReuseStats`];
+/// * `corpus.json`: the corpus view ([`CorpusView`]: the article graph, the distributions of
+///   reused length and of word n-gram similarity, class shares and top pairs; its schema is
+///   [`CorpusSummary`](crate::CorpusSummary)), of bounded size whatever the run's.
 ///
-/// For the four files to change together, write them into the directory of a
+/// For the five files to change together, write them into the directory of a
 /// [`textreuse_corpus::files::OutputSet`] and commit it after the run, as `textreuse reuse` does.
 #[derive(Debug)]
 pub struct ReuseOutputDir {
@@ -38,6 +41,7 @@ pub struct ReuseOutputDir {
     cases: Option<BufWriter<File>>,
     pairs: Option<BufWriter<File>>,
     documents: DocumentTable,
+    view: CorpusView,
     texts: bool,
 }
 
@@ -67,9 +71,18 @@ pub const PAIRS_HEADER: &str = "suspicious_doc\tsuspicious_title\tsource_doc\tso
                                 support\tcases\tsuspicious_chars\tsource_chars";
 
 impl ReuseOutputDir {
+    /// Files that front ends write into the same directory: `report.html`, the page
+    /// `textreuse report` makes of the run (a new run replaces it too).
+    pub const FRONT_END_FILES: &'static [&'static str] = &["report.html"];
+
     /// The names of the files it writes.
-    pub const FILES: &'static [&'static str] =
-        &["reuse.jsonl", "pairs.tsv", "documents.tsv", "stats.json"];
+    pub const FILES: &'static [&'static str] = &[
+        "reuse.jsonl",
+        "pairs.tsv",
+        "documents.tsv",
+        "stats.json",
+        "corpus.json",
+    ];
 
     /// Outputs into `dir`.
     pub fn new(dir: impl Into<PathBuf>) -> ReuseOutputDir {
@@ -78,6 +91,7 @@ impl ReuseOutputDir {
             cases: None,
             pairs: None,
             documents: DocumentTable::default(),
+            view: CorpusView::new(),
             texts: false,
         }
     }
@@ -173,7 +187,7 @@ struct CaseLine<'a> {
 }
 
 /// Characters covered by `ranges` (overlaps counted once).
-fn covered(ranges: &mut [Range<usize>]) -> usize {
+pub(crate) fn covered(ranges: &mut [Range<usize>]) -> usize {
     ranges.sort_by_key(|r| r.start);
     let (mut total, mut end) = (0, 0);
     for r in ranges.iter() {
@@ -336,6 +350,7 @@ impl ReuseOutputDir {
         write_case_lines(self.cases.as_mut().expect("started"), pair, self.texts)?;
         write_pair_row(self.pairs.as_mut().expect("started"), pair)?;
         self.documents.add_pair(pair);
+        self.view.add_pair(pair)?;
         Ok(())
     }
 
@@ -351,7 +366,11 @@ impl ReuseOutputDir {
         let mut w = self.open("stats.json")?;
         serde_json::to_writer_pretty(&mut w, stats)?;
         w.write_all(b"\n")?;
-        self.finish_file("stats.json", Some(w))
+        self.finish_file("stats.json", Some(w))?;
+        self.view.finish(stats)?;
+        let mut w = self.open("corpus.json")?;
+        self.view.write_json(&mut w)?;
+        self.finish_file("corpus.json", Some(w))
     }
 }
 

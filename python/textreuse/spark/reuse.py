@@ -18,8 +18,9 @@ Stages (:func:`run_reuse`), each per-record step a Rust kernel of :mod:`textreus
    document number: the CLI's arithmetic);
 4. candidate pairs: nominations counted per document pair;
 5. alignment: each pair joined with both texts, ``mapInArrow`` aligned, classified and
-   formatted; the driver writes ``reuse.jsonl``, ``pairs.tsv``, ``documents.tsv`` and
-   ``stats.json`` in the CLI's order (pairs by document numbers).
+   formatted; the driver writes ``reuse.jsonl``, ``pairs.tsv``, ``documents.tsv``,
+   ``stats.json`` and ``corpus.json`` (the corpus view, fed pair by pair to the library's
+   own ``CorpusView``) in the CLI's order (pairs by document numbers).
 
 The outputs are byte for byte the CLI's, except ``stats.json``'s ``seconds`` and
 ``index_blocks`` (0: the join is the index).
@@ -272,7 +273,8 @@ _ALIGNED = (
     "a long, b long, susp_n long, susp_id string, susp_title string, susp_source string, "
     "src_n long, src_id string, src_title string, src_source string, lines string, pair_row string, cases long, content long, structure long, spurious long, "
     "susp_chars long, src_chars long, susp_starts array<long>, susp_ends array<long>, "
-    "src_starts array<long>, src_ends array<long>"
+    "src_starts array<long>, src_ends array<long>, kinds array<int>, words array<long>, "
+    "j2 array<double>, j10 array<double>"
 )
 
 
@@ -300,7 +302,7 @@ def run_reuse(
 ) -> dict:
     """Runs ``textreuse reuse`` with tf-idf candidates over the input files (or directories)
     ``corpus``, or between them and ``against``, and writes ``reuse.jsonl``, ``pairs.tsv``,
-    ``documents.tsv`` and ``stats.json`` into ``out_dir`` as the CLI does. The inputs are
+    ``documents.tsv``, ``stats.json`` and ``corpus.json`` into ``out_dir`` as the CLI does. The inputs are
     what the CLI reads but Parquet (see :func:`read_documents`). Returns the stats;
     ``stats["input_problems"]`` counts the input problems skipped (bad lines, damaged parts
     of dumps, unreadable files).
@@ -407,6 +409,7 @@ def _reuse(spark, corpus, out_dir, params, against, log, job_args, job) -> dict:
     aligned = joined.mapInArrow(_align(job_args, not params.candidates_only), _ALIGNED).persist()
     os.makedirs(out_dir, exist_ok=True)
     documents = _native.ReuseDocuments()
+    view = _native.ReuseCorpusView()
     totals = dict(
         pairs_with_reuse=0, cases=0, content_cases=0, structure_cases=0, unclassified_cases=0,
         spurious_cases=0,
@@ -417,6 +420,12 @@ def _reuse(spark, corpus, out_dir, params, against, log, job_args, job) -> dict:
         for r in aligned.orderBy("a", "b").toLocalIterator():
             cases_file.write(r["lines"])
             pairs_file.write(r["pair_row"])
+            view.add(
+                (r["susp_n"], r["susp_id"], r["susp_title"]),
+                (r["src_n"], r["src_id"], r["src_title"]),
+                r["susp_starts"], r["susp_ends"], r["src_starts"], r["src_ends"],
+                r["kinds"], r["words"], r["j2"], r["j10"],
+            )
             if r["cases"]:
                 totals["pairs_with_reuse"] += 1
                 totals["cases"] += r["cases"]
@@ -452,5 +461,6 @@ def _reuse(spark, corpus, out_dir, params, against, log, job_args, job) -> dict:
         f.write("\n")
 
     _write_files([os.path.join(out_dir, "stats.json")], write_stats)
+    view.write(os.path.join(out_dir, "corpus.json"), total)
     stats["input_problems"] = read.problems
     return stats

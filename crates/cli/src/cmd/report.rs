@@ -1,14 +1,15 @@
-//! `textreuse report`: the HTML report of a dedup run's outputs (`textreuse_report`).
+//! `textreuse report`: the HTML report of a dedup or reuse run's outputs (`textreuse_report`).
 use std::path::{Path, PathBuf};
 
-use textreuse_report::DedupReport;
+use textreuse_report::{DedupReport, ReuseReport, Run};
 
 use crate::global::Global;
 
 /// Arguments of `textreuse report` (and the report options of `dedup --report`).
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// The output directory of `textreuse dedup` (its --out); report.html is written there.
+    /// The output directory of `textreuse dedup` or of `textreuse reuse` (its --out; a reuse
+    /// run is told by its corpus.json or reuse.jsonl); report.html is written there.
     #[arg(value_name = "OUT_DIR")]
     out: PathBuf,
     #[command(flatten)]
@@ -21,7 +22,7 @@ pub struct Options {
     /// Clusters sampled per type (the same ones on every run: those whose ids hash lowest).
     #[arg(long, value_name = "N", default_value_t = textreuse_report::DEFAULT_SAMPLES)]
     samples: usize,
-    /// Article pairs listed.
+    /// Article pairs listed (for a reuse run: its top pairs).
     #[arg(long, value_name = "N", default_value_t = textreuse_report::DEFAULT_TOP_PAIRS)]
     top_pairs: usize,
     /// Largest clusters shown.
@@ -59,7 +60,26 @@ impl Options {
     }
 }
 
-/// Runs `textreuse report`.
+impl Options {
+    /// Writes the report of a reuse run, `dir/report.html`, and says where.
+    fn write_reuse(&self, dir: &Path, global: &Global) -> anyhow::Result<()> {
+        let done = ReuseReport::new().top_pairs(self.top_pairs).write(dir)?;
+        global.log(format_args!(
+            "report of {} cases between {} articles written to {} ({} KiB, {:.2} s)",
+            done.cases,
+            done.articles,
+            done.path.display(),
+            done.bytes.div_ceil(1024),
+            done.seconds
+        ));
+        Ok(())
+    }
+}
+
+/// Runs `textreuse report`: the reuse report for a reuse run's outputs, else dedup's.
 pub fn run(args: &Args, global: &Global) -> anyhow::Result<()> {
-    args.options.write(&args.out, global)
+    match Run::of_dir(&args.out) {
+        Run::Reuse => args.options.write_reuse(&args.out, global),
+        _ => args.options.write(&args.out, global),
+    }
 }

@@ -29,9 +29,10 @@ pub struct Args {
     /// side, these the sources), not within itself.
     #[arg(long, value_name = "OTHER", num_args = 1..)]
     against: Vec<PathBuf>,
-    /// Output directory: reuse.jsonl, pairs.tsv, documents.tsv, stats.json; with --against and
-    /// corpus documents that have URLs (web pages) also websites.tsv and websites.json, and
-    /// revenue.json with the revenue inputs below.
+    /// Output directory: reuse.jsonl, pairs.tsv, documents.tsv, stats.json, corpus.json (the
+    /// corpus view, which `textreuse report DIR` draws); with --against and corpus documents
+    /// that have URLs (web pages) also websites.tsv and websites.json, and revenue.json with
+    /// the revenue inputs below.
     #[arg(long, default_value = "reuse-out", value_name = "DIR")]
     out: PathBuf,
     /// Also write PAN detection files (SUSP-SRC.xml) into DIR, for `textreuse pan-eval` (a
@@ -179,7 +180,12 @@ pub fn run(args: &Args, global: &Global) -> anyhow::Result<()> {
     let revenue = args.web.inputs()?;
     let out = OutputSet::create(
         &args.out,
-        &[ReuseOutputDir::FILES, WebStudy::FILES].concat(),
+        &[
+            ReuseOutputDir::FILES,
+            ReuseOutputDir::FRONT_END_FILES,
+            WebStudy::FILES,
+        ]
+        .concat(),
     )?;
     let pan_out = match &args.pan_out {
         Some(dir) => {
