@@ -204,12 +204,13 @@ impl WebSection {
         } else {
             100.0 * reusing as f64 / pages as f64
         };
+        // "Label: count" rather than sentences, which would need plurals.
         let _ = writeln!(
             page.push(),
-            "<p>{pages} pages of {websites} websites examined ({} pages without a URL left \
-             out); {reusing} pages ({share:.1}%) of {} websites reuse Wikipedia, {} words and \
-             {} characters in all; {} websites have at least half of their pages reusing; {} \
-             articles are reused.</p>",
+            "<p>Pages examined: {pages}, of {websites} websites ({} without a URL left out). \
+             Reusing Wikipedia: {reusing} pages ({share:.1}%) of {} websites, {} words and {} \
+             characters in all. Websites with at least half of their pages reusing: {}. \
+             Articles reused: {}.</p>",
             n("pages_without_url"),
             n("reusing_websites"),
             n("reused_words"),
