@@ -446,6 +446,23 @@ def test_report_is_the_cli_report(textreuse_bin, tmp_path):
     assert b"oldid=" not in (out / "report.html").read_bytes() and unlinked["bytes"] > 0
 
 
+def test_report_of_a_reuse_run_is_the_cli_report(textreuse_bin, tmp_path):
+    # A reuse run's directory gets the reuse report, as from `textreuse report`.
+    import subprocess
+
+    out = tmp_path / "reuse-out"
+    done = subprocess.run([textreuse_bin, "--quiet", "reuse", "--out", str(out)])
+    assert done.returncode == 3  # the bundled 2013 sample is damaged on purpose
+    summary = textreuse.report(out, top_pairs=5)
+    page = (out / "report.html").read_bytes()
+    view = json.loads((out / "corpus.json").read_text())
+    assert summary["bytes"] == len(page) and summary["cases"] == view["cases"] > 0
+    assert summary["articles"] == view["graph"]["articles"]
+    subprocess.run([textreuse_bin, "--quiet", "report", str(out), "--top-pairs", "5"], check=True)
+    assert (out / "report.html").read_bytes() == page
+    assert b'id="graph"' in page and b"<script" not in page
+
+
 def test_report_errors_say_what_is_wrong(tmp_path):
     with pytest.raises(FileNotFoundError, match="stats.json: not found"):
         textreuse.report(tmp_path)

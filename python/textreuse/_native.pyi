@@ -437,6 +437,14 @@ class ReportSummary(TypedDict):
     shown: int
     seconds: float
 
+class ReuseReportSummary(TypedDict):
+    path: str
+    bytes: int
+    articles: int
+    pairs: int
+    cases: int
+    seconds: float
+
 def report(
     out_dir: str | PathLike[str],
     samples: int = 5,
@@ -444,10 +452,12 @@ def report(
     largest: int = 3,
     max_members: int = 8,
     revision_url: str | None = "https://en.wikipedia.org/w/index.php?oldid={revision}",
-) -> ReportSummary:
-    """Writes ``out_dir/report.html`` from the dedup outputs there, as ``textreuse report``
-    does (self-contained HTML with SVG plots and sampled clusters). FileNotFoundError when an
-    output is missing, ValueError when one is not in dedup's format.
+) -> ReportSummary | ReuseReportSummary:
+    """Writes ``out_dir/report.html`` from the dedup or reuse outputs there, as ``textreuse
+    report`` does (self-contained HTML with SVG plots). For a reuse run's outputs (corpus.json
+    or reuse.jsonl there) the result has ``articles``, ``pairs`` and ``cases`` instead of
+    ``clusters`` and ``shown``. FileNotFoundError when an output is missing, ValueError when
+    one is not in the run's format.
     """
 
 # The kernels below take arrays as (validity, values or offsets, data, offset, length) buffer

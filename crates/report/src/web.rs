@@ -207,10 +207,10 @@ impl WebSection {
         // "Label: count" rather than sentences, which would need plurals.
         let _ = writeln!(
             page.push(),
-            "<p>Pages examined: {pages}, of {websites} websites ({} without a URL left out). \
-             Reusing Wikipedia: {reusing} pages ({share:.1}%) of {} websites, {} words and {} \
-             characters in all. Websites with at least half of their pages reusing: {}. \
-             Articles reused: {}.</p>",
+            "<p>Pages examined: {pages}. Websites: {websites}. Pages without a URL, left out: \
+             {}. Pages reusing Wikipedia: {reusing} ({share:.1}%). Websites with a page \
+             reusing it: {}. Words reused: {}. Characters reused: {}. Websites with at least \
+             half of their pages reusing: {}. Articles reused: {}.</p>",
             n("pages_without_url"),
             n("reusing_websites"),
             n("reused_words"),
