@@ -176,10 +176,14 @@ impl Classifier {
         suspicious_doc_len: usize,
         titles: Option<(&str, &str)>,
     ) -> ReuseProfile {
-        let mut p = measure(source, suspicious, source_doc_len, suspicious_doc_len);
-        if let Some((a, b)) = titles.filter(|(a, b)| !a.is_empty() && !b.is_empty()) {
-            p.topics = Some(topics(a, b, source, suspicious));
-        }
+        let titles = titles.filter(|(a, b)| !a.is_empty() && !b.is_empty());
+        let mut p = measure(
+            source,
+            suspicious,
+            source_doc_len,
+            suspicious_doc_len,
+            titles,
+        );
         p.kind = self.classify(&p);
         p
     }
@@ -279,13 +283,27 @@ fn measure(
     suspicious: &str,
     source_doc_len: usize,
     suspicious_doc_len: usize,
+    titles: Option<(&str, &str)>,
 ) -> ReuseProfile {
     let a: Vec<u64> = words(source).map(|w| w.key()).collect();
     let b: Vec<u64> = words(suspicious).map(|w| w.key()).collect();
+    // Each n-gram length once: its sets' sizes and their intersection give both the Jaccard
+    // similarity and the containment.
+    let overlap = |n: usize| {
+        let (x, y) = (ngrams(&a, n), ngrams(&b, n));
+        let shared = x.intersection(&y).count();
+        (shared, x.len(), y.len())
+    };
     let mut ngram_jaccard = [0.0; 4];
+    let mut two = (0, 0, 0);
     for (j, &n) in ngram_jaccard.iter_mut().zip(&NGRAM_LENGTHS) {
-        *j = jaccard(&ngrams(&a, n), &ngrams(&b, n));
+        let o = overlap(n);
+        if n == 2 {
+            two = o;
+        }
+        *j = jaccard_of(o);
     }
+    let (shared_4grams, _, _) = overlap(4);
     let (ea, eb) = (entities(source), entities(suspicious));
     let share = |part: usize, whole: usize| {
         if part == 0 {
@@ -301,22 +319,32 @@ fn measure(
         source_share: share(source.len(), source_doc_len),
         suspicious_share: share(suspicious.len(), suspicious_doc_len),
         words: (a.len(), b.len()),
-        containment: [containment(&a, &b, 2), containment(&a, &b, 3)],
-        shared_4grams: ngrams(&a, 4).intersection(&ngrams(&b, 4)).count(),
-        topics: None,
+        containment: [containment_of(two), containment_of(overlap(3))],
+        shared_4grams,
+        topics: titles.map(|(x, y)| topics(x, y, &a, &b)),
         kind: ReuseKind::Unclassified,
     }
 }
 
-/// Shared word n-grams over the smaller of the two passages' n-gram sets (0 when either has
-/// none).
-fn containment(a: &[u64], b: &[u64], n: usize) -> f64 {
-    let (a, b) = (ngrams(a, n), ngrams(b, n));
-    let smaller = a.len().min(b.len());
-    if smaller == 0 {
-        return 0.0;
+/// Jaccard similarity from `(shared, |A|, |B|)` (0 when both are empty).
+fn jaccard_of((shared, a, b): (usize, usize, usize)) -> f64 {
+    let union = a + b - shared;
+    if union == 0 {
+        0.0
+    } else {
+        shared as f64 / union as f64
     }
-    a.intersection(&b).count() as f64 / smaller as f64
+}
+
+/// Shared n-grams over the smaller of the two sets, from `(shared, |A|, |B|)` (0 when either
+/// is empty).
+fn containment_of((shared, a, b): (usize, usize, usize)) -> f64 {
+    let smaller = a.min(b);
+    if smaller == 0 {
+        0.0
+    } else {
+        shared as f64 / smaller as f64
+    }
 }
 
 /// The subject of a title: before a parenthesis or a comma, case-folded words.
@@ -330,18 +358,20 @@ fn names(text: &[u64], phrase: &[u64]) -> bool {
     !phrase.is_empty() && text.windows(phrase.len()).any(|w| w == phrase)
 }
 
-fn topics(source_title: &str, suspicious_title: &str, source: &str, suspicious: &str) -> Topics {
+/// The topics of two titles, `source` and `suspicious` being the passages' word keys.
+fn topics(
+    source_title: &str,
+    suspicious_title: &str,
+    source: &[u64],
+    suspicious: &[u64],
+) -> Topics {
     let (sa, sb) = (subject(source_title), subject(suspicious_title));
     let same_subject = sa == sb;
     let set = |v: &[u64]| v.iter().copied().collect::<AHashSet<u64>>();
     let (wa, wb) = (set(&sa), set(&sb));
     let subject_within = !same_subject && (wa.is_subset(&wb) || wb.is_subset(&wa));
     let shared_bigram = !same_subject && sa.windows(2).any(|p| sb.windows(2).any(|q| p == q));
-    let cross_mention = !same_subject && {
-        let a: Vec<u64> = words(source).map(|w| w.key()).collect();
-        let b: Vec<u64> = words(suspicious).map(|w| w.key()).collect();
-        names(&a, &sb) || names(&b, &sa)
-    };
+    let cross_mention = !same_subject && (names(source, &sb) || names(suspicious, &sa));
     let siblings = sa.len() == sb.len() && sa.iter().zip(&sb).filter(|(a, b)| a != b).count() == 1;
     Topics {
         same_subject,
@@ -404,12 +434,7 @@ fn ngrams(keys: &[u64], n: usize) -> AHashSet<u64> {
 }
 
 fn jaccard(a: &AHashSet<u64>, b: &AHashSet<u64>) -> f64 {
-    let union = a.len() + b.len() - a.intersection(b).count();
-    if union == 0 {
-        0.0
-    } else {
-        a.intersection(b).count() as f64 / union as f64
-    }
+    jaccard_of((a.intersection(b).count(), a.len(), b.len()))
 }
 
 /// Keys of the capitalized entities: maximal runs of words starting with an uppercase letter
@@ -589,9 +614,15 @@ mod tests {
         assert_eq!(p.containment, [1.0, 1.0]);
     }
 
+    /// [`topics`] of two titles and the passages' texts.
+    fn topics_of(a: &str, b: &str, text_a: &str, text_b: &str) -> Topics {
+        let keys = |t: &str| words(t).map(|w| w.key()).collect::<Vec<u64>>();
+        topics(a, b, &keys(text_a), &keys(text_b))
+    }
+
     #[test]
     fn titles_relate_topics_not_siblings() {
-        let t = |a: &str, b: &str| topics(a, b, "", "").related();
+        let t = |a: &str, b: &str| topics_of(a, b, "", "").related();
         assert!(t("Nutrition", "Plant nutrition"));
         assert!(t("Angola", "Politics of Angola"));
         assert!(t(
@@ -605,11 +636,11 @@ mod tests {
         assert!(!t("7th Maryland Regiment", "1st Maryland Regiment"));
         // Siblings naming each other stay siblings.
         let named = "Alaska is larger than Alabama.";
-        let t = topics("Alaska", "Alabama", named, "");
+        let t = topics_of("Alaska", "Alabama", named, "");
         assert!(t.cross_mention && t.siblings && !t.related());
         // Either passage naming the other's subject relates them.
         let named = "Suitland lies on Maryland Route 5.";
-        assert!(topics("Suitland, Maryland", "Maryland Route 5", named, "").cross_mention);
+        assert!(topics_of("Suitland, Maryland", "Maryland Route 5", named, "").cross_mention);
     }
 
     #[test]

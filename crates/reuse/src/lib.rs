@@ -869,8 +869,15 @@ impl Reuse {
                             return Vec::new();
                         }
                         let (susp, src) = roles(a as usize, b as usize, against);
+                        let (source, suspicious) = (doc(src), doc(susp));
+                        let passages = self.aligner.align_prepared(source, suspicious);
+                        if passages.is_empty() {
+                            // Most candidates: their titles are not read from the store.
+                            return Vec::new();
+                        }
                         let titles = (docs.topic(src), docs.topic(susp));
-                        self.align_prepared_pair(doc(src), doc(susp), Some((&titles.0, &titles.1)))
+                        let titles = Some((&*titles.0, &*titles.1));
+                        self.cases(passages, source, suspicious, titles)
                     })
                     .collect();
                 for (&((a, b), shared), cases) in part.iter().zip(&found) {
@@ -1089,9 +1096,20 @@ impl Reuse {
         suspicious: &Prepared<'_>,
         titles: Option<(&str, &str)>,
     ) -> Vec<ReuseCase> {
+        let passages = self.aligner.align_prepared(source, suspicious);
+        self.cases(passages, source, suspicious, titles)
+    }
+
+    /// The aligned passages of a pair as classified cases.
+    fn cases(
+        &self,
+        passages: Vec<textreuse_align::Passage>,
+        source: &Prepared<'_>,
+        suspicious: &Prepared<'_>,
+        titles: Option<(&str, &str)>,
+    ) -> Vec<ReuseCase> {
         let (src_text, susp_text) = (source.text(), suspicious.text());
-        self.aligner
-            .align_prepared(source, suspicious)
+        passages
             .into_iter()
             .map(|p| {
                 let (s, t) = p.char_ranges(src_text, susp_text);
