@@ -37,6 +37,7 @@ from typing import Any, Callable
 
 __all__ = [
     "Chromium",
+    "Tab",
     "ChromiumError",
     "ChromiumTimeout",
     "PageReport",
@@ -426,6 +427,39 @@ class Chromium:
             self._events.clear()
         return report
 
+    def open_app(self, url: str, *, allowed: tuple[str, ...] = (), width: int = 1280,
+                 height: int = 900, timeout: float | None = None) -> "Tab":
+        """Open `url` (a local web app: requests to the `allowed` URL prefixes do not count
+        as network access) in a fresh tab and return it, loaded and settled, to be driven:
+        `tab.evaluate(expr)`, `tab.wait_for(expr)`, `tab.key("j")`, `tab.screenshot(path)`;
+        `tab.report` collects errors and requests as `open_page` does. Close it with
+        `tab.close()` or use it as a context manager."""
+        deadline = time.monotonic() + (timeout if timeout is not None else self.timeout)
+        report = PageReport(url=url)
+        target = self.send("Target.createTarget", {"url": "about:blank"},
+                           deadline=deadline)["targetId"]
+        tab = Tab(self, target, report, allowed, width)
+        try:
+            tab.session = self.send("Target.attachToTarget", {"targetId": target, "flatten": True},
+                                    deadline=deadline)["sessionId"]
+            tab.handle = self._page_handler(tab.session, report, tab.state, allowed)
+            for domain in ("Page", "Runtime", "Log", "Network"):
+                tab.cmd(f"{domain}.enable")
+            tab.cmd("Emulation.setDeviceMetricsOverride",
+                    {"width": width, "height": height, "deviceScaleFactor": 1, "mobile": False})
+            started = time.monotonic()
+            nav = tab.cmd("Page.navigate", {"url": url})
+            if nav.get("errorText"):
+                raise ChromiumError(f"could not open {url}: {nav['errorText']}")
+            self._pump(lambda ev: tab.handle(ev) or tab.state["loaded"], deadline,
+                       f"the load event of {url}")
+            report.load_seconds = round(time.monotonic() - started, 3)
+            self._settle(tab.handle, deadline, tab.state, f"{url} to settle")
+        except BaseException:
+            tab.close()
+            raise
+        return tab
+
     def _settle(self, handle: Callable[[dict[str, Any]], None], deadline: float,
                 state: dict[str, Any], what: str, quiet: float = SETTLE_QUIET) -> None:
         """Drain events until `quiet` seconds pass with no event and no request pending
@@ -436,8 +470,8 @@ class Chromium:
             if not state["pending"] or time.monotonic() >= stop:
                 return
 
-    def _page_handler(self, session: str, report: PageReport,
-                      state: dict[str, Any]) -> Callable[[dict[str, Any]], None]:
+    def _page_handler(self, session: str, report: PageReport, state: dict[str, Any],
+                      allowed: tuple[str, ...] = ()) -> Callable[[dict[str, Any]], None]:
         pending: set[str] = set()
         state["pending"] = pending
 
@@ -478,7 +512,9 @@ class Chromium:
             elif method == "Network.requestWillBeSent":
                 req_url = p.get("request", {}).get("url", "")
                 pending.add(p.get("requestId"))
-                if not req_url.startswith(LOCAL_SCHEMES) and req_url not in report.requests:
+                local = req_url.startswith(LOCAL_SCHEMES) or any(
+                    req_url.startswith(a) for a in allowed)
+                if not local and req_url not in report.requests:
                     report.requests.append(req_url)
             elif method in ("Network.loadingFinished", "Network.loadingFailed"):
                 pending.discard(p.get("requestId"))
@@ -505,6 +541,82 @@ class Chromium:
         out.parent.mkdir(parents=True, exist_ok=True)
         out.write_bytes(data)
         return out
+
+
+class Tab:
+    """A tab of `Chromium.open_app`, driven step by step."""
+
+    def __init__(self, browser: Chromium, target: str, report: PageReport,
+                 allowed: tuple[str, ...], width: int) -> None:
+        self.browser = browser
+        self.target = target
+        self.report = report
+        self.allowed = allowed
+        self.width = width
+        self.session = ""
+        self.state: dict[str, Any] = {"loaded": False}
+        self.handle: Callable[[dict[str, Any]], None] = lambda ev: None
+
+    def __enter__(self) -> "Tab":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def cmd(self, method: str, params: dict[str, Any] | None = None,
+            timeout: float = 30.0) -> dict[str, Any]:
+        return self.browser.send(method, params, session=self.session,
+                                 deadline=time.monotonic() + timeout)
+
+    def settle(self, timeout: float = 10.0) -> None:
+        """Drain events until the page is quiet (no request pending)."""
+        self.browser._settle(self.handle, time.monotonic() + timeout, self.state,
+                             f"{self.report.url} to settle", 0.1)
+
+    def evaluate(self, expr: str) -> Any:
+        """The value of `expr` in the page (promises awaited); then the page settles."""
+        res = self.cmd("Runtime.evaluate", {"expression": expr, "returnByValue": True,
+                                            "awaitPromise": True, "userGesture": True})
+        if "exceptionDetails" in res:
+            d = res["exceptionDetails"]
+            msg = _describe(d["exception"]) if "exception" in d else d.get("text")
+            raise ChromiumError(f"evaluate ({expr}) threw: {msg}")
+        self.settle()
+        return res["result"].get("value")
+
+    def wait_for(self, expr: str, timeout: float = 10.0) -> Any:
+        """Evaluate `expr` until it is truthy; its value (ChromiumTimeout if it never is)."""
+        stop = time.monotonic() + timeout
+        while True:
+            value = self.evaluate(expr)
+            if value:
+                return value
+            if time.monotonic() > stop:
+                raise ChromiumTimeout(f"waited {timeout} s for {expr}")
+            time.sleep(0.05)
+
+    def key(self, key: str) -> None:
+        """Press and release one key (a character such as "j", or "Enter", "Backspace")."""
+        named = {"Enter": ("\r", 13), "Backspace": ("", 8), "Tab": ("", 9)}
+        text, code = named.get(key, (key, ord(key.upper()) if len(key) == 1 else 0))
+        down: dict[str, Any] = {"type": "keyDown", "key": key, "windowsVirtualKeyCode": code}
+        if text:
+            down["text"] = text
+        self.cmd("Input.dispatchKeyEvent", down)
+        self.cmd("Input.dispatchKeyEvent", {"type": "keyUp", "key": key,
+                                            "windowsVirtualKeyCode": code})
+        self.settle()
+
+    def screenshot(self, out: str | os.PathLike[str], full_page: bool = True) -> Path:
+        return self.browser._screenshot(self.cmd, Path(out), self.width, full_page)
+
+    def close(self) -> None:
+        try:
+            self.browser.send("Target.closeTarget", {"targetId": self.target},
+                              deadline=time.monotonic() + 5)
+        except ChromiumError:
+            pass
+        self.browser._events.clear()
 
 
 def open_page(path: str | os.PathLike[str], *, screenshot: str | os.PathLike[str] | None = None,

@@ -54,6 +54,9 @@ enum Command {
     Check(cmd::check::Args),
     /// A persistent LSH index: create it, add inputs, query new ones against it, remove, compact.
     Index(cmd::index::Args),
+    /// A local web app over a dedup or reuse output directory: filters over every field and
+    /// feature, seeded random samples, case, cluster and contradiction views, the corpus view.
+    Explore(cmd::explore::Args),
 }
 
 /// Panics inside the decoders the libraries call on damaged input (the `lbzip2` block decoder,
@@ -89,6 +92,7 @@ fn main() -> ExitCode {
         Command::Check(args) => cmd::check::run(&args, &cli.global),
         Command::Reuse(args) => cmd::reuse::run(&args, &cli.global),
         Command::Index(args) => cmd::index::run(&args, &cli.global),
+        Command::Explore(args) => cmd::explore::run(&args, &cli.global),
     };
     exit::exit(result)
 }
