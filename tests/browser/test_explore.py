@@ -52,7 +52,8 @@ def reuse_app(textreuse, tmp_path):
 def dedup_app(textreuse, tmp_path):
     out = tmp_path / "dedup"
     shutil.copytree(ROOT / "testdata/explore/dedup", out)
-    app = App(textreuse, out)
+    app = App(textreuse, out, "--inputs", "data/enwiki-part-201.xml.bz2",
+              "data/enwiki-sample-206.xml.bz2")
     yield app
     app.close()
 
@@ -138,10 +139,12 @@ def test_explore_clusters_and_contradictions(dedup_app, browser, shots):
         tab.wait_for("document.querySelector('h1') && document.querySelector('h1').textContent.startsWith('Cluster')")
         cluster = tab.evaluate("""({
             type: document.querySelector('h1 .badge').textContent,
-            members: document.querySelectorAll('td.member').length,
-            changed: document.querySelectorAll('td.member ins, td.member del').length,
+            members: document.querySelectorAll('div.member').length,
+            changed: document.querySelectorAll('div.member ins, div.member del').length,
+            in_articles: document.querySelectorAll('details.member-article .passage').length,
         })""")
         assert cluster["type"] == "factual_drift" and cluster["members"] >= 2 and cluster["changed"] > 0, cluster
+        assert cluster["in_articles"] == cluster["members"], cluster  # from --inputs
         assert tab.evaluate("document.querySelectorAll('ul.differences li').length") >= 1
         assert not tab.evaluate("document.body.innerText.includes('[object')")
         tab.screenshot(shots / "explore-cluster.png", full_page=False)

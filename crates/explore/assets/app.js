@@ -236,6 +236,15 @@ function docLink(doc) {
   return el("div", {}, el("strong", {}, url ? el("a", { href: url, rel: "noreferrer" }, parts[0]) : parts[0]), el("div", { class: "muted" }, meta));
 }
 
+function memberContext(article) {
+  if (!article) return null;
+  return el("details", { class: "member-article" }, el("summary", {}, "in the article"),
+    el("div", { class: "context text" },
+      article.cut_before ? "… " : "", article.before,
+      el("span", { class: "passage" }, article.passage),
+      article.after, article.cut_after ? " …" : ""));
+}
+
 function contextBlock(article) {
   if (!article) return null;
   return el("details", { open: true }, el("summary", {}, `The whole article (${fmt(article.chars)} characters)`),
@@ -269,7 +278,8 @@ async function drawRow(name, row) {
       el("td", {}, m.url ? el("a", { href: m.url, rel: "noreferrer" }, m.title) : m.title,
         el("div", { class: "muted" }, [m.revision ? `rev ${m.revision}` : null, m.timestamp].filter(Boolean).join(" · "))),
       el("td", { class: "num" }, fmt(m.similarity)),
-      el("td", { class: "text member", html: (r.members_html || [])[i] || "" })));
+      el("td", {}, el("div", { class: "text member", html: (r.members_html || [])[i] || "" }),
+        memberContext((r.members_articles || [])[i]))));
     const diffs = (d.differences || []).map((x) => el("li", {}, el("span", { class: "badge" }, x.kind), " ", el("mark", {}, x.a), " vs ", el("mark", {}, x.b)));
     show(el("h1", {}, `Cluster ${d.cluster} `, badge(d.type)), back,
       features([["size", fmt(d.size)], ["rule", d.rule || "–"], ["articles", String(titlesOf(name, d).length)]]),

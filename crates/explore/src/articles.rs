@@ -121,14 +121,26 @@ impl Articles {
             .max_by_key(|i| (score(i), std::cmp::Reverse(*i)))
     }
 
-    /// The passage of document `i` at character `offset`, `length` characters long, with its
-    /// context; None if the range is not inside the text.
+    /// The passage of document `i` at character `offset`, `length` characters long, with
+    /// [`MAX_CONTEXT`] characters of context on each side; None if the range is not inside
+    /// the text.
     pub fn passage(&self, i: usize, offset: usize, length: usize) -> Option<Passage> {
+        self.passage_with(i, offset, length, MAX_CONTEXT)
+    }
+
+    /// [`Articles::passage`] with at most `context` characters on each side.
+    pub fn passage_with(
+        &self,
+        i: usize,
+        offset: usize,
+        length: usize,
+        context: usize,
+    ) -> Option<Passage> {
         let text = self.store.text(i);
         let start = byte_at_from(text, offset)?;
         let end = start + byte_at_from(&text[start..], length)?;
-        let before_start = floor_chars_back(text, start, MAX_CONTEXT);
-        let after_end = ceil_chars_forward(text, end, MAX_CONTEXT);
+        let before_start = floor_chars_back(text, start, context);
+        let after_end = ceil_chars_forward(text, end, context);
         Some(Passage {
             title: self.store.info(i).title,
             chars: text.chars().count(),

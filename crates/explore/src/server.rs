@@ -33,6 +33,11 @@ pub const MAX_HEADERS: usize = 16 * 1024;
 /// Members of a cluster the cluster view shows at most (with their differences marked).
 const MAX_MEMBERS_SHOWN: usize = 1000;
 
+/// Members of a cluster shown in their articles (with `--inputs`), and the characters of
+/// context on each side.
+const MEMBERS_IN_ARTICLES: usize = 50;
+const MEMBER_CONTEXT: usize = 1500;
+
 /// Members of a cluster a sample's row carries.
 const MEMBERS_IN_LIST: usize = 5;
 
@@ -444,7 +449,7 @@ async fn detail(
         out.insert("rows".into(), json!(index.len()));
         match index.table() {
             Table::Reuse => reuse_detail(&explorer, &value, &mut out),
-            Table::Clusters => cluster_detail(&mut value, &mut out),
+            Table::Clusters => cluster_detail(&explorer, &mut value, &mut out),
             Table::Contradictions => contradiction_detail(&value, &mut out),
         }
         out.insert("data".into(), value);
@@ -505,7 +510,7 @@ fn reuse_detail(explorer: &Explorer, value: &Value, out: &mut Map<String, Value>
     }
 }
 
-fn cluster_detail(value: &mut Value, out: &mut Map<String, Value>) {
+fn cluster_detail(explorer: &Explorer, value: &mut Value, out: &mut Map<String, Value>) {
     let representative = value["representative"].as_u64().unwrap_or(0) as usize;
     let Some(Value::Array(members)) = value.get_mut("members") else {
         return;
@@ -532,6 +537,27 @@ fn cluster_detail(value: &mut Value, out: &mut Map<String, Value>) {
         })
         .collect();
     out.insert("members_html".into(), Value::Array(html));
+    if let Some(articles) = explorer.articles() {
+        let context: Vec<Value> = members
+            .iter()
+            .take(MEMBERS_IN_ARTICLES)
+            .map(|m| {
+                let doc = match &m["doc"] {
+                    Value::String(s) => s.clone(),
+                    other => other.to_string(),
+                };
+                let found = articles.find(&doc, m["source"].as_str(), m["revision"].as_u64());
+                let range = num(m, "start").zip(num(m, "end"));
+                found
+                    .zip(range)
+                    .and_then(|(d, (start, end))| {
+                        articles.passage_with(d, start, end.saturating_sub(start), MEMBER_CONTEXT)
+                    })
+                    .map_or(Value::Null, |p| json!(p))
+            })
+            .collect();
+        out.insert("members_articles".into(), Value::Array(context));
+    }
 }
 
 fn contradiction_detail(value: &Value, out: &mut Map<String, Value>) {

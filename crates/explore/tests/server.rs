@@ -292,6 +292,40 @@ fn the_whole_articles_come_from_the_inputs() {
 }
 
 #[test]
+fn cluster_members_are_found_in_their_articles() {
+    let data = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../data");
+    let index = tempfile::tempdir().unwrap();
+    let explorer = Explorer::builder()
+        .index_dir(index.path())
+        .inputs([
+            data.join("enwiki-part-201.xml.bz2"),
+            data.join("enwiki-sample-206.xml.bz2"),
+        ])
+        .open(&testdata("dedup"))
+        .unwrap();
+    let articles = explorer.articles().unwrap();
+    let clusters = explorer.table(Table::Clusters).unwrap();
+    let mut members = 0;
+    for row in (0..clusters.len()).step_by(23) {
+        let v: Value = serde_json::from_slice(clusters.line(row)).unwrap();
+        for m in v["members"].as_array().unwrap() {
+            let doc = m["doc"].to_string();
+            let i = articles
+                .find(&doc, m["source"].as_str(), m["revision"].as_u64())
+                .unwrap();
+            let (start, end) = (
+                m["start"].as_u64().unwrap() as usize,
+                m["end"].as_u64().unwrap() as usize,
+            );
+            let passage = articles.passage_with(i, start, end - start, 100).unwrap();
+            assert_eq!(passage.passage, m["text"].as_str().unwrap(), "row {row}");
+            members += 1;
+        }
+    }
+    assert!(members > 50, "{members}");
+}
+
+#[test]
 fn hostile_requests_get_errors_and_the_server_stays_up() {
     let server = Server::start(&testdata("reuse"));
     let long_title = "a".repeat(10_000);
