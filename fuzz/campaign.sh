@@ -69,6 +69,7 @@ declare -A MAX_LEN=(
   [dedup_jsonl]=262144
   [dedup_parquet]=131072
   [dedup_warc]=131072
+  [explore_output]=65536
   [index_files]=8192
   [index_segment]=65536
   [index_structure]=65536
