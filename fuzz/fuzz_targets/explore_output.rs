@@ -115,16 +115,7 @@ fuzz_target!(|input: Input| {
     if let Ok(query) = Query::parse(index, params) {
         let got = sample(index, &query);
         let order = Permutation::new(index.len(), query.seed);
-        let title_rows: Option<Vec<u64>> = query.title.as_ref().map(|(t, exact)| {
-            let mut rows: Vec<u64> = index
-                .titles_matching(t, *exact)
-                .into_iter()
-                .flat_map(|id| index.rows_of_title(id))
-                .collect();
-            rows.sort_unstable();
-            rows.dedup();
-            rows
-        });
+        let title_rows = query.title_rows(index);
         let mut all: Vec<u64> = (0..index.len())
             .filter(|&r| query.matches(index, r))
             .filter(|r| title_rows.as_ref().is_none_or(|t| t.binary_search(r).is_ok()))

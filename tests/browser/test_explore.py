@@ -38,24 +38,25 @@ class App:
         self.proc.wait(timeout=10)
 
 
-@pytest.fixture()
-def reuse_app(textreuse, tmp_path):
-    out = tmp_path / "reuse"
-    shutil.copytree(ROOT / "testdata/explore/reuse", out)
+def _app(textreuse: str, tmp_path: Path, name: str):
+    """The app over testdata/explore/NAME (copied: the index is built beside it), with the
+    bundled samples as its inputs."""
+    out = tmp_path / name
+    shutil.copytree(ROOT / "testdata/explore" / name, out)
     app = App(textreuse, out, "--inputs", "data/enwiki-part-201.xml.bz2",
               "data/enwiki-sample-206.xml.bz2")
     yield app
     app.close()
+
+
+@pytest.fixture()
+def reuse_app(textreuse, tmp_path):
+    yield from _app(textreuse, tmp_path, "reuse")
 
 
 @pytest.fixture()
 def dedup_app(textreuse, tmp_path):
-    out = tmp_path / "dedup"
-    shutil.copytree(ROOT / "testdata/explore/dedup", out)
-    app = App(textreuse, out, "--inputs", "data/enwiki-part-201.xml.bz2",
-              "data/enwiki-sample-206.xml.bz2")
-    yield app
-    app.close()
+    yield from _app(textreuse, tmp_path, "dedup")
 
 
 ROWS = "document.querySelectorAll('table.sample tr').length - 1"

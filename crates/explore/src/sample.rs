@@ -225,7 +225,21 @@ impl Query {
         Ok(query)
     }
 
-    /// Whether `row` passes the column filters (the title filter is applied by candidates).
+    /// The rows the title filter allows, ascending (None: no title filter).
+    pub fn title_rows(&self, index: &TableIndex) -> Option<Vec<u64>> {
+        let (title, exact) = self.title.as_ref()?;
+        let mut rows: Vec<u64> = index
+            .titles_matching(title, *exact)
+            .into_iter()
+            .flat_map(|id| index.rows_of_title(id))
+            .collect();
+        rows.par_sort_unstable();
+        rows.dedup();
+        Some(rows)
+    }
+
+    /// Whether `row` passes the column filters (the title filter is applied by
+    /// [`Query::title_rows`]).
     pub fn matches(&self, index: &TableIndex, row: u64) -> bool {
         self.ranges.iter().all(|&(c, lo, hi)| {
             let x = index.number(row, c);
@@ -304,14 +318,7 @@ pub fn sample(index: &TableIndex, query: &Query) -> Sample {
             .map(|(_, row)| row)
             .collect()
     };
-    if let Some((title, exact)) = &query.title {
-        let mut rows: Vec<u64> = index
-            .titles_matching(title, *exact)
-            .into_iter()
-            .flat_map(|id| index.rows_of_title(id))
-            .collect();
-        rows.par_sort_unstable();
-        rows.dedup();
+    if let Some(rows) = query.title_rows(index) {
         let (matched, ranked) = earliest(rows.par_iter().copied(), index, query, &order, want);
         return Sample {
             rows: take(ranked),

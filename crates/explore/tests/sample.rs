@@ -36,16 +36,7 @@ fn walking_the_order_and_scanning_every_row_pick_the_same_rows() {
         let query = Query::parse(index, params.iter().copied()).unwrap();
         let got = sample(index, &query);
         let order = Permutation::new(index.len(), query.seed);
-        let title_rows: Option<Vec<u64>> = query.title.as_ref().map(|(t, exact)| {
-            let mut rows: Vec<u64> = index
-                .titles_matching(t, *exact)
-                .into_iter()
-                .flat_map(|id| index.rows_of_title(id))
-                .collect();
-            rows.sort_unstable();
-            rows.dedup();
-            rows
-        });
+        let title_rows = query.title_rows(index);
         let mut all: Vec<u64> = (0..index.len())
             .filter(|&r| query.matches(index, r))
             .filter(|r| {

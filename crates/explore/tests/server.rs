@@ -254,10 +254,10 @@ fn the_views_mark_what_they_show() {
     assert_eq!(status, 200);
 }
 
-#[test]
-fn the_whole_articles_come_from_the_inputs() {
-    // The outputs name their inputs relative to the repository root; given here by absolute
-    // paths, the documents are found by id and revision.
+/// The output `name` of testdata/explore opened with the bundled samples as its inputs (the
+/// outputs name them relative to the repository root; given here by absolute paths, the
+/// documents are found by id and revision), and the index's directory.
+fn open_with_inputs(name: &str) -> (Explorer, tempfile::TempDir) {
     let data = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../data");
     let index = tempfile::tempdir().unwrap();
     let explorer = Explorer::builder()
@@ -266,8 +266,14 @@ fn the_whole_articles_come_from_the_inputs() {
             data.join("enwiki-part-201.xml.bz2"),
             data.join("enwiki-sample-206.xml.bz2"),
         ])
-        .open(&testdata("reuse"))
+        .open(&testdata(name))
         .unwrap();
+    (explorer, index)
+}
+
+#[test]
+fn the_whole_articles_come_from_the_inputs() {
+    let (explorer, _index) = open_with_inputs("reuse");
     let articles = explorer.articles().unwrap();
     assert_eq!(articles.len(), 207);
     let reuse = explorer.table(Table::Reuse).unwrap();
@@ -293,16 +299,7 @@ fn the_whole_articles_come_from_the_inputs() {
 
 #[test]
 fn cluster_members_are_found_in_their_articles() {
-    let data = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../data");
-    let index = tempfile::tempdir().unwrap();
-    let explorer = Explorer::builder()
-        .index_dir(index.path())
-        .inputs([
-            data.join("enwiki-part-201.xml.bz2"),
-            data.join("enwiki-sample-206.xml.bz2"),
-        ])
-        .open(&testdata("dedup"))
-        .unwrap();
+    let (explorer, _index) = open_with_inputs("dedup");
     let articles = explorer.articles().unwrap();
     let clusters = explorer.table(Table::Clusters).unwrap();
     let mut members = 0;
