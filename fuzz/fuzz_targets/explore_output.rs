@@ -115,7 +115,7 @@ fuzz_target!(|input: Input| {
     if let Ok(query) = Query::parse(index, params) {
         let got = sample(index, &query);
         let order = Permutation::new(index.len(), query.seed);
-        let title_rows = query.title_rows(index);
+        let title_rows = query.named_rows(index);
         let mut all: Vec<u64> = (0..index.len())
             .filter(|&r| query.matches(index, r))
             .filter(|r| title_rows.as_ref().is_none_or(|t| t.binary_search(r).is_ok()))

@@ -600,7 +600,7 @@ def test_reuse_file_reader_reads_as_the_cli(tmp_path):
     [batch] = kernels.ReuseFileReader(note, files_before=2)
     assert batch.to_pylist()[0] | {"text": None} == dict(
         k=0, id="3", title="note", text=None, source=str(note), record=None, revision=None,
-        timestamp=None,
+        timestamp=None, url=None,
     )
     missing = kernels.ReuseFileReader(tmp_path / "missing.jsonl")
     assert list(missing) == [] and (missing.documents, missing.problems) == (0, 1)

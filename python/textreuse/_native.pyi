@@ -495,7 +495,7 @@ def cluster_lines(
 REUSE_PAIRS_HEADER: str
 _Str = tuple[_Parts, bool]
 # (n, id, title, text, source, record, revision, timestamp)
-_Side = tuple[_Parts, _Str, _Str, _Str, _Str, _Parts, _Parts, _Str]
+_Side = tuple[_Parts, _Str, _Str, _Str, _Str, _Parts, _Parts, _Str, _Str]
 
 # The Spark dedup job's kernels (src/spark.rs): blobs are packed little-endian u64 records.
 def sentence_tasks(paths: list[str], split: int) -> list[tuple[str, int, int]]: ...
@@ -588,7 +588,7 @@ class ReuseFileReader:
 
     def __init__(self, path: str, files_before: int = 0) -> None: ...
     def __iter__(self) -> ReuseFileReader: ...
-    # k, id, title, text, source, record, revision, timestamp
+    # k, id, title, text, source, record, revision, timestamp, url
     def __next__(self) -> tuple[
         bytes,
         tuple[bytes, bytes],
@@ -597,6 +597,7 @@ class ReuseFileReader:
         tuple[bytes, bytes, bytes | None],
         tuple[bytes, bytes | None],
         tuple[bytes, bytes | None],
+        tuple[bytes, bytes, bytes | None],
         tuple[bytes, bytes, bytes | None],
     ]: ...
     @property

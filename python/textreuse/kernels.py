@@ -305,8 +305,8 @@ class ReuseFileReader:
     Each batch has at most 4,096 documents (fewer when their text reaches 32 MiB) and the
     columns ``k`` (int64: the document's 0-based number in the file), ``id``, ``title``,
     ``text``, ``source`` (the file as given), ``record`` (int64: the 1-based line or record),
-    ``revision`` (int64) and ``timestamp`` (strings), the last four null where the input has
-    no such thing. Input problems (a bad line, a damaged part of a dump, an unreadable file)
+    ``revision`` (int64), ``timestamp`` and ``url`` (strings: a dump revision's permanent link, a
+    WARC record's target URI), the last five null where the input has no such thing. Input problems (a bad line, a damaged part of a dump, an unreadable file)
     are skipped; once the iterator is exhausted, :attr:`documents` and :attr:`problems` count
     what was read and skipped, and :attr:`messages` describes the first ten problems as the
     command line logs them (``skipped: ...``). What stops the reading before the end of the
@@ -326,7 +326,7 @@ class ReuseFileReader:
     SCHEMA = pa.schema([
         ("k", pa.int64()), ("id", pa.string()), ("title", pa.string()), ("text", pa.string()),
         ("source", pa.string()), ("record", pa.int64()), ("revision", pa.int64()),
-        ("timestamp", pa.string()),
+        ("timestamp", pa.string()), ("url", pa.string()),
     ])
 
     def __init__(self, path: str | os.PathLike, files_before: int = 0):
@@ -336,13 +336,13 @@ class ReuseFileReader:
         return self
 
     def __next__(self) -> pa.RecordBatch:
-        k, ids, titles, texts, sources, records, revisions, timestamps = next(self._reader)
+        k, ids, titles, texts, sources, records, revisions, timestamps, urls = next(self._reader)
         return pa.RecordBatch.from_arrays(
             [
                 _fixed(pa.int64(), 8, k),
                 _strings(*ids), _strings(*titles), _strings(*texts), _strings(*sources),
                 _fixed(pa.int64(), 8, *records), _fixed(pa.int64(), 8, *revisions),
-                _strings(*timestamps),
+                _strings(*timestamps), _strings(*urls),
             ],
             schema=self.SCHEMA,
         )
@@ -436,7 +436,7 @@ def _side(batch: pa.RecordBatch, prefix: str):
 
     return (
         i("n"), s("id"), s("title"), s("text"), s("source"), i("record"), i("revision"),
-        s("timestamp"),
+        s("timestamp"), s("url"),
     )
 
 
@@ -446,7 +446,7 @@ def reuse_align(job: ReuseJob, pairs: pa.RecordBatch, align: bool = True) -> dic
     ``pairs`` has the columns ``support`` (int64) and, for the suspicious side ``susp_`` and
     the source side ``src_``: ``n`` (document number), ``id``, ``title``, ``text``, and the
     provenance as :class:`ReuseFileReader` gives it: ``source`` (the input it was read from),
-    ``record`` (its line or record), ``revision`` and ``timestamp``. Returns a dict of arrays, one row
+    ``record`` (its line or record), ``revision``, ``timestamp`` and ``url``. Returns a dict of arrays, one row
     per pair: ``lines`` (its ``reuse.jsonl`` lines), ``pair_row`` (its ``pairs.tsv`` row),
     ``cases``, ``content``, ``structure``, ``spurious`` (passages by kind), ``susp_chars``, ``src_chars`` (the texts' lengths
     in characters, for ``documents.tsv``; 0 for pairs without passages), and the passages'

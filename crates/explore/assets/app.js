@@ -148,6 +148,11 @@ function filterForm(t, params) {
   fields.push(el("fieldset", {}, el("legend", {}, "article title"),
     el("input", { type: "text", name: "title", id: "title-filter", value: params.get("title") || "", placeholder: "contains…", "aria-label": "article title contains" }),
     el("label", {}, " ", el("input", { type: "checkbox", name: "title_exact", value: "1", checked: params.get("title_exact") === "1" }), " exact")));
+  if (t.websites > 0) {
+    fields.push(el("fieldset", {}, el("legend", {}, "website"),
+      el("input", { type: "text", name: "website", value: params.get("website") || "", placeholder: "contains…", "aria-label": "website contains" }),
+      el("label", {}, " ", el("input", { type: "checkbox", name: "website_exact", value: "1", checked: params.get("website_exact") === "1" }), " exact")));
+  }
   fields.push(el("fieldset", {}, el("legend", {}, "sample"),
     el("label", {}, "rows ", el("input", { type: "number", name: "n", min: 1, max: 500, value: params.get("n") || "20", style: "width:5em" })),
     el("label", {}, " seed ", el("input", { type: "number", name: "seed", min: 0, value: params.get("seed") || "1", style: "width:8em" }))));

@@ -6,11 +6,12 @@
 //!   file;
 //! - `T.rows`: per row, its columns' values in [`Table::columns`] order (`f64` for reals,
 //!   `u32` for counts, a `u32` bit set for categories);
-//! - `T.titles`, `T.title_ends`: the distinct article titles, in the order first seen, and
-//!   where each ends (`u64`);
-//! - `T.postings`, `T.posting_ends`: for each title, the rows it appears in (`u32`, ascending),
-//!   and where each title's list ends (`u64`);
-//! - `T.meta.json`, written last: the row and title counts, category names, the lines that
+//! - for the article titles and the websites (registered domains of the documents' URLs) the
+//!   rows involve, each a [`Names`] set: `T.titles`, `T.title_ends` (the distinct names, in the
+//!   order first seen, and where each ends, `u64`), `T.title_postings`, `T.title_posting_ends`
+//!   (each name's rows, `u32` ascending, and where each name's list ends); the same with
+//!   `website` for websites;
+//! - `T.meta.json`, written last: the row and name counts, category names, the lines that
 //!   could not be read, and the output file's length and modification time. An index whose
 //!   meta does not match its output file (or this version) is built again.
 use std::collections::HashMap;
@@ -27,7 +28,7 @@ use crate::ExploreError;
 use crate::schema::{Kind, MAX_CATEGORIES, OTHER_CATEGORY, Parsed, Table, Value};
 
 /// The format of the index files; a different one is built again.
-const VERSION: u32 = 1;
+const VERSION: u32 = 2;
 
 /// Bytes of the output file parsed as one batch (in parallel, then merged in order).
 const CHUNK_BYTES: usize = 16 << 20;
@@ -47,6 +48,8 @@ pub struct Meta {
     pub rows: u64,
     /// Distinct article titles.
     pub titles: u64,
+    /// Distinct websites.
+    pub websites: u64,
     /// Per column, the names of its categories in bit order (empty for other kinds).
     pub categories: Vec<Vec<String>>,
     /// Per column, how many rows have each category.
@@ -69,10 +72,8 @@ pub struct TableIndex {
     data: Bytes,
     offsets: Bytes,
     rows: Bytes,
-    titles: Bytes,
-    title_ends: Bytes,
-    postings: Bytes,
-    posting_ends: Bytes,
+    titles: NameIndex,
+    websites: NameIndex,
     layout: Vec<usize>,
     width: usize,
 }
@@ -103,6 +104,257 @@ impl Bytes {
             Bytes::Map(m) => m,
             Bytes::Empty => &[],
         }
+    }
+}
+
+/// A set of names the rows involve, each with its rows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Names {
+    /// Article titles (both sides of a reuse case; every member of a cluster, every statement
+    /// of a contradiction).
+    Title,
+    /// Websites: the registered domains (`psl`) of the documents' URLs (a dump revision's
+    /// permanent link, a web page's address), where the output records them.
+    Website,
+}
+
+impl Names {
+    fn stem(self) -> &'static str {
+        match self {
+            Names::Title => "title",
+            Names::Website => "website",
+        }
+    }
+}
+
+/// One [`Names`] set of a table's index: the distinct names and each one's rows.
+#[derive(Debug)]
+pub struct NameIndex {
+    count: u64,
+    names: Bytes,
+    ends: Bytes,
+    postings: Bytes,
+    posting_ends: Bytes,
+}
+
+impl NameIndex {
+    fn open(dir: &Path, table: Table, set: Names, count: u64) -> Result<NameIndex, ExploreError> {
+        let file = |ext: &str| -> Result<Bytes, ExploreError> {
+            let path = dir.join(format!("{}.{}{ext}", table.name(), set.stem()));
+            Bytes::open(&path).map_err(|e| ExploreError::io("open the index file", &path, e))
+        };
+        Ok(NameIndex {
+            count,
+            names: file("s")?,
+            ends: file("_ends")?,
+            postings: file("_postings")?,
+            posting_ends: file("_posting_ends")?,
+        })
+    }
+
+    /// The files' sizes agree with the count.
+    fn is_whole(&self) -> bool {
+        let n = self.count as usize;
+        self.ends.as_slice().len() == n * 8
+            && self.posting_ends.as_slice().len() == n * 8
+            && u64_at(self.ends.as_slice(), n.saturating_sub(1))
+                <= self.names.as_slice().len() as u64
+            && u64_at(self.posting_ends.as_slice(), n.saturating_sub(1)) * 4
+                <= self.postings.as_slice().len() as u64
+    }
+
+    /// Distinct names.
+    pub fn len(&self) -> u64 {
+        self.count
+    }
+
+    /// Whether no row has a name of this set.
+    pub fn is_empty(&self) -> bool {
+        self.count == 0
+    }
+
+    /// The name numbered `id`.
+    pub fn name(&self, id: u32) -> &str {
+        let ends = self.ends.as_slice();
+        let id = id as usize;
+        let start = if id == 0 { 0 } else { u64_at(ends, id - 1) } as usize;
+        let end = u64_at(ends, id) as usize;
+        std::str::from_utf8(self.names.as_slice().get(start..end).unwrap_or(&[])).unwrap_or("")
+    }
+
+    /// The numbers of the names that contain `query` (ignoring case), or equal it if `exact`.
+    pub fn matching(&self, query: &str, exact: bool) -> Vec<u32> {
+        let needle = query.to_lowercase();
+        let mut lowered = String::new();
+        (0..self.count as u32)
+            .filter(|&id| {
+                let name = self.name(id);
+                if exact {
+                    return name == query;
+                }
+                if name.is_ascii() && needle.is_ascii() {
+                    let (h, n) = (name.as_bytes(), needle.as_bytes());
+                    return n.is_empty() || h.windows(n.len()).any(|w| w.eq_ignore_ascii_case(n));
+                }
+                lowered.clear();
+                lowered.extend(name.chars().flat_map(char::to_lowercase));
+                lowered.contains(&needle)
+            })
+            .collect()
+    }
+
+    /// The rows a name appears in, ascending.
+    pub fn rows_of(&self, id: u32) -> impl ExactSizeIterator<Item = u64> + '_ {
+        let ends = self.posting_ends.as_slice();
+        let id = id as usize;
+        let start = if id == 0 { 0 } else { u64_at(ends, id - 1) } as usize;
+        let end = u64_at(ends, id) as usize;
+        let bytes = self
+            .postings
+            .as_slice()
+            .get(start * 4..end * 4)
+            .unwrap_or(&[]);
+        bytes
+            .chunks_exact(4)
+            .map(|b| u32::from_le_bytes(b.try_into().expect("4 bytes")) as u64)
+    }
+}
+
+/// Builds a [`NameIndex`]: the names as they come, each row's name numbers in a temporary
+/// file, then the postings by a counting sort.
+struct NameBuilder {
+    set: Names,
+    table: Table,
+    dir: PathBuf,
+    ids: HashMap<String, u32>,
+    rows: Vec<u64>,
+    bytes: u64,
+    names: Part,
+    ends: Part,
+    row_ids_path: PathBuf,
+    row_ids: BufWriter<File>,
+}
+
+impl NameBuilder {
+    fn create(dir: &Path, table: Table, set: Names) -> Result<NameBuilder, ExploreError> {
+        let row_ids_path = dir.join(format!("{}.{}_rows.tmp", table.name(), set.stem()));
+        let row_ids = BufWriter::new(
+            File::create(&row_ids_path)
+                .map_err(|e| ExploreError::io("create", &row_ids_path, e))?,
+        );
+        Ok(NameBuilder {
+            set,
+            table,
+            dir: dir.to_path_buf(),
+            ids: HashMap::new(),
+            rows: Vec::new(),
+            bytes: 0,
+            names: Part::create(dir, table, &format!("{}s", set.stem()))?,
+            ends: Part::create(dir, table, &format!("{}_ends", set.stem()))?,
+            row_ids_path,
+            row_ids,
+        })
+    }
+
+    /// The next row's names (distinct).
+    fn add_row(&mut self, names: Vec<String>) -> Result<(), ExploreError> {
+        let path = &self.row_ids_path;
+        let write_err = |e| ExploreError::io("write", path, e);
+        self.row_ids
+            .write_all(&(names.len() as u32).to_le_bytes())
+            .map_err(write_err)?;
+        for name in names {
+            let id = match self.ids.get(&name) {
+                Some(&id) => id,
+                None => {
+                    let id = self.ids.len() as u32;
+                    self.bytes += name.len() as u64;
+                    self.names.write(name.as_bytes())?;
+                    self.ends.write(&self.bytes.to_le_bytes())?;
+                    self.rows.push(0);
+                    self.ids.insert(name, id);
+                    id
+                }
+            };
+            self.rows[id as usize] += 1;
+            self.row_ids
+                .write_all(&id.to_le_bytes())
+                .map_err(write_err)?;
+        }
+        Ok(())
+    }
+
+    /// Writes the postings of `n_rows` rows; the count of distinct names.
+    fn finish(self, n_rows: u64) -> Result<u64, ExploreError> {
+        let NameBuilder {
+            set,
+            table,
+            dir,
+            ids,
+            rows,
+            names,
+            ends,
+            row_ids_path,
+            row_ids,
+            ..
+        } = self;
+        drop(ids);
+        row_ids
+            .into_inner()
+            .map_err(|e| ExploreError::io("write", &row_ids_path, e.into_error()))?;
+        let stem = set.stem();
+        let mut posting_ends = Part::create(&dir, table, &format!("{stem}_posting_ends"))?;
+        let mut cursor = Vec::with_capacity(rows.len());
+        let mut total = 0u64;
+        for &n in &rows {
+            cursor.push(total);
+            total += n;
+            posting_ends.write(&total.to_le_bytes())?;
+        }
+        let postings_tmp = dir.join(format!("{}.{stem}_postings.tmp", table.name()));
+        let file = fs::OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create(true)
+            .truncate(true)
+            .open(&postings_tmp)
+            .map_err(|e| ExploreError::io("create", &postings_tmp, e))?;
+        file.set_len(total * 4)
+            .map_err(|e| ExploreError::io("write", &postings_tmp, e))?;
+        if total > 0 {
+            // SAFETY: a file this process just created under a temporary name, mapped once.
+            let mut map = unsafe { MmapMut::map_mut(&file) }
+                .map_err(|e| ExploreError::io("map", &postings_tmp, e))?;
+            let mut input = io::BufReader::new(
+                File::open(&row_ids_path)
+                    .map_err(|e| ExploreError::io("open", &row_ids_path, e))?,
+            );
+            let read_err = |e| ExploreError::io("read", &row_ids_path, e);
+            let mut word = [0u8; 4];
+            for row in 0..n_rows {
+                input.read_exact(&mut word).map_err(read_err)?;
+                for _ in 0..u32::from_le_bytes(word) {
+                    input.read_exact(&mut word).map_err(read_err)?;
+                    let id = u32::from_le_bytes(word) as usize;
+                    let at = cursor[id] as usize * 4;
+                    map[at..at + 4].copy_from_slice(&(row as u32).to_le_bytes());
+                    cursor[id] += 1;
+                }
+            }
+            map.flush()
+                .map_err(|e| ExploreError::io("write", &postings_tmp, e))?;
+        }
+        drop(file);
+        let _ = fs::remove_file(&row_ids_path);
+        fs::rename(
+            &postings_tmp,
+            dir.join(format!("{}.{stem}_postings", table.name())),
+        )
+        .map_err(|e| ExploreError::io("rename", &postings_tmp, e))?;
+        for part in [names, ends, posting_ends] {
+            part.finish()?;
+        }
+        Ok(rows.len() as u64)
     }
 }
 
@@ -147,10 +399,8 @@ impl TableIndex {
             data,
             offsets: file("offsets")?,
             rows: file("rows")?,
-            titles: file("titles")?,
-            title_ends: file("title_ends")?,
-            postings: file("postings")?,
-            posting_ends: file("posting_ends")?,
+            titles: NameIndex::open(index_dir, table, Names::Title, meta.titles)?,
+            websites: NameIndex::open(index_dir, table, Names::Website, meta.websites)?,
             layout,
             width,
             meta,
@@ -163,17 +413,12 @@ impl TableIndex {
     /// error, not wrong answers).
     fn check(&self) -> Result<(), ExploreError> {
         let rows = self.meta.rows as usize;
-        let titles = self.meta.titles as usize;
         let ok = self.offsets.as_slice().len() == rows * 16
             && self.rows.as_slice().len() == rows * self.width
-            && self.title_ends.as_slice().len() == titles * 8
-            && self.posting_ends.as_slice().len() == titles * 8
             && u64_at(self.offsets.as_slice(), (2 * rows).saturating_sub(1))
                 <= self.data.as_slice().len() as u64
-            && u64_at(self.title_ends.as_slice(), titles.saturating_sub(1))
-                <= self.titles.as_slice().len() as u64
-            && u64_at(self.posting_ends.as_slice(), titles.saturating_sub(1)) * 4
-                <= self.postings.as_slice().len() as u64;
+            && self.titles.is_whole()
+            && self.websites.is_whole();
         if ok {
             Ok(())
         } else {
@@ -247,50 +492,27 @@ impl TableIndex {
         u32::from_le_bytes(self.cell(row, column).try_into().expect("4 bytes"))
     }
 
+    /// The names of a set.
+    pub fn names(&self, set: Names) -> &NameIndex {
+        match set {
+            Names::Title => &self.titles,
+            Names::Website => &self.websites,
+        }
+    }
+
     /// The title numbered `id`.
     pub fn title(&self, id: u32) -> &str {
-        let ends = self.title_ends.as_slice();
-        let id = id as usize;
-        let start = if id == 0 { 0 } else { u64_at(ends, id - 1) } as usize;
-        let end = u64_at(ends, id) as usize;
-        std::str::from_utf8(self.titles.as_slice().get(start..end).unwrap_or(&[])).unwrap_or("")
+        self.titles.name(id)
     }
 
     /// The numbers of the titles that contain `query` (ignoring case), or equal it if `exact`.
     pub fn titles_matching(&self, query: &str, exact: bool) -> Vec<u32> {
-        let needle = query.to_lowercase();
-        let mut lowered = String::new();
-        (0..self.meta.titles as u32)
-            .filter(|&id| {
-                let title = self.title(id);
-                if exact {
-                    return title == query;
-                }
-                if title.is_ascii() && needle.is_ascii() {
-                    let (h, n) = (title.as_bytes(), needle.as_bytes());
-                    return n.is_empty() || h.windows(n.len()).any(|w| w.eq_ignore_ascii_case(n));
-                }
-                lowered.clear();
-                lowered.extend(title.chars().flat_map(char::to_lowercase));
-                lowered.contains(&needle)
-            })
-            .collect()
+        self.titles.matching(query, exact)
     }
 
     /// The rows a title appears in, ascending.
     pub fn rows_of_title(&self, id: u32) -> impl ExactSizeIterator<Item = u64> + '_ {
-        let ends = self.posting_ends.as_slice();
-        let id = id as usize;
-        let start = if id == 0 { 0 } else { u64_at(ends, id - 1) } as usize;
-        let end = u64_at(ends, id) as usize;
-        let bytes = self
-            .postings
-            .as_slice()
-            .get(start * 4..end * 4)
-            .unwrap_or(&[]);
-        bytes
-            .chunks_exact(4)
-            .map(|b| u32::from_le_bytes(b.try_into().expect("4 bytes")) as u64)
+        self.titles.rows_of(id)
     }
 
     /// Where `column` is among the table's columns.
@@ -363,6 +585,7 @@ struct Row {
     end: u64,
     values: Vec<OwnedValue>,
     titles: Vec<String>,
+    websites: Vec<String>,
 }
 
 enum OwnedValue {
@@ -403,6 +626,7 @@ fn parse_batch(table: Table, data: &[u8], start: usize, end: usize) -> Batch {
                         })
                         .collect(),
                     titles: parsed.titles.drain(..).map(|t| t.into_owned()).collect(),
+                    websites: parsed.websites.drain(..).collect(),
                 }),
                 Err(e) if line.last() != Some(&b'\n') => {
                     bad.push((line_no, format!("the last line is cut short ({e})")))
@@ -430,14 +654,8 @@ fn build(
     let columns = table.columns();
     let mut offsets = Part::create(dir, table, "offsets")?;
     let mut rows_out = Part::create(dir, table, "rows")?;
-    let mut titles_out = Part::create(dir, table, "titles")?;
-    let mut title_ends = Part::create(dir, table, "title_ends")?;
-    // Each row's title numbers, read back to fill the postings.
-    let row_titles_path = dir.join(format!("{}.row_titles.tmp", table.name()));
-    let mut row_titles = BufWriter::new(
-        File::create(&row_titles_path)
-            .map_err(|e| ExploreError::io("create", &row_titles_path, e))?,
-    );
+    let mut titles = NameBuilder::create(dir, table, Names::Title)?;
+    let mut websites = NameBuilder::create(dir, table, Names::Website)?;
 
     // Batches end at line breaks.
     let mut bounds = vec![0usize];
@@ -450,9 +668,6 @@ fn build(
         };
         bounds.push(end);
     }
-    let mut title_ids: HashMap<String, u32> = HashMap::new();
-    let mut title_rows: Vec<u64> = Vec::new();
-    let mut title_bytes = 0u64;
     let mut dictionaries: Vec<HashMap<String, u32>> = vec![HashMap::new(); columns.len()];
     let mut categories: Vec<Vec<String>> = vec![Vec::new(); columns.len()];
     let mut category_rows: Vec<Vec<u64>> = vec![Vec::new(); columns.len()];
@@ -533,93 +748,24 @@ fn build(
                 rows_out.write(&row_bytes)?;
                 offsets.write(&row.start.to_le_bytes())?;
                 offsets.write(&row.end.to_le_bytes())?;
-                let write_err = |e| ExploreError::io("write", &row_titles_path, e);
-                row_titles
-                    .write_all(&(row.titles.len() as u32).to_le_bytes())
-                    .map_err(write_err)?;
-                for title in row.titles {
-                    let id = match title_ids.get(&title) {
-                        Some(&id) => id,
-                        None => {
-                            let id = title_ids.len() as u32;
-                            title_bytes += title.len() as u64;
-                            titles_out.write(title.as_bytes())?;
-                            title_ends.write(&title_bytes.to_le_bytes())?;
-                            title_rows.push(0);
-                            title_ids.insert(title, id);
-                            id
-                        }
-                    };
-                    title_rows[id as usize] += 1;
-                    row_titles.write_all(&id.to_le_bytes()).map_err(write_err)?;
-                }
+                titles.add_row(row.titles)?;
+                websites.add_row(row.websites)?;
                 n_rows += 1;
             }
             progress(lines_before);
         }
     }
-    drop(title_ids);
-    row_titles
-        .into_inner()
-        .map_err(|e| ExploreError::io("write", &row_titles_path, e.into_error()))?;
-
-    // The postings: each title's rows, by a counting sort of the rows' title numbers.
-    let mut posting_ends = Part::create(dir, table, "posting_ends")?;
-    let mut cursor = Vec::with_capacity(title_rows.len());
-    let mut total = 0u64;
-    for &n in &title_rows {
-        cursor.push(total);
-        total += n;
-        posting_ends.write(&total.to_le_bytes())?;
-    }
-    let postings_tmp = dir.join(format!("{}.postings.tmp", table.name()));
-    let file = fs::OpenOptions::new()
-        .read(true)
-        .write(true)
-        .create(true)
-        .truncate(true)
-        .open(&postings_tmp)
-        .map_err(|e| ExploreError::io("create", &postings_tmp, e))?;
-    file.set_len(total * 4)
-        .map_err(|e| ExploreError::io("write", &postings_tmp, e))?;
-    if total > 0 {
-        // SAFETY: a file this process just created under a temporary name, mapped once.
-        let mut map = unsafe { MmapMut::map_mut(&file) }
-            .map_err(|e| ExploreError::io("map", &postings_tmp, e))?;
-        let mut input = io::BufReader::new(
-            File::open(&row_titles_path)
-                .map_err(|e| ExploreError::io("open", &row_titles_path, e))?,
-        );
-        let read_err = |e| ExploreError::io("read", &row_titles_path, e);
-        let mut word = [0u8; 4];
-        for row in 0..n_rows {
-            input.read_exact(&mut word).map_err(read_err)?;
-            for _ in 0..u32::from_le_bytes(word) {
-                input.read_exact(&mut word).map_err(read_err)?;
-                let id = u32::from_le_bytes(word) as usize;
-                let at = cursor[id] as usize * 4;
-                map[at..at + 4].copy_from_slice(&(row as u32).to_le_bytes());
-                cursor[id] += 1;
-            }
-        }
-        map.flush()
-            .map_err(|e| ExploreError::io("write", &postings_tmp, e))?;
-    }
-    drop(file);
-    let _ = fs::remove_file(&row_titles_path);
-    fs::rename(
-        &postings_tmp,
-        dir.join(format!("{}.postings", table.name())),
-    )
-    .map_err(|e| ExploreError::io("rename", &postings_tmp, e))?;
-    for part in [offsets, rows_out, titles_out, title_ends, posting_ends] {
+    let n_titles = titles.finish(n_rows)?;
+    let n_websites = websites.finish(n_rows)?;
+    for part in [offsets, rows_out] {
         part.finish()?;
     }
     let meta = Meta {
         version: VERSION,
         table: table.name().to_string(),
         rows: n_rows,
-        titles: title_rows.len() as u64,
+        titles: n_titles,
+        websites: n_websites,
         categories,
         category_rows,
         ranges: ranges

@@ -46,7 +46,7 @@ use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
 pub use articles::{Articles, MAX_CONTEXT, Passage};
-pub use index::{MAX_ROWS, Meta, TableIndex};
+pub use index::{MAX_ROWS, Meta, NameIndex, Names, TableIndex};
 pub use sample::{
     DEFAULT_SAMPLE, MAX_SAMPLE, MAX_SKIP, MAX_TITLE_QUERY, Permutation, Query, QueryError, Sample,
     sample,

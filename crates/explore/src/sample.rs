@@ -11,7 +11,7 @@ use std::fmt;
 
 use rayon::prelude::*;
 
-use crate::index::TableIndex;
+use crate::index::{Names, TableIndex};
 use crate::schema::Kind;
 
 /// Most rows one sample returns.
@@ -44,6 +44,8 @@ pub struct Query {
     pub ids: Vec<(usize, u64)>,
     /// Rows that involve a title containing this text (ignoring case), or equal to it.
     pub title: Option<(String, bool)>,
+    /// Rows that involve a website containing this text (ignoring case), or equal to it.
+    pub website: Option<(String, bool)>,
     /// Rows to return.
     pub n: usize,
     /// Matching rows to skip first (the earlier pages).
@@ -91,7 +93,8 @@ fn bad(name: &str, value: &str, expected: impl Into<String>) -> QueryError {
 
 impl Query {
     /// A query from URL parameters: `COLUMN.min`, `COLUMN.max` for numbers, `COLUMN=a,b` for
-    /// categories, `title`, `title_exact=1`, `n`, `skip`, `seed`. An empty value is no filter.
+    /// categories, `COLUMN=ID` for ids, `title`, `title_exact=1`, `website`, `website_exact=1`,
+    /// `n`, `skip`, `seed`. An empty value is no filter.
     pub fn parse<'a>(
         index: &TableIndex,
         params: impl IntoIterator<Item = (&'a str, &'a str)>,
@@ -102,6 +105,7 @@ impl Query {
             categories: Vec::new(),
             ids: Vec::new(),
             title: None,
+            website: None,
             n: DEFAULT_SAMPLE,
             skip: 0,
             seed: 1,
@@ -109,6 +113,8 @@ impl Query {
         let mut seen: Vec<&str> = Vec::new();
         let mut exact = false;
         let mut title = None;
+        let mut website_exact = false;
+        let mut website = None;
         let mut bounds: Vec<(usize, f64, f64)> = Vec::new();
         for (name, value) in params {
             if seen.contains(&name) {
@@ -143,7 +149,7 @@ impl Query {
                         .parse()
                         .map_err(|_| bad(name, value, "a whole number from 0 to 2^64 - 1"))?
                 }
-                "title" => {
+                "title" | "website" => {
                     if value.chars().count() > MAX_TITLE_QUERY {
                         return Err(bad(
                             name,
@@ -151,13 +157,22 @@ impl Query {
                             format!("at most {MAX_TITLE_QUERY} characters"),
                         ));
                     }
-                    title = Some(value.to_string());
+                    if name == "title" {
+                        title = Some(value.to_string());
+                    } else {
+                        website = Some(value.to_string());
+                    }
                 }
-                "title_exact" => {
-                    exact = match value {
+                "title_exact" | "website_exact" => {
+                    let flag = match value {
                         "1" | "true" => true,
                         "0" | "false" => false,
                         _ => return Err(bad(name, value, "1 or 0")),
+                    };
+                    if name == "title_exact" {
+                        exact = flag;
+                    } else {
+                        website_exact = flag;
                     }
                 }
                 _ => {
@@ -222,24 +237,37 @@ impl Query {
         }
         query.ranges = bounds;
         query.title = title.map(|t| (t, exact));
+        query.website = website.map(|w| (w, website_exact));
         Ok(query)
     }
 
-    /// The rows the title filter allows, ascending (None: no title filter).
-    pub fn title_rows(&self, index: &TableIndex) -> Option<Vec<u64>> {
-        let (title, exact) = self.title.as_ref()?;
-        let mut rows: Vec<u64> = index
-            .titles_matching(title, *exact)
-            .into_iter()
-            .flat_map(|id| index.rows_of_title(id))
-            .collect();
-        rows.par_sort_unstable();
-        rows.dedup();
-        Some(rows)
+    /// The rows the title and website filters allow, ascending (None: neither is given).
+    pub fn named_rows(&self, index: &TableIndex) -> Option<Vec<u64>> {
+        let rows_of = |set: Names, (query, exact): &(String, bool)| {
+            let names = index.names(set);
+            let mut rows: Vec<u64> = names
+                .matching(query, *exact)
+                .into_iter()
+                .flat_map(|id| names.rows_of(id))
+                .collect();
+            rows.par_sort_unstable();
+            rows.dedup();
+            rows
+        };
+        let titles = self.title.as_ref().map(|q| rows_of(Names::Title, q));
+        let websites = self.website.as_ref().map(|q| rows_of(Names::Website, q));
+        match (titles, websites) {
+            (Some(t), Some(w)) => Some(
+                t.into_iter()
+                    .filter(|r| w.binary_search(r).is_ok())
+                    .collect(),
+            ),
+            (t, w) => t.or(w),
+        }
     }
 
-    /// Whether `row` passes the column filters (the title filter is applied by
-    /// [`Query::title_rows`]).
+    /// Whether `row` passes the column filters (the title and website filters are applied
+    /// by [`Query::named_rows`]).
     pub fn matches(&self, index: &TableIndex, row: u64) -> bool {
         self.ranges.iter().all(|&(c, lo, hi)| {
             let x = index.number(row, c);
@@ -266,6 +294,8 @@ fn unknown(index: &TableIndex, name: &str) -> QueryError {
         "seed".into(),
         "title".into(),
         "title_exact".into(),
+        "website".into(),
+        "website_exact".into(),
     ];
     for c in index.table().columns() {
         match c.kind {
@@ -318,7 +348,7 @@ pub fn sample(index: &TableIndex, query: &Query) -> Sample {
             .map(|(_, row)| row)
             .collect()
     };
-    if let Some(rows) = query.title_rows(index) {
+    if let Some(rows) = query.named_rows(index) {
         let (matched, ranked) = earliest(rows.par_iter().copied(), index, query, &order, want);
         return Sample {
             rows: take(ranked),

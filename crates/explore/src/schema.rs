@@ -81,8 +81,12 @@ impl Table {
                 ] {
                     row.values.push(Value::Count(count(n)));
                 }
+                for doc in [&case.suspicious, &case.source] {
+                    row.website(doc.url.as_deref());
+                }
                 row.titles.push(case.suspicious.title);
                 row.titles.push(case.source.title);
+                row.dedup_websites();
             }
             Table::Clusters => {
                 let cluster: ClusterLine<'a> =
@@ -92,8 +96,10 @@ impl Table {
                 row.category(2, cluster.rule.unwrap_or(Cow::Borrowed("")));
                 for m in &cluster.members {
                     row.titles.push(m.title.clone());
+                    row.website(m.url.as_deref());
                 }
                 row.dedup_titles();
+                row.dedup_websites();
                 row.values.push(Value::Count(count(Some(cluster.size))));
                 row.values.push(Value::Count(row.titles.len() as u32));
                 row.values
@@ -116,8 +122,10 @@ impl Table {
                 }
                 for s in &c.statements {
                     row.titles.push(s.title.clone());
+                    row.website(s.url.as_deref());
                 }
                 row.dedup_titles();
+                row.dedup_websites();
                 row.values
                     .push(Value::Real(c.confidence.unwrap_or(f64::NAN)));
                 row.values
@@ -251,12 +259,26 @@ pub(crate) enum Value<'a> {
 pub(crate) struct Parsed<'a> {
     pub(crate) values: Vec<Value<'a>>,
     pub(crate) titles: Vec<Cow<'a, str>>,
+    pub(crate) websites: Vec<String>,
 }
 
 impl<'a> Parsed<'a> {
     fn clear(&mut self) {
         self.values.clear();
         self.titles.clear();
+        self.websites.clear();
+    }
+
+    /// Adds the website of `url` (the web study's: its registered domain), if it has one.
+    fn website(&mut self, url: Option<&str>) {
+        if let Some(site) = url.and_then(textreuse_reuse::web::website) {
+            self.websites.push(site);
+        }
+    }
+
+    fn dedup_websites(&mut self) {
+        self.websites.sort_unstable();
+        self.websites.dedup();
     }
 
     /// Adds `value` to the category column at `index` (the columns before it are filled).
@@ -281,6 +303,8 @@ impl<'a> Parsed<'a> {
 struct DocRef<'a> {
     #[serde(borrow, default)]
     title: Cow<'a, str>,
+    #[serde(borrow, default)]
+    url: Option<Cow<'a, str>>,
 }
 
 #[derive(Deserialize)]
@@ -309,6 +333,8 @@ struct ReuseLine<'a> {
 struct Member<'a> {
     #[serde(borrow, default)]
     title: Cow<'a, str>,
+    #[serde(borrow, default)]
+    url: Option<Cow<'a, str>>,
     similarity: Option<f64>,
 }
 
@@ -336,6 +362,8 @@ struct Fact<'a> {
 struct Statement<'a> {
     #[serde(borrow, default)]
     title: Cow<'a, str>,
+    #[serde(borrow, default)]
+    url: Option<Cow<'a, str>>,
 }
 
 #[derive(Deserialize)]
@@ -390,6 +418,14 @@ mod tests {
         );
         assert_eq!(row.values[4], Value::Count(3));
         assert_eq!(row.values[6], Value::Count(2));
+    }
+
+    #[test]
+    fn a_case_involves_the_websites_of_both_documents() {
+        let line = br#"{"suspicious":{"title":"A","url":"https://www.example.com/x"},"source":{"title":"B","url":"https://en.wikipedia.org/wiki/B"},"suspicious_length":1,"source_length":1}"#;
+        let mut row = Parsed::default();
+        Table::Reuse.parse(line, &mut row).unwrap();
+        assert_eq!(row.websites, ["example.com", "wikipedia.org"]);
     }
 
     #[test]

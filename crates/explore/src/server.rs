@@ -335,6 +335,7 @@ async fn info(State(explorer): State<Arc<Explorer>>) -> Response {
                 "file": index.table().file_name(),
                 "rows": meta.rows,
                 "titles": meta.titles,
+                "websites": meta.websites,
                 "bad_lines": meta.bad_lines,
                 "bad_line_examples": meta.bad_line_examples,
                 "columns": columns,

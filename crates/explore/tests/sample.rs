@@ -36,7 +36,7 @@ fn walking_the_order_and_scanning_every_row_pick_the_same_rows() {
         let query = Query::parse(index, params.iter().copied()).unwrap();
         let got = sample(index, &query);
         let order = Permutation::new(index.len(), query.seed);
-        let title_rows = query.title_rows(index);
+        let title_rows = query.named_rows(index);
         let mut all: Vec<u64> = (0..index.len())
             .filter(|&r| query.matches(index, r))
             .filter(|r| {
@@ -111,4 +111,53 @@ fn a_directory_without_outputs_says_what_to_give() {
     let dir = tempfile::tempdir().unwrap();
     let err = Explorer::builder().open(dir.path()).unwrap_err();
     assert!(err.to_string().contains("--out directory"), "{err}");
+}
+
+#[test]
+fn rows_by_website_are_those_whose_documents_are_on_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let line = |a: &str, b: &str| {
+        format!(
+            r#"{{"suspicious":{{"doc":"1","title":"P","url":"{a}"}},"source":{{"doc":"2","title":"Q","url":"{b}"}},"suspicious_length":200,"source_length":200,"kind":"content"}}"#
+        )
+    };
+    let lines = [
+        line(
+            "https://www.example.com/a",
+            "https://en.wikipedia.org/wiki/Q",
+        ),
+        line(
+            "http://blog.example.com/b",
+            "https://en.wikipedia.org/wiki/Q",
+        ),
+        line(
+            "https://news.bbc.co.uk/c",
+            "https://de.wikipedia.org/wiki/Q",
+        ),
+        line("not a url", "https://en.wikipedia.org/wiki/Q"),
+    ];
+    std::fs::write(dir.path().join("reuse.jsonl"), lines.join("\n")).unwrap();
+    let explorer = Explorer::builder().open(dir.path()).unwrap();
+    let index = explorer.table(Table::Reuse).unwrap();
+    assert_eq!(index.meta().websites, 3);
+    let rows = |params: &[(&str, &str)]| {
+        let query = Query::parse(index, params.iter().copied()).unwrap();
+        let mut rows = sample(index, &query).rows;
+        rows.sort_unstable();
+        rows
+    };
+    assert_eq!(rows(&[("website", "example.com")]), [0, 1]);
+    assert_eq!(rows(&[("website", "EXAMPLE")]), [0, 1]);
+    assert_eq!(
+        rows(&[("website", "bbc.co.uk"), ("website_exact", "1")]),
+        [2]
+    );
+    assert_eq!(
+        rows(&[("website", "wikipedia.org"), ("title", "p")]),
+        [0, 1, 2, 3]
+    );
+    assert_eq!(
+        rows(&[("website", "bbc"), ("title", "nothing")]),
+        Vec::<u64>::new()
+    );
 }

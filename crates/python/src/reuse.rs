@@ -130,6 +130,7 @@ struct DocumentBatch {
     records: NullableInt64,
     revisions: NullableInt64,
     timestamps: NullableStrings,
+    urls: NullableStrings,
 }
 
 impl DocumentBatch {
@@ -145,6 +146,7 @@ impl DocumentBatch {
             records: NullableInt64::default(),
             revisions: NullableInt64::default(),
             timestamps: NullableStrings::new(),
+            urls: NullableStrings::new(),
         }
     }
 
@@ -161,6 +163,7 @@ impl DocumentBatch {
         self.records.push(o.record.map(|r| r as i64));
         self.revisions.push(o.revision.map(|r| r as i64));
         self.timestamps.push(o.timestamp.as_deref())?;
+        self.urls.push(o.url.as_deref())?;
         self.len += 1;
         self.bytes += id.len() + doc.title.len() + doc.text.len();
         Ok(())
@@ -193,6 +196,7 @@ impl DocumentBatch {
             nullable_int64(self.records),
             nullable_int64(self.revisions),
             nullable_strings(self.timestamps),
+            nullable_strings(self.urls),
         )
             .into_pyobject(py)
     }
@@ -580,13 +584,14 @@ struct Side<'a> {
     record: I64Column<'a>,
     revision: I64Column<'a>,
     timestamp: StrColumn<'a>,
+    url: StrColumn<'a>,
 }
 
 /// The held arrays of a [`Side`]: number, id, title, text, source, record, revision,
-/// timestamp.
+/// timestamp, url.
 struct HeldSide {
-    arrays: [HeldArray; 8],
-    large: [bool; 5],
+    arrays: [HeldArray; 9],
+    large: [bool; 6],
     what: &'static str,
 }
 
@@ -601,8 +606,9 @@ impl HeldSide {
             Bound<'py, PyAny>,
             Bound<'py, PyAny>,
             StrArg<'py>,
+            StrArg<'py>,
         );
-        let (n, id, title, text, source, record, revision, timestamp): Parts<'_> =
+        let (n, id, title, text, source, record, revision, timestamp, url): Parts<'_> =
             side.extract()?;
         Ok(HeldSide {
             arrays: [
@@ -614,14 +620,15 @@ impl HeldSide {
                 HeldArray::extract(&record, what)?,
                 HeldArray::extract(&revision, what)?,
                 HeldArray::extract(&timestamp.0, what)?,
+                HeldArray::extract(&url.0, what)?,
             ],
-            large: [id.1, title.1, text.1, source.1, timestamp.1],
+            large: [id.1, title.1, text.1, source.1, timestamp.1, url.1],
             what,
         })
     }
 
     fn view(&self) -> Result<Side<'_>, ColumnError> {
-        let [n, id, title, text, source, record, revision, timestamp] = &self.arrays;
+        let [n, id, title, text, source, record, revision, timestamp, url] = &self.arrays;
         let w = self.what;
         Ok(Side {
             n: n.int64(w)?,
@@ -632,6 +639,7 @@ impl HeldSide {
             record: record.int64(w)?,
             revision: revision.int64(w)?,
             timestamp: timestamp.strings(self.large[4], w)?,
+            url: url.strings(self.large[5], w)?,
         })
     }
 }
@@ -657,7 +665,7 @@ impl<'a> Side<'a> {
                 record: self.record.get(i).map(|r| r as u64),
                 revision: self.revision.get(i).map(|r| r as u64),
                 timestamp: self.timestamp.get(i)?.map(Into::into),
-                url: None,
+                url: self.url.get(i)?.map(Into::into),
             },
             links: None,
         };

@@ -21,7 +21,8 @@ use crate::{CorpusView, PairResult, ReuseSink, ReuseStats};
 ///   "source_words"}` (the [`ReuseProfile`](crate::ReuseProfile) of the case), offsets in
 ///   characters, and with [`ReuseOutputDir::passage_texts`] the two passages' texts
 ///   (`"suspicious_text"`, `"source_text"`); a DOC is `{"doc", "title", "source", "record",
-///   "revision", "timestamp"}` (the input's id and provenance, absent fields left out);
+///   "revision", "timestamp", "url"}` (the input's id and provenance: `url` a dump revision's
+///   permanent link or a web page's address; absent fields left out);
 /// * `pairs.tsv`: every candidate pair: `suspicious_doc, suspicious_title, source_doc,
 ///   source_title, support, cases, suspicious_chars, source_chars` (characters inside
 ///   the pair's passages on each side);
@@ -144,6 +145,8 @@ struct DocRef<'a> {
     revision: Option<u64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     timestamp: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    url: Option<&'a str>,
 }
 
 impl<'a> DocRef<'a> {
@@ -156,6 +159,7 @@ impl<'a> DocRef<'a> {
             record: o.record,
             revision: o.revision,
             timestamp: o.timestamp.as_deref(),
+            url: o.url.as_deref(),
         }
     }
 }

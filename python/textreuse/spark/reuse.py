@@ -97,7 +97,8 @@ def _job(args: dict) -> kernels.ReuseJob:
 #: messages.
 _READ = (
     "f int, k long, id string, title string, text string, source string, record long, "
-    "revision long, timestamp string, documents long, problems long, messages array<string>"
+    "revision long, timestamp string, url string, documents long, problems long, "
+    "messages array<string>"
 )
 
 
@@ -133,7 +134,7 @@ def _read(files: Sequence[tuple[str, int]]):
 class Documents:
     """The documents of a run (see :func:`read_documents`)."""
 
-    #: ``(n, id, title, text, source, record, revision, timestamp)``: the document number and
+    #: ``(n, id, title, text, source, record, revision, timestamp, url)``: the document number and
     #: the document with its provenance, as the CLI prints it.
     frame: DataFrame
     #: The corpus's documents (numbered from 0) and the other side's (numbered after them).
@@ -187,7 +188,7 @@ def read_documents(
         .join(F.broadcast(spark.createDataFrame(bases, "f int, base long")), "f")
         .select(
             (F.col("base") + F.col("k")).alias("n"),
-            "id", "title", "text", "source", "record", "revision", "timestamp",
+            "id", "title", "text", "source", "record", "revision", "timestamp", "url",
         )
     )
     return Documents(
@@ -265,7 +266,7 @@ def _picks(job_args: dict):
     return run
 
 
-_SIDE = ("n", "id", "title", "text", "source", "record", "revision", "timestamp")
+_SIDE = ("n", "id", "title", "text", "source", "record", "revision", "timestamp", "url")
 #: What documents.tsv needs of each side, passed through the alignment.
 _PASSED = ("n", "id", "title", "source")
 
