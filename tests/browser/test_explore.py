@@ -38,13 +38,13 @@ class App:
         self.proc.wait(timeout=10)
 
 
-def _app(textreuse: str, tmp_path: Path, name: str):
+def _app(textreuse: str, tmp_path: Path, name: str, *extra: str):
     """The app over testdata/explore/NAME (copied: the index is built beside it), with the
     bundled samples as its inputs."""
     out = tmp_path / name
     shutil.copytree(ROOT / "testdata/explore" / name, out)
     app = App(textreuse, out, "--inputs", "data/enwiki-part-201.xml.bz2",
-              "data/enwiki-sample-206.xml.bz2")
+              "data/enwiki-sample-206.xml.bz2", *extra)
     yield app
     app.close()
 
@@ -56,7 +56,14 @@ def reuse_app(textreuse, tmp_path):
 
 @pytest.fixture()
 def dedup_app(textreuse, tmp_path):
-    yield from _app(textreuse, tmp_path, "dedup")
+    # A persistent index of the 2013 sample's sentences, to look clusters up in.
+    lsh = tmp_path / "lsh"
+    subprocess.run([textreuse, "-q", "index", "create", str(lsh), "--unit", "sentence"],
+                   check=True, cwd=ROOT)
+    done = subprocess.run([textreuse, "-q", "index", "add", str(lsh),
+                           "data/enwiki-part-201.xml.bz2"], cwd=ROOT)
+    assert done.returncode == 3  # the sample's damaged spots are skipped
+    yield from _app(textreuse, tmp_path, "dedup", "--index", str(lsh))
 
 
 ROWS = "document.querySelectorAll('table.sample tr').length - 1"
@@ -148,6 +155,10 @@ def test_explore_clusters_and_contradictions(dedup_app, browser, shots):
         assert cluster["in_articles"] == cluster["members"], cluster  # from --inputs
         assert tab.evaluate("document.querySelectorAll('ul.differences li').length") >= 1
         assert not tab.evaluate("document.body.innerText.includes('[object')")
+        # Its near-duplicates in the persistent index: its own sentence among them.
+        tab.evaluate("document.querySelector('#similar').click()")
+        found = tab.wait_for("document.querySelectorAll('table.similar tr').length - 1")
+        assert found >= 1, found
         tab.screenshot(shots / "explore-cluster.png", full_page=False)
 
         tab.evaluate("location.hash = '#/t/contradictions'")

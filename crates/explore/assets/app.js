@@ -259,6 +259,30 @@ function contextBlock(article) {
       article.after, article.cut_after ? " …" : ""));
 }
 
+// A row's near-duplicates in the persistent index (--index), looked up when asked.
+function similarBlock(name, row) {
+  if (!info.index) return null;
+  const box = el("div", { class: "similar" });
+  const button = el("button", { type: "button", id: "similar", onclick: async () => {
+    button.disabled = true;
+    box.replaceChildren(el("p", { class: "muted", role: "status" }, "Looking up…"));
+    try {
+      const r = await api(`/api/${name}/${row}/similar`);
+      const units = r.units.filter((u) => u.matches.length);
+      box.replaceChildren(units.length ? el("table", { class: "similar" },
+        el("tr", {}, ...["unit", "document", "estimated J", "text"].map((h) => el("th", {}, h))),
+        units.flatMap((u) => u.matches.map((m, i) => el("tr", {},
+          el("td", { class: "text" }, i === 0 ? u.text : ""),
+          el("td", {}, m.url ? el("a", { href: m.url, rel: "noreferrer" }, m.title || m.doc) : (m.title || m.doc)),
+          el("td", { class: "num" }, fmt(m.estimated_jaccard)),
+          el("td", { class: "text" }, m.text || ""))))) : el("p", {}, "Nothing near it in the index."));
+    } catch (e) {
+      box.replaceChildren(el("p", { class: "error", role: "alert" }, e.message));
+    }
+  } }, `Near-duplicates in the index (${fmt(info.index.documents)} documents)`);
+  return [el("h2", {}, "In the persistent index"), button, box];
+}
+
 async function drawRow(name, row) {
   const r = await api(`/api/${name}/${encodeURIComponent(row)}`);
   const d = r.data;
@@ -275,7 +299,8 @@ async function drawRow(name, row) {
     show(el("h1", {}, `Reuse case #${r.row} `, badge(d.kind)), back,
       features([["score", fmt(d.score)], ["2-gram J", fmt(d.jaccard_2)], ["5-gram J", fmt(d.jaccard_5)], ["10-gram J", fmt(d.jaccard_10)], ["15-gram J", fmt(d.jaccard_15)], ["entity J", fmt(d.entity_jaccard)]]),
       el("h2", {}, "The two passages (shared words marked)"),
-      el("div", { class: "pair" }, side("suspicious"), side("source")));
+      el("div", { class: "pair" }, side("suspicious"), side("source")),
+      similarBlock(name, r.row));
     scrollContexts();
   } else if (name === "clusters") {
     const members = (d.members || []).map((m, i) => el("tr", {},
@@ -290,7 +315,8 @@ async function drawRow(name, row) {
       features([["size", fmt(d.size)], ["rule", d.rule || "–"], ["articles", String(titlesOf(name, d).length)]]),
       diffs.length ? [el("h2", {}, "Differences"), el("ul", { class: "differences" }, diffs)] : null,
       el("h2", {}, `Members${r.members_total > (d.members || []).length ? ` (first ${d.members.length} of ${fmt(r.members_total)})` : ""}: words that differ from the representative marked`),
-      el("table", {}, el("tr", {}, ...["", "article", "similarity", "text"].map((h) => el("th", {}, h))), members));
+      el("table", {}, el("tr", {}, ...["", "article", "similarity", "text"].map((h) => el("th", {}, h))), members),
+      similarBlock(name, r.row));
   } else {
     const cards = (d.statements || []).map((s, i) => el("div", {},
       el("strong", {}, s.url ? el("a", { href: s.url, rel: "noreferrer" }, s.title) : s.title),
@@ -303,7 +329,8 @@ async function drawRow(name, row) {
       el("h2", {}, "Conflicting facts"),
       el("table", { class: "facts" }, el("tr", {}, ...["kind", "one statement says", "another says"].map((h) => el("th", {}, h))), facts),
       el("h2", {}, "The statements side by side"),
-      el("div", { class: "pair" }, cards));
+      el("div", { class: "pair" }, cards),
+      similarBlock(name, r.row));
   }
 }
 

@@ -86,6 +86,14 @@ pub enum ExploreError {
         /// The table.
         table: &'static str,
     },
+    /// The persistent index given could not be opened.
+    #[error("could not open the index {}: {source}", dir.display())]
+    Index {
+        /// Its directory.
+        dir: PathBuf,
+        /// Why.
+        source: textreuse_index::Error,
+    },
     /// More rows than the index numbers.
     #[error(
         "{table} has more than 2^32 - 1 rows, more than the explorer indexes: split the output"
@@ -111,6 +119,7 @@ impl ExploreError {
 pub struct ExplorerBuilder {
     index_dir: Option<PathBuf>,
     inputs: Vec<PathBuf>,
+    lsh_index: Option<PathBuf>,
     threads: usize,
 }
 
@@ -129,6 +138,13 @@ impl ExplorerBuilder {
     /// their texts make the whole articles around passages and members.
     pub fn inputs<P: Into<PathBuf>>(&mut self, inputs: impl IntoIterator<Item = P>) -> &mut Self {
         self.inputs = inputs.into_iter().map(Into::into).collect();
+        self
+    }
+
+    /// A persistent index (`textreuse index create`) to look up each case's and cluster's
+    /// near-duplicates in, opened read-only.
+    pub fn lsh_index(&mut self, dir: impl Into<PathBuf>) -> &mut Self {
+        self.lsh_index = Some(dir.into());
         self
     }
 
@@ -184,6 +200,16 @@ impl ExplorerBuilder {
         } else {
             Some(Articles::read(&self.inputs, self.threads)?)
         };
+        let lsh_index =
+            match &self.lsh_index {
+                Some(dir) => Some(textreuse_index::Index::open(dir).map_err(|source| {
+                    ExploreError::Index {
+                        dir: dir.clone(),
+                        source,
+                    }
+                })?),
+                None => None,
+            };
         let read_json = |name: &str| {
             std::fs::read(dir.join(name))
                 .ok()
@@ -196,6 +222,7 @@ impl ExplorerBuilder {
             stats: read_json("stats.json"),
             tables,
             articles,
+            lsh_index,
             report: OnceLock::new(),
         })
     }
@@ -215,6 +242,7 @@ pub struct Explorer {
     stats: Option<serde_json::Value>,
     tables: Vec<TableIndex>,
     articles: Option<Articles>,
+    lsh_index: Option<textreuse_index::Index>,
     report: OnceLock<Result<String, String>>,
 }
 
@@ -247,6 +275,11 @@ impl Explorer {
     /// The run's `stats.json`, if it has one that parses.
     pub fn stats(&self) -> Option<&serde_json::Value> {
         self.stats.as_ref()
+    }
+
+    /// The persistent index, when one was given.
+    pub fn lsh_index(&self) -> Option<&textreuse_index::Index> {
+        self.lsh_index.as_ref()
     }
 
     /// The inputs' texts, when they were given.

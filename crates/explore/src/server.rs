@@ -102,7 +102,8 @@ pub fn serve_blocking(
 
 /// The app and its API over `explorer`: `GET /` (the page), `/app.js`, `/app.css`, `/api`
 /// (the tables, their columns, categories and ranges), `/api/TABLE/sample?FILTERS`,
-/// `/api/TABLE/ROW`, `/api/article?doc&source&revision&offset&length` and `/report`. Only GET
+/// `/api/TABLE/ROW`, `/api/TABLE/ROW/similar` (with a persistent index),
+/// `/api/article?doc&source&revision&offset&length` and `/report`. Only GET
 /// and HEAD; nothing writes; a path that is not one of these is 404, a query that cannot be
 /// answered 400 with what to change, a request target over [`MAX_URI`] bytes 414.
 pub fn router(explorer: Arc<Explorer>) -> Router {
@@ -123,6 +124,7 @@ pub fn router(explorer: Arc<Explorer>) -> Router {
         .route("/api/article", get(article))
         .route("/api/{table}/sample", get(sample_rows))
         .route("/api/{table}/{row}", get(detail))
+        .route("/api/{table}/{row}/similar", get(similar))
         .route("/report", get(report))
         .fallback(|| async {
             error(
@@ -345,11 +347,15 @@ async fn info(State(explorer): State<Arc<Explorer>>) -> Response {
     let articles = explorer
         .articles()
         .map(|a| json!({"documents": a.len(), "problems": a.problems()}));
+    let lsh_index = explorer
+        .lsh_index()
+        .map(|i| json!({"documents": i.stats().documents}));
     json_response(&json!({
         "dir": explorer.dir().display().to_string(),
         "tables": tables,
         "stats": explorer.stats(),
         "articles": articles,
+        "index": lsh_index,
     }))
 }
 
@@ -609,6 +615,101 @@ fn mark_all(text: &str, needles: &[&str]) -> String {
         }
     }
     html
+}
+
+/// Matches listed per unit of a row's text in the persistent index.
+const SIMILAR_LIMIT: usize = 20;
+
+/// The text a row is looked up by in the persistent index: a reuse case's suspicious passage,
+/// a cluster's representative, a contradiction's first statement.
+fn lookup_text(explorer: &Explorer, table: Table, value: &Value) -> Option<String> {
+    match table {
+        Table::Reuse => value["suspicious_text"]
+            .as_str()
+            .map(str::to_string)
+            .or_else(|| {
+                let articles = explorer.articles()?;
+                let (doc, source, revision) = side(value, "suspicious");
+                let d = articles.find(doc, source, revision)?;
+                let offset = num(value, "suspicious_offset")?;
+                let length = num(value, "suspicious_length")?;
+                Some(articles.passage_with(d, offset, length, 0)?.passage)
+            }),
+        Table::Clusters => {
+            let rep = value["representative"].as_u64().unwrap_or(0) as usize;
+            value["members"][rep]["text"].as_str().map(str::to_string)
+        }
+        Table::Contradictions => value["statements"][0]["text"].as_str().map(str::to_string),
+    }
+}
+
+async fn similar(
+    State(explorer): State<Arc<Explorer>>,
+    Path((table, row)): Path<(String, String)>,
+) -> Response {
+    let work = tokio::task::spawn_blocking(move || {
+        let index = table_of(&explorer, &table)?;
+        let Some(lsh) = explorer.lsh_index() else {
+            return Err(ApiError::new(
+                StatusCode::NOT_FOUND,
+                "no persistent index was given: start `textreuse explore` with --index DIR",
+            ));
+        };
+        let row: u64 = row
+            .parse()
+            .map_err(|_| ApiError::new(StatusCode::BAD_REQUEST, "a row is a whole number"))?;
+        if row >= index.len() {
+            return Err(ApiError::new(StatusCode::NOT_FOUND, "no such row"));
+        }
+        let value = row_json(index, row);
+        let text = lookup_text(&explorer, index.table(), &value).ok_or_else(|| {
+            ApiError::new(
+                StatusCode::NOT_FOUND,
+                "this row has no text to look up (a reuse case needs --passage-texts or --inputs)",
+            )
+        })?;
+        let options = textreuse_index::QueryOptions::new().text(true);
+        let units = lsh.query_text(&text, &options).map_err(|e| {
+            ApiError::new(
+                StatusCode::INTERNAL_SERVER_ERROR,
+                format!("the index query failed: {e}"),
+            )
+        })?;
+        let units: Vec<Value> = units
+            .into_iter()
+            .map(|u| {
+                let matches: Vec<Value> = u
+                    .matches
+                    .iter()
+                    .take(SIMILAR_LIMIT)
+                    .map(|m| {
+                        json!({
+                            "doc": m.id.to_string(),
+                            "title": m.title,
+                            "source": m.origin.source.as_deref(),
+                            "revision": m.origin.revision,
+                            "url": m.origin.url.as_deref(),
+                            "estimated_jaccard": m.estimated_jaccard,
+                            "text": m.text,
+                        })
+                    })
+                    .collect();
+                json!({
+                    "text": text.get(u.span.clone()).unwrap_or(""),
+                    "matches": matches,
+                    "more": u.matches.len().saturating_sub(SIMILAR_LIMIT),
+                })
+            })
+            .collect();
+        Ok::<_, ApiError>(json_response(
+            &json!({"table": table, "row": row, "units": units}),
+        ))
+    });
+    match work.await {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => e.into_response(),
+        Err(_) => error(StatusCode::INTERNAL_SERVER_ERROR, "the lookup failed"),
+    }
 }
 
 #[derive(serde::Deserialize)]

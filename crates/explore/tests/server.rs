@@ -22,7 +22,7 @@ struct Server {
     addr: SocketAddr,
     stop: Option<tokio::sync::oneshot::Sender<()>>,
     thread: Option<std::thread::JoinHandle<()>>,
-    _index: tempfile::TempDir,
+    _index: Option<tempfile::TempDir>,
 }
 
 impl Server {
@@ -32,6 +32,12 @@ impl Server {
             .index_dir(index.path())
             .open(dir)
             .unwrap();
+        let mut server = Server::serve(explorer);
+        server._index = Some(index);
+        server
+    }
+
+    fn serve(explorer: Explorer) -> Server {
         let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
         let (ready, addr) = std::sync::mpsc::channel();
         let thread = std::thread::spawn(move || {
@@ -54,7 +60,7 @@ impl Server {
             addr: addr.recv().unwrap(),
             stop: Some(stop),
             thread: Some(thread),
-            _index: index,
+            _index: None,
         }
     }
 }
@@ -320,6 +326,69 @@ fn cluster_members_are_found_in_their_articles() {
         }
     }
     assert!(members > 50, "{members}");
+}
+
+#[test]
+fn a_cluster_is_looked_up_in_a_persistent_index() {
+    use textreuse_corpus::Document;
+    use textreuse_index::{IndexUnit, IndexWriter, Params};
+
+    let dir = testdata("dedup");
+    // An index holding one cluster's representative sentence, lightly edited, and another.
+    let lines = std::fs::read_to_string(dir.join("clusters.jsonl")).unwrap();
+    let cluster: Value = serde_json::from_str(lines.lines().nth(300).unwrap()).unwrap();
+    let text = cluster["members"][0]["text"].as_str().unwrap().to_string();
+    let lsh = tempfile::tempdir().unwrap();
+    let mut writer = IndexWriter::create(lsh.path(), Params::new(IndexUnit::Sentence)).unwrap();
+    writer
+        .add(&Document::new(
+            "copy",
+            "The copy",
+            text.replacen(' ', "  ", 1),
+        ))
+        .unwrap();
+    writer
+        .add(&Document::new(
+            "other",
+            "Other",
+            "Tomatoes grow best in warm weather with plenty of sun and water.",
+        ))
+        .unwrap();
+    writer.commit().unwrap();
+    drop(writer);
+    let index = tempfile::tempdir().unwrap();
+    let explorer = Explorer::builder()
+        .index_dir(index.path())
+        .lsh_index(lsh.path())
+        .open(&dir)
+        .unwrap();
+    let server = Server::serve(explorer);
+    let mut client = Client::new(server.addr);
+    let (status, info) = client.get("/api");
+    assert_eq!(
+        (status, info["index"]["documents"].as_u64()),
+        (200, Some(2))
+    );
+    let (status, found) = client.get("/api/clusters/300/similar");
+    assert_eq!(status, 200, "{found}");
+    let matches = &found["units"][0]["matches"];
+    assert_eq!(matches[0]["doc"], "copy", "{found}");
+    assert_eq!(matches[0]["title"], "The copy");
+    assert!(
+        matches
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|m| m["doc"] != "other")
+    );
+    // Without an index: 404 saying how to give one.
+    let plain = Server::start(&dir);
+    let (status, answer) = Client::new(plain.addr).get("/api/clusters/300/similar");
+    assert_eq!(status, 404);
+    assert!(
+        answer["error"].as_str().unwrap().contains("--index"),
+        "{answer}"
+    );
 }
 
 #[test]

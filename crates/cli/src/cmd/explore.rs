@@ -24,6 +24,10 @@ pub struct Args {
     /// passages are shown from them.
     #[arg(long, value_name = "PATH", num_args = 1..)]
     inputs: Vec<PathBuf>,
+    /// A persistent index (`textreuse index create`): each case's, cluster's and
+    /// contradiction's near-duplicates in it are looked up from their views.
+    #[arg(long = "index", value_name = "INDEX_DIR")]
+    lsh_index: Option<PathBuf>,
     /// Where the index of the output is kept (default: OUT_DIR/.explore, or a temporary
     /// directory when OUT_DIR cannot be written).
     #[arg(long, value_name = "DIR")]
@@ -36,6 +40,9 @@ pub fn run(args: &Args, global: &Global) -> anyhow::Result<()> {
     builder.inputs(args.inputs.iter().cloned());
     if let Some(dir) = &args.index_dir {
         builder.index_dir(dir);
+    }
+    if let Some(dir) = &args.lsh_index {
+        builder.lsh_index(dir);
     }
     if let Some(threads) = global.threads {
         builder.threads(threads);
