@@ -255,7 +255,7 @@ impl SetSearchBuilder {
     }
 
     /// Fingerprints within this many bits count as equal (default 0, the paper's exact
-    /// equality; at most 63).
+    /// equality; at most 64, the table search's limit).
     pub fn max_hamming(&mut self, h: u32) -> &mut Self {
         self.max_hamming = h;
         self

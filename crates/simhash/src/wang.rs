@@ -350,3 +350,195 @@ impl WangParams {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{Fallback, ParagraphFingerprinter, ParagraphMethod};
+
+    const SEED: u64 = crate::DEFAULT_SEED;
+
+    /// The hash of a normalized sentence, by the formula the docs give.
+    fn h(normalized: &str) -> u64 {
+        mix64(fingerprint(normalized.as_bytes()) ^ mix64(SEED))
+    }
+
+    const PARAGRAPH: &str = "The old mill stands by the river. It grinds corn; the miller sells \
+        flour in town. Rain fell! Children from the village fish near the weir in summer. Old \
+        boats still pass under the stone bridge.";
+
+    /// The paper's equations on one paragraph, by hand, with k = 3 words, m = 4 sentences,
+    /// b = 8 bits and the position weights [first 1, middle 0.5, last 1].
+    ///
+    /// Sentences (split at `.`, `;`, `!`), words, |s| in characters, keyword characters (the
+    /// stopwords here are "the", "by", "it", "in", "from"):
+    ///
+    /// | i | sentence                                   | words | |s| | keyword chars          |
+    /// |---|--------------------------------------------|-------|-----|------------------------|
+    /// | 0 | the old mill stands by the river           | 7     | 26  | 3+4+6+5 = 18           |
+    /// | 1 | it grinds corn                             | 3     | 12  | 6+4 = 10               |
+    /// | 2 | the miller sells flour in town             | 6     | 25  | 6+5+5+4 = 20           |
+    /// | 3 | rain fell                                  | 2     | 8   | 8                      |
+    /// | 4 | children from the village fish near the weir in summer | 10 | 45 | 8+7+4+4+4+6 = 33 |
+    /// | 5 | old boats still pass under the stone bridge | 8    | 36  | 3+5+5+4+5+5+6 = 33     |
+    ///
+    /// Long sentences (>= 3 words): 0, 1, 2, 4, 5; the m = 4 longest drop sentence 1 (3 words).
+    /// Weights W = W_kw + W_len + W_po (eq. 1, lg = log10, eq. 2 with n = 6 sentences):
+    ///
+    /// * W0 = 18/26 + lg 26 + 1   = 0.692307692 + 1.414973348 + 1   = 3.107281040
+    /// * W2 = 20/25 + lg 25 + 0.5 = 0.8         + 1.397940009 + 0.5 = 2.697940009
+    /// * W4 = 33/45 + lg 45 + 0.5 = 0.733333333 + 1.653212514 + 0.5 = 2.886545847
+    /// * W5 = 33/36 + lg 36 + 1   = 0.916666667 + 1.556302501 + 1   = 3.472969167
+    ///
+    /// Algorithm 1 per bit: +W where the sentence's bit is 1, -W where it is 0. Three or four
+    /// equal bits win (any three weights outweigh the fourth: the smallest three sum to 8.69 >
+    /// 3.47). Two against two: {5, 0} 6.580 > {4, 2} 5.584, {5, 4} 6.360 > {0, 2} 5.805,
+    /// {5, 2} 6.171 > {0, 4} 5.994, so the pair holding sentence 5 wins: the fingerprint is the
+    /// bitwise majority of h0, h2, h4, h5 with ties going to h5.
+    #[test]
+    fn worked_example_by_hand() {
+        let mut buf = Vec::new();
+        let mut out = Vec::new();
+        scan_paragraph(PARAGRAPH, mix64(SEED), &mut buf, &mut out);
+        let got: Vec<(u32, u32, u32, u32, u32)> = out
+            .iter()
+            .map(|s| (s.position, s.count, s.words, s.chars, s.keyword_chars))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                (0, 6, 7, 26, 18),
+                (1, 6, 3, 12, 10),
+                (2, 6, 6, 25, 20),
+                (3, 6, 2, 8, 8),
+                (4, 6, 10, 45, 33),
+                (5, 6, 8, 36, 33),
+            ]
+        );
+        let normalized = [
+            "the old mill stands by the river",
+            "it grinds corn",
+            "the miller sells flour in town",
+            "rain fell",
+            "children from the village fish near the weir in summer",
+            "old boats still pass under the stone bridge",
+        ];
+        for (s, n) in out.iter().zip(normalized) {
+            assert_eq!(s.hash, h(n), "{n}");
+        }
+        let w = PositionWeights {
+            first: 1.0,
+            middle: 0.5,
+            last: 1.0,
+        };
+        let by_hand = [
+            (0, 3.107281040),
+            (2, 2.697940009),
+            (4, 2.886545847),
+            (5, 3.472969167),
+        ];
+        for (i, weight) in by_hand {
+            let got = sentence_weight(&out[i], &w);
+            assert!(
+                (got - weight).abs() < 1e-9,
+                "W{i} = {got}, by hand {weight}"
+            );
+        }
+        // The fold by the rule derived above, bit by bit.
+        let (h0, h2, h4, h5) = (out[0].hash, out[2].hash, out[4].hash, out[5].hash);
+        let mut expected = 0u64;
+        for j in 0..8 {
+            let ones = [h0, h2, h4, h5]
+                .iter()
+                .filter(|&&x| (x >> j) & 1 == 1)
+                .count();
+            let bit = match ones {
+                0 | 1 => 0,
+                3 | 4 => 1,
+                _ => (h5 >> j) & 1,
+            };
+            expected |= bit << j;
+        }
+        let fp = ParagraphFingerprinter::builder()
+            .method(ParagraphMethod::Wang)
+            .min_sentence_words(3)
+            .sentences_per_paragraph(4)
+            .bits(8)
+            .build()
+            .unwrap();
+        assert_eq!(fp.fingerprint_paragraph(PARAGRAPH), Some(expected));
+        println!("worked example: {expected:#04x}");
+
+        // The document fallback: a second paragraph without a sentence of 3 words gets the
+        // k = 3 longest sentences of the whole document, sentences 4 (10 words), 5 (8) and 0
+        // (7), folded with their own weights W0, W4, W5; any two of those outweigh the third,
+        // so the fold is their bitwise majority.
+        let doc = fp.fingerprint_text(&format!("{PARAGRAPH}\n\nShort one. Tiny too."));
+        let majority = (h0 & h4) | (h0 & h5) | (h4 & h5);
+        assert_eq!(doc.len(), 2);
+        assert_eq!((doc[0].paragraph, doc[0].fingerprint), (0, expected));
+        assert_eq!((doc[1].paragraph, doc[1].fingerprint), (1, majority & 0xff));
+        // Without the fallback the second paragraph gets nothing; with the paragraph fallback
+        // it gets its own two sentences, W = 5/8 + lg 8 + 1 = 2.528 for "short one" ("one" is a
+        // stopword) and 7/7 + lg 7 + 1 = 2.845 for "tiny too" (the last sentence): the second
+        // is heavier, so its bits win where they differ and the fold is its hash.
+        let skip = ParagraphFingerprinter::builder()
+            .method(ParagraphMethod::Wang)
+            .min_sentence_words(3)
+            .sentences_per_paragraph(4)
+            .bits(8)
+            .fallback(Fallback::Skip)
+            .build()
+            .unwrap();
+        assert_eq!(
+            skip.fingerprint_text(&format!("{PARAGRAPH}\n\nShort one. Tiny too."))
+                .len(),
+            1
+        );
+        let own = ParagraphFingerprinter::builder()
+            .method(ParagraphMethod::Wang)
+            .min_sentence_words(3)
+            .bits(8)
+            .fallback(Fallback::Paragraph)
+            .build()
+            .unwrap();
+        assert_eq!(
+            own.fingerprint_paragraph("Short one. Tiny too."),
+            Some(h("tiny too") & 0xff)
+        );
+    }
+
+    #[test]
+    fn sentence_splitting() {
+        let mut buf = Vec::new();
+        let mut out = Vec::new();
+        // Semicolons split; a full stop inside a number or a word does not; "..." alone is no
+        // sentence; full-width terminators split without a space.
+        scan_paragraph(
+            "One two; three 3.5 four! ... x.y end。Fünf Ünïcode？",
+            mix64(SEED),
+            &mut buf,
+            &mut out,
+        );
+        let words: Vec<u32> = out.iter().map(|s| s.words).collect();
+        assert_eq!(words, [2, 4, 3, 2]);
+        assert_eq!(out[1].hash, h("three 3 5 four"));
+        assert_eq!(out[3].hash, h("fünf ünïcode"));
+        // Characters, not bytes.
+        assert_eq!(out[3].chars, 11);
+        assert!(out.iter().all(|s| s.count == 4));
+    }
+
+    #[test]
+    fn stopwords_are_the_workspace_list() {
+        let mut ours = STOPWORDS_SORTED.to_vec();
+        let mut theirs = textreuse_shingle::STOPWORDS.to_vec();
+        ours.sort_unstable();
+        theirs.sort_unstable();
+        assert_eq!(ours, theirs);
+        assert!(STOPWORDS_SORTED.is_sorted());
+        assert!(STOPWORDS_SORTED.iter().all(|w| is_stopword(w.as_bytes())));
+        assert!(!is_stopword(b"mill"));
+        assert!(STOPWORDS_SORTED.iter().all(|w| w.len() <= 6));
+    }
+}
