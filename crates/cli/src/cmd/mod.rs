@@ -2,6 +2,7 @@
 pub mod align;
 pub mod check;
 pub mod dedup;
+pub mod docsim;
 pub mod extract;
 pub mod index;
 pub mod pan_eval;
