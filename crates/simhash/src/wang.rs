@@ -152,7 +152,7 @@ pub(crate) fn scan_paragraph(
             if b.is_ascii_alphanumeric() {
                 start_word(&mut s, buf);
                 buf.push(b.to_ascii_lowercase());
-                s.word_chars += 1;
+                s.word_chars = s.word_chars.saturating_add(1);
                 continue;
             }
             end_word(&mut s, buf);
@@ -168,7 +168,7 @@ pub(crate) fn scan_paragraph(
                 for l in c.to_lowercase() {
                     buf.extend_from_slice(l.encode_utf8(&mut tmp).as_bytes());
                 }
-                s.word_chars += 1;
+                s.word_chars = s.word_chars.saturating_add(1);
             } else {
                 end_word(&mut s, buf);
                 if matches!(c, '。' | '！' | '？' | '；') {
@@ -209,10 +209,12 @@ fn start_word(s: &mut Sentence, buf: &mut Vec<u8>) {
 #[inline]
 fn end_word(s: &mut Sentence, buf: &[u8]) {
     if s.in_word {
-        s.words += 1;
-        s.chars += s.word_chars;
+        // Saturating: a "sentence" of 4 G characters (a text of gigabytes without a full stop)
+        // gets capped counts instead of a panic or a wrap-around.
+        s.words = s.words.saturating_add(1);
+        s.chars = s.chars.saturating_add(s.word_chars);
         if !is_stopword(&buf[s.word_start..]) {
-            s.keyword_chars += s.word_chars;
+            s.keyword_chars = s.keyword_chars.saturating_add(s.word_chars);
         }
         s.in_word = false;
         s.word_chars = 0;
