@@ -1,14 +1,24 @@
 //! `simhash/fingerprint`: SimHash fingerprints of sparse features, against a naive per-bit hash.
+//! `simhash/paragraph`: Wang, Liu and Jia's paragraph fingerprint sets of the bundled sample
+//! dumps' documents (cleaned as `textreuse docsim` reads them), against the weighted method and
+//! against hashing the same bytes once; `simhash/sets`: every pair of those documents with
+//! `S >= 0.8`. Throughput in bytes of document text (fingerprints) and documents (search).
 //! `simhash/search`: all pairs within k = 3 bits among 10^6 fingerprints (exact tables, sliding
 //! window), against brute force on 2*10^4 (quadratic, so it is run smaller; all throughputs are
 //! in pairs of the all-pairs problem, n(n-1)/2, so they compare directly).
 
-use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
+use criterion::measurement::Measurement;
+use criterion::{BenchmarkId, Criterion, Throughput};
 use rand_xoshiro::Xoshiro256PlusPlus;
 use rand_xoshiro::rand_core::{Rng, SeedableRng};
 use std::hint::black_box;
+use textreuse_corpus::{Inputs, NoProgress};
+use textreuse_dedup::pipeline::DocumentPipeline;
 use textreuse_hash::{Family, FamilyKind, mix64};
-use textreuse_simhash::{Projection, SimHasher, TableSearch, WindowSearch, brute_force_pairs};
+use textreuse_simhash::{
+    FingerprintSet, ParagraphFingerprinter, ParagraphScratch, Projection, SetSearch, SimHasher,
+    TableSearch, WindowSearch, brute_force_pairs,
+};
 
 /// The naive implicit-hyperplane SimHash: one multiply-add-shift hash per (feature, bit) decides
 /// the sign, i.e. 64 hash evaluations per feature instead of one mixed key.
@@ -24,7 +34,7 @@ fn naive_fingerprint(family: &Family, features: &[u64]) -> u64 {
         .fold(0, |out, (j, &a)| out | (((a > 0) as u64) << j))
 }
 
-fn fingerprint(c: &mut Criterion) {
+fn fingerprint<M: Measurement>(c: &mut Criterion<M>) {
     let mut group = c.benchmark_group("simhash/fingerprint");
     // 1000 "sentences" of 20 word features each (a typical sentence length).
     let lists: Vec<Vec<u64>> = (0..1000u64)
@@ -98,7 +108,7 @@ fn all_pairs(n: usize) -> u64 {
     (n as u64) * (n as u64 - 1) / 2
 }
 
-fn search(c: &mut Criterion) {
+fn search<M: Measurement>(c: &mut Criterion<M>) {
     let mut group = c.benchmark_group("simhash/search");
     group.sample_size(10);
     let small = fingerprints(20_000);
@@ -122,5 +132,83 @@ fn search(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, fingerprint, search);
-criterion_main!(benches);
+/// The documents of the bundled sample dumps, in input order, as `textreuse docsim` reads them
+/// (same reader and cleaner).
+fn sample_texts() -> Vec<String> {
+    let data = concat!(env!("CARGO_MANIFEST_DIR"), "/../data");
+    let samples = [
+        format!("{data}/enwiki-part-201.xml.bz2"),
+        format!("{data}/enwiki-sample-206.xml.bz2"),
+    ];
+    let mut texts = Vec::new();
+    // enwiki-part-201 is damaged on purpose (see data/README.md); its complete pages still come.
+    DocumentPipeline::new()
+        .run(
+            Inputs::new(&samples).threads(rayon::current_num_threads()),
+            &NoProgress,
+            || (),
+            |_, _, doc| doc.text,
+            |_, text| {
+                texts.push(text);
+                Ok(())
+            },
+        )
+        .expect("the bundled sample dumps are readable");
+    texts
+}
+
+fn paragraph<M: Measurement>(c: &mut Criterion<M>) {
+    let texts = sample_texts();
+    let bytes: u64 = texts.iter().map(|t| t.len() as u64).sum();
+    eprintln!(
+        "simhash/paragraph: {} documents, {bytes} bytes of text",
+        texts.len()
+    );
+    let mut group = c.benchmark_group("simhash/paragraph");
+    group.throughput(Throughput::Bytes(bytes));
+    let wang = ParagraphFingerprinter::wang();
+    let weighted = ParagraphFingerprinter::new();
+    let mut scratch = ParagraphScratch::default();
+    group.bench_function(BenchmarkId::new("wang-k11-m9-b32", bytes), |b| {
+        b.iter(|| {
+            let mut n = 0;
+            for t in &texts {
+                n += wang.fingerprint_set_with(black_box(t), &mut scratch).len();
+            }
+            n
+        })
+    });
+    let mut out = Vec::new();
+    group.bench_function(BenchmarkId::new("weighted-k5-m3-b64", bytes), |b| {
+        b.iter(|| {
+            let mut n = 0;
+            for t in &texts {
+                weighted.fingerprint_text_with(black_box(t), &mut scratch, &mut out);
+                n += out.len();
+            }
+            n
+        })
+    });
+    // The floor: one pass of the stable hash over the same bytes.
+    group.bench_function(BenchmarkId::new("hash-bytes", bytes), |b| {
+        b.iter(|| {
+            let mut x = 0;
+            for t in &texts {
+                x ^= textreuse_hash::fingerprint(black_box(t).as_bytes());
+            }
+            x
+        })
+    });
+    group.finish();
+
+    let sets: Vec<FingerprintSet> = texts.iter().map(|t| wang.fingerprint_set(t)).collect();
+    let mut group = c.benchmark_group("simhash/sets");
+    group.throughput(Throughput::Elements(sets.len() as u64));
+    let search = SetSearch::new();
+    group.bench_function(BenchmarkId::new("pairs-r0.8", sets.len()), |b| {
+        b.iter(|| black_box(search.pairs(black_box(&sets)).unwrap().len()))
+    });
+    group.finish();
+}
+
+textreuse_benches::cpu_or_wall_main!(fingerprint, search, paragraph);

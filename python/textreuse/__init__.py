@@ -42,10 +42,13 @@ from ._native import (
     plan,
     report,
     sentences,
+    set_similarity,
     shingle_count,
     shingles,
+    similar_documents,
     simhash,
     tune,
+    wang_fingerprints,
 )
 
 __all__ = [
@@ -63,10 +66,13 @@ __all__ = [
     "plan",
     "report",
     "sentences",
+    "set_similarity",
     "shingle_count",
     "shingles",
+    "similar_documents",
     "simhash",
     "tune",
+    "wang_fingerprints",
 ]
 
 

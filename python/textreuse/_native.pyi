@@ -350,6 +350,46 @@ def paragraph_simhash(text: str) -> int | None:
     None when no sentence is long enough.
     """
 
+def wang_fingerprints(
+    text: str,
+    words: int = 11,
+    sentences: int = 9,
+    bits: int = 32,
+    fallback: str = "document",
+    paragraphs: str = "blank-lines",
+) -> list[int]:
+    """The document's set of paragraph fingerprints by Wang, Liu and Jia's method, sorted
+    ascending, each once, below ``2**bits``: what ``textreuse docsim --fingerprints`` writes.
+
+    Paragraphs end at blank lines (``paragraphs="lines"``: at every line break); sentences at
+    ``. ! ? ;``. In each paragraph the ``sentences`` longest sentences of at least ``words``
+    words are weighted by keyword share + lg(length) + position, hashed to ``bits`` bits and
+    folded into one fingerprint. A paragraph without a long sentence gets the fingerprint of the
+    ``words`` longest sentences of the document (``"document"``, the paper's rule), of its own
+    (``"paragraph"``) or none (``"none"``). ValueError for a parameter out of range.
+    """
+
+def set_similarity(a: Sequence[int], b: Sequence[int], max_hamming: int = 0) -> float:
+    """S(M, N) = |M & N| / sqrt(|M| * |N|) of two fingerprint sets (duplicates count once):
+    1.0 for equal non-empty sets, 0.0 when they share nothing or either is empty. With
+    ``max_hamming > 0`` fingerprints within that many bits match one to one."""
+
+def similar_documents(
+    texts: list[str],
+    queries: list[str] | None = None,
+    threshold: float = 0.8,
+    max_hamming: int = 0,
+    words: int = 11,
+    sentences: int = 9,
+    bits: int = 32,
+    fallback: str = "document",
+    paragraphs: str = "blank-lines",
+) -> list[tuple[int, int, float]]:
+    """The pairs ``(a, b, S)`` of documents whose Wang fingerprint sets have S >= threshold, as
+    ``textreuse docsim`` finds them: every pair ``a < b`` of ``texts``, or with ``queries``
+    every query ``a`` against every text ``b``; sorted by ``(a, b)``. Only documents sharing a
+    fingerprint are compared."""
+
 def align(
     source: str,
     suspicious: str,

@@ -35,6 +35,9 @@ enum Command {
     Sentences(cmd::sentences::Args),
     /// 64-bit SimHash fingerprints of sentences, or the pairs within --max-hamming bits.
     Simhash(cmd::simhash::Args),
+    /// Similar documents by Wang, Liu and Jia's paragraph fingerprints: every pair of documents
+    /// (or every query against the corpus) whose fingerprint sets have cosine S >= --threshold.
+    Docsim(cmd::docsim::Args),
     /// Print the S-curve (match probability against Jaccard similarity) or recommend (K, M).
     Tune(cmd::tune::Args),
     /// Score PAN text-alignment detections against truth files (plagdet, recall, precision,
@@ -85,6 +88,7 @@ fn main() -> ExitCode {
         Command::Extract(args) => cmd::extract::run(&args, &cli.global),
         Command::Sentences(args) => cmd::sentences::run(&args, &cli.global),
         Command::Simhash(args) => cmd::simhash::run(&args, &cli.global),
+        Command::Docsim(args) => cmd::docsim::run(&args, &cli.global),
         Command::Tune(args) => cmd::tune::run(&args, &cli.global),
         Command::PanEval(args) => cmd::pan_eval::run(&args, &cli.global),
         Command::Report(args) => cmd::report::run(&args, &cli.global),

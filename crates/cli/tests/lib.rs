@@ -3,6 +3,7 @@ mod align;
 mod check;
 mod common;
 mod dedup;
+mod docsim;
 mod documents;
 mod faults;
 mod flags;

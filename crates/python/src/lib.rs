@@ -38,7 +38,8 @@
 //!   [`textreuse_index::KeyedBandTables`]).
 //! - Module functions (`src/text.rs`): `sentences`, `char_offsets`, `shingles`,
 //!   `shingle_count`, `jaccard` (exact), `simhash`, `paragraph_simhash`, `align`, `tune`,
-//!   `plan`.
+//!   `plan`; Wang, Liu and Jia's document fingerprints: `wang_fingerprints`, `set_similarity`,
+//!   `similar_documents` (what `textreuse docsim` does).
 //! - Arrow batch kernels (`src/batch_kernels.rs`, wrapped by `textreuse/kernels.py`):
 //!   `band_key_records`, `signatures`, `shingle_counts`, `edit_keep`, `connected_components`,
 //!   `cluster_lines`, and the reuse job's `ReuseFileReader` (one input file read as the CLI
@@ -117,8 +118,8 @@ mod _native {
 
     #[pymodule_export]
     use crate::text::{
-        align, char_offsets, classify, jaccard, paragraph_simhash, plan, sentences, shingle_count,
-        shingles, simhash, tune,
+        align, char_offsets, classify, jaccard, paragraph_simhash, plan, sentences, set_similarity,
+        shingle_count, shingles, simhash, similar_documents, tune, wang_fingerprints,
     };
 
     #[pymodule_export]

@@ -11,7 +11,10 @@ use textreuse_shingle::{
     CharOffsets, Shingler, char_shingle_count, char_shingle_fingerprints, dedup_fingerprints,
     sorted_jaccard,
 };
-use textreuse_simhash::{ParagraphFingerprinter, SimHasher};
+use textreuse_simhash::{
+    Fallback, FingerprintSet, ParagraphFingerprinter, ParagraphMethod, ParagraphSplit, SetSearch,
+    SimHasher,
+};
 
 use crate::signer::{parse_scheme, seed_u64, shingle_len};
 
@@ -114,6 +117,140 @@ pub(crate) fn simhash(text: &str, shingle: i64) -> PyResult<Option<u64>> {
 #[pyfunction]
 pub(crate) fn paragraph_simhash(py: Python<'_>, text: &str) -> Option<u64> {
     py.detach(|| ParagraphFingerprinter::new().fingerprint_paragraph(text))
+}
+
+/// The Wang fingerprinter of the Python arguments (the paper's `k`, `m`, `b`, the fallback and
+/// the paragraph split); a bad value is a ValueError naming the argument.
+fn wang_fingerprinter(
+    words: usize,
+    sentences: usize,
+    bits: u32,
+    fallback: &str,
+    paragraphs: &str,
+) -> PyResult<ParagraphFingerprinter> {
+    let fallback = match fallback {
+        "document" => Fallback::Document,
+        "paragraph" => Fallback::Paragraph,
+        "none" => Fallback::Skip,
+        other => {
+            return Err(PyValueError::new_err(format!(
+                "fallback must be 'document', 'paragraph' or 'none', got {other:?}"
+            )));
+        }
+    };
+    let split = match paragraphs {
+        "blank-lines" => ParagraphSplit::BlankLines,
+        "lines" => ParagraphSplit::Lines,
+        other => {
+            return Err(PyValueError::new_err(format!(
+                "paragraphs must be 'blank-lines' or 'lines', got {other:?}"
+            )));
+        }
+    };
+    ParagraphFingerprinter::builder()
+        .method(ParagraphMethod::Wang)
+        .min_sentence_words(words)
+        .sentences_per_paragraph(sentences)
+        .bits(bits)
+        .fallback(fallback)
+        .paragraph_split(split)
+        .build()
+        .map_err(|e| PyValueError::new_err(e.to_string()))
+}
+
+const WANG: ParagraphMethod = ParagraphMethod::Wang;
+
+/// wang_fingerprints(text, words=11, sentences=9, bits=32, fallback="document",
+/// paragraphs="blank-lines") -> list[int]
+///
+/// The document's set of paragraph fingerprints by Wang, Liu and Jia's method, as
+/// `textreuse docsim --fingerprints` writes it: sorted ascending, each once, as unsigned ints
+/// below 2**bits. Paragraphs end at blank lines ("lines": at every line break); sentences end
+/// at . ! ? ; (followed by white space) ; in each paragraph the `sentences` longest sentences of
+/// at least `words` words are weighted by keyword share + lg(length) + position, hashed to
+/// `bits` bits and folded into one fingerprint. A paragraph without a long sentence gets the
+/// fingerprint of the `words` longest sentences of the whole document ("document", the
+/// paper's rule), of its own longest ("paragraph"), or none ("none"). ValueError for a
+/// parameter out of range. Runs with the GIL released.
+#[pyfunction]
+#[pyo3(signature = (
+    text, words=WANG.default_min_sentence_words(), sentences=WANG.default_sentences_per_paragraph(),
+    bits=WANG.default_bits(), fallback="document", paragraphs="blank-lines"
+))]
+pub(crate) fn wang_fingerprints(
+    py: Python<'_>,
+    text: &str,
+    words: usize,
+    sentences: usize,
+    bits: u32,
+    fallback: &str,
+    paragraphs: &str,
+) -> PyResult<Vec<u64>> {
+    let fp = wang_fingerprinter(words, sentences, bits, fallback, paragraphs)?;
+    Ok(py.detach(|| fp.fingerprint_set(text).as_slice().to_vec()))
+}
+
+/// set_similarity(a, b, max_hamming=0) -> float
+///
+/// Wang, Liu and Jia's S(M, N) = |M & N| / sqrt(|M| * |N|) of two documents' fingerprint sets
+/// (lists or tuples of ints; duplicates count once): 1.0 for equal non-empty sets, 0.0 when they
+/// share nothing or either is empty. With max_hamming > 0 fingerprints within that many bits
+/// match (one to one, a maximum matching).
+#[pyfunction]
+#[pyo3(signature = (a, b, max_hamming=0))]
+pub(crate) fn set_similarity(a: Vec<u64>, b: Vec<u64>, max_hamming: u32) -> f64 {
+    textreuse_simhash::set_similarity_within(
+        &FingerprintSet::from_fingerprints(a),
+        &FingerprintSet::from_fingerprints(b),
+        max_hamming,
+    )
+}
+
+/// similar_documents(texts, queries=None, threshold=0.8, max_hamming=0, words=11, sentences=9,
+/// bits=32, fallback="document", paragraphs="blank-lines") -> list[tuple[int, int, float]]
+///
+/// The pairs (a, b, S) of documents whose Wang fingerprint sets have S >= threshold, as
+/// `textreuse docsim` finds them: without queries every pair a < b of `texts`; with queries
+/// (a list of texts) every query `a` against every text `b`. Sorted by (a, b). Documents are
+/// indexed by fingerprint, so only those sharing one are compared. ValueError for a parameter
+/// out of range. Runs with the GIL released.
+#[pyfunction]
+#[pyo3(signature = (
+    texts, queries=None, threshold=textreuse_simhash::DEFAULT_SET_THRESHOLD, max_hamming=0,
+    words=WANG.default_min_sentence_words(), sentences=WANG.default_sentences_per_paragraph(),
+    bits=WANG.default_bits(), fallback="document", paragraphs="blank-lines"
+))]
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn similar_documents(
+    py: Python<'_>,
+    texts: Vec<String>,
+    queries: Option<Vec<String>>,
+    threshold: f64,
+    max_hamming: u32,
+    words: usize,
+    sentences: usize,
+    bits: u32,
+    fallback: &str,
+    paragraphs: &str,
+) -> PyResult<Vec<(u32, u32, f64)>> {
+    let fp = wang_fingerprinter(words, sentences, bits, fallback, paragraphs)?;
+    let search = SetSearch::builder()
+        .threshold(threshold)
+        .max_hamming(max_hamming)
+        .build()
+        .map_err(|e| PyValueError::new_err(e.to_string()))?;
+    py.detach(|| {
+        let sets = |texts: &[String]| -> Vec<FingerprintSet> {
+            texts.iter().map(|t| fp.fingerprint_set(t)).collect()
+        };
+        let corpus = sets(&texts);
+        let pairs = match &queries {
+            None => search.pairs(&corpus),
+            Some(q) => search.pairs_between(&sets(q), &corpus),
+        }
+        .map_err(|e| PyValueError::new_err(e.to_string()))?;
+        Ok(pairs.iter().map(|p| (p.a, p.b, p.similarity)).collect())
+    })
 }
 
 /// A `lang` argument: an ISO 639-1 code or name, or "auto" (detection, English when unsure).

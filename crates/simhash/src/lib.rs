@@ -41,10 +41,16 @@
 //!   ([`Projection::Gaussian`]). Batch entry points take a slice of per-sentence feature lists
 //!   ([`SimHasher::fingerprint_lists`], [`SimHasher::fingerprint_weighted_lists`]) or Arrow-style
 //!   flat buffers with offsets ([`SimHasher::signatures_flat`]).
-//! * [`ParagraphFingerprinter`]: weighted paragraph fingerprints (after Wang, Liu and Jia):
-//!   long sentences per paragraph, weighted by keyword frequency, `lg |s|` and position, each
-//!   SimHashed and combined into an `n`-bit paragraph fingerprint; [`set_cosine`] compares two
-//!   documents' fingerprint sets.
+//! * [`ParagraphFingerprinter`]: paragraph fingerprints from a paragraph's long sentences, by
+//!   one of two [`ParagraphMethod`]s. [`ParagraphMethod::Wang`] is Wang, Liu and Jia's method
+//!   as their paper defines it ([`ParagraphFingerprinter::wang`]: sentences of at least `k = 11`
+//!   words, the `m = 9` longest per paragraph, weight `W_kw + W_len + W_po`, each sentence
+//!   hashed to `b = 32` bits and folded into one `b`-bit fingerprint); a document is the
+//!   [`FingerprintSet`] of its paragraphs, two documents are compared by the cosine
+//!   [`set_similarity`] `S(M, N)`, and [`SetSearch`] finds every pair of documents with
+//!   `S >= r` (or each query against a corpus) through an index of the fingerprints.
+//!   [`ParagraphMethod::Weighted`] is this crate's earlier variant (the default, which `dedup
+//!   --method simhash` uses); [`set_cosine`] is its fuzzy set comparison.
 //! * Estimators: [`agreement_probability`] `1 - theta/pi`, [`cosine_estimate`]
 //!   `cos(pi·h/D)`, [`angle_estimate`], [`hamming_for_cosine`].
 //! * Search for all pairs within `k` bits, each reported as a [`HammingPair`] `(a < b,
@@ -94,7 +100,9 @@ mod estimate;
 mod gaussian;
 mod paragraph;
 mod search;
+mod sets;
 mod sparse;
+mod wang;
 
 pub use dense::{Hyperplanes, Signature, hamming_words};
 pub use estimate::{
@@ -103,11 +111,16 @@ pub use estimate::{
 };
 pub use gaussian::Normals;
 pub use paragraph::{
-    ParagraphFingerprint, ParagraphFingerprinter, ParagraphFingerprinterBuilder, set_cosine,
+    Fallback, ParagraphFingerprint, ParagraphFingerprinter, ParagraphFingerprinterBuilder,
+    ParagraphMethod, ParagraphScratch, ParagraphSplit, set_cosine,
 };
 pub use search::{
     HammingPair, MAX_PERMUTATIONS, TablePlan, TableSearch, TableSearchBuilder, WindowSearch,
     WindowSearchBuilder, brute_force_pairs, recall,
+};
+pub use sets::{
+    DEFAULT_SET_THRESHOLD, FingerprintSet, SetPair, SetSearch, SetSearchBuilder, set_similarity,
+    set_similarity_within,
 };
 pub use sparse::{Projection, SimHasher, SimHasherBuilder};
 
@@ -206,6 +219,22 @@ pub enum SimHashError {
         name: &'static str,
         /// The value given.
         value: f64,
+    },
+    /// An option that the chosen [`ParagraphMethod`] does not have (a fallback other than
+    /// [`Fallback::Skip`] for the weighted method, a keyword length for Wang's). Recover by
+    /// leaving the option unset or choosing the other method.
+    #[error("option {option} does not apply to the {method} paragraph method")]
+    NotForMethod {
+        /// The option's name.
+        option: &'static str,
+        /// The method's name.
+        method: &'static str,
+    },
+    /// A similarity threshold `r` outside `(0, 1]` (or NaN). Recover by choosing one in range.
+    #[error("similarity threshold must be in (0, 1], got {threshold}")]
+    InvalidSimilarityThreshold {
+        /// The threshold given.
+        threshold: f64,
     },
     /// Results carry `u32` indices, so at most `2^32` signatures can be searched at once.
     /// Recover by splitting the input (and searching across the parts) or by de-duplicating it

@@ -445,4 +445,230 @@ mod known_answers {
     }
 
     const KAT_PARAGRAPH: u64 = 0x82b80a5376532547;
+
+    #[test]
+    fn wang_fingerprints() {
+        let fp = ParagraphFingerprinter::wang();
+        let text = "Anarchism is a political philosophy and movement that is skeptical of all \
+            justifications for authority and seeks to abolish the institutions it claims \
+            maintain unnecessary coercion and hierarchy; typically including the state and \
+            capitalism. Anarchism advocates for the replacement of the state with stateless \
+            societies and voluntary free associations.\n\nAs a historically left-wing \
+            movement, this reading of anarchism is placed on the farthest left of the \
+            political spectrum. Short one.\n\nToo short.";
+        let got = fp.fingerprint_text(text);
+        println!("{got:#x?}");
+        let got: Vec<(u32, u64)> = got.iter().map(|p| (p.paragraph, p.fingerprint)).collect();
+        assert_eq!(got, KAT_WANG);
+        // The third paragraph has no sentence of 11 words: it gets the document fallback.
+        assert!(got.iter().all(|&(_, f)| f < 1 << 32));
+    }
+
+    const KAT_WANG: [(u32, u64); 3] = [(0, 0x9d00df4b), (1, 0x6fae1daf), (2, 0xfba55d2e)];
+}
+
+/// Wang's paragraph fingerprints and document sets: invariants of the fingerprints, of
+/// `S(M, N)` and of the search against comparing every pair.
+mod paragraph_sets {
+    use super::*;
+    use proptest::prelude::*;
+
+    const WORDS: [&str; 24] = [
+        "the", "river", "mill", "of", "town", "and", "stone", "bridge", "old", "in", "miller",
+        "flour", "boats", "a", "valley", "church", "rain", "north", "market", "to", "was", "hill",
+        "road", "farm",
+    ];
+
+    /// Texts of 1-5 paragraphs of 1-8 sentences of 1-20 words from a small vocabulary.
+    fn text() -> impl Strategy<Value = String> {
+        let sentence =
+            (prop::collection::vec(0..WORDS.len(), 1..20), 0..4usize).prop_map(|(w, end)| {
+                let words: Vec<&str> = w.iter().map(|&i| WORDS[i]).collect();
+                format!("{}{}", words.join(" "), [".", ";", "!", "?"][end])
+            });
+        let paragraph =
+            prop::collection::vec(sentence, 1..8).prop_map(|s: Vec<String>| s.join(" "));
+        prop::collection::vec(paragraph, 1..5).prop_map(|p| p.join("\n\n"))
+    }
+
+    /// Small sets over a small universe, so that they overlap: 6 bases far apart, each as is
+    /// or with one of its 4 low bits flipped (so tolerances of 1 and 2 bits matter).
+    fn set() -> impl Strategy<Value = FingerprintSet> {
+        prop::collection::vec((0u64..6, 0u32..6), 0..10).prop_map(|v| {
+            v.into_iter()
+                .map(|(base, flip)| (base * 0x0F0F_0F0F) ^ if flip < 4 { 1 << flip } else { 0 })
+                .collect()
+        })
+    }
+
+    fn brute_force(sets: &[FingerprintSet], r: f64, h: u32) -> Vec<SetPair> {
+        let mut out = Vec::new();
+        for a in 0..sets.len() {
+            for b in a + 1..sets.len() {
+                let s = set_similarity_within(&sets[a], &sets[b], h);
+                if s >= r {
+                    out.push((a as u32, b as u32, s));
+                }
+            }
+        }
+        out.into_iter()
+            .map(|(a, b, similarity)| SetPair {
+                a,
+                b,
+                shared: 0,
+                similarity,
+            })
+            .collect()
+    }
+
+    fn ids(pairs: &[SetPair]) -> Vec<(u32, u32, f64)> {
+        pairs.iter().map(|p| (p.a, p.b, p.similarity)).collect()
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(if long_tests() { 1000 } else { 96 }))]
+
+        #[test]
+        fn fingerprints_are_deterministic_and_b_bits(t in text(), other in text(), bits in 1u32..=64) {
+            let fp = ParagraphFingerprinter::builder()
+                .method(ParagraphMethod::Wang)
+                .bits(bits)
+                .min_sentence_words(5)
+                .build()
+                .unwrap();
+            let fresh = fp.fingerprint_text(&t);
+            // A scratch that saw another document first gives the same answer.
+            let mut scratch = ParagraphScratch::default();
+            let mut out = Vec::new();
+            fp.fingerprint_text_with(&other, &mut scratch, &mut out);
+            fp.fingerprint_text_with(&t, &mut scratch, &mut out);
+            prop_assert_eq!(&fresh, &out);
+            prop_assert!(fresh.iter().all(|p| bits == 64 || p.fingerprint < 1 << bits));
+            prop_assert!(fresh.windows(2).all(|w| w[0].paragraph < w[1].paragraph));
+            let set = fp.fingerprint_set_with(&t, &mut scratch);
+            prop_assert_eq!(set, fresh.iter().map(|p| p.fingerprint).collect::<FingerprintSet>());
+            // Case and spacing do not change a fingerprint.
+            let shouted = t.to_uppercase().replace(' ', "  ");
+            prop_assert_eq!(fp.fingerprint_text(&shouted), fresh);
+        }
+
+        #[test]
+        fn a_paragraph_with_a_long_sentence_keeps_its_fingerprint_in_any_document(
+            t in text(), other in text()
+        ) {
+            let fp = ParagraphFingerprinter::builder()
+                .method(ParagraphMethod::Wang)
+                .min_sentence_words(5)
+                .build()
+                .unwrap();
+            let alone = fp.fingerprint_text(&t);
+            let joined = fp.fingerprint_text(&format!("{other}\n\n{t}"));
+            let first = joined.len() - alone.len();
+            for (p, q) in alone.iter().zip(&joined[first..]) {
+                // A paragraph that got the document fallback depends on its document.
+                let has_long = t.split("\n\n").nth(p.paragraph as usize).unwrap()
+                    .split(['.', ';', '!', '?']).any(|s| s.split_whitespace().count() >= 5);
+                if has_long {
+                    prop_assert_eq!(p.fingerprint, q.fingerprint);
+                }
+            }
+        }
+
+        #[test]
+        fn similarity_is_a_symmetric_cosine(m in set(), n in set(), h in 0u32..3) {
+            let s = set_similarity(&m, &n);
+            prop_assert!((0.0..=1.0).contains(&s));
+            prop_assert_eq!(s, set_similarity(&n, &m));
+            prop_assert_eq!(s, set_similarity_within(&m, &n, 0));
+            if !m.is_empty() {
+                prop_assert_eq!(set_similarity(&m, &m), 1.0);
+                prop_assert_eq!(set_similarity_within(&m, &m, h), 1.0);
+            }
+            let within = set_similarity_within(&m, &n, h);
+            prop_assert!((0.0..=1.0).contains(&within));
+            prop_assert_eq!(within, set_similarity_within(&n, &m, h));
+            prop_assert!(within >= s);
+            // By definition: |M ∩ N| / sqrt(|M| |N|).
+            let shared = m.as_slice().iter().filter(|&&x| n.contains(x)).count();
+            let cosine = if m.is_empty() || n.is_empty() {
+                0.0
+            } else {
+                shared as f64 / ((m.len() * n.len()) as f64).sqrt()
+            };
+            prop_assert_eq!(s, cosine);
+        }
+
+        #[test]
+        fn search_finds_what_comparing_every_pair_finds(
+            sets in prop::collection::vec(set(), 0..30),
+            queries in prop::collection::vec(set(), 0..10),
+            r in 0.05f64..=1.0,
+            h in 0u32..3,
+        ) {
+            let search = SetSearch::builder().threshold(r).max_hamming(h).build().unwrap();
+            let found = search.pairs(&sets).unwrap();
+            prop_assert_eq!(ids(&found), ids(&brute_force(&sets, r, h)));
+            for p in &found {
+                let shared = if h == 0 {
+                    sets[p.a as usize].intersection_len(&sets[p.b as usize])
+                } else {
+                    p.shared as usize
+                };
+                prop_assert_eq!(p.shared as usize, shared);
+            }
+            let between = search.pairs_between(&queries, &sets).unwrap();
+            let mut expected = Vec::new();
+            for (a, q) in queries.iter().enumerate() {
+                for (b, d) in sets.iter().enumerate() {
+                    let s = set_similarity_within(q, d, h);
+                    if s >= r {
+                        expected.push((a as u32, b as u32, s));
+                    }
+                }
+            }
+            prop_assert_eq!(ids(&between), expected);
+        }
+    }
+
+    #[test]
+    fn search_parameters_are_checked() {
+        assert!(SetSearch::builder().threshold(0.0).build().is_err());
+        assert!(SetSearch::builder().threshold(1.5).build().is_err());
+        assert!(SetSearch::builder().threshold(f64::NAN).build().is_err());
+        assert!(SetSearch::builder().max_hamming(65).build().is_err());
+        assert_eq!(SetSearch::new().threshold(), DEFAULT_SET_THRESHOLD);
+        assert_eq!(
+            ParagraphFingerprinter::builder()
+                .method(ParagraphMethod::Wang)
+                .min_keyword_chars(3)
+                .build(),
+            Err(SimHashError::NotForMethod {
+                option: "min_keyword_chars",
+                method: "wang"
+            })
+        );
+        assert!(
+            ParagraphFingerprinter::builder()
+                .fallback(Fallback::Document)
+                .build()
+                .is_err()
+        );
+        let wang = ParagraphFingerprinter::wang();
+        assert_eq!(
+            (
+                wang.bits(),
+                wang.min_sentence_words(),
+                wang.sentences_per_paragraph(),
+                wang.fallback()
+            ),
+            (32, 11, 9, Fallback::Document)
+        );
+        // The method's defaults fill what is left unset, whatever the order of the calls.
+        let late = ParagraphFingerprinter::builder()
+            .bits(16)
+            .method(ParagraphMethod::Wang)
+            .build()
+            .unwrap();
+        assert_eq!((late.bits(), late.min_sentence_words()), (16, 11));
+    }
 }

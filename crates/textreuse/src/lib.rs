@@ -31,8 +31,9 @@ assert_eq!(keys.len(), 10);
 //!   that picks the cheapest configuration for a target.
 //! * [`shingle`]: normalization, sentence splitting, character shingles, word n-grams, chunks,
 //!   byte-to-character offsets.
-//! * [`simhash`]: random-projection signatures (SimHash), weighted paragraph fingerprints and
-//!   Hamming-distance search (exact permuted tables, approximate sliding window).
+//! * [`simhash`]: random-projection signatures (SimHash), paragraph fingerprints (Wang, Liu and
+//!   Jia's documents as sets of paragraph fingerprints, their cosine and the search for similar
+//!   documents) and Hamming-distance search (exact permuted tables, approximate sliding window).
 //! * [`unionfind`]: dense union-find and deterministic clusters over sparse ids.
 //! * [`wikidump`]: streaming Wikipedia XML dump reader (bz2, multistream) and wikitext cleaner.
 //! * [`corpus`]: documents, ids and provenance; every input format (dumps, JSON Lines, plain

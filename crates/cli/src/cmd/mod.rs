@@ -2,6 +2,7 @@
 pub mod align;
 pub mod check;
 pub mod dedup;
+pub mod docsim;
 pub mod explore;
 pub mod extract;
 pub mod index;
