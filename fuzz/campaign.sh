@@ -75,6 +75,7 @@ declare -A MAX_LEN=(
   [index_structure]=65536
   [minhash_sign]=65536
   [shingle_sentences]=262144
+  [simhash_paragraph]=65536
   [simhash_search]=4097
   [wikidump_clean]=262144
   [wikidump_multistream]=262144
