@@ -34,7 +34,7 @@
 //! # Overview
 //!
 //! * [`Embeddings`]: words and their `dim`-long `f32` vectors, looked up by word.
-//! * [`read`] / [`write`] in a [`Format`]: word2vec text and binary, GloVe text (no header
+//! * [`read()`] / [`write()`] in a [`Format`]: word2vec text and binary, GloVe text (no header
 //!   line), fastText `.vec` (word2vec text). Malformed files give [`EmbedError::Malformed`] with
 //!   the line (or record) and byte offset, never a panic. [`Format::detect`] guesses the format
 //!   from the first bytes.
