@@ -26,6 +26,7 @@ use unicode_segmentation::UnicodeSegmentation;
 /// Cleaner::builder().stem(false).build().words("The Mills were grinding", &mut words);
 /// assert_eq!(words, ["mills", "grinding"]);
 /// ```
+#[derive(Clone)]
 pub struct Cleaner {
     stem: bool,
     stopwords: bool,

@@ -89,7 +89,7 @@ impl Hyperplanes {
 
     /// `D = 100` hyperplanes (the research's width) in dimension `dim` from the default seed.
     pub fn with_dim(dim: usize) -> Result<Hyperplanes, SimHashError> {
-        Hyperplanes::new(dim, 100, DEFAULT_SEED)
+        Hyperplanes::new(dim, crate::DEFAULT_DENSE_BITS, DEFAULT_SEED)
     }
 
     /// The dimension of the vectors.
