@@ -4,6 +4,7 @@ mod check;
 mod common;
 mod dedup;
 mod documents;
+mod embed;
 mod faults;
 mod flags;
 mod index;

@@ -79,6 +79,7 @@ impl Vectors {
 #[derive(Clone, Debug)]
 pub struct EmbeddingProjection {
     cleaner: Cleaner,
+    center: bool,
     vectors: Vectors,
     bits: u32,
     seed: u64,
@@ -89,6 +90,7 @@ pub struct EmbeddingProjection {
 #[derive(Clone, Debug)]
 pub struct EmbeddingProjectionBuilder {
     stem: bool,
+    center: bool,
     vectors: Vectors,
     bits: u32,
     permutations: u32,
@@ -108,6 +110,16 @@ impl EmbeddingProjectionBuilder {
     /// [`textreuse_embed::CleanerBuilder::stem`]).
     pub fn stem(&mut self, yes: bool) -> &mut Self {
         self.stem = yes;
+        self
+    }
+
+    /// Whether the corpus's mean word vector is subtracted from every unit's vector before it
+    /// is projected (default true; see [`Encoder::centered`](textreuse_embed::Encoder::centered)).
+    /// Without it, units' mean vectors share a common direction that puts most of them within
+    /// a few bits of each other: on the bundled samples, with vectors trained on them, one
+    /// cluster of 20,519 of the 25,450 sentences.
+    pub fn center(&mut self, yes: bool) -> &mut Self {
+        self.center = yes;
         self
     }
 
@@ -170,6 +182,7 @@ impl EmbeddingProjectionBuilder {
         }
         Ok(EmbeddingProjection {
             cleaner: Cleaner::builder().stem(self.stem).build(),
+            center: self.center,
             vectors: self.vectors.clone(),
             bits: self.bits,
             seed: self.seed,
@@ -219,6 +232,7 @@ impl EmbeddingProjection {
     pub fn builder() -> EmbeddingProjectionBuilder {
         EmbeddingProjectionBuilder {
             stem: true,
+            center: true,
             vectors: Vectors::Train(Trainer::new()),
             bits: DEFAULT_DENSE_BITS,
             permutations: DEFAULT_PERMUTATIONS,
@@ -231,6 +245,11 @@ impl EmbeddingProjection {
     /// The signature width `D`.
     pub fn bits(&self) -> u32 {
         self.bits
+    }
+
+    /// Whether unit vectors are centered.
+    pub fn centers(&self) -> bool {
+        self.center
     }
 
     /// Whether words are stemmed.
@@ -280,7 +299,10 @@ impl EmbeddingProjection {
         embeddings: &Embeddings,
     ) -> Result<Signatures, Error> {
         let planes = self.hyperplanes(embeddings.dim())?;
-        let encoder = embeddings.encoder(corpus.vocabulary());
+        let mut encoder = embeddings.encoder(corpus.vocabulary());
+        if self.center {
+            encoder = encoder.centered(corpus);
+        }
         let words_per = planes.words();
         let chunks: Vec<(Vec<u64>, Vec<u32>)> = (0..corpus.len().div_ceil(CHUNK))
             .into_par_iter()

@@ -812,6 +812,7 @@ impl Dedup {
                 vectors: projection.vectors().as_str().into(),
                 dim: vectors.dim(),
                 stemmed: projection.stems(),
+                centered: projection.centers(),
                 bits: projection.bits(),
                 permutations: search.permutations(),
                 window: search.window(),

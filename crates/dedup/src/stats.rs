@@ -129,6 +129,8 @@ pub struct ProjectionStats {
     pub dim: usize,
     /// Whether words were stemmed.
     pub stemmed: bool,
+    /// Whether the corpus's mean word vector was subtracted from the unit vectors.
+    pub centered: bool,
     /// The signature width `D`.
     pub bits: u32,
     /// Bit permutations `Q`.

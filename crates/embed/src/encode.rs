@@ -17,6 +17,8 @@ const UNKNOWN: u32 = u32::MAX;
 pub struct Encoder<'a> {
     embeddings: &'a Embeddings,
     rows: Vec<u32>,
+    /// Subtracted from every sentence vector ([`Encoder::centered`]).
+    center: Option<Vec<f64>>,
 }
 
 impl<'a> Encoder<'a> {
@@ -26,7 +28,46 @@ impl<'a> Encoder<'a> {
         let rows = (0..vocabulary.len() as u32)
             .map(|id| embeddings.index_of(vocabulary.word(id)).unwrap_or(UNKNOWN))
             .collect();
-        Encoder { embeddings, rows }
+        Encoder {
+            embeddings,
+            rows,
+            center: None,
+        }
+    }
+
+    /// This encoder with the mean word vector of `corpus`'s known word occurrences (each
+    /// word's vector times its count in the corpus's vocabulary, summed in id order, divided
+    /// by the count of known occurrences) subtracted from every sentence vector.
+    ///
+    /// Averaged word vectors share a large common direction (frequent words, and what skip-gram
+    /// gives every word alike), so uncentered sentence vectors of unrelated sentences can sit
+    /// within a few degrees of each other, and a few random hyperplanes cannot tell them apart.
+    /// Removing the corpus's mean is the first step of Arora, Liang and Ma's common-component
+    /// removal ("A simple but tough-to-beat baseline for sentence embeddings", 2017); the
+    /// paper averages without it. `corpus` must be the one whose vocabulary this encoder maps.
+    pub fn centered(mut self, corpus: &crate::Corpus) -> Encoder<'a> {
+        let dim = self.dim();
+        let vectors = self.embeddings.as_slice();
+        let vocabulary = corpus.vocabulary();
+        let mut sum = vec![0.0f64; dim];
+        let mut n = 0u64;
+        for (id, &row) in self.rows.iter().enumerate() {
+            if row == UNKNOWN {
+                continue;
+            }
+            let count = vocabulary.count(id as u32);
+            n += count;
+            for (s, &x) in sum.iter_mut().zip(&vectors[row as usize * dim..][..dim]) {
+                *s += count as f64 * x as f64;
+            }
+        }
+        if n > 0 {
+            for s in sum.iter_mut() {
+                *s /= n as f64;
+            }
+            self.center = Some(sum);
+        }
+        self
     }
 
     /// The dimension of the vectors.
@@ -69,6 +110,11 @@ impl<'a> Encoder<'a> {
                 *o /= n;
             }
         }
+        if let (Some(center), true) = (&self.center, known > 0) {
+            for (o, c) in out.iter_mut().zip(center) {
+                *o -= c;
+            }
+        }
         Ok(known)
     }
 }
@@ -94,5 +140,13 @@ mod tests {
         assert_eq!(v, [0.0, 0.0]);
         assert_eq!(enc.mean_into(&[7], &mut v).unwrap(), 0);
         assert!(enc.mean_into(&[0], &mut [0.0; 3]).is_err());
+        // Known occurrences: a twice, b once; the center is (2a + b) / 3 = (5/3, 0).
+        let centered = e.encoder(c.vocabulary()).centered(&c);
+        assert_eq!(centered.mean_into(c.sentence(0), &mut v).unwrap(), 3);
+        assert_eq!(v, [0.0, 0.0]);
+        assert_eq!(centered.mean_into(&[2], &mut v).unwrap(), 1); // b
+        assert_eq!(v, [3.0 - 5.0 / 3.0, -4.0]);
+        assert_eq!(centered.mean_into(c.sentence(1), &mut v).unwrap(), 0);
+        assert_eq!(v, [0.0, 0.0]);
     }
 }
