@@ -335,22 +335,54 @@ impl EmbeddingProjection {
 
     /// The pairs of signatures the window search finds, as corpus indices `a < b` with their
     /// Hamming distance, sorted.
+    ///
+    /// Units with equal signatures are grouped first: each group's later members are paired
+    /// with its first (distance 0, a star), and the window search runs over the distinct
+    /// signatures only, its pairs reported between the groups' first members. Otherwise a
+    /// run of more than `B` equal signatures (common: the same sentence in many articles, or
+    /// sentences whose cleaned words are the same) would keep two of its members out of each
+    /// other's window in every permutation, ties being ordered by index, and copies would go
+    /// unpaired.
     pub fn pairs(&self, signatures: &Signatures) -> Result<Vec<HammingPair>, Error> {
-        let found = self.search.pairs(&signatures.words)?;
-        let mut out: Vec<HammingPair> = found
-            .into_iter()
-            .map(|p| {
-                let (a, b) = (
-                    signatures.sentences[p.a as usize],
-                    signatures.sentences[p.b as usize],
-                );
-                HammingPair {
-                    a: a.min(b),
-                    b: a.max(b),
-                    distance: p.distance,
-                }
-            })
-            .collect();
+        let w = signatures.words_per;
+        let mut order: Vec<u32> = (0..signatures.len() as u32).collect();
+        order.sort_by(|&x, &y| {
+            signatures
+                .get(x as usize)
+                .cmp(signatures.get(y as usize))
+                .then(x.cmp(&y))
+        });
+        let mut out = Vec::new();
+        let mut distinct: Vec<u64> = Vec::with_capacity(signatures.words.len());
+        let mut first: Vec<u32> = Vec::new();
+        let mut start = 0;
+        while start < order.len() {
+            let head = order[start] as usize;
+            let mut end = start + 1;
+            while end < order.len() && signatures.get(order[end] as usize) == signatures.get(head) {
+                end += 1;
+            }
+            // Members of a group are in index order, so the first is the smallest.
+            let a = signatures.sentences[head];
+            for &other in &order[start + 1..end] {
+                out.push(HammingPair {
+                    a,
+                    b: signatures.sentences[other as usize],
+                    distance: 0,
+                });
+            }
+            distinct.extend_from_slice(&signatures.words[head * w..][..w]);
+            first.push(a);
+            start = end;
+        }
+        for p in self.search.pairs(&distinct)? {
+            let (a, b) = (first[p.a as usize], first[p.b as usize]);
+            out.push(HammingPair {
+                a: a.min(b),
+                b: a.max(b),
+                distance: p.distance,
+            });
+        }
         out.sort_unstable();
         Ok(out)
     }
@@ -394,6 +426,28 @@ mod tests {
         let pairs = p.pairs(&sigs).unwrap();
         assert_eq!(pairs.len(), 1);
         assert_eq!((pairs[0].a, pairs[0].b, pairs[0].distance), (0, 2, 0));
+        // Forty copies of one sentence among other sentences: every copy is paired, although
+        // a window of 10 would not reach from the first to the last.
+        let mut c = Corpus::new();
+        for i in 0..200 {
+            c.push(match i % 5 {
+                0 => &["mill", "river"][..],
+                1 => &["train"],
+                2 => &["river", "train"],
+                3 => &["mill", "train", "river"],
+                _ => &["mill"],
+            });
+        }
+        let sigs = p.signatures(&c, &vectors).unwrap();
+        let pairs = p.pairs(&sigs).unwrap();
+        let copies: Vec<u32> = pairs
+            .iter()
+            .filter(|q| q.a == 0 && q.distance == 0)
+            .map(|q| q.b)
+            .collect();
+        assert_eq!(copies, (1..40).map(|k| k * 5).collect::<Vec<u32>>());
+        // The groups' first members are paired by the window search where within T bits.
+        assert!(pairs.iter().all(|q| q.a < q.b && q.distance <= 20));
         assert!(EmbeddingProjection::builder().bits(0).build().is_err());
         assert!(EmbeddingProjection::builder().bits(4097).build().is_err());
         assert!(
