@@ -3,6 +3,9 @@
 use crate::sparse::{add_gaussian, pack_positive, word_salt};
 use crate::{DEFAULT_SEED, MAX_BITS, SimHashError, words_for};
 
+/// Bits signed per pass over a vector: the accumulators of one block stay in a stack array.
+const BLOCK: usize = 256;
+
 /// `D` random hyperplanes through the origin of `R^dim`, with standard normal entries.
 ///
 /// Bit `b` of a vector's signature is 1 when its dot product with hyperplane `b` is positive.
@@ -34,17 +37,16 @@ pub struct Hyperplanes {
     seed: u64,
     /// Row-major, `bits` rows of `dim` entries.
     planes: Vec<f64>,
-    /// The same entries by signature word and column: for word `w` and coordinate `i`, the 64
-    /// entries of bits `64w..64w + 64` (zeros past `D`), so signing adds one column of 64 per
-    /// coordinate (a loop the compiler vectorizes) while each bit's dot product is still summed
-    /// in coordinate order, bit for bit as the row-major loop.
+    /// The same entries by block of [`BLOCK`] bits and column: for the block of bits
+    /// `lo..hi` and coordinate `i`, the `hi - lo` entries of those bits, so signing adds one
+    /// column per coordinate (a loop the compiler vectorizes) while each bit's dot product is
+    /// still summed in coordinate order, bit for bit as the row-major loop.
     columns: Vec<f64>,
 }
 
 impl Hyperplanes {
     /// `bits` hyperplanes (1 to 65536; the research used 100) in dimension `dim` (at least 1),
-    /// drawn from `seed`. Needs `8 · dim · (bits + 64·ceil(bits/64))` bytes (the entries by
-    /// plane and by column).
+    /// drawn from `seed`. Needs `16 · dim · bits` bytes (the entries by plane and by column).
     pub fn new(dim: usize, bits: u32, seed: u64) -> Result<Hyperplanes, SimHashError> {
         if bits == 0 || bits > MAX_BITS {
             return Err(SimHashError::InvalidBits { bits });
@@ -71,11 +73,12 @@ impl Hyperplanes {
                 }
             }
         }
-        let mut columns = vec![0.0f64; words_for(bits) * dim * 64];
+        let mut columns = vec![0.0f64; len];
         for (b, row) in planes.chunks_exact(dim).enumerate() {
-            let (w, j) = (b / 64, b % 64);
+            let lo = b / BLOCK * BLOCK;
+            let width = (lo + BLOCK).min(nb) - lo;
             for (i, &x) in row.iter().enumerate() {
-                columns[(w * dim + i) * 64 + j] = x;
+                columns[lo * dim + i * width + (b - lo)] = x;
             }
         }
         Ok(Hyperplanes {
@@ -132,20 +135,23 @@ impl Hyperplanes {
                 got: out.len(),
             });
         }
-        let mut acc = [0.0f64; 64];
-        for (w, o) in out.iter_mut().enumerate() {
-            let lo = 64 * w;
-            let hi = (lo + 64).min(self.bits as usize);
+        let mut acc = [0.0f64; BLOCK];
+        let nb = self.bits as usize;
+        for lo in (0..nb).step_by(BLOCK) {
+            let hi = (lo + BLOCK).min(nb);
+            let acc = &mut acc[..hi - lo];
             // Every bit's sum runs in coordinate order, as the sparse path does for features
             // (0, v[0]), (1, v[1]), ...: 0 + x0·p0 + x1·p1 + ...
             acc.fill(0.0);
-            let columns = &self.columns[w * self.dim * 64..][..self.dim * 64];
-            for (&x, column) in v.iter().zip(columns.chunks_exact(64)) {
+            let columns = &self.columns[lo * self.dim..hi * self.dim];
+            for (&x, column) in v.iter().zip(columns.chunks_exact(hi - lo)) {
                 for (a, &p) in acc.iter_mut().zip(column) {
                     *a += x * p;
                 }
             }
-            *o = pack_positive(&acc[..hi - lo]);
+            for (o, bits) in out[lo / 64..].iter_mut().zip(acc.chunks(64)) {
+                *o = pack_positive(bits);
+            }
         }
         Ok(())
     }
