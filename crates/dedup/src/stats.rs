@@ -32,8 +32,10 @@ pub struct StageTimes {
 pub struct Stats {
     /// The unit compared: `sentence`, `paragraph` or `document`.
     pub unit: String,
-    /// How candidates were found: `minhash` (band keys) or `simhash` (fingerprints within a
-    /// Hamming distance; the MinHash fields below are then unused).
+    /// How candidates were found: `minhash` (band keys), `simhash` (fingerprints within a
+    /// Hamming distance) or `rp-embed` (random projection of mean word vectors, parameters in
+    /// `projection`); with the last two the MinHash fields below are unused for candidates
+    /// (members' `similarity` is still the MinHash estimate).
     pub method: String,
     /// The MinHash parameters: the scheme (`drawn`, `disjoint` or `oph`), N, K, M (planned
     /// when a threshold was given and no signer).
