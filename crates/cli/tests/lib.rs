@@ -5,6 +5,7 @@ mod common;
 mod dedup;
 mod docsim;
 mod documents;
+mod embed;
 mod faults;
 mod flags;
 mod index;

@@ -1,6 +1,7 @@
 //! The error type of a dedup run.
 use std::path::PathBuf;
 
+use textreuse_embed::EmbedError;
 use textreuse_simhash::SimHashError;
 use textreuse_unionfind::UnionFindError;
 
@@ -31,6 +32,10 @@ pub enum Error {
     /// The SimHash search failed (see [`SimHashError`]).
     #[error("SimHash search failed")]
     SimHash(#[from] SimHashError),
+    /// Word vectors could not be trained or used (see [`EmbedError`]): the method is
+    /// [`Method::RandomProjection`](crate::Method::RandomProjection).
+    #[error("word vectors: {0}")]
+    Embed(#[from] EmbedError),
     /// Clustering saw more distinct sentences than union-find supports. Recover by splitting the
     /// input.
     #[error(transparent)]

@@ -19,10 +19,12 @@ use crate::classify::ClusterType;
 use crate::cluster::{Cluster, Keep, Member, within_edit_distance};
 use crate::features::unit_simhash;
 use crate::pipeline::{DEFAULT_BATCH, DocumentPipeline};
+use crate::projection::{EmbeddingProjection, Vectors};
 use crate::sink::{ArticlePairRow, OutputDir, Sink};
 use crate::summaries::{ClusterCounts, article_chains};
 use crate::text_store::{TextReader, TextStore};
-use crate::{Error, Stats};
+use crate::{Error, ProjectionStats, Stats};
+use textreuse_embed::Corpus;
 
 /// The default number of rows of `article-pairs.tsv` (the top pairs by shared clusters).
 pub const DEFAULT_MAX_ARTICLE_PAIRS: usize = 100_000;
@@ -47,6 +49,23 @@ pub enum Method {
         /// Largest Hamming distance of a candidate pair (at most 64; default 3).
         max_hamming: u32,
     },
+    /// Meng and Zheng's random projection over word embeddings: each unit cleaned into words,
+    /// the mean of their word vectors projected onto `D` random hyperplanes, pairs within `T`
+    /// bits found by the sliding window over `Q` bit permutations, clustered with union-find.
+    /// The parameters and the vectors (trained on the run's units by default, or given) are
+    /// [`DedupBuilder::projection`]'s ([`EmbeddingProjection`]).
+    RandomProjection,
+}
+
+impl Method {
+    /// `minhash`, `simhash` or `rp-embed`, as `stats.json` records it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Method::MinHash => "minhash",
+            Method::SimHash { .. } => "simhash",
+            Method::RandomProjection => "rp-embed",
+        }
+    }
 }
 
 /// The options of a [`Dedup`] run; [`DedupBuilder::new`] gives the research defaults. Setters
@@ -80,6 +99,7 @@ pub struct DedupBuilder {
     tmp_dir: Option<PathBuf>,
     batch: usize,
     method: Method,
+    projection: EmbeddingProjection,
     max_article_pairs: usize,
 }
 
@@ -111,6 +131,7 @@ impl DedupBuilder {
             tmp_dir: None,
             batch: DEFAULT_BATCH,
             method: Method::MinHash,
+            projection: EmbeddingProjection::new(),
             max_article_pairs: DEFAULT_MAX_ARTICLE_PAIRS,
         }
     }
@@ -226,9 +247,17 @@ impl DedupBuilder {
         self
     }
 
-    /// MinHash (default) or SimHash candidates.
+    /// MinHash (default), SimHash or random-projection candidates.
     pub fn method(&mut self, method: Method) -> &mut Self {
         self.method = method;
+        self
+    }
+
+    /// The parameters and word vectors of [`Method::RandomProjection`] (default
+    /// [`EmbeddingProjection::new`]: vectors trained on the run's units, `D = 100`, `Q = 10`,
+    /// `B = 10`, `T = 5`). Unused by the other methods.
+    pub fn projection(&mut self, projection: EmbeddingProjection) -> &mut Self {
+        self.projection = projection;
         self
     }
 
@@ -309,9 +338,10 @@ impl DedupBuilder {
         // Checks the budget and the cap now, not after reading the input.
         shuffle.check()?;
         let search = match self.method {
-            Method::MinHash => None,
+            Method::MinHash | Method::RandomProjection => None,
             Method::SimHash { max_hamming } => Some(TableSearch::new(max_hamming)?),
         };
+        let projection = (self.method == Method::RandomProjection).then(|| self.projection.clone());
         let similarity_threshold = self
             .threshold
             .unwrap_or_else(|| signer.threshold_estimate());
@@ -329,6 +359,7 @@ impl DedupBuilder {
             tmp_dir: self.tmp_dir.clone(),
             batch: self.batch,
             search,
+            projection,
             max_article_pairs: self.max_article_pairs,
         })
     }
@@ -399,6 +430,8 @@ pub struct Dedup {
     batch: usize,
     /// `Some` for [`Method::SimHash`].
     search: Option<TableSearch>,
+    /// `Some` for [`Method::RandomProjection`].
+    projection: Option<EmbeddingProjection>,
     max_article_pairs: usize,
 }
 
@@ -422,6 +455,10 @@ struct Signed {
     shuffle: shuffle::Shuffle,
     /// SimHash: `(fingerprint, sentence id)`.
     fingerprints: Vec<(u64, u64)>,
+    /// Random projection: the cleaned words of every kept unit, and the unit ids in the same
+    /// order.
+    words: Corpus,
+    word_ids: Vec<u64>,
     /// `seq` -> the document's id, title and origin.
     docs: Vec<DocMeta>,
 }
@@ -518,6 +555,8 @@ impl Dedup {
             unit: self.unit.as_str().into(),
             method: if self.search.is_some() {
                 "simhash"
+            } else if self.projection.is_some() {
+                "rp-embed"
             } else {
                 "minhash"
             }
@@ -535,8 +574,13 @@ impl Dedup {
         };
         let signed = self.sentences_and_signatures(sources, progress, &mut stats)?;
         let texts = signed.texts.into_reader()?;
-        let candidates =
-            self.candidate_clusters(signed.shuffle, signed.fingerprints, progress, &mut stats)?;
+        let candidates = self.candidate_clusters(
+            signed.shuffle,
+            signed.fingerprints,
+            (signed.words, signed.word_ids),
+            progress,
+            &mut stats,
+        )?;
         let clustering = self.edit_filter(candidates, &texts, progress, &mut stats)?;
         let started = Instant::now();
         let mut clustering = clustering;
@@ -609,10 +653,13 @@ impl Dedup {
             texts: TextStore::new(self.tmp_dir.as_deref())?,
             shuffle: self.shuffle.build()?,
             fingerprints: Vec::new(),
+            words: Corpus::new(),
+            word_ids: Vec::new(),
             docs: Vec::new(),
         };
         let (mut sentences, mut kept) = (0u64, 0u64);
         let simhash = self.search.is_some();
+        let projection = self.projection.is_some();
         let read = DocumentPipeline::new().batch(self.batch).run(
             sources,
             progress,
@@ -630,6 +677,13 @@ impl Dedup {
                 }
                 if simhash {
                     out.fingerprints.extend_from_slice(&doc.records);
+                } else if projection {
+                    let mut start = 0;
+                    for (k, &n) in doc.kept.iter().zip(&doc.word_counts) {
+                        out.words.push(&doc.words[start..start + n as usize]);
+                        out.word_ids.push(seq << 32 | k.idx as u64);
+                        start += n as usize;
+                    }
                 } else {
                     out.shuffle.push_slice(&doc.records)?;
                 }
@@ -647,6 +701,8 @@ impl Dedup {
         stats.sentences_kept = kept;
         stats.band_key_records = if simhash {
             out.fingerprints.len() as u64
+        } else if projection {
+            out.words.len() as u64
         } else {
             out.shuffle.len()
         };
@@ -672,9 +728,15 @@ impl Dedup {
     ) -> SignedDoc {
         let mut kept = Vec::new();
         let mut records = Vec::new();
+        let (mut words, mut word_counts) = (Vec::new(), Vec::new());
+        let mut scratch = Vec::new();
         let mut sentences = KeptSentences::with_unit(&doc.text, seq, &self.filter, self.unit);
         for s in sentences.by_ref() {
-            if self.search.is_some() {
+            if let Some(projection) = &self.projection {
+                projection.words(s.text, &mut scratch);
+                word_counts.push(scratch.len() as u32);
+                words.append(&mut scratch);
+            } else if self.search.is_some() {
                 let shingler: &mut Shingler = signer.shingler();
                 let fp = unit_simhash(self.unit, s.text, shingler, simhasher, &self.paragraphs);
                 let Some(fp) = fp else {
@@ -702,6 +764,8 @@ impl Dedup {
             text: doc.text,
             kept,
             records,
+            words,
+            word_counts,
         }
     }
 
@@ -711,6 +775,7 @@ impl Dedup {
         &self,
         shuffle: shuffle::Shuffle,
         fingerprints: Vec<(u64, u64)>,
+        (words, word_ids): (Corpus, Vec<u64>),
         progress: &dyn Progress,
         stats: &mut Stats,
     ) -> Result<Candidates, Error> {
@@ -720,7 +785,58 @@ impl Dedup {
             clustering: Clustering::new(),
             pairs: Vec::new(),
         };
-        let shuffle_stats: ShuffleStats = if let Some(search) = &self.search {
+        let shuffle_stats: ShuffleStats = if let Some(projection) = &self.projection {
+            drop(shuffle);
+            let trained = Instant::now();
+            let vectors = projection.embeddings(&words)?;
+            let training_seconds = match projection.vectors() {
+                Vectors::Train(_) => trained.elapsed().as_secs_f64(),
+                _ => 0.0,
+            };
+            let signatures = projection.signatures(&words, &vectors)?;
+            let found = projection.pairs(&signatures)?;
+            for p in &found {
+                let (a, b) = (word_ids[p.a as usize], word_ids[p.b as usize]);
+                out.pairs.push((a.min(b), a.max(b)));
+            }
+            out.pairs.sort_unstable();
+            if !keep_pairs {
+                for &(a, b) in &out.pairs {
+                    out.clustering.union(a, b)?;
+                }
+                out.pairs = Vec::new();
+            }
+            let search = projection.search();
+            let known = vectors.encoder(words.vocabulary()).known_words();
+            stats.projection = Some(ProjectionStats {
+                vectors: projection.vectors().as_str().into(),
+                dim: vectors.dim(),
+                stemmed: projection.stems(),
+                centered: projection.centers(),
+                bits: projection.bits(),
+                permutations: search.permutations(),
+                window: search.window(),
+                max_hamming: search.max_hamming(),
+                seed: projection.seed(),
+                vocabulary: words.vocabulary().len() as u64,
+                words_with_vector: known as u64,
+                units_without_vector: (words.len() - signatures.len()) as u64,
+                training_seconds,
+            });
+            progress.log(&format!(
+                "random projection: {} of {} words with a vector ({}), {} units signed, {} \
+                 without a vector",
+                known,
+                words.vocabulary().len(),
+                projection.vectors().as_str(),
+                signatures.len(),
+                words.len() - signatures.len()
+            ));
+            let mut stats = ShuffleStats::default();
+            stats.records = signatures.len() as u64;
+            stats.candidate_pairs = found.len() as u64;
+            stats
+        } else if let Some(search) = &self.search {
             drop(shuffle);
             let fps: Vec<u64> = fingerprints.iter().map(|&(fp, _)| fp).collect();
             let found = search.pairs(&fps)?;
@@ -997,6 +1113,9 @@ struct SignedDoc {
     kept: Vec<KeptUnit>,
     /// MinHash: `(band key, id)`; SimHash: `(fingerprint, id)`.
     records: Vec<(u64, u64)>,
+    /// Random projection: the cleaned words of the kept units, flat, and how many each has.
+    words: Vec<String>,
+    word_counts: Vec<u32>,
 }
 
 /// A kept unit of a document: its index, byte span and character span.

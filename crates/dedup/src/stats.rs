@@ -32,8 +32,10 @@ pub struct StageTimes {
 pub struct Stats {
     /// The unit compared: `sentence`, `paragraph` or `document`.
     pub unit: String,
-    /// How candidates were found: `minhash` (band keys) or `simhash` (fingerprints within a
-    /// Hamming distance; the MinHash fields below are then unused).
+    /// How candidates were found: `minhash` (band keys), `simhash` (fingerprints within a
+    /// Hamming distance) or `rp-embed` (random projection of mean word vectors, parameters in
+    /// `projection`); with the last two the MinHash fields below are unused for candidates
+    /// (members' `similarity` is still the MinHash estimate).
     pub method: String,
     /// The MinHash parameters: the scheme (`drawn`, `disjoint` or `oph`), N, K, M (planned
     /// when a threshold was given and no signer).
@@ -111,6 +113,44 @@ pub struct Stats {
     pub article_chains: ArticleChains,
     /// Wall time per stage.
     pub seconds: StageTimes,
+    /// The random projection over word embeddings (`method` `rp-embed` only; absent
+    /// otherwise).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub projection: Option<ProjectionStats>,
+}
+
+/// The parameters and counts of a random projection over word embeddings
+/// ([`Method::RandomProjection`](crate::Method::RandomProjection)).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+#[non_exhaustive]
+pub struct ProjectionStats {
+    /// `trained` (on the run's units) or `file`.
+    pub vectors: String,
+    /// The dimension of the word vectors.
+    pub dim: usize,
+    /// Whether words were stemmed.
+    pub stemmed: bool,
+    /// Whether the corpus's mean word vector was subtracted from the unit vectors.
+    pub centered: bool,
+    /// The signature width `D`.
+    pub bits: u32,
+    /// Bit permutations `Q`.
+    pub permutations: u32,
+    /// The window `B`.
+    pub window: u32,
+    /// The Hamming threshold `T`.
+    pub max_hamming: u32,
+    /// The seed of the hyperplanes and permutations (and of the training).
+    pub seed: u64,
+    /// Distinct cleaned words of the kept units.
+    pub vocabulary: u64,
+    /// Of those, the words with a vector.
+    pub words_with_vector: u64,
+    /// Kept units none of whose words has a vector: not signed, never in a cluster.
+    pub units_without_vector: u64,
+    /// Seconds spent training (0 with a vector file).
+    pub training_seconds: f64,
 }
 
 impl Stats {

@@ -3,6 +3,9 @@
 use crate::sparse::{add_gaussian, pack_positive, word_salt};
 use crate::{DEFAULT_SEED, MAX_BITS, SimHashError, words_for};
 
+/// Bits signed per pass over a vector: the accumulators of one block stay in a stack array.
+const BLOCK: usize = 256;
+
 /// `D` random hyperplanes through the origin of `R^dim`, with standard normal entries.
 ///
 /// Bit `b` of a vector's signature is 1 when its dot product with hyperplane `b` is positive.
@@ -34,11 +37,16 @@ pub struct Hyperplanes {
     seed: u64,
     /// Row-major, `bits` rows of `dim` entries.
     planes: Vec<f64>,
+    /// The same entries by block of [`BLOCK`] bits and column: for the block of bits
+    /// `lo..hi` and coordinate `i`, the `hi - lo` entries of those bits, so signing adds one
+    /// column per coordinate (a loop the compiler vectorizes) while each bit's dot product is
+    /// still summed in coordinate order, bit for bit as the row-major loop.
+    columns: Vec<f64>,
 }
 
 impl Hyperplanes {
     /// `bits` hyperplanes (1 to 65536; the research used 100) in dimension `dim` (at least 1),
-    /// drawn from `seed`. Needs `8 · dim · bits` bytes.
+    /// drawn from `seed`. Needs `16 · dim · bits` bytes (the entries by plane and by column).
     pub fn new(dim: usize, bits: u32, seed: u64) -> Result<Hyperplanes, SimHashError> {
         if bits == 0 || bits > MAX_BITS {
             return Err(SimHashError::InvalidBits { bits });
@@ -65,17 +73,26 @@ impl Hyperplanes {
                 }
             }
         }
+        let mut columns = vec![0.0f64; len];
+        for (b, row) in planes.chunks_exact(dim).enumerate() {
+            let lo = b / BLOCK * BLOCK;
+            let width = (lo + BLOCK).min(nb) - lo;
+            for (i, &x) in row.iter().enumerate() {
+                columns[lo * dim + i * width + (b - lo)] = x;
+            }
+        }
         Ok(Hyperplanes {
             dim,
             bits,
             seed,
             planes,
+            columns,
         })
     }
 
     /// `D = 100` hyperplanes (the research's width) in dimension `dim` from the default seed.
     pub fn with_dim(dim: usize) -> Result<Hyperplanes, SimHashError> {
-        Hyperplanes::new(dim, 100, DEFAULT_SEED)
+        Hyperplanes::new(dim, crate::DEFAULT_DENSE_BITS, DEFAULT_SEED)
     }
 
     /// The dimension of the vectors.
@@ -118,22 +135,23 @@ impl Hyperplanes {
                 got: out.len(),
             });
         }
-        let mut acc = [0.0f64; 64];
-        for (w, o) in out.iter_mut().enumerate() {
-            let lo = 64 * w;
-            let hi = (lo + 64).min(self.bits as usize);
-            for (a, row) in acc[..hi - lo]
-                .iter_mut()
-                .zip(self.planes[lo * self.dim..hi * self.dim].chunks_exact(self.dim))
-            {
-                // Summed in index order, as the sparse path does for features (0, v[0]), ...
-                let mut s = 0.0;
-                for (&p, &x) in row.iter().zip(v) {
-                    s += x * p;
+        let mut acc = [0.0f64; BLOCK];
+        let nb = self.bits as usize;
+        for lo in (0..nb).step_by(BLOCK) {
+            let hi = (lo + BLOCK).min(nb);
+            let acc = &mut acc[..hi - lo];
+            // Every bit's sum runs in coordinate order, as the sparse path does for features
+            // (0, v[0]), (1, v[1]), ...: 0 + x0·p0 + x1·p1 + ...
+            acc.fill(0.0);
+            let columns = &self.columns[lo * self.dim..hi * self.dim];
+            for (&x, column) in v.iter().zip(columns.chunks_exact(hi - lo)) {
+                for (a, &p) in acc.iter_mut().zip(column) {
+                    *a += x * p;
                 }
-                *a = s;
             }
-            *o = pack_positive(&acc[..hi - lo]);
+            for (o, bits) in out[lo / 64..].iter_mut().zip(acc.chunks(64)) {
+                *o = pack_positive(bits);
+            }
         }
         Ok(())
     }
@@ -253,6 +271,29 @@ mod tests {
         assert_eq!(&batch[..3], planes.sign(&[1.0; 17]).unwrap().words());
         assert!(planes.sign_batch(&[1.0; 35], &mut batch).is_err());
         assert!(planes.sign(&[1.0; 16]).is_err());
+    }
+
+    proptest::proptest! {
+        /// The column-wise signing equals the dot product with each plane, summed in
+        /// coordinate order, for any width and dimension.
+        #[test]
+        fn columns_equal_rows(
+            dim in 1usize..40,
+            bits in 1u32..300,
+            seed in 0u64..1000,
+            scale in -3.0f64..3.0,
+        ) {
+            let planes = Hyperplanes::new(dim, bits, seed).unwrap();
+            let v: Vec<f64> = (0..dim).map(|i| scale * ((i * 37 % 11) as f64 - 4.5)).collect();
+            let got = planes.sign(&v).unwrap();
+            for b in 0..bits {
+                let mut s = 0.0;
+                for (&p, &x) in planes.plane(b as usize).unwrap().iter().zip(&v) {
+                    s += x * p;
+                }
+                proptest::prop_assert_eq!(got.bit(b), s > 0.0);
+            }
+        }
     }
 
     #[test]

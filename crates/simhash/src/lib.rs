@@ -127,6 +127,20 @@ pub use sparse::{Projection, SimHasher, SimHasherBuilder};
 /// The default seed of every random choice (the seed research's).
 pub const DEFAULT_SEED: u64 = 1123456;
 
+/// The research's width of dense random-projection signatures (Meng and Zheng report 60 and
+/// 100 bits; [`Hyperplanes::with_dim`]).
+pub const DEFAULT_DENSE_BITS: u32 = 100;
+
+/// The default number of bit permutations `Q` of a [`WindowSearch`] (the seed replication's).
+pub const DEFAULT_PERMUTATIONS: u32 = 10;
+
+/// The default window `B` of a [`WindowSearch`]: each signature is compared with the next `B`
+/// in each sorted order.
+pub const DEFAULT_WINDOW: u32 = 10;
+
+/// The default Hamming threshold `T` of a [`WindowSearch`].
+pub const DEFAULT_WINDOW_MAX_HAMMING: u32 = 5;
+
 /// The widest signature supported, in bits.
 pub const MAX_BITS: u32 = 1 << 16;
 

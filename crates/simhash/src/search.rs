@@ -519,9 +519,9 @@ impl WindowSearch {
     pub fn new() -> WindowSearch {
         WindowSearch {
             bits: 64,
-            permutations: 10,
-            window: 10,
-            max_hamming: 5,
+            permutations: crate::DEFAULT_PERMUTATIONS,
+            window: crate::DEFAULT_WINDOW,
+            max_hamming: crate::DEFAULT_WINDOW_MAX_HAMMING,
             seed: DEFAULT_SEED,
         }
     }
@@ -541,6 +541,21 @@ impl WindowSearch {
     /// The Hamming threshold `T`.
     pub fn max_hamming(&self) -> u32 {
         self.max_hamming
+    }
+
+    /// The number of permutations `Q`.
+    pub fn permutations(&self) -> u32 {
+        self.permutations
+    }
+
+    /// The window `B`.
+    pub fn window(&self) -> u32 {
+        self.window
+    }
+
+    /// The seed of the permutations.
+    pub fn seed(&self) -> u64 {
+        self.seed
     }
 
     /// The `Q` bit permutations, each as the destination of every source bit (`perm[src]`).

@@ -34,6 +34,9 @@ assert_eq!(keys.len(), 10);
 //! * [`simhash`]: random-projection signatures (SimHash), paragraph fingerprints (Wang, Liu and
 //!   Jia's documents as sets of paragraph fingerprints, their cosine and the search for similar
 //!   documents) and Hamming-distance search (exact permuted tables, approximate sliding window).
+//! * [`embed`]: word vectors (word2vec text and binary, GloVe, fastText readers and writers),
+//!   the sentence cleaning and mean sentence vectors of Meng and Zheng's random projection, and
+//!   deterministic skip-gram training on a corpus (`textreuse dedup --method rp-embed`).
 //! * [`unionfind`]: dense union-find and deterministic clusters over sparse ids.
 //! * [`wikidump`]: streaming Wikipedia XML dump reader (bz2, multistream) and wikitext cleaner.
 //! * [`corpus`]: documents, ids and provenance; every input format (dumps, JSON Lines, plain
@@ -72,7 +75,7 @@ assert_eq!(keys.len(), 10);
 //! compiles `textreuse-minhash` and what it builds on (`textreuse-shingle`, `textreuse-hash`),
 //! and none of parquet, arrow, the HTML extractor (dom_smoothie) or plotters.
 //!
-//! * `hash`, `unionfind`, `wikidump`, `align`, `shingle`, `simhash`, `minhash`, `corpus`,
+//! * `hash`, `unionfind`, `wikidump`, `align`, `shingle`, `simhash`, `embed`, `minhash`, `corpus`,
 //!   `shuffle`: the module of that name (the libraries it depends on are compiled, not
 //!   re-exported).
 //! * `dedup`, `index`, `reuse`: the job's module, with `corpus` and `minhash` (the jobs take
@@ -154,6 +157,10 @@ pub use textreuse_shuffle as shuffle;
 #[cfg(feature = "simhash")]
 #[doc(inline)]
 pub use textreuse_simhash as simhash;
+
+#[cfg(feature = "embed")]
+#[doc(inline)]
+pub use textreuse_embed as embed;
 
 #[cfg(feature = "unionfind")]
 #[doc(inline)]

@@ -4,11 +4,14 @@
 use std::path::{Path, PathBuf};
 
 use anyhow::Context;
+use std::sync::Arc;
 use textreuse_corpus::files::{OutputSet, RunDir};
+use textreuse_dedup::projection::{EmbeddingProjection, Vectors};
 use textreuse_dedup::rewrite::{DropList, copy_path, write_deduplicated};
 use textreuse_dedup::{
     DEFAULT_MAX_ARTICLE_PAIRS, DEFAULT_MAX_HAMMING, Dedup, Keep, Method, OutputDir, Tee,
 };
+use textreuse_embed::{Format, Trainer};
 use textreuse_shingle::units::Unit;
 use textreuse_shuffle::DEFAULT_MAX_BUCKET;
 
@@ -93,13 +96,19 @@ pub struct Args {
     /// Keep only pairs whose normalized edit distance is at most this (e.g. 0.25), re-clustering.
     #[arg(long, value_name = "D", value_parser = fraction)]
     max_edit: Option<f64>,
-    /// How candidates are found: MinHash band keys, or SimHash fingerprints within
-    /// --max-hamming bits (exact permuted-table search).
+    /// How candidates are found: MinHash band keys, SimHash fingerprints within --max-hamming
+    /// bits (exact permuted-table search), or rp-embed: Meng and Zheng's random projection of
+    /// mean word vectors (--vectors, or trained on the inputs) onto --projection-bits
+    /// hyperplanes, pairs within --max-hamming bits found by the sliding window over
+    /// --permutations bit orders (docs/embeddings.md).
     #[arg(long, value_enum, default_value_t = MethodArg::Minhash)]
     method: MethodArg,
-    /// With --method simhash: the largest Hamming distance (of 64 bits) of a candidate pair.
-    #[arg(long, default_value_t = DEFAULT_MAX_HAMMING, value_name = "K")]
-    max_hamming: u32,
+    /// With --method simhash: the largest Hamming distance (of 64 bits) of a candidate pair
+    /// (default 3); with --method rp-embed: of --projection-bits bits (default 5).
+    #[arg(long, value_name = "K")]
+    max_hamming: Option<u32>,
+    #[command(flatten)]
+    projection: ProjectionArgs,
     /// Rows of article-pairs.tsv: the top article pairs by shared clusters.
     #[arg(long, default_value_t = DEFAULT_MAX_ARTICLE_PAIRS, value_name = "N")]
     max_article_pairs: usize,
@@ -119,6 +128,110 @@ enum KeepArg {
 enum MethodArg {
     Minhash,
     Simhash,
+    #[value(name = "rp-embed")]
+    RpEmbed,
+}
+
+/// The options of `--method rp-embed` (defaults from textreuse-simhash and textreuse-embed).
+#[derive(Debug, clap::Args)]
+#[command(next_help_heading = "Random projection over word vectors (with --method rp-embed)")]
+struct ProjectionArgs {
+    /// Word vectors to average (word2vec text or binary, GloVe, fastText .vec). Default: train
+    /// skip-gram vectors on the inputs' kept units first (--dim, --epochs).
+    #[arg(long, value_name = "FILE")]
+    vectors: Option<PathBuf>,
+    /// The format of --vectors; auto tells word2vec text (and fastText .vec), word2vec binary
+    /// and GloVe apart by the first bytes.
+    #[arg(long, value_enum, default_value_t = VectorsFormat::Auto)]
+    vectors_format: VectorsFormat,
+    /// Do not stem words (for --vectors trained on unstemmed words, as published word2vec,
+    /// GloVe and fastText files are).
+    #[arg(long)]
+    no_stem: bool,
+    /// Average word vectors as they are, without subtracting the inputs' mean word vector
+    /// first (the paper's plain mean; most units then share one direction).
+    #[arg(long)]
+    no_center: bool,
+    /// Signature width D: random hyperplanes per unit vector (the paper: 60 and 100).
+    #[arg(long, default_value_t = textreuse_simhash::DEFAULT_DENSE_BITS, value_name = "D")]
+    projection_bits: u32,
+    /// Random bit permutations Q of the window search.
+    #[arg(long, default_value_t = textreuse_simhash::DEFAULT_PERMUTATIONS, value_name = "Q")]
+    permutations: u32,
+    /// Each signature is compared with the next B in every permuted order.
+    #[arg(long, default_value_t = textreuse_simhash::DEFAULT_WINDOW, value_name = "B")]
+    window: u32,
+    /// Without --vectors: the dimension of the trained vectors.
+    #[arg(long, default_value_t = textreuse_embed::defaults::DIM, value_name = "N")]
+    dim: usize,
+    /// Without --vectors: training passes over the inputs.
+    #[arg(long, default_value_t = textreuse_embed::defaults::EPOCHS, value_name = "N")]
+    epochs: usize,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+enum VectorsFormat {
+    Auto,
+    Word2vec,
+    #[value(name = "word2vec-binary")]
+    Word2vecBinary,
+    Glove,
+    Fasttext,
+}
+
+impl ProjectionArgs {
+    /// The projection these flags describe, with the vectors of --vectors read.
+    fn projection(&self, max_hamming: Option<u32>) -> anyhow::Result<EmbeddingProjection> {
+        let vectors = match &self.vectors {
+            Some(path) => Vectors::Given(Arc::new(self.read_vectors(path)?)),
+            None => Vectors::Train(
+                Trainer::builder()
+                    .dim(self.dim)
+                    .epochs(self.epochs)
+                    .build()
+                    .map_err(|e| match e {
+                        textreuse_embed::EmbedError::InvalidParameter { name, .. } => {
+                            anyhow::Error::new(e).context(format!("invalid --{name}"))
+                        }
+                        e => e.into(),
+                    })?,
+            ),
+        };
+        let mut builder = EmbeddingProjection::builder();
+        builder
+            .vectors(vectors)
+            .stem(!self.no_stem)
+            .center(!self.no_center)
+            .bits(self.projection_bits)
+            .permutations(self.permutations)
+            .window(self.window);
+        if let Some(t) = max_hamming {
+            builder.max_hamming(t);
+        }
+        builder.build().map_err(|e| {
+            let flag = match &e {
+                textreuse_dedup::Error::InvalidOption { option: "bits", .. } => "--projection-bits",
+                _ => "--max-hamming, --permutations or --window",
+            };
+            anyhow::Error::new(e).context(format!("invalid {flag}"))
+        })
+    }
+
+    fn read_vectors(&self, path: &Path) -> anyhow::Result<textreuse_embed::Embeddings> {
+        use std::io::BufRead;
+        let file = std::fs::File::open(path)
+            .with_context(|| format!("cannot open --vectors {}", path.display()))?;
+        let mut reader = std::io::BufReader::with_capacity(1 << 16, file);
+        let format = match self.vectors_format {
+            VectorsFormat::Auto => Format::detect(reader.fill_buf()?),
+            VectorsFormat::Word2vec => Format::Word2VecText,
+            VectorsFormat::Word2vecBinary => Format::Word2VecBinary,
+            VectorsFormat::Glove => Format::Glove,
+            VectorsFormat::Fasttext => Format::FastText,
+        };
+        textreuse_embed::read(reader, format)
+            .with_context(|| format!("cannot read --vectors {} as {format}", path.display()))
+    }
 }
 
 /// Runs `textreuse dedup`.
@@ -157,9 +270,13 @@ pub fn run(args: &Args, global: &Global) -> anyhow::Result<()> {
         .method(match args.method {
             MethodArg::Minhash => Method::MinHash,
             MethodArg::Simhash => Method::SimHash {
-                max_hamming: args.max_hamming,
+                max_hamming: args.max_hamming.unwrap_or(DEFAULT_MAX_HAMMING),
             },
+            MethodArg::RpEmbed => Method::RandomProjection,
         });
+    if args.method == MethodArg::RpEmbed {
+        builder.projection(args.projection.projection(args.max_hamming)?);
+    }
     if let Some(d) = args.max_edit {
         builder.max_edit(d);
     }
@@ -167,8 +284,12 @@ pub fn run(args: &Args, global: &Global) -> anyhow::Result<()> {
     // every exit path (signals included).
     let tmp = RunDir::new_in(args.tmp.as_deref())?;
     builder.tmp_dir(tmp.path());
-    // --max-hamming is checked even when --method minhash leaves it unused.
-    textreuse_simhash::TableSearch::new(args.max_hamming).context("invalid --max-hamming")?;
+    // --max-hamming is checked even when --method minhash leaves it unused (rp-embed checks it
+    // against --projection-bits above).
+    if args.method != MethodArg::RpEmbed {
+        textreuse_simhash::TableSearch::new(args.max_hamming.unwrap_or(DEFAULT_MAX_HAMMING))
+            .context("invalid --max-hamming")?;
+    }
     // The builder checks every option (and names it) before anything is read.
     let dedup = builder.build().map_err(|e| {
         use textreuse_shuffle::ShuffleError;
@@ -342,14 +463,20 @@ pub fn run(args: &Args, global: &Global) -> anyhow::Result<()> {
         args.report_options.write(&args.out, global)?;
     }
     global.log(format_args!(
-        "{} clusters of {} {}s from {} documents ({} duplicates, K = {}, M = {}) written to {}",
+        "{} clusters of {} {}s from {} documents ({} duplicates, {}) written to {}",
         stats.clusters,
         stats.clustered_sentences,
         stats.unit,
         stats.distinct_articles,
         stats.duplicates,
-        stats.rows,
-        stats.bands,
+        match &stats.projection {
+            Some(p) => format!(
+                "{}, D = {}, Q = {}, B = {}, T = {}",
+                stats.method, p.bits, p.permutations, p.window, p.max_hamming
+            ),
+            None if stats.method == "minhash" => format!("K = {}, M = {}", stats.rows, stats.bands),
+            None => stats.method.clone(),
+        },
         args.out.display()
     ));
     exit::skipped(problems)

@@ -68,10 +68,10 @@ pub struct Args {
     #[arg(long, value_enum, default_value_t = SearchMethod::Table)]
     pub method: SearchMethod,
     /// With --method window: the number Q of random bit permutations.
-    #[arg(long, default_value_t = 10, value_name = "Q")]
+    #[arg(long, default_value_t = textreuse_simhash::DEFAULT_PERMUTATIONS, value_name = "Q")]
     pub permutations: u32,
     /// With --method window: each fingerprint is compared with the next B in sorted order.
-    #[arg(long, default_value_t = 10, value_name = "B")]
+    #[arg(long, default_value_t = textreuse_simhash::DEFAULT_WINDOW, value_name = "B")]
     pub window: u32,
     /// With --method window: the seed of the permutations.
     #[arg(long, default_value_t = textreuse_simhash::DEFAULT_SEED)]
