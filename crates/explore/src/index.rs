@@ -17,6 +17,7 @@
 use std::collections::HashMap;
 use std::fs::{self, File};
 use std::io::{self, BufWriter, Read, Write};
+use std::ops::Range;
 use std::path::{Path, PathBuf};
 use std::time::UNIX_EPOCH;
 
@@ -257,14 +258,17 @@ impl NameBuilder {
     }
 
     /// The next row's names (distinct).
-    fn add_row(&mut self, names: Vec<String>) -> Result<(), ExploreError> {
+    fn add_row<'n>(
+        &mut self,
+        names: impl ExactSizeIterator<Item = &'n str>,
+    ) -> Result<(), ExploreError> {
         let path = &self.row_ids_path;
         let write_err = |e| ExploreError::io("write", path, e);
         self.row_ids
             .write_all(&(names.len() as u32).to_le_bytes())
             .map_err(write_err)?;
         for name in names {
-            let id = match self.ids.get(&name) {
+            let id = match self.ids.get(name) {
                 Some(&id) => id,
                 None => {
                     let id = self.ids.len() as u32;
@@ -272,7 +276,7 @@ impl NameBuilder {
                     self.names.write(name.as_bytes())?;
                     self.ends.write(&self.bytes.to_le_bytes())?;
                     self.rows.push(0);
-                    self.ids.insert(name, id);
+                    self.ids.insert(name.to_string(), id);
                     id
                 }
             };
@@ -579,28 +583,56 @@ impl Part {
     }
 }
 
-/// One parsed row, owned, between the parallel parse and the ordered merge.
+/// One parsed row between the parallel parse and the ordered merge: where its line is, and
+/// its values, titles and websites as ranges of its [`Batch`]'s shared buffers (no allocation
+/// per row).
 struct Row {
     start: u64,
     end: u64,
-    values: Vec<OwnedValue>,
-    titles: Vec<String>,
-    websites: Vec<String>,
+    values: Range<u32>,
+    titles: Range<u32>,
+    websites: Range<u32>,
 }
 
-enum OwnedValue {
+/// A value of a [`Row`]; a category's texts are a range of the batch's spans.
+enum Val {
     Id(u64),
     Real(f64),
     Count(u32),
-    Category(Vec<String>),
+    Category(Range<u32>),
 }
 
-/// The lines of one batch: rows in order, and the unreadable lines (index in the batch, why).
-type Batch = (Vec<Row>, Vec<(u64, String)>);
+/// The rows of one part of the output, parsed; the unreadable lines (index in the part, why).
+#[derive(Default)]
+struct Batch {
+    rows: Vec<Row>,
+    values: Vec<Val>,
+    /// Every text the rows hold (titles, websites, categories), one after the other.
+    text: String,
+    /// Ranges of `text`.
+    spans: Vec<Range<u32>>,
+    bad: Vec<(u64, String)>,
+}
+
+impl Batch {
+    fn push_text(&mut self, t: &str) {
+        let start = self.text.len() as u32;
+        self.text.push_str(t);
+        self.spans.push(start..self.text.len() as u32);
+    }
+
+    fn span(&self, i: u32) -> &str {
+        let r = &self.spans[i as usize];
+        &self.text[r.start as usize..r.end as usize]
+    }
+
+    fn spans(&self, r: &Range<u32>) -> impl ExactSizeIterator<Item = &str> {
+        r.clone().map(|i| self.span(i))
+    }
+}
 
 fn parse_batch(table: Table, data: &[u8], start: usize, end: usize) -> Batch {
-    let mut rows = Vec::new();
-    let mut bad = Vec::new();
+    let mut batch = Batch::default();
     let mut parsed = Parsed::default();
     let mut at = start;
     let mut line_no = 0;
@@ -610,34 +642,52 @@ fn parse_batch(table: Table, data: &[u8], start: usize, end: usize) -> Batch {
         let text = line.strip_suffix(b"\n").unwrap_or(line);
         if !text.iter().all(u8::is_ascii_whitespace) {
             match table.parse(text, &mut parsed) {
-                Ok(()) => rows.push(Row {
-                    start: at as u64,
-                    end: stop as u64,
-                    values: parsed
-                        .values
-                        .drain(..)
-                        .map(|v| match v {
-                            Value::Real(x) => OwnedValue::Real(x),
-                            Value::Id(x) => OwnedValue::Id(x),
-                            Value::Count(n) => OwnedValue::Count(n),
-                            Value::Category(c) => OwnedValue::Category(
-                                c.into_iter().map(|s| s.into_owned()).collect(),
-                            ),
-                        })
-                        .collect(),
-                    titles: parsed.titles.drain(..).map(|t| t.into_owned()).collect(),
-                    websites: parsed.websites.drain(..).collect(),
-                }),
-                Err(e) if line.last() != Some(&b'\n') => {
-                    bad.push((line_no, format!("the last line is cut short ({e})")))
+                Ok(()) => {
+                    let values_start = batch.values.len() as u32;
+                    for v in parsed.values.drain(..) {
+                        let v = match v {
+                            Value::Real(x) => Val::Real(x),
+                            Value::Id(x) => Val::Id(x),
+                            Value::Count(n) => Val::Count(n),
+                            Value::Category(c) => {
+                                let first = batch.spans.len() as u32;
+                                for t in &c {
+                                    batch.push_text(t);
+                                }
+                                Val::Category(first..batch.spans.len() as u32)
+                            }
+                        };
+                        batch.values.push(v);
+                    }
+                    let values = values_start..batch.values.len() as u32;
+                    let first = batch.spans.len() as u32;
+                    for t in parsed.titles.drain(..) {
+                        batch.push_text(&t);
+                    }
+                    let titles = first..batch.spans.len() as u32;
+                    let first = batch.spans.len() as u32;
+                    for w in parsed.websites.drain(..) {
+                        batch.push_text(&w);
+                    }
+                    let websites = first..batch.spans.len() as u32;
+                    batch.rows.push(Row {
+                        start: at as u64,
+                        end: stop as u64,
+                        values,
+                        titles,
+                        websites,
+                    });
                 }
-                Err(e) => bad.push((line_no, e)),
+                Err(e) if line.last() != Some(&b'\n') => batch
+                    .bad
+                    .push((line_no, format!("the last line is cut short ({e})"))),
+                Err(e) => batch.bad.push((line_no, e)),
             }
         }
         line_no += 1;
         at = stop;
     }
-    (rows, bad)
+    batch
 }
 
 /// Builds the index of `table` from `source` into `dir` and returns its meta.
@@ -687,43 +737,44 @@ fn build(
                 (parse_batch(table, data, w[0], w[1]), lines)
             })
             .collect();
-        for ((rows, bad), lines) in batches {
-            bad_lines += bad.len() as u64;
-            for (line, why) in bad {
+        for (mut batch, lines) in batches {
+            bad_lines += batch.bad.len() as u64;
+            for (line, why) in std::mem::take(&mut batch.bad) {
                 if bad_examples.len() < BAD_LINES_KEPT {
                     bad_examples.push((lines_before + line + 1, why));
                 }
             }
             lines_before += lines;
-            for row in rows {
+            for row in &batch.rows {
                 if n_rows >= MAX_ROWS {
                     return Err(ExploreError::TooManyRows {
                         table: table.name(),
                     });
                 }
                 row_bytes.clear();
-                for (c, value) in row.values.iter().enumerate() {
+                let values = &batch.values[row.values.start as usize..row.values.end as usize];
+                for (c, value) in values.iter().enumerate() {
                     match value {
-                        OwnedValue::Id(x) => row_bytes.extend_from_slice(&x.to_le_bytes()),
-                        OwnedValue::Real(x) => {
+                        Val::Id(x) => row_bytes.extend_from_slice(&x.to_le_bytes()),
+                        Val::Real(x) => {
                             row_bytes.extend_from_slice(&x.to_le_bytes());
                             widen(&mut ranges[c], *x);
                         }
-                        OwnedValue::Count(n) => {
+                        Val::Count(n) => {
                             row_bytes.extend_from_slice(&n.to_le_bytes());
                             if *n != u32::MAX {
                                 widen(&mut ranges[c], *n as f64);
                             }
                         }
-                        OwnedValue::Category(values) => {
+                        Val::Category(texts) => {
                             let mut bits = 0u32;
-                            for v in values {
+                            for v in batch.spans(texts) {
                                 let next = dictionaries[c].len() as u32;
-                                let bit = match dictionaries[c].get(v.as_str()) {
+                                let bit = match dictionaries[c].get(v) {
                                     Some(&b) => b,
                                     None if (next as usize) < MAX_CATEGORIES => {
-                                        dictionaries[c].insert(v.clone(), next);
-                                        categories[c].push(v.clone());
+                                        dictionaries[c].insert(v.to_string(), next);
+                                        categories[c].push(v.to_string());
                                         category_rows[c].push(0);
                                         next
                                     }
@@ -748,8 +799,8 @@ fn build(
                 rows_out.write(&row_bytes)?;
                 offsets.write(&row.start.to_le_bytes())?;
                 offsets.write(&row.end.to_le_bytes())?;
-                titles.add_row(row.titles)?;
-                websites.add_row(row.websites)?;
+                titles.add_row(batch.spans(&row.titles))?;
+                websites.add_row(batch.spans(&row.websites))?;
                 n_rows += 1;
             }
             progress(lines_before);
