@@ -55,6 +55,30 @@ fn trained_vectors_give_the_same_clusters_everywhere() {
     assert_eq!(stats["projection"]["vectors"], "trained");
     assert_eq!(stats["projection"]["dim"], 24);
     assert_eq!(stats["projection"]["bits"], 100);
+    assert_eq!(stats["projection"]["seed"], 1123456);
+    // --seed reaches the training, the hyperplanes and the permutations.
+    let c = tempfile::tempdir().unwrap();
+    common::ok(&[
+        "--quiet",
+        "dedup",
+        &sample,
+        "--method",
+        "rp-embed",
+        "--dim",
+        "24",
+        "--epochs",
+        "2",
+        "--seed",
+        "7",
+        "--out",
+        c.path().to_str().unwrap(),
+    ]);
+    let seeded: serde_json::Value = serde_json::from_slice(&read(c.path(), "stats.json")).unwrap();
+    assert_eq!(seeded["projection"]["seed"], 7);
+    assert!(
+        read(c.path(), "clusters.jsonl") != clusters,
+        "another seed, other clusters"
+    );
 
     let projection = EmbeddingProjection::builder()
         .vectors(Vectors::Train(

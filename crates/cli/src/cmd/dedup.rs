@@ -180,14 +180,20 @@ enum VectorsFormat {
 }
 
 impl ProjectionArgs {
-    /// The projection these flags describe, with the vectors of --vectors read.
-    fn projection(&self, max_hamming: Option<u32>) -> anyhow::Result<EmbeddingProjection> {
+    /// The projection these flags describe, with the vectors of --vectors read; `seed` (the
+    /// run's --seed) seeds the training, the hyperplanes and the permutations.
+    fn projection(
+        &self,
+        max_hamming: Option<u32>,
+        seed: u64,
+    ) -> anyhow::Result<EmbeddingProjection> {
         let vectors = match &self.vectors {
             Some(path) => Vectors::Given(Arc::new(self.read_vectors(path)?)),
             None => Vectors::Train(
                 Trainer::builder()
                     .dim(self.dim)
                     .epochs(self.epochs)
+                    .seed(seed)
                     .build()
                     .map_err(|e| match e {
                         textreuse_embed::EmbedError::InvalidParameter { name, .. } => {
@@ -204,7 +210,8 @@ impl ProjectionArgs {
             .center(!self.no_center)
             .bits(self.projection_bits)
             .permutations(self.permutations)
-            .window(self.window);
+            .window(self.window)
+            .seed(seed);
         if let Some(t) = max_hamming {
             builder.max_hamming(t);
         }
@@ -275,7 +282,10 @@ pub fn run(args: &Args, global: &Global) -> anyhow::Result<()> {
             MethodArg::RpEmbed => Method::RandomProjection,
         });
     if args.method == MethodArg::RpEmbed {
-        builder.projection(args.projection.projection(args.max_hamming)?);
+        builder.projection(
+            args.projection
+                .projection(args.max_hamming, args.signer.seed)?,
+        );
     }
     if let Some(d) = args.max_edit {
         builder.max_edit(d);
