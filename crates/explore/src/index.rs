@@ -504,21 +504,6 @@ impl TableIndex {
         }
     }
 
-    /// The title numbered `id`.
-    pub fn title(&self, id: u32) -> &str {
-        self.titles.name(id)
-    }
-
-    /// The numbers of the titles that contain `query` (ignoring case), or equal it if `exact`.
-    pub fn titles_matching(&self, query: &str, exact: bool) -> Vec<u32> {
-        self.titles.matching(query, exact)
-    }
-
-    /// The rows a title appears in, ascending.
-    pub fn rows_of_title(&self, id: u32) -> impl ExactSizeIterator<Item = u64> + '_ {
-        self.titles.rows_of(id)
-    }
-
     /// Where `column` is among the table's columns.
     pub fn column(&self, name: &str) -> Option<usize> {
         self.table.columns().iter().position(|c| c.name == name)
