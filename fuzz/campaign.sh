@@ -69,6 +69,7 @@ declare -A MAX_LEN=(
   [dedup_jsonl]=262144
   [dedup_parquet]=131072
   [dedup_warc]=131072
+  [embed_vectors]=65536
   [explore_output]=65536
   [index_files]=8192
   [index_segment]=65536
@@ -110,6 +111,7 @@ seed_corpus index_files ../testdata/index/v2/MANIFEST ../testdata/index/v2/seg-*
 seed_corpus wikidump_parse ../testdata/wikidump/*
 seed_corpus wikidump_clean ../testdata/wikidump/*
 seed_corpus align_pan ../testdata/align/truth/*.xml
+seed_corpus embed_vectors ../testdata/embed/vectors.*
 # The WARC targets: the sample file as it is and decompressed (structured targets read these as
 # the bytes their records are built from); corpus_html_depth reads a leading 0 (no repetition)
 # and the records as one page.

@@ -44,7 +44,15 @@ struct Input {
 }
 
 fn shaped(table: Table, line: &Line) -> Option<String> {
-    let Line::Shaped { titles, numbers: x, counts: n, kind, id, members } = line else {
+    let Line::Shaped {
+        titles,
+        numbers: x,
+        counts: n,
+        kind,
+        id,
+        members,
+    } = line
+    else {
         return None;
     };
     let value = match table {
@@ -88,7 +96,10 @@ fuzz_target!(|input: Input| {
         file.push(b'\n');
     }
     std::fs::write(dir.path().join(table.file_name()), &file).unwrap();
-    let explorer = match Explorer::builder().index_dir(dir.path().join("index")).open(dir.path()) {
+    let explorer = match Explorer::builder()
+        .index_dir(dir.path().join("index"))
+        .open(dir.path())
+    {
         Ok(e) => e,
         Err(e) => panic!("an output file that exists opens: {e}"),
     };
@@ -99,7 +110,11 @@ fuzz_target!(|input: Input| {
         .collect();
     let meta = index.meta();
     assert_eq!(meta.rows + meta.bad_lines, lines.len() as u64);
-    assert!(meta.rows >= written, "{} rows, {written} written", meta.rows);
+    assert!(
+        meta.rows >= written,
+        "{} rows, {written} written",
+        meta.rows
+    );
     // Rows in order, each its line: a subsequence of the file's lines.
     let mut at = 0;
     for row in 0..index.len() {
@@ -107,7 +122,10 @@ fuzz_target!(|input: Input| {
         while at < lines.len() && lines[at] != line {
             at += 1;
         }
-        assert!(at < lines.len(), "row {row} is not a line of the file, in order");
+        assert!(
+            at < lines.len(),
+            "row {row} is not a line of the file, in order"
+        );
         at += 1;
     }
     // A query: an answer or an error; an answer is the earliest matching rows of the order.
@@ -118,7 +136,11 @@ fuzz_target!(|input: Input| {
         let title_rows = query.named_rows(index);
         let mut all: Vec<u64> = (0..index.len())
             .filter(|&r| query.matches(index, r))
-            .filter(|r| title_rows.as_ref().is_none_or(|t| t.binary_search(r).is_ok()))
+            .filter(|r| {
+                title_rows
+                    .as_ref()
+                    .is_none_or(|t| t.binary_search(r).is_ok())
+            })
             .collect();
         all.sort_by_key(|&r| order.rank(r));
         let expected: Vec<u64> = all.iter().copied().skip(query.skip).take(query.n).collect();
@@ -126,6 +148,9 @@ fuzz_target!(|input: Input| {
         assert!(got.exact, "a table this small is scanned whole");
         assert_eq!(got.matched, all.len() as u64);
     }
-    let again = Explorer::builder().index_dir(dir.path().join("index")).open(dir.path()).unwrap();
+    let again = Explorer::builder()
+        .index_dir(dir.path().join("index"))
+        .open(dir.path())
+        .unwrap();
     assert_eq!(again.table(table).unwrap().len(), index.len());
 });
