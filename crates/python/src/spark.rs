@@ -109,7 +109,7 @@ struct ReadCounts {
 
 /// The sentence records of one task: a byte range of a file, which the task reads itself, or
 /// the lines of a string column (files Spark read as text: remote storage).
-enum Lines<'a> {
+pub(crate) enum Lines<'a> {
     Range { path: String, start: u64, end: u64 },
     Column(StrColumn<'a>),
 }
@@ -117,7 +117,7 @@ enum Lines<'a> {
 impl<'a> Lines<'a> {
     /// The task's lines from the arguments of a kernel: `path` (with `start` and `end`) or
     /// `lines` (an Arrow string column, `large` for 64-bit offsets).
-    fn of(
+    pub(crate) fn of(
         path: Option<String>,
         start: u64,
         end: u64,
@@ -161,7 +161,10 @@ impl<'a> Lines<'a> {
     }
 
     /// Calls `f` with each parsed record.
-    fn each_record(&self, mut f: impl FnMut(SentenceRecord<'_>) -> io::Result<()>) -> PyResult<()> {
+    pub(crate) fn each_record(
+        &self,
+        mut f: impl FnMut(SentenceRecord<'_>) -> io::Result<()>,
+    ) -> PyResult<()> {
         self.each(|line, place| {
             let bad = |why: String| {
                 io::Error::new(
@@ -984,6 +987,12 @@ pub(crate) fn dedup_stats_json(fields: &Bound<'_, pyo3::types::PyDict>) -> PyRes
         serde_json::to_value(textreuse_dedup::Stats::default()).expect("stats serialize");
     for derived in textreuse_dedup::Stats::DERIVED {
         schema.as_object_mut().expect("an object").remove(*derived);
+    }
+    // `projection` is there for the random projection only.
+    if value.get("projection").is_some() {
+        let projection = textreuse_dedup::ProjectionStats::default();
+        schema["projection"] = serde_json::to_value(projection).expect("stats serialize");
+        same_fields(&schema["projection"], &value["projection"], "projection.")?;
     }
     same_fields(&schema, &value, "")?;
     same_fields(&schema["seconds"], &value["seconds"], "seconds.")?;
