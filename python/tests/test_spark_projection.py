@@ -86,6 +86,24 @@ def test_trained_vectors_give_the_cli_outputs(spark, samples, trained, tmp_path)
     assert stats["sentences_kept"] == stats["band_key_records"] > 20000
 
 
+def test_dumps_read_in_the_tasks_give_the_cli_outputs(spark, trained, tmp_path):
+    """Documents mode: the tasks read the bundled dumps themselves (one per file, the damaged
+    spots skipped and counted) under provisional ids, which keep the CLI's order, so the
+    trained vectors and every output are the CLI's."""
+    from spark_support import REPO
+
+    from textreuse.spark import DedupParams, run_dedup
+
+    dumps = [
+        str((REPO / "data" / f).resolve())
+        for f in ("enwiki-part-201.xml.bz2", "enwiki-sample-206.xml.bz2")
+    ]
+    params = DedupParams(documents=True, method="rp-embed")
+    stats = run_dedup(spark, dumps, str(tmp_path), params)
+    assert_same_projection(trained, tmp_path)
+    assert stats["input_problems"] == 6 and stats["documents"] == 207
+
+
 @pytest.mark.parametrize(
     "binary, flags",
     [(False, []), (True, ["--no-center", "--projection-bits", "130"])],
@@ -219,7 +237,6 @@ def test_bad_parameters_are_named_before_any_work(spark, tmp_path):
         (dict(epochs=0), "epochs"),
         (dict(vectors_format="xml"), "vectors_format"),
         (dict(vectors=str(tmp_path / "missing.vec")), "vectors: no such file"),
-        (dict(documents=True), "documents=True is not supported"),
     ]:
         with pytest.raises(ValueError, match=match):
             DedupParams(**rp, **fields).resolved()

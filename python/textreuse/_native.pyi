@@ -592,6 +592,10 @@ def record_words(
     end: int = 2**64 - 1, lines: _Parts | None = None, large: bool = False,
 ) -> tuple[bytes, bytes, bytes, int, bytes]: ...
 def unit_words(stem: bool, texts: _Parts, large: bool) -> tuple[bytes, bytes]: ...
+def document_words(
+    stem: bool, shingle: int, min_shingles: int, max_shingles: int, path: str,
+    files_before: int, records: str, unit: str = "sentence",
+) -> tuple[bytes, bytes, bytes, int, int, int, list[str]]: ...
 
 class Projection:
     """The method on the driver: its options and the word vectors (read from ``vectors`` here,

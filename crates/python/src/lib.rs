@@ -54,8 +54,9 @@
 //!   read record files in byte ranges, sign, shuffle per partition and format clusters with the
 //!   dedup library's own functions, exchanging packed binary records through Spark; for the
 //!   random projection over word embeddings (`src/spark_projection.rs`): `projection_settings`,
-//!   `record_words`, `unit_words`, `Projection` (the vectors and the unit signer on the driver),
-//!   `UnitSigner`, `WindowKeys` (the window search over a distributed sort).
+//!   `record_words`, `unit_words`, `document_words`, `Projection` (the vectors and the unit
+//!   signer on the driver), `UnitSigner`, `WindowKeys` (the window search over a distributed
+//!   sort).
 //!
 //! # Performance
 //!
@@ -135,7 +136,8 @@ mod _native {
 
     #[pymodule_export]
     use crate::spark_projection::{
-        PyProjection, PyUnitSigner, PyWindowKeys, projection_settings, record_words, unit_words,
+        PyProjection, PyUnitSigner, PyWindowKeys, document_words, projection_settings,
+        record_words, unit_words,
     };
 
     #[pymodule_export]

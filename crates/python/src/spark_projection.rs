@@ -5,8 +5,8 @@
 //!
 //! - `projection_settings`: the options checked and completed as `textreuse dedup --method
 //!   rp-embed` completes them.
-//! - `record_words`, `unit_words`: stage 1 inside the read tasks: the kept units' cleaned words
-//!   (space-separated; cleaned words hold letters and apostrophes only).
+//! - `record_words`, `unit_words`, `document_words`: stage 1 inside the read tasks: the kept
+//!   units' cleaned words (space-separated; cleaned words hold letters and apostrophes only).
 //! - `Projection`: on the driver, the word vectors (read from a file once, or trained on the
 //!   kept units given in id order: the corpus the CLI trains on) and the [`UnitSigner`] made
 //!   from the whole run's vocabulary, as bytes for the tasks.
@@ -27,7 +27,8 @@ use textreuse_embed::{Cleaner, Corpus, EmbedError, Format, Trainer, Vocabulary};
 use textreuse_simhash::{BitPermutation, SimHashError, WindowSearch};
 
 use crate::arrow::{HeldArray, HeldBuffer, StrColumn};
-use crate::spark::Lines;
+use crate::spark::{Lines, read_documents};
+use textreuse_shingle::units::SentenceFilter;
 
 /// The options of the method, as `textreuse dedup`'s flags give them; a `ValueError` names the
 /// parameter (by its `DedupParams` name) that is out of range.
@@ -228,6 +229,81 @@ pub(crate) fn record_words<'py>(
         PyBytes::new(py, &data),
         sentences,
         PyBytes::new(py, &seqs),
+    ))
+}
+
+/// document_words(stem, shingle, min_shingles, max_shingles, path, files_before, records,
+///     unit="sentence") -> (ids: bytes, offsets: bytes, data: bytes, documents, sentences,
+///     problems, messages: list[str])
+///
+/// Stage 1 of the random projection for one input file of documents, read as `textreuse
+/// dedup` reads it (as `document_keys` reads it): every kept unit's provisional id
+/// (little-endian u64, in input order) and cleaned words (a string column as in
+/// `record_words`), each unit written as a sentence record to the file `records` for stage 6;
+/// the documents, units seen and input problems (skipped, described in `messages`).
+#[pyfunction]
+#[pyo3(signature = (
+    stem, shingle, min_shingles, max_shingles, path, files_before, records, unit="sentence"
+))]
+#[allow(clippy::too_many_arguments, clippy::type_complexity)]
+pub(crate) fn document_words<'py>(
+    py: Python<'py>,
+    stem: bool,
+    shingle: i64,
+    min_shingles: usize,
+    max_shingles: usize,
+    path: String,
+    files_before: u64,
+    records: String,
+    unit: &str,
+) -> PyResult<(
+    Bound<'py, PyBytes>,
+    Bound<'py, PyBytes>,
+    Bound<'py, PyBytes>,
+    u64,
+    u64,
+    u64,
+    Vec<String>,
+)> {
+    let filter = SentenceFilter {
+        shingle: crate::signer::shingle_len(shingle)?,
+        min_shingles,
+        max_shingles,
+    };
+    let cleaner = Cleaner::builder().stem(stem).build();
+    let (mut ids, mut offsets, mut data) = (Vec::new(), 0i32.to_le_bytes().to_vec(), Vec::new());
+    let mut failed = None;
+    let read = py.detach(|| {
+        read_documents(
+            &path,
+            files_before,
+            &records,
+            unit,
+            &filter,
+            Vec::new,
+            |words: &mut Vec<String>, text| {
+                cleaner.words(text, words);
+                Some(words.clone())
+            },
+            |id, words| {
+                ids.extend_from_slice(&id.to_le_bytes());
+                if let Err(e) = push_words(&words, &mut data, &mut offsets) {
+                    failed.get_or_insert(e);
+                }
+            },
+        )
+    })?;
+    if let Some(e) = failed {
+        return Err(e);
+    }
+    Ok((
+        PyBytes::new(py, &ids),
+        PyBytes::new(py, &offsets),
+        PyBytes::new(py, &data),
+        read.documents,
+        read.sentences,
+        read.problems,
+        read.messages,
     ))
 }
 

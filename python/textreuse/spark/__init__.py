@@ -37,7 +37,7 @@ Stages (see :func:`run_dedup` and ``docs/spark.md``):
    ``stats.json``.
 
 With ``DedupParams(method="rp-embed")`` stages 1-5 are Meng and Zheng's random projection over
-word embeddings instead (sentence records only): the tasks clean the kept units into words; the
+word embeddings instead: the tasks clean the kept units into words; the
 driver reads the word vectors (``vectors``) or trains them on the kept units in id order, and
 broadcasts the signer of the run's vocabulary; the tasks sign the units; equal signatures are
 grouped, and the window search runs over a global sort per bit permutation, each partition

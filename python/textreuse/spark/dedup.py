@@ -136,7 +136,7 @@ class DedupParams:
     #: docs/embeddings.md). ``seed`` seeds its training, hyperplanes and permutations.
     method: str = "minhash"
     #: rp-embed: a word-vector file (word2vec text or binary, GloVe, fastText ``.vec``), read
-    #: once on the driver and broadcast; ``None``: skip-gram vectors trained on the kept units,
+    #: once on the driver (only the run's words' vectors go to the tasks); ``None``: skip-gram vectors trained on the kept units,
     #: on the driver (``dim``, ``epochs``).
     vectors: str | None = None
     #: rp-embed: the format of ``vectors``; ``"auto"`` tells them apart by the first bytes.
@@ -179,12 +179,6 @@ class DedupParams:
         )
         projection = {}
         if self.method == "rp-embed":
-            if self.documents:
-                raise ValueError(
-                    "method 'rp-embed' reads sentence records (documents=True is not supported "
-                    "for it yet): write them with `textreuse sentences --min-shingles 0 "
-                    "--max-shingles 0`"
-                )
             settings = _native.projection_settings(
                 self.stem, self.center, self.projection_bits, self.permutations, self.window,
                 self.max_hamming, self.seed, self.dim, self.epochs, self.vectors_format,
@@ -374,11 +368,14 @@ _RANGE_SCHEMA = (
 
 #: The rows of the random projection's stage 1 (see :func:`_words_batch`): a kept unit's id and
 #: its cleaned words (separated by single spaces), or a read task's counts (``id`` null:
-#: ``sentences`` read, ``seqs`` the distinct document positions as u32).
-_WORDS_SCHEMA = "id long, words string, sentences long, seqs binary"
+#: ``sentences`` read, ``seqs`` the distinct document positions as u32; for a file of
+#: documents ``counts``, as :class:`_Documents` reads them).
+_WORDS_SCHEMA = "id long, words string, sentences long, seqs binary, counts string"
 
 
-def _words_batch(ids: bytes, offsets: bytes, data: bytes, sentences: int, seqs: bytes) -> pa.RecordBatch:
+def _words_batch(
+    ids: bytes, offsets: bytes, data: bytes, sentences: int, seqs: bytes, counts: str | None = None
+) -> pa.RecordBatch:
     """The rows of a read task of the random projection: its kept units, then its counts."""
     n = len(ids) // 8
     return pa.RecordBatch.from_arrays(
@@ -389,8 +386,9 @@ def _words_batch(ids: bytes, offsets: bytes, data: bytes, sentences: int, seqs: 
             pa.concat_arrays([kernels._strings(offsets, data), pa.nulls(1, pa.string())]),
             pa.array([None] * n + [sentences], pa.int64()),
             pa.array([None] * n + [seqs], pa.binary()),
+            pa.array([None] * n + [counts], pa.string()),
         ],
-        names=["id", "words", "sentences", "seqs"],
+        names=["id", "words", "sentences", "seqs", "counts"],
     )
 
 
@@ -532,7 +530,26 @@ class _Documents:
         return self.spark.range(0, len(files), numPartitions=n).mapInArrow(run, _BLOB_SCHEMA)
 
     def words(self, params: DedupParams) -> DataFrame:
-        raise ValueError("method 'rp-embed' reads sentence records, not documents")
+        files, work, stem, shingle, unit = self.files, self.work, params.stem, params.shingle, params.unit
+        lo, hi = params.min_shingles, params.max_shingles if params.max_shingles > 0 else (1 << 64) - 1
+
+        def run(batches: Iterable[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+            import uuid
+
+            for batch in batches:
+                for f in batch.column("id").to_pylist():
+                    records = os.path.join(work, f"{f:06d}-{uuid.uuid4().hex}.jsonl")
+                    ids, offsets, data, documents, sentences, problems, messages = (
+                        _native.document_words(stem, shingle, lo, hi, files[f], f, records, unit)
+                    )
+                    counts = dict(
+                        file=f, documents=documents, sentences=sentences, problems=problems,
+                        messages=messages, records=records,
+                    )
+                    yield _words_batch(ids, offsets, data, sentences, b"", json.dumps(counts))
+
+        n = max(len(files), 1)
+        return self.spark.range(0, len(files), numPartitions=n).mapInArrow(run, _WORDS_SCHEMA)
 
     def read(self, files: dict[int, dict]) -> dict:
         """Takes the files' counts (by file index): the records to read again, the id bases;
@@ -983,20 +1000,22 @@ def _input_counts(stats: dict, sentences: int, input_stats: Sequence[str]) -> No
         )
 
 
-# One unit signer per Python worker process and broadcast (building one reads the vectors and
+# One unit signer per Python worker process and signer (building one reads the vectors and
 # draws the hyperplanes).
 _UNIT_SIGNERS: dict = {}
 
 
-def _sign_units(signer_bc, key: str):
+def _sign_units(signer_bytes: bytes, key: str):
     """Stage 2 of the random projection in a task: each unit's mean word vector signed
-    (``_native.UnitSigner`` of the broadcast bytes, whose digest is ``key``); units without a
-    known word have no row."""
+    (``_native.UnitSigner`` of ``signer_bytes``, whose digest is ``key``); units without a
+    known word have no row. The bytes travel with the task's function, which PySpark
+    broadcasts when it is larger than 1 MB (``spark.broadcast.UDFCompressionThreshold``), and
+    which needs no ``SparkContext`` (Spark Connect)."""
 
     def run(batches: Iterable[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
         signer = _UNIT_SIGNERS.get(key)
         if signer is None:
-            signer = _UNIT_SIGNERS[key] = _native.UnitSigner(signer_bc.value)
+            signer = _UNIT_SIGNERS[key] = _native.UnitSigner(signer_bytes)
         width = signer.signature_bytes
         for batch in batches:
             words, large = kernels._string_parts(batch.column("words"), "words")
@@ -1082,9 +1101,9 @@ def _window_heads(window: int):
     return run
 
 
-def _window_pairs(args: dict, heads_bc):
+def _window_pairs(args: dict, heads: tuple):
     """The window pairs of a sorted partition: its rows and, after them, the first rows of the
-    partitions that follow (from the broadcast heads)."""
+    partitions that follow (``heads``, see :func:`_heads`)."""
 
     def run(batches: Iterable[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
         import bisect
@@ -1094,7 +1113,7 @@ def _window_pairs(args: dict, heads_bc):
             return
         keys = _native.WindowKeys(**args)
         width = keys.key_bytes
-        head_keys, head_q, head_key_bytes, head_reps = heads_bc.value
+        head_keys, head_q, head_key_bytes, head_reps = heads
         n = rows.num_rows
         q = rows.column("q").to_numpy()
         key = _fixed_binary_bytes(rows.column("key"), width)
@@ -1127,15 +1146,15 @@ def _projection_pairs(
        step, holding the corpus as the CLI does, about 4 bytes a word); with given vectors only
        the vocabulary comes to the driver, counted by Spark (each word's first sighting, by unit
        id and position, decides its place, as in the CLI's corpus). It makes the
-       :class:`UnitSigner` of the run's vocabulary (the vectors of its words, the center) and
-       broadcasts its bytes.
+       :class:`UnitSigner` of the run's vocabulary (the vectors of its words, the center), whose
+       bytes go to the tasks with their function (broadcast by PySpark when large).
     3. The tasks sign their units.
     4. Units with equal signatures are grouped: each group's later members pair with its first
        (the smallest id), and the window search runs over the groups' first members, as the
        library does. For each permutation, Spark sorts the permuted signatures globally
        (``repartitionByRange`` on ``(q, key)``); each partition scans its rows with the first
-       ``window`` rows of the partitions after it (collected from every partition and
-       broadcast). This finds exactly the pairs of the single-machine search.
+       ``window`` rows of the partitions after it (collected from every partition, shipped
+       with the tasks' function). This finds exactly the pairs of the single-machine search.
     5. The pairs come to the driver.
     """
     started = time.monotonic()
@@ -1144,7 +1163,7 @@ def _projection_pairs(
         frame = frame.unionByName(other.words(params))
     frame = frame.persist()
     try:
-        counts = frame.where(F.col("id").isNull()).select("sentences", "seqs").toArrow()
+        counts = frame.where(F.col("id").isNull()).select("sentences", "seqs", "counts").toArrow()
         units = frame.where(F.col("id").isNotNull()).select("id", "words")
         kept = units.count()
         sentences = int(counts.column("sentences").to_numpy().sum())
@@ -1152,7 +1171,17 @@ def _projection_pairs(
         stats["documents"] = len(np.unique(np.concatenate(seqs))) if seqs else 0
         stats["sentences"] = sentences
         stats["input_problems"] = 0
-        if input_stats:
+        if params.documents:
+            # Ids are provisional (file, document, unit) until the files' document counts are
+            # known; they are in the same order as the CLI's, so the vocabulary's first-seen
+            # order and the training corpus are the CLI's, and the pairs are mapped at the end.
+            files = [json.loads(c) for c in counts.column("counts").to_pylist()]
+            docs = sources[0].read({c["file"]: c for c in files})
+            for key in ("documents", "sentences", "input_problems"):
+                stats[key] = docs[key]
+            for message in docs["messages"]:
+                log(message)
+        elif input_stats:
             _input_counts(stats, sentences, input_stats)
         stats["sentences_kept"] = kept
         stats["band_key_records"] = kept
@@ -1184,9 +1213,8 @@ def _projection_pairs(
             f"random projection: {known} of {vocabulary} words with a vector "
             f"({projection.vectors}), the unit signer is {len(signer) >> 10} KiB"
         )
-        signer_bc = spark.sparkContext.broadcast(signer)
         key = hashlib.sha256(signer).hexdigest()
-        sigs = units.mapInArrow(_sign_units(signer_bc, key), "id long, sig binary").persist()
+        sigs = units.mapInArrow(_sign_units(signer, key), "id long, sig binary").persist()
     finally:
         frame.unpersist()
     try:
@@ -1227,13 +1255,14 @@ def _projection_pairs(
             heads = ordered.mapInArrow(
                 _window_heads(params.window), "q int, key binary, rep long, last boolean"
             ).toArrow()
-            heads_bc = spark.sparkContext.broadcast(_heads(heads))
-            found = ordered.mapInArrow(_window_pairs(args, heads_bc), "blob binary").toArrow()
+            found = ordered.mapInArrow(_window_pairs(args, _heads(heads)), "blob binary").toArrow()
             blobs += found.column("blob").to_pylist()
         finally:
             ordered.unpersist()
     finally:
         sigs.unpersist()
+    if params.documents:
+        blobs = [_native.real_ids(b, sources[0].bases) for b in blobs]
     pairs = _native.distinct_pairs(blobs)
     stats["buckets"] = 0
     stats["buckets_capped"] = 0
