@@ -161,15 +161,13 @@ def test_seed_changes_the_clusters(spark, samples, tmp_path):
     assert_same_projection(tmp_path / "cli", tmp_path / "spark-7")
 
 
-def test_windows_across_partitions_give_the_cli_pairs(spark, tmp_path):
-    """A loose threshold (45 of 100 bits) makes about every other window comparison a pair, so
-    a comparison lost where a sorted partition ends would change the pair count: with 16
-    partitions and 13 read tasks, the pairs (and every output) are still the CLI's."""
+def random_corpus(tmp_path):
+    """60 documents of 10 sentences of random words from 400, and made-up vectors for the
+    words (12 dimensions): JSON Lines documents, their sentence records and counts, and the
+    vector file."""
     import random
 
     from spark_support import sentences
-
-    from textreuse.spark import DedupParams, run_dedup
 
     rng = random.Random(11)
     vocabulary = [
@@ -186,10 +184,20 @@ def test_windows_across_partitions_give_the_cli_pairs(spark, tmp_path):
             f.write(json.dumps({"id": d, "title": f"doc {d}", "text": text}) + "\n")
     vectors = tmp_path / "vectors.txt"
     with open(vectors, "w") as f:
-        f.write(f"{len(vocabulary)} 12\n")
+        f.write(f"{len(set(vocabulary))} 12\n")
         for w in sorted(set(vocabulary)):
             f.write(w + "".join(f" {rng.uniform(-1, 1):.6f}" for _ in range(12)) + "\n")
     records, counts = sentences(tmp_path, str(corpus))
+    return corpus, records, counts, vectors
+
+
+def test_windows_across_partitions_give_the_cli_pairs(spark, tmp_path):
+    """A loose threshold (45 of 100 bits) makes about every other window comparison a pair, so
+    a comparison lost where a sorted partition ends would change the pair count: with 16
+    partitions and 13 read tasks, the pairs (and every output) are still the CLI's."""
+    from textreuse.spark import DedupParams, run_dedup
+
+    corpus, records, counts, vectors = random_corpus(tmp_path)
     flags = ["--no-stem", "--vectors", str(vectors), "--max-hamming", "45"]
     run_cli("dedup", "-q", "--method", "rp-embed", *flags, "--out", str(tmp_path / "cli"), str(corpus))
     params = DedupParams(
@@ -204,6 +212,35 @@ def test_windows_across_partitions_give_the_cli_pairs(spark, tmp_path):
     stats = assert_same_projection(tmp_path / "cli", tmp_path / "spark")
     # 600 distinct signatures, 10 permutations, windows of 10: up to 60,000 comparisons.
     assert stats["sentences_kept"] == 600 and stats["candidate_pairs"] > 10000
+
+
+def test_the_command_line_takes_the_clis_flags(tmp_path):
+    """`python -m textreuse.spark dedup --method rp-embed` with the CLI's flags (another width,
+    window, threshold and seed, unstemmed, uncentered) writes the CLI's outputs."""
+    import os
+    import subprocess
+    import sys
+
+    corpus, records, counts, vectors = random_corpus(tmp_path)
+    flags = [
+        "--method", "rp-embed", "--vectors", str(vectors), "--vectors-format", "word2vec",
+        "--no-stem", "--no-center", "--projection-bits", "72", "--permutations", "4",
+        "--window", "6", "--max-hamming", "30", "--seed", "99",
+    ]
+    run_cli("dedup", "-q", *flags, "--out", str(tmp_path / "cli"), str(corpus))
+    done = subprocess.run(
+        [sys.executable, "-m", "textreuse.spark", "dedup", str(records), "--input-stats",
+         str(counts), *flags, "--out", str(tmp_path / "spark"), "--master", "local[2]",
+         "--conf", "spark.ui.enabled=false", "-q"],
+        capture_output=True, text=True, env=dict(os.environ, PYSPARK_PYTHON=sys.executable),
+    )
+    assert done.returncode == 0, done.stderr[-4000:]
+    stats = assert_same_projection(tmp_path / "cli", tmp_path / "spark")
+    p = stats["projection"]
+    assert (p["bits"], p["permutations"], p["window"], p["max_hamming"], p["seed"]) == (
+        72, 4, 6, 30, 99,
+    )
+    assert (p["stemmed"], p["centered"], stats["clusters"] > 0) == (False, False, True)
 
 
 def test_edit_filter_on_projection_pairs_gives_the_cli_outputs(spark, samples, tmp_path):
