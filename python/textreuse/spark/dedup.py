@@ -1215,10 +1215,10 @@ def _projection_pairs(
         )
         key = hashlib.sha256(signer).hexdigest()
         sigs = units.mapInArrow(_sign_units(signer, key), "id long, sig binary").persist()
+        signed = sigs.count()  # while the words are cached: the inputs are read once
     finally:
         frame.unpersist()
     try:
-        signed = sigs.count()
         seconds["sentences_and_signatures"] = time.monotonic() - started
         stats["projection"] = dict(
             vectors=projection.vectors, dim=dim, stemmed=params.stem, centered=params.center,
