@@ -19,7 +19,9 @@ SignatureLike = npt.NDArray[np.uint64] | Sequence[int]
 
 __version__: str
 #: The defaults of `textreuse dedup` (shingle, min_shingles, max_shingles, hashes, bits, rows,
-#: bands, seed, max_bucket, max_article_pairs, max_hamming), from the Rust libraries.
+#: bands, seed, max_bucket, max_article_pairs, max_hamming; of --method rp-embed:
+#: projection_bits, permutations, window, projection_max_hamming, stem, center, dim, epochs),
+#: from the Rust libraries.
 DEFAULTS: dict[str, int]
 
 @final
@@ -579,6 +581,56 @@ def cluster_chunk(
 ) -> list[tuple[bytes, bytes, str, str, str]]: ...
 def rank_contradictions(chunks: list[str]) -> str: ...
 def article_pairs_tsv(articles: list[str], k: int) -> tuple[str, int, str]: ...
+
+# The Spark dedup job's random projection over word embeddings (src/spark_projection.rs).
+def projection_settings(
+    stem: bool, center: bool, bits: int, permutations: int, window: int,
+    max_hamming: int | None, seed: int, dim: int, epochs: int, vectors_format: str = "auto",
+) -> dict[str, Any]: ...
+def record_words(
+    stem: bool, min_shingles: int, max_shingles: int, path: str | None = None, start: int = 0,
+    end: int = 2**64 - 1, lines: _Parts | None = None, large: bool = False,
+) -> tuple[bytes, bytes, bytes, int, bytes]: ...
+def unit_words(stem: bool, texts: _Parts, large: bool) -> tuple[bytes, bytes]: ...
+def document_words(
+    stem: bool, shingle: int, min_shingles: int, max_shingles: int, path: str,
+    files_before: int, records: str, unit: str = "sentence",
+) -> tuple[bytes, bytes, bytes, int, int, int, list[str]]: ...
+
+class Projection:
+    """The method on the driver: its options and the word vectors (read from ``vectors`` here,
+    or trained by ``unit_signer_trained``)."""
+
+    def __init__(
+        self, stem: bool, center: bool, bits: int, permutations: int, window: int,
+        max_hamming: int | None, seed: int, dim: int, epochs: int, vectors: str | None = None,
+        vectors_format: str = "auto",
+    ) -> None: ...
+    @property
+    def vectors(self) -> Literal["trained", "file"]: ...
+    def unit_signer_trained(
+        self, words: _Parts, large: bool
+    ) -> tuple[bytes, int, int, int, float]: ...
+    def unit_signer_counted(
+        self, words: _Parts, large: bool, counts: _Parts
+    ) -> tuple[bytes, int, int, int, float]: ...
+
+class UnitSigner:
+    def __init__(self, signer: bytes | Any) -> None: ...
+    @property
+    def signature_bytes(self) -> int: ...
+    def sign(self, ids: _Parts, words: _Parts, large: bool) -> tuple[bytes, bytes]: ...
+
+class WindowKeys:
+    def __init__(
+        self, bits: int, permutations: int, window: int, max_hamming: int, seed: int
+    ) -> None: ...
+    @property
+    def key_bytes(self) -> int: ...
+    def keys(self, signatures: bytes | Any) -> tuple[bytes, bytes]: ...
+    def pairs(
+        self, q: bytes | Any, keys: bytes | Any, ids: bytes | Any, own: int
+    ) -> bytes: ...
 
 class ReuseJob:
     """The options of a `textreuse reuse` run with tf-idf candidates (its flags' names)."""

@@ -36,7 +36,7 @@ use std::borrow::Cow;
 use std::sync::Arc;
 
 use rayon::prelude::*;
-use textreuse_embed::{Cleaner, Corpus, EmbedError, Embeddings, Trainer};
+use textreuse_embed::{Cleaner, Corpus, EmbedError, Embeddings, Encoder, Trainer, Vocabulary};
 use textreuse_simhash::{
     DEFAULT_DENSE_BITS, DEFAULT_PERMUTATIONS, DEFAULT_SEED, DEFAULT_WINDOW,
     DEFAULT_WINDOW_MAX_HAMMING, HammingPair, Hyperplanes, SimHashError, WindowSearch,
@@ -303,34 +303,39 @@ impl EmbeddingProjection {
         if self.center {
             encoder = encoder.centered(corpus);
         }
-        let words_per = planes.words();
-        let chunks: Vec<(Vec<u64>, Vec<u32>)> = (0..corpus.len().div_ceil(CHUNK))
-            .into_par_iter()
-            .map(|c| -> Result<_, Error> {
-                let range = c * CHUNK..((c + 1) * CHUNK).min(corpus.len());
-                let mut mean = vec![0.0f64; encoder.dim()];
-                let (mut words, mut sentences) = (Vec::new(), Vec::new());
-                for i in range {
-                    if encoder.mean_into(corpus.sentence(i), &mut mean)? == 0 {
-                        continue; // no known word: no direction to project
-                    }
-                    let start = words.len();
-                    words.resize(start + words_per, 0);
-                    planes.sign_into(&mean, &mut words[start..])?;
-                    sentences.push(i as u32);
-                }
-                Ok((words, sentences))
-            })
-            .collect::<Result<_, Error>>()?;
-        let mut out = Signatures {
-            words_per,
-            ..Signatures::default()
+        sign_units(&encoder, &planes, corpus)
+    }
+
+    /// What a distributed run's tasks need to sign units ([`UnitSigner`]): the vectors of
+    /// `vocabulary`'s words (the whole run's vocabulary, with the counts and in the order a
+    /// [`Corpus`] of all kept units gives: [`Vocabulary::from_counts`] builds it from parts),
+    /// the center those counts give when the method centers, and the hyperplanes. A part's
+    /// units signed with it get the signatures [`EmbeddingProjection::signatures`] gives them
+    /// in the whole corpus.
+    pub fn unit_signer(
+        &self,
+        vocabulary: &Vocabulary,
+        embeddings: &Embeddings,
+    ) -> Result<UnitSigner, Error> {
+        let planes = self.hyperplanes(embeddings.dim())?;
+        let center = if self.center {
+            let encoder = embeddings.encoder(vocabulary).centered_on(vocabulary);
+            encoder.center().map(<[f64]>::to_vec)
+        } else {
+            None
         };
-        for (w, s) in chunks {
-            out.words.extend_from_slice(&w);
-            out.sentences.extend_from_slice(&s);
+        let mut known = Embeddings::new(embeddings.dim())?;
+        for id in 0..vocabulary.len() as u32 {
+            let word = vocabulary.word(id);
+            if let Some(v) = embeddings.get(word) {
+                known.push(word, v)?;
+            }
         }
-        Ok(out)
+        Ok(UnitSigner {
+            embeddings: known,
+            center,
+            planes,
+        })
     }
 
     /// The pairs of signatures the window search finds, as corpus indices `a < b` with their
@@ -385,6 +390,175 @@ impl EmbeddingProjection {
         }
         out.sort_unstable();
         Ok(out)
+    }
+}
+
+/// The signatures of `corpus`'s units with a vector, by `encoder` and `planes`, in parallel
+/// chunks.
+fn sign_units(
+    encoder: &Encoder<'_>,
+    planes: &Hyperplanes,
+    corpus: &Corpus,
+) -> Result<Signatures, Error> {
+    let words_per = planes.words();
+    let chunks: Vec<(Vec<u64>, Vec<u32>)> = (0..corpus.len().div_ceil(CHUNK))
+        .into_par_iter()
+        .map(|c| -> Result<_, Error> {
+            let range = c * CHUNK..((c + 1) * CHUNK).min(corpus.len());
+            let mut mean = vec![0.0f64; encoder.dim()];
+            let (mut words, mut sentences) = (Vec::new(), Vec::new());
+            for i in range {
+                if encoder.mean_into(corpus.sentence(i), &mut mean)? == 0 {
+                    continue; // no known word: no direction to project
+                }
+                let start = words.len();
+                words.resize(start + words_per, 0);
+                planes.sign_into(&mean, &mut words[start..])?;
+                sentences.push(i as u32);
+            }
+            Ok((words, sentences))
+        })
+        .collect::<Result<_, Error>>()?;
+    let mut out = Signatures {
+        words_per,
+        ..Signatures::default()
+    };
+    for (w, s) in chunks {
+        out.words.extend_from_slice(&w);
+        out.sentences.extend_from_slice(&s);
+    }
+    Ok(out)
+}
+
+/// The signing step of [`EmbeddingProjection`] for the tasks of a distributed run, made once
+/// from the whole run's vocabulary ([`EmbeddingProjection::unit_signer`]) and shipped to them as
+/// bytes ([`UnitSigner::to_bytes`], [`UnitSigner::from_bytes`]): the vectors of the run's words
+/// that have one, the center, the hyperplanes. Each task signs its own units
+/// ([`UnitSigner::signatures`]) and gets the signatures the single-machine run gives them.
+///
+/// ```
+/// use textreuse_dedup::projection::{EmbeddingProjection, UnitSigner};
+/// use textreuse_embed::Corpus;
+///
+/// let projection = EmbeddingProjection::builder().bits(64).build()?;
+/// let texts = [
+///     "The old mill on the river was built in 1820 and still grinds grain.",
+///     "Railway timetables change every winter for the mountain lines.",
+///     "The mill by the river grinds grain for the village.",
+/// ];
+/// let mut corpus = Corpus::new();
+/// let mut words = Vec::new();
+/// for text in texts {
+///     projection.words(text, &mut words);
+///     corpus.push(&words);
+/// }
+/// let vectors = projection.embeddings(&corpus)?;
+/// let whole = projection.signatures(&corpus, &vectors)?;
+/// // A task holding only the third unit, with the signer made from the whole vocabulary.
+/// let signer = UnitSigner::from_bytes(
+///     &projection.unit_signer(corpus.vocabulary(), &vectors)?.to_bytes(),
+/// )?;
+/// let mut part = Corpus::new();
+/// projection.words(texts[2], &mut words);
+/// part.push(&words);
+/// assert_eq!(signer.signatures(&part)?.get(0), whole.get(2));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Clone, Debug)]
+pub struct UnitSigner {
+    /// The run's words that have a vector, in vocabulary order.
+    embeddings: Embeddings,
+    center: Option<Vec<f64>>,
+    planes: Hyperplanes,
+}
+
+/// The first bytes of [`UnitSigner::to_bytes`].
+const SIGNER_MAGIC: &[u8; 8] = b"TRUSIGN1";
+
+impl UnitSigner {
+    /// The signatures of `corpus`'s units that have a vector, in corpus order, in parallel
+    /// (`corpus` is any set of units: its vocabulary only maps its own words).
+    pub fn signatures(&self, corpus: &Corpus) -> Result<Signatures, Error> {
+        let encoder = self
+            .embeddings
+            .encoder(corpus.vocabulary())
+            .with_center(self.center.clone())?;
+        sign_units(&encoder, &self.planes, corpus)
+    }
+
+    /// How many of the run's words have a vector.
+    pub fn known_words(&self) -> usize {
+        self.embeddings.len()
+    }
+
+    /// The dimension of the word vectors.
+    pub fn dim(&self) -> usize {
+        self.embeddings.dim()
+    }
+
+    /// Words per signature, `ceil(D / 64)`.
+    pub fn words_per(&self) -> usize {
+        self.planes.words()
+    }
+
+    /// The signer as bytes: a header (width, seed, dimension, the center), then the vectors in
+    /// the word2vec binary format (`f32` values as they are: nothing is rounded).
+    pub fn to_bytes(&self) -> Vec<u8> {
+        let mut out = SIGNER_MAGIC.to_vec();
+        out.extend_from_slice(&self.planes.bits().to_le_bytes());
+        out.extend_from_slice(&self.planes.seed().to_le_bytes());
+        out.extend_from_slice(&(self.dim() as u64).to_le_bytes());
+        out.push(self.center.is_some() as u8);
+        for x in self.center.iter().flatten() {
+            out.extend_from_slice(&x.to_le_bytes());
+        }
+        textreuse_embed::write(
+            &self.embeddings,
+            textreuse_embed::Format::Word2VecBinary,
+            out,
+        )
+        .expect("writing to memory does not fail")
+    }
+
+    /// The signer [`UnitSigner::to_bytes`] wrote. Fails on other bytes.
+    pub fn from_bytes(bytes: &[u8]) -> Result<UnitSigner, Error> {
+        let bad = |what: &str| Error::InvalidOption {
+            option: "unit signer",
+            message: format!("not the bytes of UnitSigner::to_bytes: {what}"),
+        };
+        let rest = bytes
+            .strip_prefix(SIGNER_MAGIC.as_slice())
+            .ok_or_else(|| bad("no header"))?;
+        if rest.len() < 21 {
+            return Err(bad("the header is cut short"));
+        }
+        let bits = u32::from_le_bytes(rest[..4].try_into().expect("4 bytes"));
+        let seed = u64::from_le_bytes(rest[4..12].try_into().expect("8 bytes"));
+        let dim = u64::from_le_bytes(rest[12..20].try_into().expect("8 bytes")) as usize;
+        let mut rest = &rest[21..];
+        let center = match bytes[SIGNER_MAGIC.len() + 20] {
+            0 => None,
+            1 => {
+                let n = dim.checked_mul(8).filter(|&n| n <= rest.len());
+                let n = n.ok_or_else(|| bad("the center is cut short"))?;
+                let center = rest[..n]
+                    .chunks_exact(8)
+                    .map(|x| f64::from_le_bytes(x.try_into().expect("8 bytes")))
+                    .collect();
+                rest = &rest[n..];
+                Some(center)
+            }
+            _ => return Err(bad("a bad center flag")),
+        };
+        let embeddings = textreuse_embed::read(rest, textreuse_embed::Format::Word2VecBinary)?;
+        if embeddings.dim() != dim {
+            return Err(bad("the vectors' dimension differs from the header's"));
+        }
+        Ok(UnitSigner {
+            embeddings,
+            center,
+            planes: Hyperplanes::new(dim, bits, seed)?,
+        })
     }
 }
 
@@ -457,5 +631,75 @@ mod tests {
                 .build()
                 .is_err()
         );
+    }
+
+    /// Units signed in parts with a [`UnitSigner`] made from the whole vocabulary (counted in
+    /// parts, in first-seen order) get the whole corpus's signatures, trained or given
+    /// vectors, centered or not.
+    #[test]
+    fn unit_signer_in_parts_equals_the_whole() {
+        use super::UnitSigner;
+        use textreuse_embed::Vocabulary;
+        let texts: Vec<String> = (0..300)
+            .map(|i| {
+                format!(
+                    "The {} mill on river {} grinds {} grain for the {} village bakers.",
+                    ["old", "new", "red", "tall"][i % 4],
+                    ["Aare", "Rhine", "Thames"][i % 3],
+                    ["wheat", "rye", "barley", "oat", "corn"][i % 5],
+                    ["upper", "lower"][i % 2]
+                )
+            })
+            .collect();
+        for (given, center) in [(false, true), (false, false), (true, true)] {
+            let mut builder = EmbeddingProjection::builder();
+            builder.center(center).bits(130);
+            if given {
+                let mut e = Embeddings::new(4).unwrap();
+                for (k, w) in ["mill", "river", "grain", "wheat", "rye", "old", "rhine"]
+                    .iter()
+                    .enumerate()
+                {
+                    let k = k as f32;
+                    e.push(w, &[k, 1.0 - k, k * k - 3.0, 0.5]).unwrap();
+                }
+                builder.vectors(Vectors::Given(Arc::new(e)));
+            }
+            let p = builder.build().unwrap();
+            let mut corpus = Corpus::new();
+            let mut words = Vec::new();
+            for t in &texts {
+                p.words(t, &mut words);
+                corpus.push(&words);
+            }
+            let vectors = p.embeddings(&corpus).unwrap();
+            let whole = p.signatures(&corpus, &vectors).unwrap();
+            // The vocabulary as a distributed run counts it.
+            let v = corpus.vocabulary();
+            let counted =
+                Vocabulary::from_counts((0..v.len() as u32).map(|i| (v.word(i), v.count(i))))
+                    .unwrap();
+            let signer = p.unit_signer(&counted, &vectors).unwrap();
+            let signer = UnitSigner::from_bytes(&signer.to_bytes()).unwrap();
+            assert_eq!(signer.words_per(), 3);
+            let mut got = Vec::new();
+            for part in texts.chunks(37) {
+                let mut c = Corpus::new();
+                for t in part.iter().rev() {
+                    p.words(t, &mut words);
+                    c.push(&words);
+                }
+                let sigs = signer.signatures(&c).unwrap();
+                // Pushed backwards: read backwards.
+                for k in (0..sigs.len()).rev() {
+                    got.push(sigs.get(k).to_vec());
+                }
+                assert_eq!(sigs.len(), part.len());
+            }
+            let want: Vec<Vec<u64>> = (0..whole.len()).map(|i| whole.get(i).to_vec()).collect();
+            assert_eq!(got, want, "given {given}, center {center}");
+        }
+        assert!(UnitSigner::from_bytes(b"TRUSIGN1").is_err());
+        assert!(UnitSigner::from_bytes(b"nothing").is_err());
     }
 }

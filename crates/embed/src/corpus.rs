@@ -17,6 +17,38 @@ impl Vocabulary {
         Vocabulary::default()
     }
 
+    /// A vocabulary of `words` with their counts, numbered in the order given (the order in
+    /// which a [`Corpus`] would first have seen them): what a distributed run builds from
+    /// words counted in parts, each word's first sighting deciding its place. Fails if a word
+    /// is given twice.
+    ///
+    /// ```
+    /// use textreuse_embed::{Corpus, Vocabulary};
+    ///
+    /// let mut corpus = Corpus::new();
+    /// corpus.push(&["mill", "river", "mill"]);
+    /// let counted = Vocabulary::from_counts([("mill", 2), ("river", 1)])?;
+    /// assert_eq!(&counted, corpus.vocabulary());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn from_counts<S: AsRef<str>>(
+        words: impl IntoIterator<Item = (S, u64)>,
+    ) -> Result<Vocabulary, crate::EmbedError> {
+        let mut v = Vocabulary::new();
+        for (word, count) in words {
+            let word = word.as_ref();
+            if v.index.contains_key(word) {
+                return Err(crate::EmbedError::InvalidParameter {
+                    name: "words",
+                    message: format!("{word:?} is given twice"),
+                });
+            }
+            let id = v.id_or_insert(word);
+            v.counts[id as usize] = count;
+        }
+        Ok(v)
+    }
+
     /// The id of `word`, added (with count 0) if new. Panics past `u32::MAX` words.
     pub fn id_or_insert(&mut self, word: &str) -> u32 {
         if let Some(&id) = self.index.get(word) {

@@ -45,10 +45,15 @@ impl<'a> Encoder<'a> {
     /// Removing the corpus's mean is the first step of Arora, Liang and Ma's common-component
     /// removal ("A simple but tough-to-beat baseline for sentence embeddings", 2017); the
     /// paper averages without it. `corpus` must be the one whose vocabulary this encoder maps.
-    pub fn centered(mut self, corpus: &crate::Corpus) -> Encoder<'a> {
+    pub fn centered(self, corpus: &crate::Corpus) -> Encoder<'a> {
+        self.centered_on(corpus.vocabulary())
+    }
+
+    /// [`Encoder::centered`] with the counts of `vocabulary`, the one this encoder maps (a
+    /// corpus's, or one counted in parts: [`Vocabulary::from_counts`]).
+    pub fn centered_on(mut self, vocabulary: &Vocabulary) -> Encoder<'a> {
         let dim = self.dim();
         let vectors = self.embeddings.as_slice();
-        let vocabulary = corpus.vocabulary();
         let mut sum = vec![0.0f64; dim];
         let mut n = 0u64;
         for (id, &row) in self.rows.iter().enumerate() {
@@ -68,6 +73,27 @@ impl<'a> Encoder<'a> {
             self.center = Some(sum);
         }
         self
+    }
+
+    /// The vector subtracted from every sentence vector, if any ([`Encoder::centered`]).
+    pub fn center(&self) -> Option<&[f64]> {
+        self.center.as_deref()
+    }
+
+    /// This encoder with `center` subtracted from every sentence vector (or none): a center
+    /// computed once ([`Encoder::center`]) and used by encoders of other vocabularies over the
+    /// same vectors gives them the same sentence vectors. Fails if `center` is not `dim` long.
+    pub fn with_center(mut self, center: Option<Vec<f64>>) -> Result<Encoder<'a>, EmbedError> {
+        if let Some(c) = &center
+            && c.len() != self.dim()
+        {
+            return Err(EmbedError::InvalidParameter {
+                name: "center",
+                message: format!("has {} values, the dimension is {}", c.len(), self.dim()),
+            });
+        }
+        self.center = center;
+        Ok(self)
     }
 
     /// The dimension of the vectors.
@@ -148,5 +174,28 @@ mod tests {
         assert_eq!(v, [3.0 - 5.0 / 3.0, -4.0]);
         assert_eq!(centered.mean_into(c.sentence(1), &mut v).unwrap(), 0);
         assert_eq!(v, [0.0, 0.0]);
+        // The center carried to an encoder of another vocabulary (a part's) gives the same
+        // vectors.
+        let mut part = Corpus::new();
+        part.push(&["b", "q"]);
+        let carried = e
+            .encoder(part.vocabulary())
+            .with_center(centered.center().map(<[f64]>::to_vec))
+            .unwrap();
+        let mut w = [0.0; 2];
+        carried.mean_into(part.sentence(0), &mut w).unwrap();
+        assert_eq!(w, [3.0 - 5.0 / 3.0, -4.0]);
+        assert!(
+            e.encoder(part.vocabulary())
+                .with_center(Some(vec![0.0]))
+                .is_err()
+        );
+        // Counted in parts, the vocabulary gives the same center.
+        let counted =
+            crate::Vocabulary::from_counts([("a", 2), ("x", 2), ("b", 1), ("y", 1)]).unwrap();
+        assert_eq!(&counted, c.vocabulary());
+        let again = e.encoder(&counted).centered_on(&counted);
+        assert_eq!(again.center(), centered.center());
+        assert!(crate::Vocabulary::from_counts([("a", 1), ("a", 2)]).is_err());
     }
 }

@@ -52,7 +52,11 @@
 //! - The dedup job's kernels (`src/spark.rs`): `sentence_tasks`, `sentence_keys`, `BucketPairs`,
 //!   `distinct_pairs`, `pair_clusters`, `member_lines`, `cluster_chunk`, `rank_contradictions`, `article_pairs_tsv`:
 //!   read record files in byte ranges, sign, shuffle per partition and format clusters with the
-//!   dedup library's own functions, exchanging packed binary records through Spark.
+//!   dedup library's own functions, exchanging packed binary records through Spark; for the
+//!   random projection over word embeddings (`src/spark_projection.rs`): `projection_settings`,
+//!   `record_words`, `unit_words`, `document_words`, `Projection` (the vectors and the unit
+//!   signer on the driver), `UnitSigner`, `WindowKeys` (the window search over a distributed
+//!   sort).
 //!
 //! # Performance
 //!
@@ -79,6 +83,7 @@ mod report;
 mod reuse;
 mod signer;
 mod spark;
+mod spark_projection;
 mod text;
 
 use pyo3::prelude::*;
@@ -130,6 +135,12 @@ mod _native {
     };
 
     #[pymodule_export]
+    use crate::spark_projection::{
+        PyProjection, PyUnitSigner, PyWindowKeys, document_words, projection_settings,
+        record_words, unit_words,
+    };
+
+    #[pymodule_export]
     use crate::batch_kernels::{
         band_key_records, cluster_lines, connected_components, edit_keep, shingle_counts,
         signatures,
@@ -174,6 +185,20 @@ mod _native {
             textreuse_dedup::DEFAULT_MAX_ARTICLE_PAIRS,
         )?;
         defaults.set_item("max_hamming", textreuse_dedup::DEFAULT_MAX_HAMMING)?;
+        // ... of `textreuse dedup --method rp-embed` (whose --max-hamming defaults to the
+        // window search's threshold, not SimHash's).
+        defaults.set_item("projection_bits", textreuse_simhash::DEFAULT_DENSE_BITS)?;
+        defaults.set_item("permutations", textreuse_simhash::DEFAULT_PERMUTATIONS)?;
+        defaults.set_item("window", textreuse_simhash::DEFAULT_WINDOW)?;
+        defaults.set_item(
+            "projection_max_hamming",
+            textreuse_simhash::DEFAULT_WINDOW_MAX_HAMMING,
+        )?;
+        let projection = textreuse_dedup::projection::EmbeddingProjection::new();
+        defaults.set_item("stem", projection.stems())?;
+        defaults.set_item("center", projection.centers())?;
+        defaults.set_item("dim", textreuse_embed::defaults::DIM)?;
+        defaults.set_item("epochs", textreuse_embed::defaults::EPOCHS)?;
         // ... and of `textreuse reuse`.
         defaults.set_item("reuse_terms", textreuse_reuse::DEFAULT_TERMS)?;
         defaults.set_item("reuse_top_docs", textreuse_reuse::DEFAULT_TOP_DOCS)?;

@@ -109,7 +109,7 @@ struct ReadCounts {
 
 /// The sentence records of one task: a byte range of a file, which the task reads itself, or
 /// the lines of a string column (files Spark read as text: remote storage).
-enum Lines<'a> {
+pub(crate) enum Lines<'a> {
     Range { path: String, start: u64, end: u64 },
     Column(StrColumn<'a>),
 }
@@ -117,7 +117,7 @@ enum Lines<'a> {
 impl<'a> Lines<'a> {
     /// The task's lines from the arguments of a kernel: `path` (with `start` and `end`) or
     /// `lines` (an Arrow string column, `large` for 64-bit offsets).
-    fn of(
+    pub(crate) fn of(
         path: Option<String>,
         start: u64,
         end: u64,
@@ -161,7 +161,10 @@ impl<'a> Lines<'a> {
     }
 
     /// Calls `f` with each parsed record.
-    fn each_record(&self, mut f: impl FnMut(SentenceRecord<'_>) -> io::Result<()>) -> PyResult<()> {
+    pub(crate) fn each_record(
+        &self,
+        mut f: impl FnMut(SentenceRecord<'_>) -> io::Result<()>,
+    ) -> PyResult<()> {
         self.each(|line, place| {
             let bad = |why: String| {
                 io::Error::new(
@@ -368,6 +371,91 @@ pub(crate) fn document_keys<'py>(
     if parts == 0 {
         return Err(PyValueError::new_err("parts must be at least 1"));
     }
+    let signer = &signer.get().inner;
+    let filter = SentenceFilter {
+        shingle,
+        min_shingles,
+        max_shingles,
+    };
+    let mut buffers: Vec<Vec<u8>> = vec![Vec::new(); parts];
+    let mut blobs: Vec<(usize, u64, Vec<u8>)> = Vec::new();
+    let read = py.detach(|| {
+        read_documents(
+            &path,
+            files_before,
+            &records,
+            unit,
+            &filter,
+            || {
+                (
+                    TextSigner::new(signer).shingle_chars(shingle),
+                    vec![0u64; signer.bands()],
+                )
+            },
+            |(ts, keys), text| {
+                let mins = ts.minhashes(text)?;
+                signer.band_keys_into(mins, keys);
+                Some(keys.clone())
+            },
+            |id, keys| {
+                for key in keys {
+                    let p = part_of(key, parts);
+                    let buf = &mut buffers[p];
+                    push_record(buf, key, id);
+                    if buf.len() >= BLOB_RECORDS * 16 {
+                        blobs.push((p, (buf.len() / 16) as u64, std::mem::take(buf)));
+                    }
+                }
+            },
+        )
+    })?;
+    for (p, buf) in buffers.into_iter().enumerate() {
+        if !buf.is_empty() {
+            blobs.push((p, (buf.len() / 16) as u64, buf));
+        }
+    }
+    Ok((
+        blobs
+            .into_iter()
+            .map(|(p, n, b)| (p, n, PyBytes::new(py, &b)))
+            .collect(),
+        read.documents,
+        read.sentences,
+        read.problems,
+        read.messages,
+    ))
+}
+
+/// What [`read_documents`] read of a file.
+pub(crate) struct DocumentsRead {
+    /// Documents read.
+    pub(crate) documents: u64,
+    /// Units seen (kept or not).
+    pub(crate) sentences: u64,
+    /// Input problems skipped.
+    pub(crate) problems: u64,
+    /// Their descriptions.
+    pub(crate) messages: Vec<String>,
+}
+
+/// Stage 1 for one input file of documents, read as `textreuse dedup` reads it (`Inputs`, the
+/// same cleaning, unit splitting and `filter`, in parallel on the rayon pool, documents in
+/// input order): for each kept unit, `per_unit(state, text)` (on a worker, with its `state`
+/// from `init`) says whether it is kept and what of it goes on; `consume(id, value)` then
+/// receives it on the calling thread in input order, under its provisional id (file
+/// `files_before`), and the unit is written as a sentence record to the file `records` for
+/// stage 6. Input problems are skipped, counted and described.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn read_documents<S, T: Send>(
+    path: &str,
+    files_before: u64,
+    records: &str,
+    unit: &str,
+    filter: &SentenceFilter,
+    init: impl Fn() -> S + Sync + Send,
+    per_unit: impl Fn(&mut S, &str) -> Option<T> + Sync + Send,
+    mut consume: impl FnMut(u64, T) + Send,
+) -> PyResult<DocumentsRead> {
     if files_before >= 1 << (64 - FILE_SHIFT) {
         return Err(PyValueError::new_err(format!(
             "at most {} input files",
@@ -377,100 +465,64 @@ pub(crate) fn document_keys<'py>(
     let unit: Unit = unit
         .parse()
         .map_err(|e: UnknownUnit| PyValueError::new_err(e.to_string()))?;
-    let signer = &signer.get().inner;
-    let filter = SentenceFilter {
-        shingle,
-        min_shingles,
-        max_shingles,
-    };
-    let (blobs, counts, sentences, problems) = py.detach(|| -> PyResult<_> {
-        let mut out = io::BufWriter::with_capacity(
-            1 << 20,
-            std::fs::File::create(&records)
-                .map_err(|e| PyIOError::new_err(format!("{records}: {e}")))?,
-        );
-        let mut buffers: Vec<Vec<u8>> = vec![Vec::new(); parts];
-        let mut blobs: Vec<(usize, u64, Vec<u8>)> = Vec::new();
-        let mut sentences = 0u64;
-        let problems = Problems::default();
-        let file = files_before << FILE_SHIFT;
-        let counts = DocumentPipeline::new()
-            .run(
-                Inputs::new([&path]).files_before(files_before),
-                &problems,
-                || {
-                    (
-                        TextSigner::new(signer).shingle_chars(shingle),
-                        vec![0u64; signer.bands()],
-                    )
-                },
-                |(ts, keys), seq, doc| -> Result<_, String> {
-                    if seq >= 1 << (FILE_SHIFT - DOC_SHIFT) {
+    let mut out = io::BufWriter::with_capacity(
+        1 << 20,
+        std::fs::File::create(records)
+            .map_err(|e| PyIOError::new_err(format!("{records}: {e}")))?,
+    );
+    let mut sentences = 0u64;
+    let problems = Problems::default();
+    let file = files_before << FILE_SHIFT;
+    let counts = DocumentPipeline::new()
+        .run(
+            Inputs::new([path]).files_before(files_before),
+            &problems,
+            &init,
+            |state, seq, doc| -> Result<_, String> {
+                if seq >= 1 << (FILE_SHIFT - DOC_SHIFT) {
+                    return Err(format!(
+                        "{path}: more than {} documents; split the file",
+                        1u64 << (FILE_SHIFT - DOC_SHIFT)
+                    ));
+                }
+                let mut lines = Vec::new();
+                let mut values = Vec::new();
+                let mut kept = KeptSentences::with_unit(&doc.text, seq, filter, unit);
+                for s in kept.by_ref() {
+                    if s.idx >= 1 << DOC_SHIFT {
                         return Err(format!(
-                            "{path}: more than {} documents; split the file",
-                            1u64 << (FILE_SHIFT - DOC_SHIFT)
+                            "{path}: a document of more than {} sentences",
+                            1u64 << DOC_SHIFT
                         ));
                     }
-                    let mut lines = Vec::new();
-                    let mut records = Vec::new();
-                    let mut kept = KeptSentences::with_unit(&doc.text, seq, &filter, unit);
-                    for s in kept.by_ref() {
-                        if s.idx >= 1 << DOC_SHIFT {
-                            return Err(format!(
-                                "{path}: a document of more than {} sentences",
-                                1u64 << DOC_SHIFT
-                            ));
-                        }
-                        let id = file | seq << DOC_SHIFT | s.idx as u64;
+                    let id = file | seq << DOC_SHIFT | s.idx as u64;
+                    if let Some(value) = per_unit(state, s.text) {
                         let record = SentenceRecord::of_sentence(&doc, &s, id);
-                        if let Some(mins) = ts.minhashes(s.text) {
-                            signer.band_keys_into(mins, keys);
-                            records.extend(keys.iter().map(|&k| (k, id)));
-                            serde_json::to_writer(&mut lines, &record).expect("records serialize");
-                            lines.push(b'\n');
-                        }
+                        serde_json::to_writer(&mut lines, &record).expect("records serialize");
+                        lines.push(b'\n');
+                        values.push((id, value));
                     }
-                    Ok((kept.sentences_seen(), lines, records))
-                },
-                |_, result| {
-                    let (seen, lines, records) = result.map_err(|e| Error::Sink(e.into()))?;
-                    sentences += seen;
-                    io::Write::write_all(&mut out, &lines).map_err(|e| Error::Sink(e.into()))?;
-                    for (key, id) in records {
-                        let p = part_of(key, parts);
-                        let buf = &mut buffers[p];
-                        push_record(buf, key, id);
-                        if buf.len() >= BLOB_RECORDS * 16 {
-                            blobs.push((p, (buf.len() / 16) as u64, std::mem::take(buf)));
-                        }
-                    }
-                    Ok(())
-                },
-            )
-            .map_err(|e| PyValueError::new_err(e.to_string()))?;
-        io::Write::flush(&mut out).map_err(io_err)?;
-        for (p, buf) in buffers.into_iter().enumerate() {
-            if !buf.is_empty() {
-                blobs.push((p, (buf.len() / 16) as u64, buf));
-            }
-        }
-        Ok((
-            blobs,
-            counts,
-            sentences,
-            problems.0.into_inner().expect("not poisoned"),
-        ))
-    })?;
-    Ok((
-        blobs
-            .into_iter()
-            .map(|(p, n, b)| (p, n, PyBytes::new(py, &b)))
-            .collect(),
-        counts.documents,
+                }
+                Ok((kept.sentences_seen(), lines, values))
+            },
+            |_, result| {
+                let (seen, lines, values) = result.map_err(|e| Error::Sink(e.into()))?;
+                sentences += seen;
+                io::Write::write_all(&mut out, &lines).map_err(|e| Error::Sink(e.into()))?;
+                for (id, value) in values {
+                    consume(id, value);
+                }
+                Ok(())
+            },
+        )
+        .map_err(|e| PyValueError::new_err(e.to_string()))?;
+    io::Write::flush(&mut out).map_err(io_err)?;
+    Ok(DocumentsRead {
+        documents: counts.documents,
         sentences,
-        counts.input_problems,
-        problems,
-    ))
+        problems: counts.input_problems,
+        messages: problems.0.into_inner().expect("not poisoned"),
+    })
 }
 
 /// real_ids(blob, bases) -> bytes
@@ -984,6 +1036,12 @@ pub(crate) fn dedup_stats_json(fields: &Bound<'_, pyo3::types::PyDict>) -> PyRes
         serde_json::to_value(textreuse_dedup::Stats::default()).expect("stats serialize");
     for derived in textreuse_dedup::Stats::DERIVED {
         schema.as_object_mut().expect("an object").remove(*derived);
+    }
+    // `projection` is there for the random projection only.
+    if value.get("projection").is_some() {
+        let projection = textreuse_dedup::ProjectionStats::default();
+        schema["projection"] = serde_json::to_value(projection).expect("stats serialize");
+        same_fields(&schema["projection"], &value["projection"], "projection.")?;
     }
     same_fields(&schema, &value, "")?;
     same_fields(&schema["seconds"], &value["seconds"], "seconds.")?;

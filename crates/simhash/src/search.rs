@@ -580,6 +580,11 @@ impl WindowSearch {
     ///
     /// Fails with [`SimHashError::LengthMismatch`] if the slice is not a whole number of
     /// signatures. Memory: `n · (8·ceil(D/64) + 4)` bytes plus the output.
+    ///
+    /// The search is [`BitPermutation::permute_into`] for each permutation of
+    /// [`WindowSearch::permutation_table`], a sort, and [`WindowSearch::window_pairs`] over the
+    /// sorted run: a distributed driver that sorts each permutation's signatures globally and
+    /// scans each part with the rows that follow it gets the same pairs.
     pub fn pairs(&self, signatures: &[u64]) -> Result<Vec<HammingPair>, SimHashError> {
         let w = words_for(self.bits);
         if !signatures.len().is_multiple_of(w) {
@@ -590,102 +595,185 @@ impl WindowSearch {
         }
         let n = signatures.len() / w;
         check_len(n)?;
-        let nbytes = (self.bits as usize).div_ceil(8);
-        // Byte lookup tables cost nbytes · 256 · w words, quadratic in D: above 2^20 words (8 MiB,
-        // D > 1024 or so) permute bit by bit instead.
-        let use_lut = nbytes * 256 * w <= 1 << 20;
-        let mut lut = vec![0u64; if use_lut { nbytes * 256 * w } else { 0 }];
         let mut permuted = vec![0u64; n * w];
         let mut order: Vec<u32> = Vec::with_capacity(n);
         let mut keyed: Vec<(u64, u32)> = Vec::with_capacity(if w == 1 { n } else { 0 });
         let mut scratch: Vec<(u64, u32)> = Vec::new();
-        let mut sorted: Vec<u64> = Vec::with_capacity(if w == 1 { 0 } else { n * w });
+        let mut sorted: Vec<u64> = Vec::with_capacity(n * w);
         let mut out = Vec::new();
-        let window = self.window as usize;
         for perm in self.permutation_table() {
-            if use_lut {
-                // lut[(byte * 256 + value) * w ..][..w]: the permuted bits of one input byte.
-                lut.fill(0);
-                // Single-bit rows first, then every other row as the row without its lowest bit
-                // OR the row of that bit.
-                for (src, &dst) in perm.iter().enumerate() {
-                    let (byte, bit) = (src / 8, src % 8);
-                    lut[(byte * 256 + (1 << bit)) * w + dst as usize / 64] |= 1 << (dst % 64);
-                }
-                for byte in 0..nbytes {
-                    for value in 3..256usize {
-                        if value.is_power_of_two() {
-                            continue;
-                        }
-                        let (rest, low) = (value & (value - 1), value & value.wrapping_neg());
-                        for k in 0..w {
-                            lut[(byte * 256 + value) * w + k] =
-                                lut[(byte * 256 + rest) * w + k] | lut[(byte * 256 + low) * w + k];
-                        }
-                    }
-                }
-                for (sig, dst) in signatures.chunks_exact(w).zip(permuted.chunks_exact_mut(w)) {
-                    dst.fill(0);
-                    for byte in 0..nbytes {
-                        let value = ((sig[byte / 8] >> (8 * (byte % 8))) & 0xff) as usize;
-                        let row = &lut[(byte * 256 + value) * w..][..w];
-                        for (d, &r) in dst.iter_mut().zip(row) {
-                            *d |= r;
-                        }
-                    }
-                }
-            } else {
-                for (sig, dst) in signatures.chunks_exact(w).zip(permuted.chunks_exact_mut(w)) {
-                    dst.fill(0);
-                    for (src, &to) in perm.iter().enumerate() {
-                        let bit = (sig[src / 64] >> (src % 64)) & 1;
-                        dst[to as usize / 64] |= bit << (to % 64);
-                    }
-                }
+            let perm = BitPermutation::new(&perm);
+            for (sig, dst) in signatures.chunks_exact(w).zip(permuted.chunks_exact_mut(w)) {
+                perm.permute_into(sig, dst);
             }
+            sorted.clear();
             if w == 1 {
                 keyed.clear();
                 keyed.extend(permuted.iter().enumerate().map(|(i, &p)| (p, i as u32)));
                 radix_sort_by_prefix(&mut keyed, &mut scratch, 64);
-                for (p, &(x, i)) in keyed.iter().enumerate() {
-                    for &(y, j) in keyed.iter().skip(p + 1).take(window) {
-                        let d = (x ^ y).count_ones();
-                        if d <= self.max_hamming {
-                            out.push(HammingPair::new(i, j, d));
-                        }
-                    }
-                }
+                sorted.extend(keyed.iter().map(|&(p, _)| p));
+                self.window_pairs(&sorted, n, |p, q, d| {
+                    out.push(HammingPair::new(keyed[p].1, keyed[q].1, d));
+                })?;
             } else {
                 order.clear();
                 order.extend(0..n as u32);
                 let key = |i: u32| &permuted[i as usize * w..][..w];
                 order.sort_unstable_by(|&x, &y| key(x).cmp(key(y)).then(x.cmp(&y)));
-                sorted.clear();
                 for &i in &order {
                     sorted.extend_from_slice(key(i));
                 }
-                for (p, &i) in order.iter().enumerate() {
-                    let x = &sorted[p * w..][..w];
-                    for (q, &j) in order.iter().enumerate().skip(p + 1).take(window) {
-                        let d = crate::hamming_words(x, &sorted[q * w..][..w]);
-                        if d <= self.max_hamming {
-                            out.push(HammingPair::new(i, j, d));
-                        }
-                    }
-                }
+                self.window_pairs(&sorted, n, |p, q, d| {
+                    out.push(HammingPair::new(order[p], order[q], d));
+                })?;
             }
         }
         out.sort_unstable();
         out.dedup_by_key(|p| (p.a, p.b));
         Ok(out)
     }
+
+    /// The window step over one permutation's sorted run: `sorted` holds permuted signatures
+    /// (`ceil(D/64)` words each) in ascending order (as slices of words, which is the byte order
+    /// of their words written big-endian one after the other); each of the first `own` is
+    /// compared with the next `B` of the run, and `f(p, q, distance)` is called for the
+    /// positions `p < q` within `T` bits. A part of a longer run passes the rows that follow it
+    /// (at least `B`, or all there are) after its own `own` rows.
+    ///
+    /// Fails with [`SimHashError::LengthMismatch`] if `sorted` is not a whole number of
+    /// signatures or holds fewer than `own`. The order is not checked.
+    pub fn window_pairs(
+        &self,
+        sorted: &[u64],
+        own: usize,
+        mut f: impl FnMut(usize, usize, u32),
+    ) -> Result<(), SimHashError> {
+        let w = words_for(self.bits);
+        let n = sorted.len() / w;
+        if !sorted.len().is_multiple_of(w) || own > n {
+            return Err(SimHashError::LengthMismatch {
+                expected: own.max(n) * w,
+                got: sorted.len(),
+            });
+        }
+        let window = self.window as usize;
+        let key = |p: usize| &sorted[p * w..][..w];
+        for p in 0..own {
+            let x = key(p);
+            for q in p + 1..n.min(p + 1 + window) {
+                let y = key(q);
+                let d = if w == 1 {
+                    (x[0] ^ y[0]).count_ones()
+                } else {
+                    crate::hamming_words(x, y)
+                };
+                if d <= self.max_hamming {
+                    f(p, q, d);
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// One bit permutation of a [`WindowSearch`], ready to apply to signatures: source bit `s` of a
+/// signature becomes bit `perm[s]` of the permuted one (bit `b` being bit `b % 64` of word
+/// `b / 64`).
+///
+/// Up to about `D = 1024` it permutes a byte at a time through lookup tables (`ceil(D/8) · 256`
+/// rows of `ceil(D/64)` words), beyond that bit by bit.
+#[derive(Clone, Debug)]
+pub struct BitPermutation {
+    perm: Vec<u32>,
+    words: usize,
+    /// `lut[(byte * 256 + value) * words ..][..words]`: the permuted bits of one input byte
+    /// (empty when permuting bit by bit).
+    lut: Vec<u64>,
+}
+
+impl BitPermutation {
+    /// The permutation `perm` of `perm.len()` bits (a row of
+    /// [`WindowSearch::permutation_table`]). Panics if `perm` is not a permutation of
+    /// `0..perm.len()`.
+    pub fn new(perm: &[u32]) -> BitPermutation {
+        let bits = perm.len();
+        let mut seen = vec![false; bits];
+        for &d in perm {
+            assert!(
+                (d as usize) < bits && !std::mem::replace(&mut seen[d as usize], true),
+                "not a permutation of 0..{bits}"
+            );
+        }
+        let w = bits.div_ceil(64);
+        let nbytes = bits.div_ceil(8);
+        // Byte lookup tables cost nbytes · 256 · w words, quadratic in D: above 2^20 words (8 MiB,
+        // D > 1024 or so) permute bit by bit instead.
+        let use_lut = nbytes * 256 * w <= 1 << 20;
+        let mut lut = vec![0u64; if use_lut { nbytes * 256 * w } else { 0 }];
+        if use_lut {
+            // Single-bit rows first, then every other row as the row without its lowest bit
+            // OR the row of that bit.
+            for (src, &dst) in perm.iter().enumerate() {
+                let (byte, bit) = (src / 8, src % 8);
+                lut[(byte * 256 + (1 << bit)) * w + dst as usize / 64] |= 1 << (dst % 64);
+            }
+            for byte in 0..nbytes {
+                for value in 3..256usize {
+                    if value.is_power_of_two() {
+                        continue;
+                    }
+                    let (rest, low) = (value & (value - 1), value & value.wrapping_neg());
+                    for k in 0..w {
+                        lut[(byte * 256 + value) * w + k] =
+                            lut[(byte * 256 + rest) * w + k] | lut[(byte * 256 + low) * w + k];
+                    }
+                }
+            }
+        }
+        BitPermutation {
+            perm: perm.to_vec(),
+            words: w,
+            lut,
+        }
+    }
+
+    /// The words of a signature, `ceil(D/64)`.
+    pub fn words(&self) -> usize {
+        self.words
+    }
+
+    /// Writes the permutation of `sig` into `out` (both `ceil(D/64)` words; bits of `sig` at
+    /// `D` and above are ignored). Panics if a slice has another length.
+    pub fn permute_into(&self, sig: &[u64], out: &mut [u64]) {
+        let w = self.words;
+        assert!(
+            sig.len() == w && out.len() == w,
+            "signatures of {w} words expected"
+        );
+        out.fill(0);
+        if self.lut.is_empty() {
+            for (src, &to) in self.perm.iter().enumerate() {
+                let bit = (sig[src / 64] >> (src % 64)) & 1;
+                out[to as usize / 64] |= bit << (to % 64);
+            }
+            return;
+        }
+        for byte in 0..self.perm.len().div_ceil(8) {
+            // Bits at D and above have all-zero rows.
+            let value = ((sig[byte / 8] >> (8 * (byte % 8))) & 0xff) as usize;
+            let row = &self.lut[(byte * 256 + value) * w..][..w];
+            for (d, &r) in out.iter_mut().zip(row) {
+                *d |= r;
+            }
+        }
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::{
-        MAX_PERMUTATIONS, TableSearch, WindowSearch, binomial, default_blocks, next_combination,
-        radix_sort_by_prefix,
+        BitPermutation, MAX_PERMUTATIONS, TableSearch, WindowSearch, binomial, default_blocks,
+        next_combination, radix_sort_by_prefix,
     };
     use crate::SimHashError;
     use proptest::prelude::*;
@@ -835,5 +923,77 @@ mod tests {
             s.sort_unstable();
             assert_eq!(s, (0..100).collect::<Vec<u32>>());
         }
+    }
+
+    /// A distributed run's scheme: each permutation's signatures sorted as a whole (here by
+    /// their big-endian bytes, as Spark sorts binary keys), cut into parts, each part scanned
+    /// with the `B` rows that follow it, finds exactly the pairs of `pairs`.
+    #[test]
+    fn window_pairs_over_parts_equal_pairs() {
+        use rand_xoshiro::Xoshiro256PlusPlus;
+        use rand_xoshiro::rand_core::{Rng, SeedableRng};
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(5);
+        for (bits, n, parts) in [(64u32, 400usize, 7usize), (100, 500, 5), (130, 300, 40)] {
+            let search = WindowSearch::builder()
+                .bits(bits)
+                .max_hamming(bits / 3)
+                .build()
+                .unwrap();
+            let w = (bits as usize).div_ceil(64);
+            // Clumps of near copies, so that windows find pairs.
+            let mut sigs = Vec::new();
+            for i in 0..n {
+                let base: Vec<u64> = if i % 3 == 0 || sigs.is_empty() {
+                    (0..w).map(|_| rng.next_u64()).collect()
+                } else {
+                    sigs[sigs.len() - w..].to_vec()
+                };
+                for (k, b) in base.into_iter().enumerate() {
+                    let flip = 1u64 << (rng.next_u64() % 64);
+                    let mut v = if rng.next_u64() % 2 == 0 { b ^ flip } else { b };
+                    if k == w - 1 && bits % 64 != 0 {
+                        v &= (1u64 << (bits % 64)) - 1;
+                    }
+                    sigs.push(v);
+                }
+            }
+            let want = search.pairs(&sigs).unwrap();
+            assert!(want.len() > n / 10, "{} pairs", want.len());
+            let mut got = Vec::new();
+            for perm in search.permutation_table() {
+                let perm = BitPermutation::new(&perm);
+                let mut rows: Vec<(Vec<u8>, Vec<u64>, u32)> = sigs
+                    .chunks_exact(w)
+                    .enumerate()
+                    .map(|(i, sig)| {
+                        let mut p = vec![0u64; w];
+                        perm.permute_into(sig, &mut p);
+                        let key = p.iter().flat_map(|x| x.to_be_bytes()).collect();
+                        (key, p, i as u32)
+                    })
+                    .collect();
+                rows.sort();
+                let size = n.div_ceil(parts);
+                for start in (0..n).step_by(size) {
+                    let own = size.min(n - start);
+                    let end = (start + own + search.window() as usize).min(n);
+                    let run: Vec<u64> = rows[start..end].iter().flat_map(|r| r.1.clone()).collect();
+                    search
+                        .window_pairs(&run, own, |p, q, d| {
+                            let (i, j) = (rows[start + p].2, rows[start + q].2);
+                            got.push(super::HammingPair::new(i, j, d));
+                        })
+                        .unwrap();
+                }
+            }
+            got.sort_unstable();
+            got.dedup_by_key(|p| (p.a, p.b));
+            assert_eq!(got, want, "D = {bits}");
+        }
+        assert!(
+            WindowSearch::new()
+                .window_pairs(&[1, 2], 3, |_, _, _| {})
+                .is_err()
+        );
     }
 }

@@ -36,6 +36,13 @@ Stages (see :func:`run_dedup` and ``docs/spark.md``):
    ``duplicates.jsonl``, ranks ``article-pairs.tsv`` with the library's ranking, and writes
    ``stats.json``.
 
+With ``DedupParams(method="rp-embed")`` stages 1-5 are Meng and Zheng's random projection over
+word embeddings instead: the tasks clean the kept units into words; the
+driver reads the word vectors (``vectors``) or trains them on the kept units in id order, and
+broadcasts the signer of the run's vocabulary; the tasks sign the units; equal signatures are
+grouped, and the window search runs over a global sort per bit permutation, each partition
+with the rows that follow it. Stages 5-8 are then MinHash's, and the outputs the CLI's.
+
 Example::
 
     from pyspark.sql import SparkSession

@@ -18,7 +18,7 @@ import sys
 import time
 
 from textreuse._native import DEFAULTS as _DEFAULTS
-from textreuse.spark.dedup import KEEP_RULES, UNITS, DedupParams, run_dedup
+from textreuse.spark.dedup import KEEP_RULES, METHODS, UNITS, DedupParams, run_dedup
 from textreuse.spark.reuse import ReuseParams, run_reuse
 
 
@@ -125,6 +125,59 @@ def _parser() -> argparse.ArgumentParser:
         "--verify", action="store_true",
         help="compute each member's exact Jaccard similarity to the kept one, and leave "
         "members below (1/M)^(1/K) out of duplicates.jsonl",
+    )
+    d.add_argument(
+        "--method", choices=METHODS, default=defaults.method,
+        help="how candidates are found: MinHash band keys, or rp-embed: Meng and Zheng's random "
+        "projection of mean word vectors (--vectors, or trained on the inputs) onto "
+        "--projection-bits hyperplanes, pairs within --max-hamming bits found by the sliding "
+        "window over --permutations bit orders (docs/embeddings.md)",
+    )
+    d.add_argument(
+        "--max-hamming", type=int, default=None, metavar="K",
+        help="with --method rp-embed: the largest Hamming distance (of --projection-bits bits) "
+        f"of a candidate pair (default {_DEFAULTS['projection_max_hamming']})",
+    )
+    rp = d.add_argument_group("random projection over word vectors (with --method rp-embed)")
+    rp.add_argument(
+        "--vectors", default=None, metavar="FILE",
+        help="word vectors to average (word2vec text or binary, GloVe, fastText .vec), read on "
+        "the driver; default: train skip-gram vectors on the inputs' kept units first, on the "
+        "driver (--dim, --epochs)",
+    )
+    rp.add_argument(
+        "--vectors-format", default=defaults.vectors_format,
+        choices=["auto", "word2vec", "word2vec-binary", "glove", "fasttext"],
+        help="the format of --vectors; auto tells them apart by the first bytes",
+    )
+    rp.add_argument(
+        "--no-stem", action="store_true",
+        help="do not stem words (for --vectors trained on unstemmed words)",
+    )
+    rp.add_argument(
+        "--no-center", action="store_true",
+        help="average word vectors as they are, without subtracting the inputs' mean word "
+        "vector first",
+    )
+    rp.add_argument(
+        "--projection-bits", type=int, default=defaults.projection_bits, metavar="D",
+        help="signature width D: random hyperplanes per unit vector",
+    )
+    rp.add_argument(
+        "--permutations", type=int, default=defaults.permutations, metavar="Q",
+        help="random bit permutations Q of the window search",
+    )
+    rp.add_argument(
+        "--window", type=int, default=defaults.window, metavar="B",
+        help="each signature is compared with the next B in every permuted order",
+    )
+    rp.add_argument(
+        "--dim", type=int, default=defaults.dim, metavar="N",
+        help="without --vectors: the dimension of the trained vectors",
+    )
+    rp.add_argument(
+        "--epochs", type=int, default=defaults.epochs, metavar="N",
+        help="without --vectors: training passes over the inputs",
     )
     d.add_argument(
         "--driver-pairs-limit", type=int, default=defaults.driver_pairs_limit, metavar="N",
@@ -250,6 +303,10 @@ def main(argv: list[str] | None = None) -> int:
             max_edit=args.max_edit, max_article_pairs=args.max_article_pairs,
             keep=args.keep, verify=args.verify, driver_pairs_limit=args.driver_pairs_limit,
             split_bytes=args.split_bytes, chunks_dir=args.chunks_dir, documents=args.documents,
+            method=args.method, vectors=args.vectors, vectors_format=args.vectors_format,
+            stem=not args.no_stem, center=not args.no_center,
+            projection_bits=args.projection_bits, permutations=args.permutations,
+            window=args.window, max_hamming=args.max_hamming, dim=args.dim, epochs=args.epochs,
         ).resolved()  # parameter errors before Spark starts; a threshold is planned once
     except ValueError as e:
         print(f"textreuse.spark: {e}", file=sys.stderr)

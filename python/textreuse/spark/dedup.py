@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import hashlib
 import json
 import os
 import shutil
@@ -65,6 +66,10 @@ _DEFAULTS = _native.DEFAULTS
 #: The units ``textreuse dedup --unit`` compares.
 UNITS = ("sentence", "paragraph", "document")
 
+#: How candidates are found (``textreuse dedup --method``; the CLI's ``simhash`` has no Spark
+#: job).
+METHODS = ("minhash", "rp-embed")
+
 
 @dataclasses.dataclass(frozen=True)
 class DedupParams:
@@ -125,6 +130,33 @@ class DedupParams:
     #: compressed or not; directories walked), read one task per file as ``textreuse dedup``
     #: reads them, instead of the sentence records of ``textreuse sentences``.
     documents: bool = False
+    #: How candidates are found: ``"minhash"`` (band keys) or ``"rp-embed"`` (Meng and Zheng's
+    #: random projection of mean word vectors onto ``projection_bits`` hyperplanes, pairs within
+    #: ``max_hamming`` bits found by the sliding window over ``permutations`` bit orders; see
+    #: docs/embeddings.md). ``seed`` seeds its training, hyperplanes and permutations.
+    method: str = "minhash"
+    #: rp-embed: a word-vector file (word2vec text or binary, GloVe, fastText ``.vec``), read
+    #: once on the driver (only the run's words' vectors go to the tasks); ``None``: skip-gram vectors trained on the kept units,
+    #: on the driver (``dim``, ``epochs``).
+    vectors: str | None = None
+    #: rp-embed: the format of ``vectors``; ``"auto"`` tells them apart by the first bytes.
+    vectors_format: str = "auto"
+    #: rp-embed: whether words are stemmed (``--no-stem`` turns it off).
+    stem: bool = _DEFAULTS["stem"]
+    #: rp-embed: whether the kept units' mean word vector is subtracted first (``--no-center``).
+    center: bool = _DEFAULTS["center"]
+    #: rp-embed: the signature width D.
+    projection_bits: int = _DEFAULTS["projection_bits"]
+    #: rp-embed: the bit permutations Q of the window search.
+    permutations: int = _DEFAULTS["permutations"]
+    #: rp-embed: each signature is compared with the next B in every permuted order.
+    window: int = _DEFAULTS["window"]
+    #: rp-embed: the largest Hamming distance of a pair (``None``: the method's default).
+    max_hamming: int | None = None
+    #: rp-embed without ``vectors``: the dimension of the trained vectors.
+    dim: int = _DEFAULTS["dim"]
+    #: rp-embed without ``vectors``: training passes over the kept units.
+    epochs: int = _DEFAULTS["epochs"]
 
     def resolved(self) -> "DedupParams":
         """These parameters with every default filled in (the unit's filter, the signer's
@@ -138,14 +170,34 @@ class DedupParams:
                 f"unit {self.unit!r} needs documents=True (--documents): sentence records hold "
                 "sentences"
             )
+        if self.method not in METHODS:
+            raise ValueError(f"method must be one of {', '.join(METHODS)}, got {self.method!r}")
         signer, lo, hi = _native.dedup_settings(
             self.unit, self.threshold, self.shingle, self.min_shingles, self.max_shingles,
             self.scheme, self.hashes, self.rows, self.bands, self.bits, self.seed,
             self.recall, self.below, self.candidate_rate,
         )
+        projection = {}
+        if self.method == "rp-embed":
+            settings = _native.projection_settings(
+                self.stem, self.center, self.projection_bits, self.permutations, self.window,
+                self.max_hamming, self.seed, self.dim, self.epochs, self.vectors_format,
+            )
+            projection = dict(max_hamming=settings["max_hamming"])
+            if self.vectors is not None and not os.path.isfile(self.vectors):
+                raise ValueError(f"vectors: no such file: {self.vectors}")
         return dataclasses.replace(
             self, min_shingles=lo, max_shingles=hi, hashes=signer.hashes, rows=signer.rows,
-            bands=signer.bands, scheme=signer.scheme,
+            bands=signer.bands, scheme=signer.scheme, **projection,
+        )
+
+    def projection_args(self) -> dict:
+        """The :class:`textreuse._native.Projection` arguments of resolved parameters."""
+        return dict(
+            stem=self.stem, center=self.center, bits=self.projection_bits,
+            permutations=self.permutations, window=self.window, max_hamming=self.max_hamming,
+            seed=self.seed, dim=self.dim, epochs=self.epochs, vectors=self.vectors,
+            vectors_format=self.vectors_format,
         )
 
     def signer_args(self) -> dict:
@@ -284,8 +336,12 @@ def run_dedup(
         raise ValueError("max_bucket must be at least 2")
     if params.keep not in KEEP_RULES:
         raise ValueError(f"keep must be one of {', '.join(KEEP_RULES)}, got {params.keep!r}")
+    # The word vectors of rp-embed are read (once, on the driver) before anything else.
+    projection = (
+        _native.Projection(**params.projection_args()) if params.method == "rp-embed" else None
+    )
     with output_set(out_dir, _native.DEDUP_OUTPUTS) as staging:
-        return _dedup(spark, inputs, staging, params, log, input_stats)
+        return _dedup(spark, inputs, staging, params, log, input_stats, projection)
 
 
 #: The rows of stages 1-4 (see :class:`_Files` and :func:`_bucket_pairs`): ``part`` routes a
@@ -308,6 +364,32 @@ _RANGE_SCHEMA = (
     "range int, clusters_path string, duplicates_path string, summary string, articles string, "
     "contradictions string"
 )
+
+
+#: The rows of the random projection's stage 1 (see :func:`_words_batch`): a kept unit's id and
+#: its cleaned words (separated by single spaces), or a read task's counts (``id`` null:
+#: ``sentences`` read, ``seqs`` the distinct document positions as u32; for a file of
+#: documents ``counts``, as :class:`_Documents` reads them).
+_WORDS_SCHEMA = "id long, words string, sentences long, seqs binary, counts string"
+
+
+def _words_batch(
+    ids: bytes, offsets: bytes, data: bytes, sentences: int, seqs: bytes, counts: str | None = None
+) -> pa.RecordBatch:
+    """The rows of a read task of the random projection: its kept units, then its counts."""
+    n = len(ids) // 8
+    return pa.RecordBatch.from_arrays(
+        [
+            pa.concat_arrays(
+                [pa.array(np.frombuffer(ids, dtype="<u8").view(np.int64)), pa.nulls(1, pa.int64())]
+            ),
+            pa.concat_arrays([kernels._strings(offsets, data), pa.nulls(1, pa.string())]),
+            pa.array([None] * n + [sentences], pa.int64()),
+            pa.array([None] * n + [seqs], pa.binary()),
+            pa.array([None] * n + [counts], pa.string()),
+        ],
+        names=["id", "words", "sentences", "seqs", "counts"],
+    )
 
 
 def _blob_batch(parts, kinds, ns, blobs) -> pa.RecordBatch:
@@ -376,6 +458,20 @@ class _Files:
 
         return self._frame().mapInArrow(run, _BLOB_SCHEMA)
 
+    def words(self, params: DedupParams) -> DataFrame:
+        tasks, stem = self.tasks, params.stem
+        lo, hi = params.min_shingles, params.max_shingles if params.max_shingles > 0 else 1 << 62
+
+        def run(batches: Iterable[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+            for batch in batches:
+                for task in batch.column("id").to_pylist():
+                    path, start, end = tasks[task]
+                    yield _words_batch(
+                        *_native.record_words(stem, lo, hi, path=path, start=start, end=end)
+                    )
+
+        return self._frame().mapInArrow(run, _WORDS_SCHEMA)
+
     def members(self, assignment: "_Assignment") -> DataFrame:
         tasks, a = self.tasks, assignment
 
@@ -433,6 +529,28 @@ class _Documents:
         n = max(len(files), 1)
         return self.spark.range(0, len(files), numPartitions=n).mapInArrow(run, _BLOB_SCHEMA)
 
+    def words(self, params: DedupParams) -> DataFrame:
+        files, work, stem, shingle, unit = self.files, self.work, params.stem, params.shingle, params.unit
+        lo, hi = params.min_shingles, params.max_shingles if params.max_shingles > 0 else (1 << 64) - 1
+
+        def run(batches: Iterable[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+            import uuid
+
+            for batch in batches:
+                for f in batch.column("id").to_pylist():
+                    records = os.path.join(work, f"{f:06d}-{uuid.uuid4().hex}.jsonl")
+                    ids, offsets, data, documents, sentences, problems, messages = (
+                        _native.document_words(stem, shingle, lo, hi, files[f], f, records, unit)
+                    )
+                    counts = dict(
+                        file=f, documents=documents, sentences=sentences, problems=problems,
+                        messages=messages, records=records,
+                    )
+                    yield _words_batch(ids, offsets, data, sentences, b"", json.dumps(counts))
+
+        n = max(len(files), 1)
+        return self.spark.range(0, len(files), numPartitions=n).mapInArrow(run, _WORDS_SCHEMA)
+
     def read(self, files: dict[int, dict]) -> dict:
         """Takes the files' counts (by file index): the records to read again, the id bases;
         returns the totals."""
@@ -488,6 +606,19 @@ class _Text:
 
         return self.lines.mapInArrow(run, _BLOB_SCHEMA)
 
+    def words(self, params: DedupParams) -> DataFrame:
+        stem = params.stem
+        lo, hi = params.min_shingles, params.max_shingles if params.max_shingles > 0 else 1 << 62
+
+        def run(batches: Iterable[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+            for batch in batches:
+                lines, large = kernels._string_parts(batch.column("value"), "value")
+                yield _words_batch(
+                    *_native.record_words(stem, lo, hi, lines=lines, large=large)
+                )
+
+        return self.lines.mapInArrow(run, _WORDS_SCHEMA)
+
     def members(self, assignment: "_Assignment") -> DataFrame:
         a = assignment
 
@@ -541,6 +672,25 @@ class _Frame:
                 )
 
         return self.df.select("id", "text", "shingles").mapInArrow(run, _BLOB_SCHEMA)
+
+    def words(self, params: DedupParams) -> DataFrame:
+        stem = params.stem
+        lo, hi = params.min_shingles, params.max_shingles if params.max_shingles > 0 else 1 << 62
+
+        def run(batches: Iterable[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+            for batch in batches:
+                ids = batch.column("id").to_numpy(zero_copy_only=False).astype(np.uint64)
+                shingles = batch.column("shingles").fill_null(-1).to_numpy()
+                keep = (shingles >= lo) & (shingles <= hi)
+                text = batch.column("text").filter(pa.array(keep)).cast(pa.large_string())
+                parts, large = kernels._string_parts(text, "text")
+                offsets, data = _native.unit_words(stem, parts, large)
+                seqs = np.unique((ids >> np.uint64(32)).astype("<u4"))
+                yield _words_batch(
+                    ids[keep].astype("<u8").tobytes(), offsets, data, len(ids), seqs.tobytes()
+                )
+
+        return self.df.select("id", "text", "shingles").mapInArrow(run, _WORDS_SCHEMA)
 
     def members(self, assignment: "_Assignment") -> DataFrame:
         spark = self.df.sparkSession
@@ -762,35 +912,21 @@ def _format_range(params: DedupParams, tags: list[int], chunks_dir: str):
     return run
 
 
-def _dedup(spark, inputs, out_dir, params, log, input_stats) -> dict:
+def _dedup(spark, inputs, out_dir, params, log, input_stats, projection=None) -> dict:
     """:func:`run_dedup` writing into ``out_dir`` directly, with a work directory (the
     documents' sentence records, the output ranges' files) removed at the end."""
     if params.chunks_dir:
         os.makedirs(params.chunks_dir, exist_ok=True)
     work = tempfile.mkdtemp(prefix=".textreuse-work-", dir=params.chunks_dir or out_dir)
     try:
-        return _stages(spark, inputs, out_dir, params, log, input_stats, work)
+        return _stages(spark, inputs, out_dir, params, log, input_stats, work, projection)
     finally:
         shutil.rmtree(work, ignore_errors=True)
 
 
-def _stages(spark, inputs, out_dir, params, log, input_stats, work) -> dict:
-    signer = _signer(params.signer_args())
-    partitions = int(spark.conf.get("spark.sql.shuffle.partitions"))
-    tags = partition_tags(spark, partitions)
-    sources = _sources(spark, inputs, params, work)
-    seconds = dict(
-        sentences_and_signatures=0.0, shuffle_and_clusters=0.0, edit_filter=0.0,
-        text_classify_write=0.0,
-    )
-    # The numbers of stats.json: `_native.dedup_stats_json` fills the dedup library's `Stats`
-    # with them (it refuses a missing or unknown field) and writes it as the CLI does.
-    stats: dict = dict(
-        unit=params.unit, method="minhash", scheme=signer.scheme, hashes=signer.hashes,
-        rows=signer.rows, bands=signer.bands, seed=signer.seed, min_shingles=params.min_shingles,
-        threshold=params.threshold, verified=params.verify, keep=params.keep,
-    )
-
+def _minhash_pairs(spark, sources, params, tags, partitions, stats, seconds, log, input_stats) -> bytes:
+    """Stages 1-5 of MinHash: the distinct candidate pairs (little-endian u64 ``(a, b)``), the
+    counts filled into ``stats``."""
     # Stages 1-4, one Spark job: the tasks read, filter and sign their sentences and route each
     # band-key record to the partition of its key; each partition makes its buckets' pairs.
     started = time.monotonic()
@@ -823,15 +959,7 @@ def _stages(spark, inputs, out_dir, params, log, input_stats, work) -> dict:
         for message in docs["messages"]:
             log(message)
     elif input_stats:
-        extracted = [json.loads(open(p, encoding="utf-8").read()) for p in input_stats]
-        for key in ("documents", "sentences", "input_problems"):
-            stats[key] = sum(e[key] for e in extracted)
-        if stats["sentences"] != sentences:
-            raise ValueError(
-                f"the input stats count {stats['sentences']} sentences but the inputs hold "
-                f"{sentences}: were they extracted with a shingle filter? Use "
-                "`textreuse sentences --min-shingles 0 --max-shingles 0`"
-            )
+        _input_counts(stats, sentences, input_stats)
     stats["band_key_records"] = band_key_records
     seconds["sentences_and_signatures"] = time.monotonic() - started
     log(
@@ -840,7 +968,7 @@ def _stages(spark, inputs, out_dir, params, log, input_stats, work) -> dict:
         f"in {seconds['sentences_and_signatures']:.1f}s"
     )
 
-    # Stage 5 (and 7) on the driver: the distinct pairs, then union-find.
+    # Stage 5 on the driver: the distinct pairs.
     started = time.monotonic()
     pair_blobs = pick(_PAIRS)
     if params.documents:
@@ -854,9 +982,353 @@ def _stages(spark, inputs, out_dir, params, log, input_stats, work) -> dict:
     stats["candidate_pairs"] = len(pairs) // 16
     stats["pairs_after_edit_filter"] = stats["candidate_pairs"]
     stats["bytes_spilled"] = 0
-    if params.max_edit is not None:
-        seconds["shuffle_and_clusters"] = time.monotonic() - started
+    seconds["shuffle_and_clusters"] = time.monotonic() - started
+    return pairs
+
+
+def _input_counts(stats: dict, sentences: int, input_stats: Sequence[str]) -> None:
+    """``documents``, ``sentences`` and ``input_problems`` of ``stats`` from the extractor's
+    counts, checked against the ``sentences`` records read."""
+    extracted = [json.loads(open(p, encoding="utf-8").read()) for p in input_stats]
+    for key in ("documents", "sentences", "input_problems"):
+        stats[key] = sum(e[key] for e in extracted)
+    if stats["sentences"] != sentences:
+        raise ValueError(
+            f"the input stats count {stats['sentences']} sentences but the inputs hold "
+            f"{sentences}: were they extracted with a shingle filter? Use "
+            "`textreuse sentences --min-shingles 0 --max-shingles 0`"
+        )
+
+
+# One unit signer per Python worker process and signer (building one reads the vectors and
+# draws the hyperplanes).
+_UNIT_SIGNERS: dict = {}
+
+
+def _sign_units(signer_bytes: bytes, key: str):
+    """Stage 2 of the random projection in a task: each unit's mean word vector signed
+    (``_native.UnitSigner`` of ``signer_bytes``, whose digest is ``key``); units without a
+    known word have no row. The bytes travel with the task's function, which PySpark
+    broadcasts when it is larger than 1 MB (``spark.broadcast.UDFCompressionThreshold``), and
+    which needs no ``SparkContext`` (Spark Connect)."""
+
+    def run(batches: Iterable[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+        signer = _UNIT_SIGNERS.get(key)
+        if signer is None:
+            signer = _UNIT_SIGNERS[key] = _native.UnitSigner(signer_bytes)
+        width = signer.signature_bytes
+        for batch in batches:
+            words, large = kernels._string_parts(batch.column("words"), "words")
+            ids, sigs = signer.sign(kernels._int64_parts(batch.column("id"), "id"), words, large)
+            yield pa.RecordBatch.from_arrays(
+                [pa.array(np.frombuffer(ids, dtype="<u8").view(np.int64)), _fixed_binary(sigs, width)],
+                names=["id", "sig"],
+            )
+
+    return run
+
+
+def _fixed_binary(data: bytes, width: int) -> pa.Array:
+    """A binary array of the ``width``-byte values ``data`` holds back to back."""
+    n = len(data) // width
+    offsets = (np.arange(n + 1, dtype=np.int32) * width).tobytes()
+    return pa.Array.from_buffers(pa.binary(), n, [None, pa.py_buffer(offsets), pa.py_buffer(data)])
+
+
+def _fixed_binary_bytes(arr: pa.Array | pa.ChunkedArray, width: int) -> bytes:
+    """The values of a binary array of ``width``-byte values, back to back (no nulls)."""
+    if isinstance(arr, pa.ChunkedArray):
+        arr = arr.combine_chunks()
+    if len(arr) == 0:
+        return b""
+    if arr.null_count:
+        raise ValueError("a binary column of signatures or keys holds nulls")
+    _, offsets, data = arr.buffers()
+    at = np.frombuffer(offsets, dtype=np.int32)[arr.offset : arr.offset + len(arr) + 1]
+    if at[-1] - at[0] != len(arr) * width:
+        raise ValueError(f"expected {width}-byte values in a binary column")
+    return data.to_pybytes()[at[0] : at[-1]]
+
+
+def _window_keys(args: dict):
+    """The window search's sort keys of the distinct signatures: ``Q`` rows each."""
+
+    def run(batches: Iterable[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+        keys = _native.WindowKeys(**args)
+        width = keys.key_bytes
+        for batch in batches:
+            if batch.num_rows == 0:
+                continue
+            q, k = keys.keys(_fixed_binary_bytes(batch.column("sig"), width))
+            reps = batch.column("rep").to_numpy(zero_copy_only=False)
+            yield pa.RecordBatch.from_arrays(
+                [
+                    pa.array(np.frombuffer(q, dtype="<i4")), _fixed_binary(k, width),
+                    pa.array(np.tile(reps, args["permutations"]).astype(np.int64)),
+                ],
+                names=["q", "key", "rep"],
+            )
+
+    return run
+
+
+def _partition_rows(batches: Iterable[pa.RecordBatch]) -> pa.Table | None:
+    """The rows of a sorted partition (``q``, ``key``, ``rep``) as one table, or None."""
+    kept = [b for b in batches if b.num_rows]
+    return pa.Table.from_batches(kept).combine_chunks() if kept else None
+
+
+#: The window search's sorted rows: permutation, permuted signature as a sort key, unit id.
+_WINDOW_ROWS = "q int, key binary, rep long"
+
+
+def _window_heads(window: int):
+    """Each sorted partition's first ``window`` rows (``last`` false) and its last row
+    (``last`` true): what the other partitions need to finish their windows, and the ranges
+    the driver checks."""
+
+    def run(batches: Iterable[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+        rows = _partition_rows(batches)
+        if rows is None:
+            return
+        picked = pa.concat_tables([rows.slice(0, window), rows.slice(rows.num_rows - 1)])
+        last = [False] * (picked.num_rows - 1) + [True]
+        yield pa.RecordBatch.from_arrays(
+            [*(c.combine_chunks() for c in picked.columns), pa.array(last)],
+            names=["q", "key", "rep", "last"],
+        )
+
+    return run
+
+
+def _window_pairs(args: dict, heads: tuple):
+    """The window pairs of a sorted partition: its rows and, after them, the first rows of the
+    partitions that follow (``heads``, see :func:`_heads`)."""
+
+    def run(batches: Iterable[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+        import bisect
+
+        rows = _partition_rows(batches)
+        if rows is None:
+            return
+        keys = _native.WindowKeys(**args)
+        width = keys.key_bytes
+        head_keys, head_q, head_key_bytes, head_reps = heads
+        n = rows.num_rows
+        q = rows.column("q").to_numpy()
+        key = _fixed_binary_bytes(rows.column("key"), width)
+        last = (int(q[-1]), key[-width:])
+        at = bisect.bisect_right(head_keys, last)
+        tail = slice(at, at + args["window"])
+        pairs = keys.pairs(
+            q.astype("<i4").tobytes() + head_q[tail].astype("<i4").tobytes(),
+            key + b"".join(head_key_bytes[tail]),
+            rows.column("rep").to_numpy().astype("<u8").tobytes()
+            + head_reps[tail].astype("<u8").tobytes(),
+            n,
+        )
+        yield pa.RecordBatch.from_arrays([pa.array([pairs], pa.binary())], names=["blob"])
+
+    return run
+
+
+def _projection_pairs(
+    spark, sources, params, projection, partitions, stats, seconds, log, input_stats
+) -> bytes:
+    """Stages 1-5 of Meng and Zheng's random projection (``method="rp-embed"``), as ``textreuse
+    dedup --method rp-embed`` runs them: the distinct candidate pairs (little-endian u64
+    ``(a, b)``), the counts filled into ``stats``.
+
+    1. The tasks read, filter and clean their units (``words``); the frame is kept.
+    2. The driver gets the word vectors: read from ``params.vectors`` (once, by
+       :func:`run_dedup` before anything else: ``projection``), or trained on
+       every kept unit's words collected in id order (the CLI's corpus: the one single-machine
+       step, holding the corpus as the CLI does, about 4 bytes a word); with given vectors only
+       the vocabulary comes to the driver, counted by Spark (each word's first sighting, by unit
+       id and position, decides its place, as in the CLI's corpus). It makes the
+       :class:`UnitSigner` of the run's vocabulary (the vectors of its words, the center), whose
+       bytes go to the tasks with their function (broadcast by PySpark when large).
+    3. The tasks sign their units.
+    4. Units with equal signatures are grouped: each group's later members pair with its first
+       (the smallest id), and the window search runs over the groups' first members, as the
+       library does. For each permutation, Spark sorts the permuted signatures globally
+       (``repartitionByRange`` on ``(q, key)``); each partition scans its rows with the first
+       ``window`` rows of the partitions after it (collected from every partition, shipped
+       with the tasks' function). This finds exactly the pairs of the single-machine search.
+    5. The pairs come to the driver.
+    """
+    started = time.monotonic()
+    frame = sources[0].words(params)
+    for other in sources[1:]:
+        frame = frame.unionByName(other.words(params))
+    frame = frame.persist()
+    try:
+        counts = frame.where(F.col("id").isNull()).select("sentences", "seqs", "counts").toArrow()
+        units = frame.where(F.col("id").isNotNull()).select("id", "words")
+        kept = units.count()
+        sentences = int(counts.column("sentences").to_numpy().sum())
+        seqs = [np.frombuffer(b, dtype="<u4") for b in counts.column("seqs").to_pylist()]
+        stats["documents"] = len(np.unique(np.concatenate(seqs))) if seqs else 0
+        stats["sentences"] = sentences
+        stats["input_problems"] = 0
+        if params.documents:
+            # Ids are provisional (file, document, unit) until the files' document counts are
+            # known; they are in the same order as the CLI's, so the vocabulary's first-seen
+            # order and the training corpus are the CLI's, and the pairs are mapped at the end.
+            files = [json.loads(c) for c in counts.column("counts").to_pylist()]
+            docs = sources[0].read({c["file"]: c for c in files})
+            for key in ("documents", "sentences", "input_problems"):
+                stats[key] = docs[key]
+            for message in docs["messages"]:
+                log(message)
+        elif input_stats:
+            _input_counts(stats, sentences, input_stats)
+        stats["sentences_kept"] = kept
+        stats["band_key_records"] = kept
+
+        if projection.vectors == "trained":
+            table = units.toArrow().sort_by("id")
+            words = table.column("words").cast(pa.large_string()).combine_chunks()
+            del table
+            signer, vocabulary, known, dim, training = projection.unit_signer_trained(
+                *kernels._string_parts(words, "words")
+            )
+            del words
+        else:
+            exploded = units.select("id", F.posexplode(F.split("words", " ")).alias("pos", "word"))
+            counted = (
+                exploded.where(F.col("word") != "")
+                .groupBy("word")
+                .agg(F.min(F.struct("id", "pos")).alias("first"), F.count(F.lit(1)).alias("n"))
+                .select("word", F.col("first.id").alias("id"), F.col("first.pos").alias("pos"), "n")
+                .toArrow()
+                .sort_by([("id", "ascending"), ("pos", "ascending")])
+            )
+            words = counted.column("word").cast(pa.large_string()).combine_chunks()
+            signer, vocabulary, known, dim, training = projection.unit_signer_counted(
+                *kernels._string_parts(words, "word"),
+                kernels._int64_parts(counted.column("n"), "n"),
+            )
+        log(
+            f"random projection: {known} of {vocabulary} words with a vector "
+            f"({projection.vectors}), the unit signer is {len(signer) >> 10} KiB"
+        )
+        key = hashlib.sha256(signer).hexdigest()
+        sigs = units.mapInArrow(_sign_units(signer, key), "id long, sig binary").persist()
+        signed = sigs.count()  # while the words are cached: the inputs are read once
+    finally:
+        frame.unpersist()
+    try:
+        seconds["sentences_and_signatures"] = time.monotonic() - started
+        stats["projection"] = dict(
+            vectors=projection.vectors, dim=dim, stemmed=params.stem, centered=params.center,
+            bits=params.projection_bits, permutations=params.permutations, window=params.window,
+            max_hamming=params.max_hamming, seed=params.seed, vocabulary=vocabulary,
+            words_with_vector=known, units_without_vector=kept - signed, training_seconds=training,
+        )
+        log(
+            f"stages 1-2: {stats['documents']} documents, {stats['sentences']} sentences, "
+            f"{kept} kept, {signed} signed in {seconds['sentences_and_signatures']:.1f}s"
+        )
+
         started = time.monotonic()
+        reps = sigs.groupBy("sig").agg(F.min("id").alias("rep"))
+        star = (
+            sigs.join(reps, "sig").where(F.col("id") != F.col("rep"))
+            .select(F.col("rep").alias("a"), F.col("id").alias("b")).toArrow()
+        )
+        star_pairs = np.empty((star.num_rows, 2), dtype="<u8")
+        star_pairs[:, 0] = star.column("a").to_numpy()
+        star_pairs[:, 1] = star.column("b").to_numpy()
+        blobs = [star_pairs.tobytes()]
+        args = dict(
+            bits=params.projection_bits, permutations=params.permutations, window=params.window,
+            max_hamming=params.max_hamming, seed=params.seed,
+        )
+        ordered = (
+            reps.mapInArrow(_window_keys(args), _WINDOW_ROWS)
+            .repartitionByRange(partitions, "q", "key")
+            .sortWithinPartitions("q", "key")
+            .persist()
+        )
+        try:
+            heads = ordered.mapInArrow(
+                _window_heads(params.window), "q int, key binary, rep long, last boolean"
+            ).toArrow()
+            found = ordered.mapInArrow(_window_pairs(args, _heads(heads)), "blob binary").toArrow()
+            blobs += found.column("blob").to_pylist()
+        finally:
+            ordered.unpersist()
+    finally:
+        sigs.unpersist()
+    if params.documents:
+        blobs = [_native.real_ids(b, sources[0].bases) for b in blobs]
+    pairs = _native.distinct_pairs(blobs)
+    stats["buckets"] = 0
+    stats["buckets_capped"] = 0
+    stats["bucket_ids_left_out"] = 0
+    stats["candidate_pairs"] = len(pairs) // 16
+    stats["pairs_after_edit_filter"] = stats["candidate_pairs"]
+    stats["bytes_spilled"] = 0
+    seconds["shuffle_and_clusters"] = time.monotonic() - started
+    return pairs
+
+
+def _heads(heads: pa.Table) -> tuple:
+    """The partitions' first rows, sorted by ``(q, key)`` (keys as unsigned bytes, which is
+    Python's order of ``bytes``), for the tasks to find the rows after their own; and a check
+    that Spark's range partitions are ranges of that order (each partition's rows all before
+    the next one's), without which the windows at the partitions' ends would be wrong."""
+    rows = heads.to_pylist()
+    parts: list = []
+    first = None
+    for r in rows:
+        k = (r["q"], r["key"])
+        if first is None:
+            first = k
+        if r["last"]:
+            parts.append((first, k))
+            first = None
+    parts.sort()
+    for (a_first, a_last), (b_first, _) in zip(parts, parts[1:]):
+        if not a_last < b_first:
+            raise RuntimeError(
+                "Spark's range partitions of the window keys overlap: the sort order of binary "
+                "keys is not the unsigned byte order this job needs"
+            )
+    picked = sorted({(r["q"], r["key"], r["rep"]) for r in rows if not r["last"]})
+    return (
+        [(q, k) for q, k, _ in picked],
+        np.array([q for q, _, _ in picked], dtype=np.int32),
+        [k for _, k, _ in picked],
+        np.array([rep for _, _, rep in picked], dtype=np.int64),
+    )
+
+
+def _stages(spark, inputs, out_dir, params, log, input_stats, work, projection) -> dict:
+    signer = _signer(params.signer_args())
+    partitions = int(spark.conf.get("spark.sql.shuffle.partitions"))
+    tags = partition_tags(spark, partitions)
+    sources = _sources(spark, inputs, params, work)
+    seconds = dict(
+        sentences_and_signatures=0.0, shuffle_and_clusters=0.0, edit_filter=0.0,
+        text_classify_write=0.0,
+    )
+    # The numbers of stats.json: `_native.dedup_stats_json` fills the dedup library's `Stats`
+    # with them (it refuses a missing or unknown field) and writes it as the CLI does.
+    stats: dict = dict(
+        unit=params.unit, method=params.method, scheme=signer.scheme, hashes=signer.hashes,
+        rows=signer.rows, bands=signer.bands, seed=signer.seed, min_shingles=params.min_shingles,
+        threshold=params.threshold, verified=params.verify, keep=params.keep,
+    )
+    if params.method == "rp-embed":
+        pairs = _projection_pairs(
+            spark, sources, params, projection, partitions, stats, seconds, log, input_stats
+        )
+    else:
+        pairs = _minhash_pairs(spark, sources, params, tags, partitions, stats, seconds, log, input_stats)
+    started = time.monotonic()
+    if params.max_edit is not None:
         nodes = np.unique(np.frombuffer(pairs, dtype="<u8")).astype("<u8").tobytes()
         texts = _members(sources, _Assignment.of(nodes, nodes, tags)).select(
             "id", F.get_json_object("line", "$.text").alias("text")
@@ -887,11 +1359,17 @@ def _stages(spark, inputs, out_dir, params, log, input_stats, work) -> dict:
     assignment = _Assignment.of(ids, clusters, tags)
     del pairs
     seconds["shuffle_and_clusters"] += time.monotonic() - started
-    log(
-        f"stages 3-5: {stats['buckets']} buckets ({stats['buckets_capped']} capped, "
-        f"{stats['bucket_ids_left_out']} ids left out), "
-        f"{stats['candidate_pairs']} candidate pairs in {seconds['shuffle_and_clusters']:.1f}s"
-    )
+    if params.method == "minhash":
+        log(
+            f"stages 3-5: {stats['buckets']} buckets ({stats['buckets_capped']} capped, "
+            f"{stats['bucket_ids_left_out']} ids left out), "
+            f"{stats['candidate_pairs']} candidate pairs in {seconds['shuffle_and_clusters']:.1f}s"
+        )
+    else:
+        log(
+            f"stages 3-5: {stats['candidate_pairs']} candidate pairs in "
+            f"{seconds['shuffle_and_clusters']:.1f}s"
+        )
 
     # Stages 6 and 8: the tasks read the clustered sentences again, each goes to the partition
     # of its output range, is formatted there, and the chunks are written in parallel; the
