@@ -66,10 +66,11 @@ fn records(blob: &[u8]) -> PyResult<impl Iterator<Item = (u64, u64)> + '_> {
     }))
 }
 
-fn u64s(blob: &[u8]) -> PyResult<Vec<u64>> {
+/// The little-endian u64 values of `blob` (the column or blob named `what`).
+pub(crate) fn u64s(blob: &[u8], what: &str) -> PyResult<Vec<u64>> {
     if !blob.len().is_multiple_of(8) {
         return Err(PyValueError::new_err(format!(
-            "expected little-endian u64 values, got {} bytes",
+            "{what}: expected little-endian u64 values, got {} bytes",
             blob.len()
         )));
     }
@@ -535,7 +536,7 @@ pub(crate) fn real_ids<'py>(
     blob: &Bound<'py, PyAny>,
     bases: &[u8],
 ) -> PyResult<Bound<'py, PyBytes>> {
-    let bases = u64s(bases)?;
+    let bases = u64s(bases, "bases")?;
     let held = HeldBuffer::get(Some(blob), "blob")?;
     let mut out = Vec::with_capacity(held.bytes().len());
     for (a, b) in records(held.bytes())? {
@@ -719,13 +720,17 @@ pub(crate) fn member_lines<'py>(
     Bound<'py, PyBytes>,
     Bound<'py, PyBytes>,
 )> {
-    let (ids, clusters, bounds) = (u64s(ids)?, u64s(clusters)?, u64s(bounds)?);
+    let (ids, clusters, bounds) = (
+        u64s(ids, "ids")?,
+        u64s(clusters, "clusters")?,
+        u64s(bounds, "bounds")?,
+    );
     if ids.len() != clusters.len() {
         return Err(PyValueError::new_err("ids and clusters differ in length"));
     }
     let held = lines.map(|l| HeldArray::extract(l, "lines")).transpose()?;
     let input = Lines::of(path, start, end, held.as_ref(), large)?;
-    let bases = bases.map(u64s).transpose()?;
+    let bases = bases.map(|b| u64s(b, "bases")).transpose()?;
     let out = py.detach(|| -> PyResult<_> {
         let (mut range, mut cluster, mut id) = (Vec::new(), Vec::new(), Vec::new());
         let (mut offsets, mut data) = (vec![0u8; 8], Vec::new());

@@ -27,6 +27,7 @@ use textreuse_embed::{Cleaner, Corpus, EmbedError, Format, Trainer, Vocabulary};
 use textreuse_simhash::{BitPermutation, SimHashError, WindowSearch};
 
 use crate::arrow::{HeldArray, HeldBuffer, StrColumn};
+use crate::spark::u64s;
 use crate::spark::{Lines, read_documents};
 use textreuse_shingle::units::SentenceFilter;
 
@@ -631,20 +632,6 @@ pub(crate) struct PyWindowKeys {
     search: WindowSearch,
 }
 
-/// Little-endian u64 values of a buffer.
-fn u64_values(bytes: &[u8], what: &str) -> PyResult<Vec<u64>> {
-    if !bytes.len().is_multiple_of(8) {
-        return Err(PyValueError::new_err(format!(
-            "{what}: expected little-endian u64 values, got {} bytes",
-            bytes.len()
-        )));
-    }
-    Ok(bytes
-        .chunks_exact(8)
-        .map(|v| u64::from_le_bytes(v.try_into().expect("8 bytes")))
-        .collect())
-}
-
 #[pymethods]
 impl PyWindowKeys {
     #[new]
@@ -684,7 +671,7 @@ impl PyWindowKeys {
         signatures: &Bound<'py, PyAny>,
     ) -> PyResult<(Bound<'py, PyBytes>, Bound<'py, PyBytes>)> {
         let held = HeldBuffer::get(Some(signatures), "signatures")?;
-        let sigs = u64_values(held.bytes(), "signatures")?;
+        let sigs = u64s(held.bytes(), "signatures")?;
         let w = self.key_bytes() / 8;
         if !sigs.len().is_multiple_of(w) {
             return Err(PyValueError::new_err(format!(
@@ -736,7 +723,7 @@ impl PyWindowKeys {
             HeldBuffer::get(Some(ids), "ids")?,
         );
         let (q, keys) = (q_held.bytes(), keys_held.bytes());
-        let ids = u64_values(ids_held.bytes(), "ids")?;
+        let ids = u64s(ids_held.bytes(), "ids")?;
         let kb = self.key_bytes();
         let n = ids.len();
         if q.len() != n * 4 || keys.len() != n * kb || own > n {
