@@ -1,5 +1,8 @@
+//! `wikidump/bz2`: the bundled sample's bzip2 decoded by the dump reader's decoder
+//! (`Bz2Decoder`, mibz2 blocks) on one thread, beside libbz2-rs (`bzip2::read::MultiBzDecoder`);
 //! `wikidump/xml`: pages out of in-memory dump XML; `wikidump/clean`: wikitext to paragraphs.
-//! Input: the bundled sample dump (`data/enwiki-sample-206.xml.bz2`), decompressed once.
+//! Input: the bundled sample dump (`data/enwiki-sample-206.xml.bz2`), decompressed once for the
+//! last two.
 //!
 //! Run: `cargo bench -p textreuse-benches --bench wikidump`; on a loaded machine set
 //! `TEXTREUSE_BENCH_CPU_TIME=1` to measure the benchmark thread's CPU time (see
@@ -9,7 +12,7 @@ use std::io::Read;
 
 use criterion::measurement::Measurement;
 use criterion::{Criterion, Throughput};
-use textreuse_wikidump::{Article, Cleaner, ReaderBuilder};
+use textreuse_wikidump::{Article, Bz2Decoder, Cleaner, ReaderBuilder};
 
 const SAMPLE: &str = concat!(
     env!("CARGO_MANIFEST_DIR"),
@@ -23,6 +26,35 @@ fn sample_xml() -> Vec<u8> {
         .read_to_end(&mut xml)
         .expect("sample decompresses");
     xml
+}
+
+/// Throughput in bytes of XML out; the file is read into memory once.
+fn bz2<M: Measurement>(c: &mut Criterion<M>) {
+    let compressed = std::fs::read(SAMPLE).expect("bundled sample dump");
+    let xml_len = sample_xml().len();
+    let mut group = c.benchmark_group("wikidump/bz2");
+    group.throughput(Throughput::Bytes(xml_len as u64));
+    let mut out = Vec::with_capacity(xml_len);
+    group.bench_function("decoder-t1", |b| {
+        b.iter(|| {
+            out.clear();
+            Bz2Decoder::new(std::io::Cursor::new(compressed.clone()), 1)
+                .read_to_end(&mut out)
+                .expect("sample decodes");
+            black_box(out.len())
+        });
+    });
+    // Baseline: libbz2-rs, the reader's decoder for what the block decoder refuses.
+    group.bench_function("baseline-libbz2-rs", |b| {
+        b.iter(|| {
+            out.clear();
+            bzip2::read::MultiBzDecoder::new(compressed.as_slice())
+                .read_to_end(&mut out)
+                .expect("sample decodes");
+            black_box(out.len())
+        });
+    });
+    group.finish();
 }
 
 fn xml<M: Measurement>(c: &mut Criterion<M>) {
@@ -91,4 +123,4 @@ fn clean<M: Measurement>(c: &mut Criterion<M>) {
     group.finish();
 }
 
-textreuse_benches::cpu_or_wall_main!(xml, clean);
+textreuse_benches::cpu_or_wall_main!(bz2, xml, clean);

@@ -19,7 +19,7 @@ pub fn dir() -> &'static Path {
 }
 
 /// libFuzzer's panic hook aborts on every panic. The libraries catch the panics of some
-/// decoders on damaged input (`textreuse_wikidump::CAUGHT_PANICS`: `lbzip2`;
+/// decoders on damaged input (`textreuse_wikidump::CAUGHT_PANICS`: `mibz2`;
 /// `textreuse_corpus::CAUGHT_PANICS`: `parquet`, `arrow`) and report the damage, so panics
 /// located there unwind to them. Any other panic is still a finding.
 pub fn tolerate_caught_panics() {

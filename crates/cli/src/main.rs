@@ -62,7 +62,7 @@ enum Command {
     Explore(cmd::explore::Args),
 }
 
-/// Panics inside the decoders the libraries call on damaged input (the `lbzip2` block decoder,
+/// Panics inside the decoders the libraries call on damaged input (the `mibz2` block decoder,
 /// the `parquet` crate) are caught there and reported as that input's damage; their default
 /// message and backtrace on stderr would only alarm. Any other panic is printed as before.
 fn quiet_caught_panics() {

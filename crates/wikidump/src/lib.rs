@@ -105,10 +105,11 @@
 //!
 //! # Crate features
 //!
-//! None. Blocks are decoded with the `lbzip2` crate (pure Rust, about 20% less CPU per byte
-//! than libbz2-rs in our measurements, docs/performance.md); whatever that decoder does not
-//! accept is settled with the `bzip2` crate's default pure-Rust backend (libbz2-rs), whose
-//! output and errors define the result.
+//! None. Blocks are decoded with the `mibz2` crate (pure Rust; on Wikipedia XML 0.44x the CPU per
+//! byte of the `lbzip2` crate's decoder, used before, and 0.38x that of C `lbzip2 -n1` in our
+//! measurements, docs/performance.md); whatever that decoder does not accept is
+//! settled with the `bzip2` crate's default pure-Rust backend (libbz2-rs), whose output and
+//! errors define the result.
 #![deny(missing_docs)]
 #![warn(missing_debug_implementations)]
 
@@ -132,8 +133,9 @@ pub use names::SiteNames;
 pub use reader::{DEFAULT_MAX_PAGE_BYTES, DumpReader, Page, ReaderBuilder};
 pub use site::{MAX_SITEINFO_BYTES, NS_CATEGORY, NS_FILE, NS_MEDIA, Namespace, SiteInfo};
 
-/// Where in source paths the decoders this crate catches panics of live: the `lbzip2` block
-/// decoder panics on some damaged blocks, which the reader then decodes with libbz2-rs and
-/// reports as damage if they are. A front end's panic hook may keep quiet about panics located
+/// Where in source paths the decoders this crate catches panics of live: a panic of the `mibz2`
+/// block decoder (none is known; the `lbzip2` crate's, used before, panicked on some damaged
+/// blocks) counts as a block that does not decode, which the reader then decodes with libbz2-rs
+/// and reports as damage if it is. A front end's panic hook may keep quiet about panics located
 /// there (the `textreuse` command does; its message would only alarm).
-pub const CAUGHT_PANICS: &[&str] = &["/lbzip2-"];
+pub const CAUGHT_PANICS: &[&str] = &["/mibz2-"];
