@@ -54,12 +54,13 @@ PROJECTION = "Random projection over embeddings, sentences"
 def methods(dataset):
     """(name, family, arguments after the inputs) per method; the dataset says how documents
     are cut (PAN's paragraphs are lines; a sentence set's documents are single sentences)."""
-    unit_sentence = ["--unit", "document"] if dataset == "sentences" else []
+    # The sentence set's documents are its sentences: "sentences" there means one unit a line.
+    sentence_unit = ["--unit", "document"] if dataset == "sentences" else []
     paragraphs = ["--paragraphs", "lines"] if dataset == "pan" else []
     out = [
-        ("MinHash, sentences", "dedup", unit_sentence),
+        ("MinHash, sentences", "dedup", sentence_unit),
         ("MinHash, documents", "dedup", ["--unit", "document"]),
-        ("SimHash (64 bits, Hamming 3), sentences", "dedup", ["--method", "simhash"] + unit_sentence),
+        ("SimHash (64 bits, Hamming 3), sentences", "dedup", ["--method", "simhash"] + sentence_unit),
         ("SimHash (64 bits, Hamming 3), documents", "dedup",
          ["--method", "simhash", "--unit", "document"]),
     ]
@@ -71,14 +72,14 @@ def methods(dataset):
     out.append(("Wang k=11 m=9 r=0.1", "docsim",
                 ["--words", "11", "--sentences", "9", "--threshold", "0.1"] + paragraphs))
     out.append((PROJECTION, "dedup",
-                ["--method", "rp-embed"] + unit_sentence))
+                ["--method", "rp-embed"] + sentence_unit))
     out.append(("Random projection over embeddings, D=60, sentences", "dedup",
-                ["--method", "rp-embed", "--projection-bits", "60"] + unit_sentence))
+                ["--method", "rp-embed", "--projection-bits", "60"] + sentence_unit))
     # Weissman's verification (normalized edit distance <= 0.25) on each method's pairs before
     # the union-find: what the window search's chaining leaves when candidates are checked.
-    out.append(("MinHash, sentences, --max-edit 0.25", "dedup", unit_sentence + ["--max-edit", "0.25"]))
+    out.append(("MinHash, sentences, --max-edit 0.25", "dedup", sentence_unit + ["--max-edit", "0.25"]))
     out.append((PROJECTION + ", --max-edit 0.25", "dedup",
-                ["--method", "rp-embed", "--max-edit", "0.25"] + unit_sentence))
+                ["--method", "rp-embed", "--max-edit", "0.25"] + sentence_unit))
     if dataset == "sentences":
         # One unit per document: the sentence and document rows would be the same runs.
         out = [m for m in out if "documents" not in m[0]]
@@ -355,7 +356,7 @@ def main():
     ap.add_argument("--work", required=True, help="scratch directory for inputs and outputs")
     ap.add_argument("--runs", type=int, default=3, help="timed runs per method (median)")
     ap.add_argument("--copies", type=int, default=2800, help="edited copies in the sentence set")
-    ap.add_argument("--only", help="run only this set (pan, revisions, sentences)")
+    ap.add_argument("--only", choices=["pan", "revisions", "sentences"], help="run only this set")
     args = ap.parse_args()
     os.makedirs(args.work, exist_ok=True)
     binary = os.path.abspath(args.bin)
@@ -381,8 +382,8 @@ def main():
         wall = collections.defaultdict(list)
         found = {}
         for r in range(args.runs):
-            for label, family, extra in ms:
-                out = os.path.join(args.work, f"{name}-{ms.index((label, family, extra))}")
+            for i, (label, family, extra) in enumerate(ms):
+                out = os.path.join(args.work, f"{name}-{i}")
                 if family == "docsim":
                     cmd = [binary, "docsim", "-q", "--threads", "1"] + extra + inputs
                     with open(out + ".jsonl", "w") as f:
