@@ -954,10 +954,7 @@ def _minhash_pairs(spark, sources, params, tags, partitions, stats, seconds, log
         docs = sources[0].read(
             {int(n): json.loads(b) for b, n, k in zip(blobs, ns, kinds) if k == _DOCS}
         )
-        for key in ("documents", "sentences", "input_problems"):
-            stats[key] = docs[key]
-        for message in docs["messages"]:
-            log(message)
+        _document_counts(stats, docs, log)
     elif input_stats:
         _input_counts(stats, sentences, input_stats)
     stats["band_key_records"] = band_key_records
@@ -984,6 +981,15 @@ def _minhash_pairs(spark, sources, params, tags, partitions, stats, seconds, log
     stats["bytes_spilled"] = 0
     seconds["shuffle_and_clusters"] = time.monotonic() - started
     return pairs
+
+
+def _document_counts(stats: dict, docs: dict, log) -> None:
+    """``documents``, ``sentences`` and ``input_problems`` of ``stats`` from the read tasks'
+    counts of the input documents (``DedupParams(documents=True)``); their problems logged."""
+    for key in ("documents", "sentences", "input_problems"):
+        stats[key] = docs[key]
+    for message in docs["messages"]:
+        log(message)
 
 
 def _input_counts(stats: dict, sentences: int, input_stats: Sequence[str]) -> None:
@@ -1177,10 +1183,7 @@ def _projection_pairs(
             # order and the training corpus are the CLI's, and the pairs are mapped at the end.
             files = [json.loads(c) for c in counts.column("counts").to_pylist()]
             docs = sources[0].read({c["file"]: c for c in files})
-            for key in ("documents", "sentences", "input_problems"):
-                stats[key] = docs[key]
-            for message in docs["messages"]:
-                log(message)
+            _document_counts(stats, docs, log)
         elif input_stats:
             _input_counts(stats, sentences, input_stats)
         stats["sentences_kept"] = kept
