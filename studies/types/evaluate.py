@@ -15,6 +15,7 @@ import argparse
 import collections
 import glob
 import json
+import os
 
 TYPES = ["identical", "template", "copyedit", "factual_drift", "reference", "other"]
 
@@ -37,6 +38,16 @@ def table(pairs):
     return rows
 
 
+def sealed_keys():
+    """The samples whose held-out half is still unseen (SEALED, one key path per line): --errors
+    never lists their held-out clusters. A sample leaves SEALED once its held-out half has been
+    scored and reported; its clusters may then tune the next round's rules."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    with open(os.path.join(here, "SEALED"), encoding="utf-8") as f:
+        names = [line.split("#")[0].strip() for line in f]
+    return {os.path.normpath(os.path.join("studies/types", n)) for n in names if n}
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--labels", required=True)
@@ -44,8 +55,10 @@ def main():
     ap.add_argument("--split", default="heldout", choices=["heldout", "tuning", "all"])
     ap.add_argument("--errors", action="store_true", help="list the clusters typed wrong (tuning only)")
     args = ap.parse_args()
-    if args.errors and args.split != "tuning":
-        ap.error("--errors lists mistakes of the tuning half only: the held-out half is for scoring")
+    sealed = sealed_keys()
+    if args.errors and args.split != "tuning" and any(k in sealed for k, _ in args.sample):
+        ap.error("--errors lists mistakes of tuning halves only: the held-out halves of "
+                 f"{', '.join(sorted(sealed))} are for scoring (SEALED)")
 
     labels = {}
     for path in sorted(glob.glob(f"{args.labels}/*.labels.jsonl")):
@@ -55,6 +68,8 @@ def main():
     for key_path, clusters_path in args.sample:
         types = {c["cluster"]: c for c in read_jsonl(clusters_path)}
         for k in read_jsonl(key_path):
+            if args.errors and k["split"] == "heldout" and os.path.normpath(key_path) in sealed:
+                continue
             if args.split != "all" and k["split"] != args.split:
                 continue
             if k["id"] not in labels:

@@ -178,9 +178,17 @@ def main():
                     help="a dump given to dedup (repeatable): categories for pages.jsonl")
     ap.add_argument("--extract", action="append", default=[],
                     help="`textreuse extract` output of a dump (repeatable): first sentences")
+    ap.add_argument("--exclude", action="append", default=[], metavar="KEY",
+                    help="key.jsonl of an earlier sample of the same run (repeatable): its clusters "
+                         "are not drawn again, so that a fresh sample holds only unseen clusters")
+    ap.add_argument("--prefix", default="c", help="id prefix (c0001, ...); a fresh sample takes "
+                    "another so that its ids never collide with an earlier sample's labels")
     args = ap.parse_args()
 
-    clusters = read_clusters(args.clusters)
+    seen = set()
+    for path in args.exclude:
+        seen.update(k["cluster"] for k in read_clusters(path))
+    clusters = [c for c in read_clusters(args.clusters) if c["cluster"] not in seen]
     strata = collections.defaultdict(list)
     for c in clusters:
         strata[stratum_of(c)].append(c)
@@ -202,7 +210,7 @@ def main():
 
     entries = []
     for i, (k, c) in enumerate(sampled, 1):
-        entries.append({"id": f"c{i:04d}", "stratum": k, "cluster": c})
+        entries.append({"id": f"{args.prefix}{i:04d}", "stratum": k, "cluster": c})
 
     # Split each stratum in halves by a seeded hash of the id: the lower half of the hash order
     # is tuning, the upper half held out; an odd stratum's middle cluster goes by its hash's parity.

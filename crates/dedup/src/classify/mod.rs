@@ -279,6 +279,119 @@ const PRONOUNS: [&str; 20] = [
 
 const NEGATIONS: [&str; 7] = ["not", "no", "never", "nor", "neither", "without", "nt"];
 
+/// Negated auxiliaries, as folded (apostrophes dropped: "didn't" is `didnt`).
+const CONTRACTED_NEGATIONS: [&str; 16] = [
+    "dont", "doesnt", "didnt", "isnt", "wasnt", "werent", "arent", "cant", "couldnt", "wont",
+    "wouldnt", "hasnt", "havent", "hadnt", "shouldnt", "aint",
+];
+
+/// Whether words hold a negation ("not", "never", "didn't", ...).
+fn negated(words: &[Token]) -> bool {
+    words.iter().any(|t| {
+        NEGATIONS.contains(&t.norm.as_str()) || CONTRACTED_NEGATIONS.contains(&t.norm.as_str())
+    })
+}
+
+/// Nouns that, after "the" at the start of a sentence, name the article's own subject by its
+/// class ("The species is ...", "The film was selected as ...").
+const CLASS_NOUNS: [&str; 60] = [
+    "species",
+    "genus",
+    "family",
+    "film",
+    "movie",
+    "album",
+    "song",
+    "single",
+    "book",
+    "novel",
+    "series",
+    "show",
+    "episode",
+    "game",
+    "village",
+    "town",
+    "city",
+    "municipality",
+    "commune",
+    "district",
+    "county",
+    "parish",
+    "settlement",
+    "school",
+    "university",
+    "college",
+    "company",
+    "firm",
+    "bank",
+    "band",
+    "group",
+    "team",
+    "club",
+    "party",
+    "ship",
+    "vessel",
+    "station",
+    "church",
+    "building",
+    "house",
+    "bridge",
+    "road",
+    "highway",
+    "route",
+    "river",
+    "lake",
+    "mountain",
+    "island",
+    "museum",
+    "airport",
+    "magazine",
+    "newspaper",
+    "journal",
+    "manga",
+    "plant",
+    "moth",
+    "snail",
+    "beetle",
+    "bird",
+    "fish",
+];
+
+/// Words that state a quantity without a figure.
+const QUANTIFIERS: [&str; 14] = [
+    "few", "many", "some", "several", "most", "all", "none", "excess", "numerous", "majority",
+    "minority", "half", "fewer", "more",
+];
+
+/// Personal pronouns that, early in a sentence, stand for the article's own subject.
+const SUBJECT_PRONOUNS: [&str; 8] = ["it", "he", "she", "they", "its", "his", "her", "their"];
+
+/// Whether a sentence is about its own article's subject without naming it: a personal pronoun
+/// among its first words, before any name or figure ("It lies approximately 9 kilometres east
+/// of ...", "Previously she was a member of ..."), or "the" and a class noun ("The species is
+/// ..."). Such sentences in two unrelated articles state each article's own facts in one
+/// frame: a template, whatever names the frame holds.
+fn refers_to_own_subject(text: &Text<'_>) -> bool {
+    let t = &text.tokens;
+    if t.len() >= 2 && t[0].norm == "the" && CLASS_NOUNS.contains(&t[1].norm.as_str()) {
+        return true;
+    }
+    for w in t.iter().take(4) {
+        if SUBJECT_PRONOUNS.contains(&w.norm.as_str()) {
+            return true;
+        }
+        if w.capital || w.number {
+            break;
+        }
+    }
+    // "... built in 1910 it was listed on the National Register ...": a pronoun as the
+    // subject of a verb, anywhere.
+    t.windows(2).any(|p| {
+        ["it", "he", "she"].contains(&p[0].norm.as_str())
+            && ["is", "was", "has", "had", "lies", "became", "served"].contains(&p[1].norm.as_str())
+    })
+}
+
 /// Words sentences commonly start with that are no name.
 const STARTERS: [&str; 48] = [
     "the",
@@ -487,10 +600,12 @@ fn compare(
             .iter()
             .chain(&tb.tokens[h.b.0..h.b.1])
             .any(|t| moved.contains(&t.norm.as_str()));
-        let kind = if holds_moved {
-            order
-        } else {
-            hunk_kind(members, titles, (a, ta), (b, tb), h, longer)
+        // Words moved across others; but a hunk that names each article's own subject says
+        // so first ("Greg Porter is a ..." / "Carolyn M. Squires is a ...").
+        let kind = match hunk_kind(members, titles, (a, ta), (b, tb), h, longer) {
+            DifferenceKind::Subject => DifferenceKind::Subject,
+            _ if holds_moved => order,
+            kind => kind,
         };
         let written = |t: &Text<'_>, r: (usize, usize)| {
             if r.0 == r.1 {
@@ -508,20 +623,41 @@ fn compare(
     }
     let kinds = &out[first..];
     let verdict = |kind, rule| Verdict { kind, rule };
+    // Each article's own subject named in one frame: a template, even where one text runs on
+    // into the next sentence or the frames part at an end ("Muskingum University is a private
+    // university located in New Concord Ohio" / "The Valley View University is a private
+    // university located in Oyibi Accra ...").
+    if relation != Relation::Same && kinds.iter().any(|d| d.kind == DifferenceKind::Subject) {
+        return verdict(ClusterType::Template, Rule::OwnSubjects);
+    }
+    let own_subjects =
+        relation != Relation::Same && refers_to_own_subject(ta) && refers_to_own_subject(tb);
     if kinds.iter().any(|d| d.kind == DifferenceKind::Fragment) {
         return verdict(ClusterType::Other, Rule::Fragment);
     }
     if (shared as f64) < MIN_SHARED * longer as f64 {
-        return verdict(ClusterType::Other, Rule::Unrelated);
+        // Two articles' sentences about their own subjects, sharing a frame but few words
+        // (lists of distances to different towns): each article's own facts.
+        return if own_subjects && kinds.iter().any(|d| d.kind.is_factual()) {
+            verdict(ClusterType::Template, Rule::PerArticleFacts)
+        } else {
+            verdict(ClusterType::Other, Rule::Unrelated)
+        };
     }
-    if relation != Relation::Same && kinds.iter().any(|d| d.kind == DifferenceKind::Subject) {
-        return verdict(ClusterType::Template, Rule::OwnSubjects);
-    }
-    if kinds.iter().any(|d| d.kind.is_factual()) {
+    // Within one article, words moved to another place are a revision's rewording ("can be
+    // kept by only zoos" / "can only be kept by zoos"), not a changed statement.
+    let factual = |d: &&Difference| {
+        d.kind.is_factual() && !(relation == Relation::Same && d.kind == DifferenceKind::Order)
+    };
+    if kinds.iter().any(|d| factual(&d)) {
         return match relation {
             Relation::Same => verdict(ClusterType::FactualDrift, Rule::SameArticle),
             Relation::Related => verdict(ClusterType::FactualDrift, Rule::RelatedArticles),
             Relation::Siblings => verdict(ClusterType::Template, Rule::SiblingArticles),
+            // Each sentence about its own article's subject: each article's own facts.
+            Relation::Unrelated if own_subjects => {
+                verdict(ClusterType::Template, Rule::PerArticleFacts)
+            }
             // A name in common, or a changed order or negation (not a figure of each
             // article's own): one subject stated two ways.
             Relation::Unrelated
@@ -676,7 +812,7 @@ fn hunk_kind(
     let wa = &ta.tokens[h.a.0..h.a.1];
     let wb = &tb.tokens[h.b.0..h.b.1];
     let has = |w: &[Token], list: &[&str]| w.iter().any(|t| list.contains(&t.norm.as_str()));
-    if has(wa, &NEGATIONS) != has(wb, &NEGATIONS) {
+    if negated(wa) != negated(wb) {
         return DifferenceKind::Negation;
     }
     if wa.is_empty() || wb.is_empty() {
@@ -685,6 +821,18 @@ fn hunk_kind(
         } else {
             (wa, ta, h.a)
         };
+        // An article's own name inserted where the other has none ("Greg Porter is a ..."
+        // against "Carolyn M. Squires is a ..." cut apart by the word diff).
+        let named = |w: &[Token], t: &[String], other: &[String]| {
+            w.iter().any(|x| {
+                x.upper && t.binary_search(&x.norm).is_ok() && other.binary_search(&x.norm).is_err()
+            })
+        };
+        if (named(wa, &titles[a], &titles[b]) || named(wb, &titles[b], &titles[a]))
+            && members[a].title != members[b].title
+        {
+            return DifferenceKind::Subject;
+        }
         let at_end = r.0 == 0 || r.1 == t.tokens.len();
         // A citation run into the sentence is a splitting error too.
         let added = &t.text[side[0].start..side[side.len() - 1].end];
@@ -699,6 +847,30 @@ fn hunk_kind(
     }
     let joined = |w: &[Token]| w.iter().map(|t| t.norm.as_str()).collect::<String>();
     let (ja, jb) = (joined(wa), joined(wb));
+    // Words in another script beside their transliteration ("Lykeios" / "Λύκειος, Lukeios"):
+    // without them, the same words or a spelling variant.
+    // (Only where the hunk mixes scripts: in a wiki written in another script, its words are
+    // compared as any others.)
+    let mixed = wa.iter().chain(wb).any(|t| !latin(&t.norm))
+        && wa
+            .iter()
+            .chain(wb)
+            .any(|t| latin(&t.norm) && t.norm.chars().any(char::is_alphabetic));
+    if mixed {
+        let in_latin = |w: &[Token]| {
+            w.iter()
+                .filter(|t| latin(&t.norm))
+                .map(|t| t.norm.as_str())
+                .collect::<String>()
+        };
+        let (la, lb) = (in_latin(wa), in_latin(wb));
+        if la.is_empty() || lb.is_empty() {
+            return DifferenceKind::Added;
+        }
+        if strsim::damerau_levenshtein(&la, &lb) * 4 <= la.chars().count().max(lb.chars().count()) {
+            return DifferenceKind::Spelling;
+        }
+    }
     if is_splice(&ja, &jb) {
         return DifferenceKind::Added;
     }
@@ -733,8 +905,29 @@ fn hunk_kind(
         .collect();
     na.sort_unstable();
     nb.sort_unstable();
-    // A number replaced by another; a number on one side only is added or dropped detail.
+    // A number replaced by another; a number on one side only is added or dropped detail. A
+    // figure rounded ("182.2" / "182") or a year shortened ("1993–1995" / "1993–95") is the
+    // same figure written two ways.
     if na != nb && !na.is_empty() && !nb.is_empty() {
+        return if same_figures(&na, &nb) {
+            DifferenceKind::Spelling
+        } else {
+            DifferenceKind::Number
+        };
+    }
+    // A quantity for another: "two compliments" / "some compliments", "A few amino acids" /
+    // "Excess amino acids".
+    fn quantities(w: &[Token]) -> Vec<&str> {
+        let mut q: Vec<&str> = w
+            .iter()
+            .filter(|t| t.number || QUANTIFIERS.contains(&t.norm.as_str()))
+            .map(|t| t.norm.as_str())
+            .collect();
+        q.sort_unstable();
+        q
+    }
+    let (qa, qb) = (quantities(wa), quantities(wb));
+    if !qa.is_empty() && !qb.is_empty() && qa != qb {
         return DifferenceKind::Number;
     }
     let all_pronouns = |w: &[Token]| has(w, &PRONOUNS) && w.len() <= 2;
@@ -756,12 +949,86 @@ fn hunk_kind(
     }
     // A name for a name, or a name of several words replaced ("Spanish Communist Party" /
     // "Stalinist"); a single capitalized word going or coming is wording.
-    let names = |w: &[Token]| w.iter().filter(|t| t.capital && !t.number).count();
-    let (xa, xb) = (names(wa), names(wb));
-    if (xa > 0 && xb > 0) || xa >= 2 || xb >= 2 {
+    // A name for a name ("Spanish Communist Party" / "Stalinist"). A name for common words
+    // ("the French police" / "the French National Gendarmerie"), or dropped for "the"
+    // ("Baron-Cohen's earlier theory" / "the earlier theory"), is wording; so are two forms of
+    // one word ("Best Director" / "Best Directing") and a name in another script beside its
+    // transliteration ("Lyceus (Λύκειος, Lukeios)").
+    // Names are capitalized words not first in their sentence; a first word counts only
+    // against a name of several words ("Stalinist-led troops" / "Spanish Communist Party-led
+    // troops", not "Because of" / "Due to").
+    let names = |w: &[Token], first_too: bool| {
+        w.iter()
+            .filter(|t| {
+                !t.number
+                    && (!mixed || latin(&t.norm))
+                    && (t.capital || (first_too && t.upper && !STARTERS.contains(&t.norm.as_str())))
+            })
+            .count()
+    };
+    let (xa, xb) = (names(wa, false), names(wb, false));
+    let several = |x: usize, other: &[Token]| x >= 2 && names(other, true) > 0;
+    if ((xa > 0 && xb > 0) || several(xa, wb) || several(xb, wa)) && !same_stem(wa, wb) {
         return DifferenceKind::Name;
     }
     DifferenceKind::Wording
+}
+
+/// Whether two lists of numbers (sorted, as folded) are the same figures written two ways: one
+/// number each, the one cut from the other at a decimal place ("182.2" / "182"), a year and its
+/// last two digits ("1995" / "95"), or a base written as a subscript the text lost and as a word
+/// ("7F16" / "7Fhex").
+fn same_figures(a: &[&str], b: &[&str]) -> bool {
+    let ([x], [y]) = (a, b) else { return false };
+    fn base<'w>(w: &'w str, suffix: &str) -> Option<&'w str> {
+        w.strip_suffix(suffix).filter(|p| !p.is_empty())
+    }
+    if base(x, "16").is_some_and(|p| base(y, "hex") == Some(p))
+        || base(y, "16").is_some_and(|p| base(x, "hex") == Some(p))
+    {
+        return true;
+    }
+    let (short, long) = if x.len() <= y.len() {
+        (*x, *y)
+    } else {
+        (*y, *x)
+    };
+    let digits = |w: &str| !w.is_empty() && w.bytes().all(|c| c.is_ascii_digit());
+    if short.len() == 2 && long.len() == 4 && long.ends_with(short) {
+        return digits(short) && digits(long);
+    }
+    let Some(rest) = long.strip_prefix(short) else {
+        return false;
+    };
+    let decimals = if short.contains('.') {
+        rest
+    } else if let Some(d) = rest.strip_prefix('.') {
+        d
+    } else {
+        return false;
+    };
+    digits(short.split('.').next().unwrap_or("")) && digits(decimals)
+}
+
+/// Whether a folded word is written in the Latin script (names in another script beside their
+/// transliteration are not a second name).
+fn latin(word: &str) -> bool {
+    word.chars()
+        .all(|c| !c.is_alphabetic() || (c as u32) < 0x0250)
+}
+
+/// Whether two hunks are one word each, two forms of it: a common beginning of at least five
+/// letters and of most of the shorter word ("Director" / "Directing", "Nation" / "National").
+fn same_stem(a: &[Token], b: &[Token]) -> bool {
+    let ([x], [y]) = (a, b) else { return false };
+    let common = x
+        .norm
+        .chars()
+        .zip(y.norm.chars())
+        .take_while(|(p, q)| p == q)
+        .count();
+    let shorter = x.norm.chars().count().min(y.norm.chars().count());
+    common >= 5 && common * 3 >= shorter * 2
 }
 
 /// Types a cluster (at least one member), with the evidence.

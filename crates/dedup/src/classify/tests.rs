@@ -525,3 +525,161 @@ fn broken_edits_abbreviations_and_variants() {
         ClusterType::Identical
     );
 }
+
+/// Sibling stubs state their own facts about "it" or "he": a template even where the frame
+/// names a body or place in common, which alone would make one subject.
+#[test]
+fn sentences_about_each_articles_own_subject_are_templates() {
+    let t = type_cluster(&[
+        m(
+            "Caryn Tyson",
+            "Previously she was a member of the Kansas House of Representatives representing District 4 from 2011 to 2013.",
+        ),
+        m(
+            "Jim Denning",
+            "Previously he was a member of the Kansas House of Representatives representing District 19 from 2011 to 2013.",
+        ),
+    ]);
+    assert_eq!(
+        (t.kind, t.evidence.rule),
+        (ClusterType::Template, Rule::PerArticleFacts)
+    );
+    // Distances from each village to different towns share little beyond the frame.
+    assert_eq!(
+        kind(&[
+            m(
+                "Taszewo",
+                "It lies approximately 4 kilometres south-east of Jeżewo, 10 km north-east of Świecie and 51 km north of Toruń.",
+            ),
+            m(
+                "Olszynki",
+                "It lies approximately 4 kilometres south of Kobiele Wielkie, 14 km south-east of Radomsko and 87 km south of Łódź.",
+            ),
+        ]),
+        ClusterType::Template
+    );
+    // The subject's own name cut apart by the word diff, and a text that runs on.
+    assert_eq!(
+        kind(&[
+            m(
+                "Muskingum University",
+                "Muskingum University is a private university located in New Concord, Ohio, United States.",
+            ),
+            m(
+                "Valley View University",
+                "Valley View University is a private university located in Oyibi, Accra, in the Greater Accra Region of Ghana.",
+            ),
+        ]),
+        ClusterType::Template
+    );
+    // Without a pronoun for the articles' subjects, a name in common still makes one subject.
+    assert_eq!(
+        kind(&[
+            m(
+                "History of the Balkans",
+                "Bulgaria, a poor rural nation of 7 million people, sent soldiers to the front.",
+            ),
+            m(
+                "Home front during World War I",
+                "Bulgaria, a poor rural nation of 4.5 million people, sent soldiers to the front.",
+            ),
+        ]),
+        ClusterType::FactualDrift
+    );
+}
+
+/// What a revision changes without changing a fact, and the quantities it does change.
+#[test]
+fn wording_that_is_not_a_changed_fact() {
+    for (a, b) in [
+        // A phrase moved within one article.
+        (
+            "The animals can be kept in the province by only zoos and universities.",
+            "The animals can only be kept in the province by zoos and universities.",
+        ),
+        // A name dropped for "the", a name for common words, two forms of one word.
+        (
+            "These theories are related to Baron-Cohen's earlier theory of mind approach.",
+            "These theories are related to the earlier theory of mind approach.",
+        ),
+        (
+            "Help was sought from the French National Gendarmerie, with a detachment resident in the town.",
+            "Help was sought from the French police, with a detachment resident in the town.",
+        ),
+        (
+            "In the first year of the awards, the Best Director award was split in two.",
+            "In the first year of the awards, the Best Directing award was split in two.",
+        ),
+        // A figure cut at a decimal place.
+        (
+            "Official reserves were put at US$ 182.2 billion at the end of the year.",
+            "Official reserves were put at US$182 billion at the end of the year.",
+        ),
+        // A base as a lost subscript and as a word.
+        (
+            "Code 7F16 corresponds to the non-printable delete control character.",
+            "Code 7Fhex corresponds to the non-printable delete control character.",
+        ),
+        // A name in another script beside its transliteration.
+        (
+            "Apollo was also known as Lyceus (Λύκειος, Lukeios, from Proto-Greek), the god of light.",
+            "Apollo was also known as Lyceus (Lykeios, from Proto-Greek), the god of light.",
+        ),
+    ] {
+        assert_eq!(
+            kind(&[m("A", a), m("A", b)]),
+            ClusterType::Copyedit,
+            "{a} / {b}"
+        );
+    }
+    for (a, b) in [
+        // A quantity for another.
+        (
+            "The essay does give two compliments, however, to the women of the time.",
+            "The essay does give some compliments, however, to the women of the time.",
+        ),
+        (
+            "Excess amino acids from protein can be converted into glucose for fuel.",
+            "A few amino acids from protein can be converted into glucose for fuel.",
+        ),
+        // A negation written as a contraction.
+        (
+            "The film was selected as the entry for the awards but it did make the final shortlist.",
+            "The film was selected as the entry for the awards but it didn't make the final shortlist.",
+        ),
+        // A name for a name, one of them first in the sentence.
+        (
+            "Stalinist-led troops suppressed the collectives and persecuted the anarchists.",
+            "Spanish Communist Party-led troops suppressed the collectives and persecuted the anarchists.",
+        ),
+        // Not a rounding: another figure with as many decimals.
+        (
+            "The albedo of the Earth was 0.30 in the survey.",
+            "The albedo of the Earth was 0.29 in the survey.",
+        ),
+    ] {
+        assert_eq!(
+            kind(&[m("A", a), m("A", b)]),
+            ClusterType::FactualDrift,
+            "{a} / {b}"
+        );
+    }
+}
+
+/// In a wiki written in another script, names are names and a changed one is a changed fact.
+#[test]
+fn names_in_other_scripts() {
+    assert_eq!(
+        kind(&[
+            m(
+                "Біологія",
+                "Термін запропонував Жан-Батист Ламарк у 1802 році в Парижі.",
+            ),
+            m(
+                "Біологія",
+                "Термін запропонував Готфрід Тревіранус у 1802 році в Парижі.",
+            ),
+        ]),
+        ClusterType::FactualDrift
+    );
+}

@@ -219,6 +219,15 @@ pub(crate) fn tokenize(text: &str, out: &mut Vec<Token>) {
             norm.push_str(digit);
             digits = true;
         }
+        // "1993–98" is "1993–1998": the end of a range of years written with two digits.
+        if let Some(prev) = out.last() {
+            let years = |w: &str, n: usize| w.len() == n && w.bytes().all(|c| c.is_ascii_digit());
+            let between = text.get(prev.end..start).unwrap_or("").trim();
+            if years(&norm, 2) && years(&prev.norm, 4) && matches!(between, "-" | "–" | "—") {
+                let century = &prev.norm[..2];
+                norm.insert_str(0, century);
+            }
+        }
         // "U.S." and "US": a single letter right after a single letter and a dot joins it.
         let joined = match out.last_mut() {
             Some(prev)
@@ -329,6 +338,12 @@ mod tests {
         assert_eq!(k("He said “don’t”."), k("He said \"don't\""));
         assert_eq!(k("Paris, France, is"), k("Paris France is"));
         assert_eq!(k("40.0 percent"), k("40 percent"));
+        assert_eq!(
+            k("from 1993–95 and 1990-1991"),
+            k("from 1993-1995 and 1990–91")
+        );
+        assert_ne!(k("from 1993–95"), k("from 1993–96"));
+        assert_ne!(k("in 1993, 95 people"), k("in 1993, 1995 people"));
         assert_eq!(k("the fifteenth century"), k("the 15th century"));
         assert_eq!(
             k("Claude Lévi-Strauss and the Qur’ān"),
