@@ -51,12 +51,14 @@ def overlap(a0, alen, b0, blen):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("reuse_jsonl")
-    ap.add_argument("--split", choices=("tuning", "heldout", "heldout2", "dev"), required=True,
+    ap.add_argument("--split", choices=("tuning", "heldout", "heldout2", "dev", "db-tuning",
+                                        "db-heldout"), required=True,
                     help="dev: tuning and heldout together (heldout became tuning data once "
-                    "heldout2 was drawn)")
+                    "heldout2 was drawn); db-tuning, db-heldout: the halves of the DBpedia-14 "
+                    "sample (sample-db)")
     ap.add_argument("--errors", action="store_true")
     args = ap.parse_args()
-    if args.errors and args.split in ("heldout2",):
+    if args.errors and args.split in ("heldout2", "db-heldout"):
         raise SystemExit("--errors is for the tuning data only")
 
     by_pair = collections.defaultdict(list)
@@ -65,11 +67,14 @@ def main():
             c = json.loads(line)
             by_pair[(doc_key(c["suspicious"]), doc_key(c["source"]))].append(c)
 
-    sample = "sample-h2" if args.split == "heldout2" else "sample"
+    sample = {"heldout2": "sample-h2", "db-tuning": "sample-db", "db-heldout": "sample-db"}.get(
+        args.split, "sample")
     splits = ("tuning", "heldout") if args.split == "dev" else (args.split,)
     labels = {}
     for split in splits:
         labels.update(read_labels(split + "-" if split in ("tuning", "heldout") else split))
+    if args.split.startswith("db-"):
+        splits = (args.split[3:],)
     key = {}
     with open(os.path.join(HERE, sample, "key.jsonl"), encoding="utf-8") as f:
         for line in f:

@@ -83,6 +83,15 @@ pub const SPURIOUS_MAX_LENGTH_RATIO: f64 = 5.0;
 pub const SPURIOUS_MIN_CONTAINMENT: [f64; 2] = [0.25, 0.08];
 /// A case whose passages share fewer word 4-grams than this is spurious.
 pub const SPURIOUS_MIN_SHARED_4GRAMS: usize = 2;
+/// When both passages cover at least this share of their documents (whole stubs written from
+/// one frame: "Conus arangoi is a species of sea snail ..." / "Conus ceruttii is a species
+/// ..."), a long shared wording does not make unrelated titles one topic (the thesis's H2 reads
+/// a share above 0.5 as structure reuse).
+pub const STRUCTURE_MIN_SHARE: f64 = 0.5;
+/// Unless the titles are one frame ([`Topics::one_frame`]), a word 10-gram Jaccard at or above this makes a case content
+/// reuse even where both passages cover most of their documents ("Khufu ship" / "Ancient
+/// Egyptian solar ships").
+pub const CONTENT_MIN_J10_WHOLE: f64 = 0.5;
 /// An entity-set Jaccard at or above this makes a case content reuse.
 pub const CONTENT_MIN_ENTITIES: f64 = 0.3;
 
@@ -244,6 +253,9 @@ pub struct Topics {
     /// and "Maryland Route 16", "Alaska" and "Alabama"). A shared bigram or a mention between
     /// siblings is a neighbour's name, not one topic.
     pub siblings: bool,
+    /// Siblings of two words or more: a name in one frame ("Conus arangoi" and "Conus
+    /// ceruttii"), where whole articles written from one template are expected.
+    pub one_frame: bool,
 }
 
 impl Topics {
@@ -353,6 +365,12 @@ fn subject(title: &str) -> Vec<u64> {
     words(&title[..end]).map(|w| w.key()).collect()
 }
 
+/// The words of a title's subject, as written.
+fn subject_words(title: &str) -> Vec<&str> {
+    let end = title.find([',', '(']).unwrap_or(title.len());
+    words(&title[..end]).map(|w| w.as_str()).collect()
+}
+
 /// Whether `text` has the word sequence `phrase` (word keys).
 fn names(text: &[u64], phrase: &[u64]) -> bool {
     !phrase.is_empty() && text.windows(phrase.len()).any(|w| w == phrase)
@@ -372,13 +390,31 @@ fn topics(
     let subject_within = !same_subject && (wa.is_subset(&wb) || wb.is_subset(&wa));
     let shared_bigram = !same_subject && sa.windows(2).any(|p| sb.windows(2).any(|q| p == q));
     let cross_mention = !same_subject && (names(source, &sb) || names(suspicious, &sa));
-    let siblings = sa.len() == sb.len() && sa.iter().zip(&sb).filter(|(a, b)| a != b).count() == 1;
+    // One word different, unless it is one name spelled two ways ("Walid Hicheri" / "Walid
+    // Hichri"): then the titles are one subject.
+    let (ta, tb) = (subject_words(source_title), subject_words(suspicious_title));
+    let differing: Vec<(&str, &str)> = ta
+        .iter()
+        .zip(&tb)
+        .filter(|(a, b)| !a.eq_ignore_ascii_case(b))
+        .map(|(a, b)| (*a, *b))
+        .collect();
+    let spelled_two_ways = differing.len() == 1 && {
+        let (a, b) = (differing[0].0.to_lowercase(), differing[0].1.to_lowercase());
+        let longer = a.chars().count().max(b.chars().count());
+        longer >= 4 && strsim::damerau_levenshtein(&a, &b) * 4 <= longer
+    };
+    let same_subject = same_subject || (sa.len() == sb.len() && spelled_two_ways);
+    let siblings = !same_subject
+        && sa.len() == sb.len()
+        && sa.iter().zip(&sb).filter(|(a, b)| a != b).count() == 1;
     Topics {
         same_subject,
         subject_within,
         shared_bigram,
         cross_mention,
         siblings,
+        one_frame: siblings && sa.len() >= 2,
     }
 }
 
@@ -394,7 +430,11 @@ fn default_rules(p: &ReuseProfile) -> ReuseKind {
         || p.shared_4grams < SPURIOUS_MIN_SHARED_4GRAMS
     {
         ReuseKind::Spurious
-    } else if topics.related() || p.ngram_jaccard[2] >= CONTENT_MIN_J10_RELATED {
+    } else if topics.related()
+        || (p.ngram_jaccard[2] >= CONTENT_MIN_J10_RELATED
+            && (p.source_share.min(p.suspicious_share) < STRUCTURE_MIN_SHARE
+                || (p.ngram_jaccard[2] >= CONTENT_MIN_J10_WHOLE && !topics.one_frame)))
+    {
         ReuseKind::Content
     } else {
         ReuseKind::Structure
@@ -618,6 +658,55 @@ mod tests {
     fn topics_of(a: &str, b: &str, text_a: &str, text_b: &str) -> Topics {
         let keys = |t: &str| words(t).map(|w| w.key()).collect::<Vec<u64>>();
         topics(a, b, &keys(text_a), &keys(text_b))
+    }
+
+    /// Whole stubs written from one frame are structure reuse however long their shared
+    /// wording; a part of a long article copied into another stays content reuse.
+    #[test]
+    fn whole_stubs_in_one_frame_are_structure() {
+        let a = "is a species of sea snail, a marine gastropod mollusk in the family Conidae, the \
+                 cone snails and their allies. Like all species within the genus Conus, these \
+                 snails are predatory and venomous. They are capable of stinging humans.";
+        let b = "is a species of sea snail, a marine gastropod mollusk in the family Conidae, the \
+                 cone snails and their allies. Like all species within the genus Conus, these \
+                 snails are predatory and venomous. They are capable of stinging humans, therefore.";
+        let kind = |ta, tb, la, lb| {
+            Classifier::Default
+                .profile_titled(a, b, la, lb, Some((ta, tb)))
+                .kind
+        };
+        assert_eq!(
+            kind(
+                "Conus arangoi",
+                "Conus ceruttii",
+                a.len() + 15,
+                b.len() + 16
+            ),
+            ReuseKind::Structure
+        );
+        // The same passages as a small part of two long articles: content reuse.
+        assert_eq!(
+            kind(
+                "Conus arangoi",
+                "Conus ceruttii",
+                20 * a.len(),
+                20 * b.len()
+            ),
+            ReuseKind::Content
+        );
+        // Titles in no frame: long shared wording is one topic, whole articles or not.
+        assert_eq!(
+            kind(
+                "Khufu ship",
+                "Ancient Egyptian solar ships",
+                a.len(),
+                b.len()
+            ),
+            ReuseKind::Content
+        );
+        // One name spelled two ways is one subject.
+        assert!(topics_of("Walid Hicheri", "Walid Hichri", "", "").same_subject);
+        assert!(!topics_of("Conus arangoi", "Conus ceruttii", "", "").same_subject);
     }
 
     #[test]
