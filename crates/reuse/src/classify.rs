@@ -50,8 +50,13 @@
 //!   share fewer than [`SPURIOUS_MIN_SHARED_4GRAMS`] word 4-grams: they share phrasing, not text;
 //! * **content reuse**: the documents' titles make the passages one topic ([`Topics::related`]:
 //!   the same subject, one inside the other, or, unless the subjects are siblings differing in
-//!   one word, two words in a row in common or a passage naming the other's subject), or the
-//!   word 10-gram Jaccard is at least [`CONTENT_MIN_J10_RELATED`];
+//!   one word, two words in a row in common or a passage naming the other's subject; a name
+//!   spelled two ways is one subject), or the word 10-gram Jaccard is at least
+//!   [`CONTENT_MIN_J10_RELATED`] where a passage is less than [`STRUCTURE_MIN_SHARE`] of its
+//!   document (a part of one article copied into another), or at least
+//!   [`CONTENT_MIN_J10_WHOLE`] between titles that are not one frame ([`Topics::one_frame`]:
+//!   whole stubs written from one template, "Conus arangoi" / "Conus ceruttii", are structure
+//!   reuse however much wording they share);
 //! * **structure reuse** otherwise: sibling topics sharing a text structure.
 //!
 //! These rules were tuned on articles, whose titles name their topics. Without titles
