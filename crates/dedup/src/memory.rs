@@ -13,8 +13,14 @@ use crate::Error;
 /// which spill sorted runs to disk when full), an eighth to the index of the text store (12
 /// bytes per kept unit, 16 per document, moved to a temporary file when its share is full), and
 /// the rest is left to the structures that are not bounded yet: union-find and the cluster
-/// lists of stage 5 (about 40 bytes per clustered unit) and the article-pair tally of stage 8
-/// (about 100 bytes per clustered document).
+/// lists of stage 5 (about 48 bytes per clustered unit) and the article-pair tally of stage 8
+/// (about 100 bytes per clustered document), and the structures of the other paths: the
+/// candidate pairs and their texts of [`DedupBuilder::max_edit`], the fingerprints of
+/// [`Method::SimHash`] and the words and vectors of [`Method::RandomProjection`].
+///
+/// [`DedupBuilder::max_edit`]: crate::DedupBuilder::max_edit
+/// [`Method::SimHash`]: crate::Method::SimHash
+/// [`Method::RandomProjection`]: crate::Method::RandomProjection
 ///
 /// [`DedupBuilder::max_memory`]: crate::DedupBuilder::max_memory
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
