@@ -1197,11 +1197,15 @@ impl Dedup {
         let ArticleTally {
             ids,
             first_seq,
+            by_hash,
+            collided,
+            hasher: _,
             pair_docs,
             pair_bounds,
             left_out,
-            ..
         } = tally;
+        // The lookup is done with; free it before the ranking's arrays are made.
+        drop((by_hash, collided));
         // The ranking numbers articles in id order.
         let mut order: Vec<u32> = (0..ids.len() as u32).collect();
         order.sort_unstable_by(|&a, &b| ids[a as usize].cmp(&ids[b as usize]));

@@ -364,7 +364,7 @@ mod tests {
 
     fn meta(seq: u64) -> DocMeta {
         DocMeta {
-            id: if seq % 2 == 0 {
+            id: if seq.is_multiple_of(2) {
                 DocId::from(seq * 10)
             } else {
                 DocId::from(format!("doc-{seq}"))

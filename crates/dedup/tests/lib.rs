@@ -640,10 +640,10 @@ fn outputs_under_the_smallest_bound_equal_the_unbounded_run() {
     for (i, doc) in docs.iter_mut().enumerate() {
         doc.origin.source = Some("pages.jsonl".into());
         doc.origin.record = Some(i as u64 + 1);
-        if i % 3 == 0 {
+        if i.is_multiple_of(3) {
             doc.id = DocId::from(format!("page-{i}"));
         }
-        if i % 5 == 0 {
+        if i.is_multiple_of(5) {
             doc.origin.timestamp = Some(format!("2020-01-{:02}T00:00:00Z", 1 + i % 28).into());
         }
     }
