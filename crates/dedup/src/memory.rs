@@ -43,6 +43,9 @@ pub struct MemoryPlan {
     /// Members fetched and classified at a time in stages 6-8, and formatted at a time by the
     /// output files.
     pub chunk_members: usize,
+    /// Bytes of text (and titles) per batch of the stage 1-2 pipeline, beside its 512
+    /// documents ([`DocumentPipeline::batch_bytes`](crate::pipeline::DocumentPipeline::batch_bytes)).
+    pub batch_bytes: usize,
 }
 
 /// Members per chunk of stages 6-8 without a bound (a few MiB of text).
@@ -54,12 +57,17 @@ const CHUNK_MEMBERS: usize = 1 << 15;
 /// the writer).
 const CHUNK_BYTES_PER_MEMBER: u64 = 4 * 1024;
 
-/// The fixed cost of a run: the program (about 12 MiB resident), the stage 1-2 pipeline (two
-/// batches queued, one being signed, one being consumed: of 512 sentences each, under a MiB),
+/// The fixed cost of a run: the program (about 12 MiB resident), the stage 1-2 pipeline (its
+/// batches in flight, of 512 documents and at most about [`BATCH_BYTES`] of text each),
 /// the read buffers of the shuffle's merge (up to 64 spilled runs read at once with 256 KiB
 /// buffers, and each read again by four parallel range merges with 128 KiB buffers: 48 MiB),
 /// the write buffers of the text store, the spill files and the outputs (a few MiB).
 const FIXED: u64 = 80 << 20;
+
+/// Bytes of text per pipeline batch under a bound: with about six batches alive (two queued,
+/// one processed, two waiting, one consumed), each as the source and as the document it is
+/// cleaned into, about 24 MiB of the fixed cost.
+const BATCH_BYTES: usize = 2 << 20;
 
 /// The smallest budget of the sorts under a bound (smaller ones write a run every few records).
 const SORTS_FLOOR: u64 = 16 << 20;
@@ -80,6 +88,7 @@ impl MemoryPlan {
             text_index: u64::MAX,
             unbounded: u64::MAX,
             chunk_members: CHUNK_MEMBERS,
+            batch_bytes: usize::MAX,
         }
     }
 
@@ -124,6 +133,7 @@ impl MemoryPlan {
             text_index,
             unbounded: left - share - text_index,
             chunk_members,
+            batch_bytes: BATCH_BYTES,
         })
     }
 }

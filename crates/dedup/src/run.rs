@@ -233,9 +233,9 @@ impl DedupBuilder {
     }
 
     /// Spills everything that can spill from its first entry, whatever the bound: the sorts
-    /// get 4 KiB, the text store's index goes to disk, stages 6-8 and the output take one
-    /// member at a time. Slow; for tests that check that every spill path gives the results
-    /// of an in-memory run (default off).
+    /// get 4 KiB, the text store's index goes to disk, the pipeline's batches and stages 6-8
+    /// and the output take one document or member at a time. Slow; for tests that check that
+    /// every spill path gives the results of an in-memory run (default off).
     pub fn spill_everything(&mut self, on: bool) -> &mut Self {
         self.spill_everything = on;
         self
@@ -360,6 +360,7 @@ impl DedupBuilder {
             memory.sorts = 4 << 10;
             memory.text_index = 0;
             memory.chunk_members = 1;
+            memory.batch_bytes = 1;
         }
         let mut shuffle = ShuffleBuilder::new();
         shuffle.mem_budget(memory.sorts).max_bucket(self.max_bucket);
@@ -744,42 +745,45 @@ impl Dedup {
         let (mut sentences, mut kept) = (0u64, 0u64);
         let simhash = self.search.is_some();
         let projection = self.projection.is_some();
-        let read = DocumentPipeline::new().batch(self.batch).run(
-            sources,
-            progress,
-            || self.text_signer(),
-            |signer, seq, doc| self.sign_document(doc, seq, signer, &simhasher),
-            |seq, doc: SignedDoc| {
-                sentences += doc.sentences;
-                kept += doc.kept.len() as u64;
-                let meta = DocMeta {
-                    id: doc.id,
-                    title: doc.title,
-                    origin: doc.origin,
-                };
-                out.texts.push_doc(seq, &meta)?;
-                for k in &doc.kept {
-                    out.texts.push(
-                        seq << 32 | k.idx as u64,
-                        &doc.text[k.span.clone()],
-                        k.chars.clone(),
-                    )?;
-                }
-                if simhash {
-                    out.fingerprints.extend_from_slice(&doc.records);
-                } else if projection {
-                    let mut start = 0;
-                    for (k, &n) in doc.kept.iter().zip(&doc.word_counts) {
-                        out.words.push(&doc.words[start..start + n as usize]);
-                        out.word_ids.push(seq << 32 | k.idx as u64);
-                        start += n as usize;
+        let read = DocumentPipeline::new()
+            .batch(self.batch)
+            .batch_bytes(self.memory.batch_bytes)
+            .run(
+                sources,
+                progress,
+                || self.text_signer(),
+                |signer, seq, doc| self.sign_document(doc, seq, signer, &simhasher),
+                |seq, doc: SignedDoc| {
+                    sentences += doc.sentences;
+                    kept += doc.kept.len() as u64;
+                    let meta = DocMeta {
+                        id: doc.id,
+                        title: doc.title,
+                        origin: doc.origin,
+                    };
+                    out.texts.push_doc(seq, &meta)?;
+                    for k in &doc.kept {
+                        out.texts.push(
+                            seq << 32 | k.idx as u64,
+                            &doc.text[k.span.clone()],
+                            k.chars.clone(),
+                        )?;
                     }
-                } else {
-                    out.shuffle.push_slice(&doc.records)?;
-                }
-                Ok(())
-            },
-        )?;
+                    if simhash {
+                        out.fingerprints.extend_from_slice(&doc.records);
+                    } else if projection {
+                        let mut start = 0;
+                        for (k, &n) in doc.kept.iter().zip(&doc.word_counts) {
+                            out.words.push(&doc.words[start..start + n as usize]);
+                            out.word_ids.push(seq << 32 | k.idx as u64);
+                            start += n as usize;
+                        }
+                    } else {
+                        out.shuffle.push_slice(&doc.records)?;
+                    }
+                    Ok(())
+                },
+            )?;
         stats.documents = read.documents;
         stats.input_problems = read.input_problems;
         stats.sentences = sentences;
