@@ -209,3 +209,66 @@ fn the_old_name_of_work_mem_still_works() {
     let both = common::textreuse(&["dedup", &sample, "--work-mem", "1GB", "--mem-budget", "1GB"]);
     assert!(!both.status.success());
 }
+
+/// `--max-memory` at its minimum writes the bytes of an unbounded run (all five files,
+/// `stats.json` but for its seconds and spilled bytes); below the minimum it is refused before
+/// any input is read, naming the minimum; a `--work-mem` beyond the sorts' share is refused
+/// naming `--work-mem`.
+#[test]
+fn max_memory_changes_no_output_and_refuses_too_little() {
+    let sample = common::workspace("data/enwiki-sample-206.xml.bz2");
+    let a = tempfile::tempdir().unwrap();
+    let b = tempfile::tempdir().unwrap();
+    dedup_cli(&["dedup", &sample], a.path());
+    dedup_cli(&["dedup", &sample, "--max-memory", "112MiB"], b.path());
+    for file in [
+        "clusters.jsonl",
+        "duplicates.jsonl",
+        "contradictions.jsonl",
+        "article-pairs.tsv",
+    ] {
+        let x = std::fs::read(a.path().join(file)).unwrap();
+        let y = std::fs::read(b.path().join(file)).unwrap();
+        assert!(x == y, "{file} differs under --max-memory");
+    }
+    let strip = |dir: &Path| {
+        let mut v: serde_json::Value =
+            serde_json::from_slice(&std::fs::read(dir.join("stats.json")).unwrap()).unwrap();
+        let stats = v.as_object_mut().unwrap();
+        stats.remove("seconds");
+        stats.remove("bytes_spilled");
+        v
+    };
+    assert_eq!(strip(a.path()), strip(b.path()));
+
+    let dir = tempfile::tempdir().unwrap();
+    let out_dir = dir.path().join("out");
+    let out = common::textreuse(&[
+        "dedup",
+        "/nonexistent.jsonl",
+        "--max-memory",
+        "100MB",
+        "--out",
+        out_dir.to_str().unwrap(),
+    ]);
+    assert!(!out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("invalid --max-memory"), "{stderr}");
+    assert!(stderr.contains("minimum of 117440512 bytes"), "{stderr}");
+    assert!(!stderr.contains("nonexistent"), "{stderr}");
+    assert!(!out_dir.exists());
+
+    let out = common::textreuse(&[
+        "dedup",
+        &sample,
+        "--max-memory",
+        "256MB",
+        "--work-mem",
+        "1GB",
+        "--out",
+        out_dir.to_str().unwrap(),
+    ]);
+    assert!(!out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("invalid --work-mem"), "{stderr}");
+}

@@ -21,6 +21,21 @@ pub enum Error {
         /// What is wrong and what is allowed.
         message: String,
     },
+    /// [`DedupBuilder::max_memory`](crate::DedupBuilder::max_memory) is below the fixed cost
+    /// of a run ([`MemoryPlan::MINIMUM`](crate::MemoryPlan::MINIMUM)); nothing was read.
+    /// Recover by raising it to at least `minimum` bytes (or by setting no bound).
+    #[error(
+        "a memory bound of {max_memory} bytes is below the minimum of {minimum} bytes ({} MiB) \
+         that any run needs (the program, its pipeline and file buffers, the smallest budget \
+         of the sorts): raise it to at least {minimum} bytes",
+        minimum >> 20
+    )]
+    MemoryTooSmall {
+        /// The bound given.
+        max_memory: u64,
+        /// The smallest bound accepted.
+        minimum: u64,
+    },
     /// An input could not be read; see [`InputError`] for which one and where.
     #[error(transparent)]
     Input(#[from] InputError),

@@ -76,8 +76,11 @@
 //!
 //! On 2 cores stages 1-5 run about 500,000 sentences a second from JSON Lines, and the shuffle
 //! takes full English Wikipedia's 1.4 billion band-key records in 2.5 minutes under a 4 GB
-//! budget; memory is bounded by the budget plus 12 bytes per kept sentence and 8 per document
-//! (`docs/performance.md`, "dedup").
+//! budget. [`DedupBuilder::max_memory`] bounds the peak memory of the whole run
+//! ([`MemoryPlan`]: the sorts, the text store's index and the output batches get shares and
+//! spill beyond them; union-find and the article-pair tally are not bounded yet); without it
+//! memory is the sorts' budget plus the text store's index (12 bytes per kept sentence, 16 per
+//! document) plus those two (`docs/performance.md`, "dedup").
 //!
 //! # Crate features
 //!
@@ -103,12 +106,14 @@ mod cluster;
 pub mod contradictions;
 mod error;
 pub mod features;
+mod memory;
 pub mod pipeline;
 pub mod projection;
 pub mod records;
 pub mod rewrite;
 mod run;
 mod sink;
+mod spill;
 mod stats;
 pub mod study;
 pub mod summaries;
@@ -117,6 +122,7 @@ mod text_store;
 pub use classify::ClusterType;
 pub use cluster::{Cluster, Keep, Member, within_edit_distance};
 pub use error::Error;
+pub use memory::MemoryPlan;
 pub use run::{DEFAULT_MAX_ARTICLE_PAIRS, DEFAULT_MAX_HAMMING, Dedup, DedupBuilder, Method};
 pub use sink::{ArticlePairRow, Collect, OutputDir, Sink, Tee, TeeError};
 pub use stats::{ProjectionStats, StageTimes, Stats};

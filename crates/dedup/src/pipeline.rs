@@ -54,6 +54,7 @@ pub struct ReadCounts {
 #[derive(Clone, Debug)]
 pub struct DocumentPipeline {
     batch: usize,
+    batch_bytes: usize,
 }
 
 impl Default for DocumentPipeline {
@@ -67,12 +68,22 @@ impl DocumentPipeline {
     pub fn new() -> DocumentPipeline {
         DocumentPipeline {
             batch: DEFAULT_BATCH,
+            batch_bytes: usize::MAX,
         }
     }
 
     /// Documents per parallel batch (at least 1).
     pub fn batch(&mut self, documents: usize) -> &mut Self {
         self.batch = documents.max(1);
+        self
+    }
+
+    /// Also ends a batch once its documents' texts (and titles) reach `bytes` (default: no
+    /// limit), so that the batches in flight (two queued, one processed, two waiting for the
+    /// consumer) stay small with large documents; a document larger than `bytes` is a batch of
+    /// its own. Results do not depend on how the input is cut into batches.
+    pub fn batch_bytes(&mut self, bytes: usize) -> &mut Self {
+        self.batch_bytes = bytes.max(1);
         self
     }
 
@@ -152,6 +163,7 @@ impl DocumentPipeline {
         let mut counts = ReadCounts::default();
         let mut batch: Vec<Source> = Vec::with_capacity(self.batch);
         let mut next_seq = 0u64;
+        let mut bytes = 0usize;
         // False when the consumer stopped: reading stops too, and `run` returns the consumer's
         // error.
         let mut send = |batch: Vec<Source>| -> bool {
@@ -168,14 +180,19 @@ impl DocumentPipeline {
                     }
                     counts.documents += 1;
                     progress.advance(1);
+                    bytes += match &source {
+                        Source::Text(doc) => doc.text.len() + doc.title.len(),
+                        Source::Wiki {
+                            title, wikitext, ..
+                        } => wikitext.len() + title.len(),
+                    };
                     batch.push(source);
-                    if batch.len() >= self.batch
-                        && !send(std::mem::replace(
-                            &mut batch,
-                            Vec::with_capacity(self.batch),
-                        ))
-                    {
-                        return Ok(counts);
+                    if batch.len() >= self.batch || bytes >= self.batch_bytes {
+                        bytes = 0;
+                        let full = std::mem::replace(&mut batch, Vec::with_capacity(self.batch));
+                        if !send(full) {
+                            return Ok(counts);
+                        }
                     }
                 }
                 Err(e) => {

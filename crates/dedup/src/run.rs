@@ -14,7 +14,7 @@ use textreuse_shuffle::{self as shuffle, PairMode, ShuffleBuilder, ShuffleStats}
 use textreuse_simhash::{ParagraphFingerprinter, SimHasher, TableSearch};
 use textreuse_unionfind::{Clustering, Clusters};
 
-use crate::article_pairs::{MAX_CLUSTER_ARTICLES, article_indices, article_pair_rows};
+use crate::article_pairs::{MAX_CLUSTER_ARTICLES, article_pair_rows};
 use crate::classify::ClusterType;
 use crate::cluster::{Cluster, Keep, Member, within_edit_distance};
 use crate::features::unit_simhash;
@@ -22,8 +22,8 @@ use crate::pipeline::{DEFAULT_BATCH, DocumentPipeline};
 use crate::projection::{EmbeddingProjection, Vectors};
 use crate::sink::{ArticlePairRow, OutputDir, Sink};
 use crate::summaries::{ClusterCounts, article_chains};
-use crate::text_store::{TextReader, TextStore};
-use crate::{Error, ProjectionStats, Stats};
+use crate::text_store::{DocMeta, TextReader, TextStore};
+use crate::{Error, MemoryPlan, ProjectionStats, Stats};
 use textreuse_embed::Corpus;
 
 /// The default number of rows of `article-pairs.tsv` (the top pairs by shared clusters).
@@ -93,7 +93,9 @@ pub struct DedupBuilder {
     target: Option<Target>,
     keep: Keep,
     verify: bool,
-    mem_budget: u64,
+    mem_budget: Option<u64>,
+    max_memory: Option<u64>,
+    spill_everything: bool,
     max_bucket: usize,
     max_edit: Option<f64>,
     tmp_dir: Option<PathBuf>,
@@ -125,7 +127,9 @@ impl DedupBuilder {
             target: None,
             keep: Keep::First,
             verify: false,
-            mem_budget: shuffle::DEFAULT_MEM_BUDGET,
+            mem_budget: None,
+            max_memory: None,
+            spill_everything: false,
             max_bucket: shuffle::DEFAULT_MAX_BUCKET,
             max_edit: None,
             tmp_dir: None,
@@ -207,10 +211,33 @@ impl DedupBuilder {
         self
     }
 
-    /// The shuffle's memory budget in bytes (default 2 GiB; at least 1 KiB); beyond it sorted
-    /// runs spill to disk.
+    /// The shuffle's memory budget in bytes (default 2 GiB, or with
+    /// [`DedupBuilder::max_memory`] the sorts' share of it; at least 1 KiB); beyond it sorted
+    /// runs spill to disk. With a `max_memory` it must fit in the sorts' share
+    /// ([`MemoryPlan`]), and a smaller one leaves the rest of the share unused.
     pub fn mem_budget(&mut self, bytes: u64) -> &mut Self {
-        self.mem_budget = bytes;
+        self.mem_budget = Some(bytes);
+        self
+    }
+
+    /// Bounds the peak resident memory of the run to `bytes` (default: no bound; at least
+    /// [`MemoryPlan::MINIMUM`], else [`build`](DedupBuilder::build) returns
+    /// [`Error::MemoryTooSmall`]). The fixed cost of a run is taken off first, and what is
+    /// left is shared out: the sorts' budget, the text store's index (which moves to a
+    /// temporary file when its share is full), the chunks of stages 6-8; see [`MemoryPlan`]
+    /// for the shares and for the structures not held to one yet. The results are the same at
+    /// any bound.
+    pub fn max_memory(&mut self, bytes: u64) -> &mut Self {
+        self.max_memory = Some(bytes);
+        self
+    }
+
+    /// Spills everything that can spill from its first entry, whatever the bound: the sorts
+    /// get 4 KiB, the text store's index goes to disk, the pipeline's batches and stages 6-8
+    /// and the output take one document or member at a time. Slow; for tests that check that
+    /// every spill path gives the results of an in-memory run (default off).
+    pub fn spill_everything(&mut self, on: bool) -> &mut Self {
+        self.spill_everything = on;
         self
     }
 
@@ -324,10 +351,19 @@ impl DedupBuilder {
         if self.batch == 0 {
             return invalid("batch", "must be at least 1 document".into());
         }
+        // The bound is checked first: nothing is read when it is too small.
+        let mut memory = match self.max_memory {
+            Some(bound) => MemoryPlan::bounded(bound, self.mem_budget)?,
+            None => MemoryPlan::unbounded(self.mem_budget.unwrap_or(shuffle::DEFAULT_MEM_BUDGET)),
+        };
+        if self.spill_everything {
+            memory.sorts = 4 << 10;
+            memory.text_index = 0;
+            memory.chunk_members = 1;
+            memory.batch_bytes = 1;
+        }
         let mut shuffle = ShuffleBuilder::new();
-        shuffle
-            .mem_budget(self.mem_budget)
-            .max_bucket(self.max_bucket);
+        shuffle.mem_budget(memory.sorts).max_bucket(self.max_bucket);
         if self.max_edit.is_some() {
             // Every pair that shares a band is checked, not only a star.
             shuffle.pair_mode(PairMode::All);
@@ -361,6 +397,7 @@ impl DedupBuilder {
             search,
             projection,
             max_article_pairs: self.max_article_pairs,
+            memory,
         })
     }
 }
@@ -378,9 +415,10 @@ impl DedupBuilder {
 /// 3. the shuffle groups records by key under the memory budget, spilling sorted runs;
 /// 4. buckets -> distinct candidate pairs, large buckets capped to their first `max_bucket` ids;
 /// 5. pairs -> clusters (union-find, cluster id = smallest member id);
-/// 6. clusters -> sentence text: kept sentences (and their character offsets) are written to a
-///    temporary file during stage 1 and read back by offset, so memory holds 12 bytes per kept
-///    sentence and each document's id, title and origin, not the text;
+/// 6. clusters -> sentence text: kept sentences (and their character offsets) and each
+///    document's id, title and origin are written to a temporary file during stage 1 and read
+///    back by offset, so memory holds an index of 12 bytes per kept sentence and 16 per
+///    document (moved to disk too beyond its share of [`DedupBuilder::max_memory`]);
 /// 7. optional ([`DedupBuilder::max_edit`]): keep only candidate pairs whose normalized
 ///    Levenshtein distance is at most `max_edit` (buckets then emit all their pairs instead of
 ///    a star, so every pair that shares a band is checked), and re-cluster;
@@ -433,6 +471,7 @@ pub struct Dedup {
     /// `Some` for [`Method::RandomProjection`].
     projection: Option<EmbeddingProjection>,
     max_article_pairs: usize,
+    memory: MemoryPlan,
 }
 
 impl Default for Dedup {
@@ -443,10 +482,6 @@ impl Default for Dedup {
 
 /// Pairs per progress report in stages 4-5 (a report per pair would cost more than the union).
 const PROGRESS_STEP: u64 = 1 << 16;
-
-/// Members of the clusters fetched and classified per parallel chunk of stages 6-8 (a few MiB
-/// of text, so a chunk is far more work than delivering it).
-const CHUNK_MEMBERS: usize = 1 << 15;
 
 /// The output of stages 1-2.
 struct Signed {
@@ -459,15 +494,6 @@ struct Signed {
     /// order.
     words: Corpus,
     word_ids: Vec<u64>,
-    /// `seq` -> the document's id, title and origin.
-    docs: Vec<DocMeta>,
-}
-
-/// What stages 6-8 need of a document: its id, title and origin.
-struct DocMeta {
-    id: DocId,
-    title: String,
-    origin: Origin,
 }
 
 /// The output of stages 3-5 (and 7).
@@ -477,16 +503,69 @@ struct Candidates {
     pairs: Vec<(u64, u64)>,
 }
 
-/// What stages 6-8 keep of each delivered cluster for the article-pair ranking.
-#[derive(Default)]
+/// What stages 6-8 keep of each delivered cluster for the article-pair ranking: each distinct
+/// article once, and per counted cluster its articles as numbers (first-seen order).
 struct ArticleTally {
-    /// Document id -> `seq` of its first member in output order (whose title is written).
-    first_seq: HashMap<DocId, u32>,
-    /// The distinct documents of each cluster that counts, flat, with bounds.
-    pair_docs: Vec<DocId>,
+    /// The distinct articles in first-seen order.
+    ids: Vec<DocId>,
+    /// Per article: `seq` of its first member in output order (whose title is written).
+    first_seq: Vec<u32>,
+    /// A hash of an article's id -> its number. The hash only finds the article (the ranking
+    /// orders by id); an id whose hash an earlier, different id has goes to `collided`.
+    by_hash: ahash::AHashMap<u64, u32>,
+    collided: HashMap<DocId, u32>,
+    hasher: ahash::RandomState,
+    /// The distinct articles of each cluster that counts, flat, with bounds.
+    pair_docs: Vec<u32>,
     pair_bounds: Vec<usize>,
     /// Clusters of more than [`MAX_CLUSTER_ARTICLES`] articles, left out of the lists.
     left_out: u64,
+}
+
+impl ArticleTally {
+    fn new() -> ArticleTally {
+        ArticleTally {
+            ids: Vec::new(),
+            first_seq: Vec::new(),
+            by_hash: ahash::AHashMap::new(),
+            collided: HashMap::new(),
+            // Fixed seeds: the map is only looked up, never iterated into an output.
+            hasher: ahash::RandomState::with_seeds(1, 2, 3, 4),
+            pair_docs: Vec::new(),
+            pair_bounds: vec![0],
+            left_out: 0,
+        }
+    }
+
+    /// The number of article `id`, whose member `seq` is delivered now (a new article's is
+    /// recorded).
+    fn article(&mut self, id: &DocId, seq: u32) -> u32 {
+        let hash = self.hasher.hash_one(id);
+        let found = match self.by_hash.entry(hash) {
+            std::collections::hash_map::Entry::Vacant(e) => {
+                e.insert(self.ids.len() as u32);
+                None
+            }
+            std::collections::hash_map::Entry::Occupied(e) => {
+                let n = *e.get();
+                if self.ids[n as usize] == *id {
+                    return n;
+                }
+                self.collided.get(id).copied()
+            }
+        };
+        if let Some(n) = found {
+            return n;
+        }
+        let n = u32::try_from(self.ids.len()).expect("at most 2^32 documents (checked in stage 1)");
+        if self.by_hash[&hash] != n {
+            // Another id has this hash.
+            self.collided.insert(id.clone(), n);
+        }
+        self.ids.push(id.clone());
+        self.first_seq.push(seq);
+        n
+    }
 }
 
 impl Dedup {
@@ -521,6 +600,11 @@ impl Dedup {
     /// ```
     pub fn text_signer(&self) -> TextSigner<'_> {
         TextSigner::new(&self.signer).shingle_chars(self.filter.shingle)
+    }
+
+    /// How the run's memory is shared out ([`DedupBuilder::max_memory`]).
+    pub fn memory(&self) -> &MemoryPlan {
+        &self.memory
     }
 
     /// The unit filter of stage 1.
@@ -584,13 +668,14 @@ impl Dedup {
         let clustering = self.edit_filter(candidates, &texts, progress, &mut stats)?;
         let started = Instant::now();
         let mut clustering = clustering;
+        let clustered_ids = clustering.len() as u64;
         let clusters = clustering.clusters(2);
         drop(clustering);
-        let tally =
-            self.deliver_clusters(&clusters, &signed.docs, &texts, sink, progress, &mut stats)?;
+        let tally = self.deliver_clusters(&clusters, &texts, sink, progress, &mut stats)?;
         drop(clusters);
+        self.warn_unbounded(clustered_ids, &tally, progress);
+        let rows = self.article_pairs(tally, &texts, &mut stats)?;
         drop(texts);
-        let rows = self.article_pairs(tally, &signed.docs, &mut stats);
         sink.article_pairs(rows).map_err(sink_error)?;
         stats.summarize();
         stats.seconds.text_classify_write = started.elapsed().as_secs_f64();
@@ -631,7 +716,8 @@ impl Dedup {
     {
         let dir: PathBuf = dir.into();
         let set = OutputSet::create(&dir, OutputDir::FILES)?;
-        let stats = self.run(sources, &mut OutputDir::new(set.dir()), progress)?;
+        let mut sink = OutputDir::new(set.dir()).batch_members(self.memory.chunk_members);
+        let stats = self.run(sources, &mut sink, progress)?;
         set.commit()?;
         Ok(stats)
     }
@@ -650,51 +736,54 @@ impl Dedup {
         let started = Instant::now();
         let simhasher = SimHasher::new();
         let mut out = Signed {
-            texts: TextStore::new(self.tmp_dir.as_deref())?,
+            texts: TextStore::new(self.tmp_dir.as_deref(), self.memory.text_index)?,
             shuffle: self.shuffle.build()?,
             fingerprints: Vec::new(),
             words: Corpus::new(),
             word_ids: Vec::new(),
-            docs: Vec::new(),
         };
         let (mut sentences, mut kept) = (0u64, 0u64);
         let simhash = self.search.is_some();
         let projection = self.projection.is_some();
-        let read = DocumentPipeline::new().batch(self.batch).run(
-            sources,
-            progress,
-            || self.text_signer(),
-            |signer, seq, doc| self.sign_document(doc, seq, signer, &simhasher),
-            |seq, doc: SignedDoc| {
-                sentences += doc.sentences;
-                kept += doc.kept.len() as u64;
-                for k in &doc.kept {
-                    out.texts.push(
-                        seq << 32 | k.idx as u64,
-                        &doc.text[k.span.clone()],
-                        k.chars.clone(),
-                    )?;
-                }
-                if simhash {
-                    out.fingerprints.extend_from_slice(&doc.records);
-                } else if projection {
-                    let mut start = 0;
-                    for (k, &n) in doc.kept.iter().zip(&doc.word_counts) {
-                        out.words.push(&doc.words[start..start + n as usize]);
-                        out.word_ids.push(seq << 32 | k.idx as u64);
-                        start += n as usize;
+        let read = DocumentPipeline::new()
+            .batch(self.batch)
+            .batch_bytes(self.memory.batch_bytes)
+            .run(
+                sources,
+                progress,
+                || self.text_signer(),
+                |signer, seq, doc| self.sign_document(doc, seq, signer, &simhasher),
+                |seq, doc: SignedDoc| {
+                    sentences += doc.sentences;
+                    kept += doc.kept.len() as u64;
+                    let meta = DocMeta {
+                        id: doc.id,
+                        title: doc.title,
+                        origin: doc.origin,
+                    };
+                    out.texts.push_doc(seq, &meta)?;
+                    for k in &doc.kept {
+                        out.texts.push(
+                            seq << 32 | k.idx as u64,
+                            &doc.text[k.span.clone()],
+                            k.chars.clone(),
+                        )?;
                     }
-                } else {
-                    out.shuffle.push_slice(&doc.records)?;
-                }
-                out.docs.push(DocMeta {
-                    id: doc.id,
-                    title: doc.title,
-                    origin: doc.origin,
-                });
-                Ok(())
-            },
-        )?;
+                    if simhash {
+                        out.fingerprints.extend_from_slice(&doc.records);
+                    } else if projection {
+                        let mut start = 0;
+                        for (k, &n) in doc.kept.iter().zip(&doc.word_counts) {
+                            out.words.push(&doc.words[start..start + n as usize]);
+                            out.word_ids.push(seq << 32 | k.idx as u64);
+                            start += n as usize;
+                        }
+                    } else {
+                        out.shuffle.push_slice(&doc.records)?;
+                    }
+                    Ok(())
+                },
+            )?;
         stats.documents = read.documents;
         stats.input_problems = read.input_problems;
         stats.sentences = sentences;
@@ -715,6 +804,13 @@ impl Dedup {
             stats.band_key_records,
             stats.seconds.sentences_and_signatures
         ));
+        if out.texts.spilled() {
+            progress.log(&format!(
+                "the index of the sentence text file passed its {} bytes of memory and was \
+                 moved to disk",
+                self.memory.text_index
+            ));
+        }
         Ok(out)
     }
 
@@ -955,7 +1051,6 @@ impl Dedup {
     fn deliver_clusters<S: Sink + ?Sized>(
         &self,
         clusters: &Clusters,
-        docs: &[DocMeta],
         texts: &TextReader,
         sink: &mut S,
         progress: &dyn Progress,
@@ -963,16 +1058,13 @@ impl Dedup {
     ) -> Result<ArticleTally, Error> {
         let mut types: BTreeMap<&'static str, u64> =
             ClusterType::ALL.iter().map(|t| (t.as_str(), 0)).collect();
-        let mut tally = ArticleTally {
-            pair_bounds: vec![0],
-            ..ArticleTally::default()
-        };
+        let mut tally = ArticleTally::new();
         progress.start(Stage::WriteClusters, Some(clusters.len() as u64));
         let mut start = 0;
         while start < clusters.len() {
             let mut end = start;
             let mut members = 0;
-            while end < clusters.len() && (end == start || members < CHUNK_MEMBERS) {
+            while end < clusters.len() && (end == start || members < self.memory.chunk_members) {
                 members += clusters.get(end).map_or(0, |c| c.len());
                 end += 1;
             }
@@ -982,13 +1074,8 @@ impl Dedup {
                     || self.text_signer(),
                     |signer, i| {
                         let cluster = clusters.get(i).expect("index below len");
-                        let cluster = self.fetch_cluster(
-                            cluster.id(),
-                            cluster.members(),
-                            docs,
-                            texts,
-                            signer,
-                        )?;
+                        let cluster =
+                            self.fetch_cluster(cluster.id(), cluster.members(), texts, signer)?;
                         let counts = ClusterCounts::of(&cluster);
                         Ok((cluster, counts))
                     },
@@ -1008,11 +1095,12 @@ impl Dedup {
                     .or_insert(0) += 1;
                 // The cluster's distinct documents (members are sorted by document).
                 let before = tally.pair_docs.len();
+                let mut last: Option<&DocId> = None;
                 for m in &cluster.members {
-                    if tally.pair_docs.len() == before || *tally.pair_docs.last().unwrap() != m.doc
-                    {
-                        tally.pair_docs.push(m.doc.clone());
-                        tally.first_seq.entry(m.doc.clone()).or_insert(m.seq());
+                    if last != Some(&m.doc) {
+                        let article = tally.article(&m.doc, m.seq());
+                        tally.pair_docs.push(article);
+                        last = Some(&m.doc);
                     }
                 }
                 if tally.pair_docs.len() - before <= MAX_CLUSTER_ARTICLES {
@@ -1031,6 +1119,33 @@ impl Dedup {
         Ok(tally)
     }
 
+    /// Under a bound, says when the structures without a share of it (union-find, the
+    /// article-pair tally) were estimated to need more than the bound leaves them.
+    fn warn_unbounded(&self, clustered_ids: u64, tally: &ArticleTally, progress: &dyn Progress) {
+        if self.memory.max_memory.is_none() {
+            return;
+        }
+        let id_bytes = |id: &DocId| match id {
+            DocId::Int(_) => 0,
+            DocId::Str(s) => s.len().next_multiple_of(16) as u64 + 16,
+        };
+        // Union-find: a map entry, the id and the parent and size (about 48 bytes an id).
+        // The tally: per article its id (and the id's text), its first `seq` and a map entry
+        // (about 56 bytes), per cluster's article a number.
+        let estimate = clustered_ids * 48
+            + tally.ids.iter().map(|id| 56 + id_bytes(id)).sum::<u64>()
+            + tally.pair_docs.len() as u64 * 4;
+        if estimate > self.memory.unbounded {
+            progress.log(&format!(
+                "warning: union-find and the article-pair tally took about {} MiB, more than \
+                 the {} MiB the memory bound leaves them: they are not bounded yet, so the \
+                 peak may pass the bound (docs/performance.md)",
+                estimate >> 20,
+                self.memory.unbounded >> 20
+            ));
+        }
+    }
+
     /// Stages 6 and 8 for one cluster: fetches its members' texts, builds (sorts, classifies)
     /// it, picks its representative and estimates (and with `verify` computes) each member's
     /// similarity to it.
@@ -1038,14 +1153,19 @@ impl Dedup {
         &self,
         id: u64,
         ids: &[u64],
-        docs: &[DocMeta],
         texts: &TextReader,
         signer: &mut TextSigner<'_>,
     ) -> Result<Cluster, Error> {
+        // Members ascend by id, so a document's members are read one after the other.
+        let mut doc: Option<(u64, DocMeta)> = None;
         let members = ids
             .iter()
             .map(|&id| {
-                let doc = &docs[(id >> 32) as usize];
+                let seq = id >> 32;
+                if doc.as_ref().is_none_or(|(s, _)| *s != seq) {
+                    doc = Some((seq, texts.doc(seq)?));
+                }
+                let (_, doc) = doc.as_ref().expect("read above");
                 let unit = texts.get(id)?;
                 Ok(Member {
                     id,
@@ -1075,29 +1195,58 @@ impl Dedup {
     fn article_pairs(
         &self,
         tally: ArticleTally,
-        docs: &[DocMeta],
+        texts: &TextReader,
         stats: &mut Stats,
-    ) -> Vec<ArticlePairRow> {
+    ) -> Result<Vec<ArticlePairRow>, Error> {
         let ArticleTally {
+            ids,
             first_seq,
+            by_hash,
+            collided,
+            hasher: _,
             pair_docs,
             pair_bounds,
             left_out,
         } = tally;
-        let mut articles: Vec<&DocId> = first_seq.keys().collect();
-        articles.sort_unstable();
+        // The lookup is done with; free it before the ranking's arrays are made.
+        drop((by_hash, collided));
+        // The ranking numbers articles in id order.
+        let mut order: Vec<u32> = (0..ids.len() as u32).collect();
+        order.sort_unstable_by(|&a, &b| ids[a as usize].cmp(&ids[b as usize]));
+        let mut rank = vec![0u32; ids.len()];
+        for (r, &a) in order.iter().enumerate() {
+            rank[a as usize] = r as u32;
+        }
+        let articles: Vec<&DocId> = order.iter().map(|&a| &ids[a as usize]).collect();
         stats.distinct_articles = articles.len() as u64;
-        let title = |doc: &DocId| docs[first_seq[doc] as usize].title.clone();
-        let lists = article_indices(&articles, &pair_docs);
+        let lists: Vec<u32> = pair_docs.iter().map(|&a| rank[a as usize]).collect();
         drop(pair_docs);
+        drop(rank);
+        // Titles are read back from the text store; the first read error is returned.
+        let failed: std::cell::RefCell<Option<Error>> = std::cell::RefCell::new(None);
+        let seq = |doc: &DocId| {
+            let r = articles.binary_search(&doc).expect("a ranked article");
+            u64::from(first_seq[order[r] as usize])
+        };
+        let title = |doc: &DocId| match texts.doc(seq(doc)) {
+            Ok(meta) => meta.title,
+            Err(e) => {
+                failed.borrow_mut().get_or_insert(e);
+                String::new()
+            }
+        };
         stats.article_chains = article_chains(&articles, &lists, &pair_bounds, left_out, title);
-        article_pair_rows(
+        let rows = article_pair_rows(
             &articles,
             &lists,
             &pair_bounds,
             self.max_article_pairs,
             title,
-        )
+        );
+        match failed.into_inner() {
+            Some(e) => Err(e),
+            None => Ok(rows),
+        }
     }
 }
 

@@ -194,14 +194,15 @@ pub struct OutputDir {
     writer: Option<Writer>,
     clusters_done: bool,
     /// Clusters received but not yet formatted: they are formatted in parallel, a batch of
-    /// about [`FORMAT_BATCH_MEMBERS`] members at a time, and written in order.
+    /// about `batch_limit` members at a time, and written in order.
     batch: Vec<Cluster>,
     batch_members: usize,
+    batch_limit: usize,
     /// The factual-drift clusters' contradictions, written ranked at the end.
     contradictions: Vec<Contradiction>,
 }
 
-/// Members per parallel formatting batch of [`OutputDir`] (a few MiB of JSON).
+/// Members per parallel formatting batch of [`OutputDir`] by default (a few MiB of JSON).
 const FORMAT_BATCH_MEMBERS: usize = 1 << 15;
 
 /// An output file being written under a temporary name.
@@ -233,8 +234,18 @@ impl OutputDir {
             clusters_done: false,
             batch: Vec::new(),
             batch_members: 0,
+            batch_limit: FORMAT_BATCH_MEMBERS,
             contradictions: Vec::new(),
         }
+    }
+
+    /// Formats clusters about `members` members at a time (default 32,768; at least 1): the
+    /// memory of the formatting is about two such batches of JSON lines queued for the writer
+    /// and one being made. [`Dedup::run_to_dir`](crate::Dedup::run_to_dir) sets
+    /// [`MemoryPlan::chunk_members`](crate::MemoryPlan::chunk_members).
+    pub fn batch_members(mut self, members: usize) -> OutputDir {
+        self.batch_limit = members.max(1);
+        self
     }
 
     /// The directory.
@@ -377,7 +388,7 @@ impl Sink for OutputDir {
         self.contradictions.extend(Contradiction::of(&cluster));
         self.batch_members += cluster.len();
         self.batch.push(cluster);
-        if self.batch_members >= FORMAT_BATCH_MEMBERS {
+        if self.batch_members >= self.batch_limit {
             self.write_batch()?;
         }
         Ok(())

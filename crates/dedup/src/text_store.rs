@@ -1,35 +1,53 @@
-//! Stage 6's store: kept sentence texts in a temporary file, addressed by sentence id.
+//! Stage 6's store: kept sentence texts and their documents' metadata in a temporary file,
+//! addressed by sentence id and document `seq`.
 use std::fs::File;
 use std::io::{BufWriter, Write};
 use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 
-use crate::Error;
+use textreuse_corpus::{DocId, Origin};
 
-/// Kept sentence texts on disk, addressed by sentence id.
+use crate::Error;
+use crate::spill::{SpillArray, SpillReader};
+
+/// What stages 6-8 need of a document: its id, title and origin.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct DocMeta {
+    pub(crate) id: DocId,
+    pub(crate) title: String,
+    pub(crate) origin: Origin,
+}
+
+/// Kept sentence texts and their documents' metadata on disk, addressed by sentence id and
+/// document `seq`.
 ///
-/// The index is two-level so that a lookup touches a few cache lines, not a binary search over
-/// every kept sentence: `doc_first[seq]` is the position of the document's first kept sentence,
-/// and the document's positions hold its sentence indices (`idx`, ascending) and file offsets.
-/// Memory: 12 bytes per kept sentence and 8 per document.
+/// The file holds, per document in input order, its [`DocMeta`] then the texts of its kept
+/// units. The index is two-level so that a lookup touches a few records, not a binary search
+/// over every kept sentence: per document `seq` (16 bytes) the position of its first kept unit
+/// and the offset of its metadata; per kept unit (12 bytes) its index in the document (`idx`,
+/// ascending within the document) and its offset. The two index arrays are [`SpillArray`]s:
+/// in memory within their shares of the budget, in temporary files beyond.
 pub(crate) struct TextStore {
     file: BufWriter<File>,
     path: tempfile::TempPath,
     dir: PathBuf,
-    /// Per kept sentence, in push order (ascending id): the low 32 bits of its id.
-    idx: Vec<u32>,
-    /// Per kept sentence: its offset in the file; one more entry, the file length, is added by
-    /// [`TextStore::into_reader`].
-    offsets: Vec<u64>,
-    /// Per document `seq` up to the last one pushed: the position of its first kept sentence.
-    doc_first: Vec<usize>,
+    /// Per kept unit, in push order (ascending id): `idx` (u32) and file offset (u64).
+    units: SpillArray<UNIT_ENTRY>,
+    /// Per document `seq`: the position of its first kept unit (u64) and the offset of its
+    /// metadata (u64).
+    docs: SpillArray<DOC_ENTRY>,
     last_id: Option<u64>,
     len: u64,
+    scratch: Vec<u8>,
 }
 
+const UNIT_ENTRY: usize = 12;
+const DOC_ENTRY: usize = 16;
+
 impl TextStore {
-    /// An empty store in a new temporary file under `dir` (default: the system's).
-    pub(crate) fn new(dir: Option<&Path>) -> Result<TextStore, Error> {
+    /// An empty store in a new temporary file under `dir` (default: the system's), whose index
+    /// keeps up to `index_share` bytes in memory (the rest spills next to the file).
+    pub(crate) fn new(dir: Option<&Path>, index_share: u64) -> Result<TextStore, Error> {
         let dir = dir.map_or_else(std::env::temp_dir, Path::to_path_buf);
         let tmp = tempfile::NamedTempFile::new_in(&dir).map_err(|source| Error::TextStore {
             what: "cannot create the sentence text file",
@@ -37,15 +55,17 @@ impl TextStore {
             source,
         })?;
         let (file, path) = tmp.into_parts();
+        // Units outnumber documents; the split follows the entry sizes of one unit a document.
+        let unit_share = index_share / (UNIT_ENTRY + DOC_ENTRY) as u64 * UNIT_ENTRY as u64;
         Ok(TextStore {
             file: BufWriter::with_capacity(1 << 20, file),
             path,
+            units: SpillArray::new(unit_share, &dir),
+            docs: SpillArray::new(index_share - unit_share, &dir),
             dir,
-            idx: Vec::new(),
-            offsets: Vec::new(),
-            doc_first: Vec::new(),
             last_id: None,
             len: 0,
+            scratch: Vec::new(),
         })
     }
 
@@ -57,10 +77,38 @@ impl TextStore {
         }
     }
 
-    /// Appends the text of unit `id` and its character span in its document; ids must be
-    /// pushed in ascending order (the pipeline does: documents in input order, units by index).
-    /// The span is written after the text (16 bytes, so reading it back cuts it off without
-    /// moving the text), and memory stays at 12 bytes per unit.
+    fn write(&mut self, bytes: &[u8]) -> Result<(), Error> {
+        if let Err(e) = self.file.write_all(bytes) {
+            return Err(self.error("cannot write the sentence text file", e));
+        }
+        self.len += bytes.len() as u64;
+        Ok(())
+    }
+
+    /// Starts document `seq` (the next one: documents come in input order, each once) with its
+    /// metadata; its kept units follow with [`TextStore::push`].
+    pub(crate) fn push_doc(&mut self, seq: u64, meta: &DocMeta) -> Result<(), Error> {
+        assert_eq!(
+            seq,
+            self.docs.len(),
+            "document {seq} was stored out of order"
+        );
+        let mut entry = [0u8; DOC_ENTRY];
+        entry[..8].copy_from_slice(&self.units.len().to_le_bytes());
+        entry[8..].copy_from_slice(&self.len.to_le_bytes());
+        self.docs.push(entry)?;
+        let mut bytes = std::mem::take(&mut self.scratch);
+        bytes.clear();
+        encode_meta(meta, &mut bytes);
+        let written = self.write(&bytes);
+        self.scratch = bytes;
+        written
+    }
+
+    /// Appends the text of unit `id` of the current document and its character span in the
+    /// document; ids must be pushed in ascending order (the pipeline does: documents in input
+    /// order, units by index). The span is written after the text (16 bytes, so reading it back
+    /// cuts it off without moving the text).
     pub(crate) fn push(
         &mut self,
         id: u64,
@@ -68,51 +116,45 @@ impl TextStore {
         chars: std::ops::Range<u64>,
     ) -> Result<(), Error> {
         assert!(
-            self.last_id.is_none_or(|last| last < id),
+            self.last_id.is_none_or(|last| last < id) && (id >> 32) + 1 == self.docs.len(),
             "sentence {id:#x} was stored out of order"
         );
         self.last_id = Some(id);
-        let seq = (id >> 32) as usize;
-        while self.doc_first.len() <= seq {
-            self.doc_first.push(self.idx.len());
-        }
-        self.idx.push(id as u32);
-        self.offsets.push(self.len);
+        let mut entry = [0u8; UNIT_ENTRY];
+        entry[..4].copy_from_slice(&(id as u32).to_le_bytes());
+        entry[4..].copy_from_slice(&self.len.to_le_bytes());
+        self.units.push(entry)?;
         let mut header = [0u8; SPAN_BYTES];
         header[..8].copy_from_slice(&chars.start.to_le_bytes());
         header[8..].copy_from_slice(&chars.end.to_le_bytes());
-        if let Err(e) = self
-            .file
-            .write_all(text.as_bytes())
-            .and_then(|()| self.file.write_all(&header))
-        {
-            return Err(self.error("cannot write the sentence text file", e));
-        }
-        self.len += (SPAN_BYTES + text.len()) as u64;
-        Ok(())
+        self.write(text.as_bytes())?;
+        self.write(&header)
+    }
+
+    /// True when an index array has moved to disk.
+    pub(crate) fn spilled(&self) -> bool {
+        self.units.spilled() || self.docs.spilled()
     }
 
     /// The read side.
     pub(crate) fn into_reader(mut self) -> Result<TextReader, Error> {
+        // The sentinel: where the document after the last one would start.
+        let mut doc = [0u8; DOC_ENTRY];
+        doc[..8].copy_from_slice(&self.units.len().to_le_bytes());
+        doc[8..].copy_from_slice(&self.len.to_le_bytes());
+        self.docs.push(doc)?;
         let dir = self.dir.clone();
         let file = self.file.into_inner().map_err(|e| Error::TextStore {
             what: "cannot write the sentence text file",
             dir: dir.clone(),
             source: e.into_error(),
         })?;
-        self.offsets.push(self.len);
-        // The sentinel: the documents after the last one with a kept sentence start at the end.
-        self.doc_first.push(self.idx.len());
-        self.idx.shrink_to_fit();
-        self.offsets.shrink_to_fit();
-        self.doc_first.shrink_to_fit();
         Ok(TextReader {
             file,
             _path: self.path,
             dir,
-            idx: self.idx,
-            offsets: self.offsets,
-            doc_first: self.doc_first,
+            units: self.units.into_reader()?,
+            docs: self.docs.into_reader()?,
         })
     }
 }
@@ -131,79 +173,236 @@ pub(crate) struct TextReader {
     file: File,
     _path: tempfile::TempPath,
     dir: PathBuf,
-    idx: Vec<u32>,
-    offsets: Vec<u64>,
-    doc_first: Vec<usize>,
+    units: SpillReader<UNIT_ENTRY>,
+    docs: SpillReader<DOC_ENTRY>,
+}
+
+fn le64(bytes: &[u8]) -> u64 {
+    u64::from_le_bytes(bytes[..8].try_into().expect("8 bytes"))
 }
 
 impl TextReader {
-    /// The position of sentence `id` in the index. Every clustered id was stored in stage 1, so
-    /// a missing one is a bug.
-    fn position(&self, id: u64) -> usize {
-        let seq = (id >> 32) as usize;
-        let missing = || panic!("sentence {id:#x} has no stored text");
-        // `doc_first` ends with a sentinel, so `seq + 1` is in bounds for every stored document.
-        let (Some(&first), Some(&end)) = (self.doc_first.get(seq), self.doc_first.get(seq + 1))
-        else {
-            missing()
-        };
-        first
-            + self.idx[first..end]
-                .binary_search(&(id as u32))
-                .unwrap_or_else(|_| missing())
-    }
-
-    /// The text and character span of unit `id`.
-    pub(crate) fn get(&self, id: u64) -> Result<StoredUnit, Error> {
-        let i = self.position(id);
-        let (start, end) = (self.offsets[i], self.offsets[i + 1]);
-        let mut buf = vec![0u8; (end - start) as usize];
-        let error = |what, source| Error::TextStore {
+    fn error(&self, what: &'static str, source: std::io::Error) -> Error {
+        Error::TextStore {
             what,
             dir: self.dir.clone(),
             source,
+        }
+    }
+
+    fn changed(&self, e: Box<dyn std::error::Error + Send + Sync>) -> Error {
+        self.error(
+            "the sentence text file was changed while it was read",
+            std::io::Error::new(std::io::ErrorKind::InvalidData, e),
+        )
+    }
+
+    /// Document `seq`'s entry and the next one's: (first unit, metadata offset) of each.
+    fn doc_entries(&self, seq: u64) -> Result<[(u64, u64); 2], Error> {
+        // `docs` ends with a sentinel, so `seq + 1` is in bounds for every stored document.
+        assert!(seq + 1 < self.docs.len(), "document {seq} was not stored");
+        let mut buf = Vec::with_capacity(2 * DOC_ENTRY);
+        self.docs.read(seq, seq + 2, &mut buf)?;
+        let entry = |at: usize| (le64(&buf[at..]), le64(&buf[at + 8..]));
+        Ok([entry(0), entry(DOC_ENTRY)])
+    }
+
+    fn read_at(&self, start: u64, end: u64) -> Result<Vec<u8>, Error> {
+        let Some(len) = end.checked_sub(start) else {
+            return Err(self.changed("an index entry points backwards".into()));
         };
+        let mut buf = vec![0u8; len as usize];
         self.file
             .read_exact_at(&mut buf, start)
-            .map_err(|e| error("cannot read the sentence text file", e))?;
-        let changed = |e: Box<dyn std::error::Error + Send + Sync>| {
-            error(
-                "the sentence text file was changed while it was read",
-                std::io::Error::new(std::io::ErrorKind::InvalidData, e),
-            )
+            .map_err(|e| self.error("cannot read the sentence text file", e))?;
+        Ok(buf)
+    }
+
+    /// The text and character span of unit `id`. Every clustered id was stored in stage 1, so
+    /// a missing one is a bug.
+    pub(crate) fn get(&self, id: u64) -> Result<StoredUnit, Error> {
+        let [(first, _), (end, next_meta)] = self.doc_entries(id >> 32)?;
+        let mut buf = Vec::new();
+        self.units.read(first, end, &mut buf)?;
+        let idx = |i: usize| u32::from_le_bytes(buf[i * UNIT_ENTRY..][..4].try_into().unwrap());
+        let offset = |i: usize| le64(&buf[i * UNIT_ENTRY + 4..]);
+        let n = (end - first) as usize;
+        let (mut lo, mut hi) = (0, n);
+        while lo < hi {
+            let mid = (lo + hi) / 2;
+            if idx(mid) < id as u32 {
+                lo = mid + 1;
+            } else {
+                hi = mid;
+            }
+        }
+        assert!(
+            lo < n && idx(lo) == id as u32,
+            "sentence {id:#x} has no stored text"
+        );
+        // A unit ends where the next one starts, the document's last one where the next
+        // document's metadata starts.
+        let unit_end = if lo + 1 < n {
+            offset(lo + 1)
+        } else {
+            next_meta
         };
+        let mut buf = self.read_at(offset(lo), unit_end)?;
         let Some(at) = buf.len().checked_sub(SPAN_BYTES) else {
-            return Err(changed("a record is shorter than its span".into()));
+            return Err(self.changed("a record is shorter than its span".into()));
         };
-        let start = u64::from_le_bytes(buf[at..at + 8].try_into().expect("8 bytes"));
-        let end = u64::from_le_bytes(buf[at + 8..].try_into().expect("8 bytes"));
+        let start = le64(&buf[at..]);
+        let end = le64(&buf[at + 8..]);
         buf.truncate(at);
-        let text = String::from_utf8(buf).map_err(|e| changed(Box::new(e)))?;
+        let text = String::from_utf8(buf).map_err(|e| self.changed(Box::new(e)))?;
         Ok(StoredUnit {
             text,
             chars: start..end,
         })
     }
+
+    /// The metadata of document `seq`.
+    pub(crate) fn doc(&self, seq: u64) -> Result<DocMeta, Error> {
+        let [(first, meta), (end, next_meta)] = self.doc_entries(seq)?;
+        // The metadata ends where the document's first unit starts, or without units where the
+        // next document's metadata starts.
+        let meta_end = if first < end {
+            le64(&self.units.get(first)?[4..])
+        } else {
+            next_meta
+        };
+        let bytes = self.read_at(meta, meta_end)?;
+        decode_meta(&bytes).ok_or_else(|| self.changed("a document record is damaged".into()))
+    }
+}
+
+/// Writes `meta` as bytes: the id (tag 0 and 16 bytes of integer, or tag 1 and a string), the
+/// title, then a byte of flags for the origin's fields present and those fields.
+fn encode_meta(meta: &DocMeta, out: &mut Vec<u8>) {
+    fn string(s: &str, out: &mut Vec<u8>) {
+        out.extend_from_slice(&(s.len() as u64).to_le_bytes());
+        out.extend_from_slice(s.as_bytes());
+    }
+    match &meta.id {
+        DocId::Int(n) => {
+            out.push(0);
+            out.extend_from_slice(&n.to_le_bytes());
+        }
+        DocId::Str(s) => {
+            out.push(1);
+            string(s, out);
+        }
+    }
+    string(&meta.title, out);
+    let o = &meta.origin;
+    let flags = u8::from(o.source.is_some())
+        | u8::from(o.record.is_some()) << 1
+        | u8::from(o.revision.is_some()) << 2
+        | u8::from(o.timestamp.is_some()) << 3
+        | u8::from(o.url.is_some()) << 4;
+    out.push(flags);
+    if let Some(s) = &o.source {
+        string(s, out);
+    }
+    if let Some(n) = o.record {
+        out.extend_from_slice(&n.to_le_bytes());
+    }
+    if let Some(n) = o.revision {
+        out.extend_from_slice(&n.to_le_bytes());
+    }
+    if let Some(s) = &o.timestamp {
+        string(s, out);
+    }
+    if let Some(s) = &o.url {
+        string(s, out);
+    }
+}
+
+/// The inverse of [`encode_meta`]; `None` for bytes it did not write.
+fn decode_meta(mut bytes: &[u8]) -> Option<DocMeta> {
+    fn take<'a>(bytes: &mut &'a [u8], n: usize) -> Option<&'a [u8]> {
+        let (head, tail) = bytes.split_at_checked(n)?;
+        *bytes = tail;
+        Some(head)
+    }
+    fn u64_(bytes: &mut &[u8]) -> Option<u64> {
+        Some(u64::from_le_bytes(take(bytes, 8)?.try_into().ok()?))
+    }
+    fn string<'a>(bytes: &mut &'a [u8]) -> Option<&'a str> {
+        let n = usize::try_from(u64_(bytes)?).ok()?;
+        std::str::from_utf8(take(bytes, n)?).ok()
+    }
+    let id = match take(&mut bytes, 1)?[0] {
+        0 => DocId::Int(i128::from_le_bytes(take(&mut bytes, 16)?.try_into().ok()?)),
+        1 => DocId::Str(string(&mut bytes)?.into()),
+        _ => return None,
+    };
+    let title = string(&mut bytes)?.to_string();
+    let flags = take(&mut bytes, 1)?[0];
+    let mut origin = Origin::default();
+    if flags & 1 != 0 {
+        origin.source = Some(string(&mut bytes)?.into());
+    }
+    if flags & 2 != 0 {
+        origin.record = Some(u64_(&mut bytes)?);
+    }
+    if flags & 4 != 0 {
+        origin.revision = Some(u64_(&mut bytes)?);
+    }
+    if flags & 8 != 0 {
+        origin.timestamp = Some(string(&mut bytes)?.into());
+    }
+    if flags & 16 != 0 {
+        origin.url = Some(string(&mut bytes)?.into());
+    }
+    bytes.is_empty().then_some(DocMeta { id, title, origin })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    #[test]
-    fn texts_come_back_by_id() {
-        let mut store = TextStore::new(None).unwrap();
-        let ids = [0u64, 3, 2 << 32 | 1, 2 << 32 | 7, 5 << 32];
-        for &id in &ids {
-            store
-                .push(id, &format!("text of {id}"), id..id + 3)
-                .unwrap();
+    fn meta(seq: u64) -> DocMeta {
+        DocMeta {
+            id: if seq.is_multiple_of(2) {
+                DocId::from(seq * 10)
+            } else {
+                DocId::from(format!("doc-{seq}"))
+            },
+            title: format!("Title {seq}"),
+            origin: Origin {
+                source: Some("a/file.jsonl".into()),
+                record: Some(seq),
+                revision: (seq == 3).then_some(77),
+                timestamp: (seq == 5).then(|| "2020-01-01T00:00:00Z".into()),
+                url: None,
+            },
         }
-        let reader = store.into_reader().unwrap();
-        for &id in ids.iter().rev() {
-            let unit = reader.get(id).unwrap();
-            assert_eq!(unit.text, format!("text of {id}"));
-            assert_eq!(unit.chars, id..id + 3);
+    }
+
+    #[test]
+    fn texts_and_documents_come_back_in_memory_and_spilled() {
+        let ids = [0u64, 3, 2 << 32 | 1, 2 << 32 | 7, 5 << 32];
+        for share in [0, 40, 1 << 20] {
+            let mut store = TextStore::new(None, share).unwrap();
+            for seq in 0..7u64 {
+                store.push_doc(seq, &meta(seq)).unwrap();
+                for &id in ids.iter().filter(|&&id| id >> 32 == seq) {
+                    store
+                        .push(id, &format!("text of {id}"), id..id + 3)
+                        .unwrap();
+                }
+            }
+            assert_eq!(store.spilled(), share < 1 << 20);
+            let reader = store.into_reader().unwrap();
+            for &id in ids.iter().rev() {
+                let unit = reader.get(id).unwrap();
+                assert_eq!(unit.text, format!("text of {id}"));
+                assert_eq!(unit.chars, id..id + 3);
+            }
+            for seq in (0..7u64).rev() {
+                assert_eq!(reader.doc(seq).unwrap(), meta(seq));
+            }
         }
     }
 }

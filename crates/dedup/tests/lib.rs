@@ -3,8 +3,8 @@
 use std::collections::HashMap;
 use std::path::Path;
 
-use textreuse_corpus::{Document, NoProgress};
-use textreuse_dedup::{Cluster, Collect, Dedup, OutputDir};
+use textreuse_corpus::{DocId, Document, NoProgress, Source};
+use textreuse_dedup::{Cluster, Collect, Dedup, DedupBuilder, MemoryPlan, OutputDir};
 use textreuse_minhash::Signer;
 use textreuse_shingle::{Normalize, char_shingle_fingerprints, normalize};
 
@@ -628,4 +628,92 @@ fn random_projection_over_trained_vectors() {
         groups.dedup();
         assert_eq!(groups.len(), 1, "{}", c.to_json());
     }
+}
+
+/// Every structure that spills under a memory bound gives the files of an unbounded run: with
+/// the bound at its minimum and every share at its smallest (the sorts at 4 KiB, the text
+/// store's index on disk from its first entry, stages 6-8 and the output a member at a time),
+/// all five files are the same bytes, `stats.json` except its seconds and spilled bytes.
+#[test]
+fn outputs_under_the_smallest_bound_equal_the_unbounded_run() {
+    let mut docs = template_corpus();
+    for (i, doc) in docs.iter_mut().enumerate() {
+        doc.origin.source = Some("pages.jsonl".into());
+        doc.origin.record = Some(i as u64 + 1);
+        if i.is_multiple_of(3) {
+            doc.id = DocId::from(format!("page-{i}"));
+        }
+        if i.is_multiple_of(5) {
+            doc.origin.timestamp = Some(format!("2020-01-{:02}T00:00:00Z", 1 + i % 28).into());
+        }
+    }
+    let run = |builder: &mut DedupBuilder, out: &Path| {
+        let dedup = builder
+            .min_shingles(0)
+            .max_article_pairs(5_000)
+            .build()
+            .unwrap();
+        let sources = docs.iter().cloned().map(|d| Ok(Source::Text(d)));
+        dedup.run_to_dir(sources, out, &NoProgress).unwrap()
+    };
+    let (a, b) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let unbounded = run(&mut Dedup::builder(), a.path());
+    let bounded = run(
+        Dedup::builder()
+            .max_memory(MemoryPlan::MINIMUM)
+            .spill_everything(true),
+        b.path(),
+    );
+    assert_eq!(unbounded.bytes_spilled, 0);
+    assert!(bounded.bytes_spilled > 0, "the sorts must spill");
+    assert!(
+        bounded.clusters > 100 && bounded.duplicates > 10_000,
+        "{} clusters, {} duplicates",
+        bounded.clusters,
+        bounded.duplicates
+    );
+    for file in OutputDir::FILES {
+        let x = std::fs::read(a.path().join(file)).unwrap();
+        let y = std::fs::read(b.path().join(file)).unwrap();
+        if *file == "stats.json" {
+            let strip = |bytes: &[u8]| {
+                let mut v: serde_json::Value = serde_json::from_slice(bytes).unwrap();
+                let stats = v.as_object_mut().unwrap();
+                stats.remove("seconds").unwrap();
+                stats.remove("bytes_spilled").unwrap();
+                v
+            };
+            assert_eq!(strip(&x), strip(&y), "stats.json differs");
+        } else {
+            assert!(
+                x == y,
+                "{file} differs between the bounded and unbounded runs"
+            );
+        }
+    }
+}
+
+/// A bound below the minimum is refused when the engine is built, before any input is read,
+/// with the minimum in the error.
+#[test]
+fn a_bound_below_the_minimum_is_refused() {
+    let e = Dedup::builder()
+        .max_memory(MemoryPlan::MINIMUM - 1)
+        .build()
+        .unwrap_err();
+    assert!(matches!(
+        e,
+        textreuse_dedup::Error::MemoryTooSmall { minimum, .. } if minimum == MemoryPlan::MINIMUM
+    ));
+    assert!(e.to_string().contains(&MemoryPlan::MINIMUM.to_string()));
+    let plan = *Dedup::builder()
+        .max_memory(1 << 30)
+        .build()
+        .unwrap()
+        .memory();
+    assert_eq!(plan.max_memory, Some(1 << 30));
+    assert_eq!(
+        plan.fixed + plan.sorts + plan.text_index + plan.unbounded,
+        1 << 30
+    );
 }

@@ -1,4 +1,4 @@
-//! Human sizes for `--work-mem`: `64MB`, `4GiB`, `1.5 GB`.
+//! Human sizes for `--work-mem` and `--max-memory`: `64MB`, `4GiB`, `1.5 GB`.
 
 /// The error of [`parse_size`].
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]

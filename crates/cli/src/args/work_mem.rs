@@ -10,7 +10,9 @@ use crate::global::Global;
 pub trait WorkMemDefault {
     /// The default size, as `--work-mem` reads it.
     const DEFAULT: &'static str;
-    /// The help line (one paragraph, without the final period, as clap prints doc comments).
+    /// The help line (one paragraph, without the final period, as clap prints doc comments),
+    /// ending with the default as clap writes one (the flag has no clap default, so that
+    /// [`WorkMemArgs::given`] can tell whether it was given).
     const HELP: &'static str;
 }
 
@@ -22,7 +24,8 @@ impl WorkMemDefault for Sorts {
     const DEFAULT: &'static str = "2GB";
     const HELP: &'static str = "Memory of the sorts (in `reuse` also of the inverted index's \
         blocks) before they spill to disk (e.g. 64MB, 4GB). The rest of the run needs memory \
-        beside it (docs/performance.md)";
+        beside it; with dedup's --max-memory, the sorts' budget inside that bound, which \
+        defaults to their share of it (docs/performance.md) [default: 2GB]";
 }
 
 /// `index add`: the memory of the uncommitted batch.
@@ -32,7 +35,7 @@ pub struct IndexBatch;
 impl WorkMemDefault for IndexBatch {
     const DEFAULT: &'static str = "1GiB";
     const HELP: &'static str = "Memory budget (e.g. 512MB, 4GB): the uncommitted batch is \
-        written as a segment and committed when it reaches half of it";
+        written as a segment and committed when it reaches half of it [default: 1GiB]";
 }
 
 /// `--work-mem`: the memory of the sorts (and, in `reuse`, of the index blocks; in `index add`,
@@ -41,8 +44,8 @@ impl WorkMemDefault for IndexBatch {
 #[derive(Debug, clap::Args)]
 pub struct WorkMemArgs<D: WorkMemDefault + Send + Sync + 'static> {
     // The help line and default are the command's (`D`).
-    #[arg(long, default_value = D::DEFAULT, value_name = "SIZE", help = D::HELP)]
-    work_mem: String,
+    #[arg(long, value_name = "SIZE", help = D::HELP)]
+    work_mem: Option<String>,
     /// The old name of --work-mem.
     #[arg(long, value_name = "SIZE", hide = true, conflicts_with = "work_mem")]
     mem_budget: Option<String>,
@@ -53,12 +56,21 @@ pub struct WorkMemArgs<D: WorkMemDefault + Send + Sync + 'static> {
 impl<D: WorkMemDefault + Send + Sync + 'static> WorkMemArgs<D> {
     /// The size in bytes (from the deprecated `--mem-budget`, with a warning, when given).
     pub fn bytes(&self, global: &Global) -> anyhow::Result<u64> {
-        match &self.mem_budget {
-            Some(old) => {
+        match self.given(global)? {
+            Some(bytes) => Ok(bytes),
+            None => Ok(parse_size(D::DEFAULT).expect("the defaults parse")),
+        }
+    }
+
+    /// The size in bytes when the flag (or the deprecated `--mem-budget`) was given.
+    pub fn given(&self, global: &Global) -> anyhow::Result<Option<u64>> {
+        match (&self.mem_budget, &self.work_mem) {
+            (Some(old), _) => {
                 global.log("--mem-budget is deprecated: use --work-mem");
-                parse_size(old).context("invalid --mem-budget")
+                parse_size(old).context("invalid --mem-budget").map(Some)
             }
-            None => parse_size(&self.work_mem).context("invalid --work-mem"),
+            (None, Some(size)) => parse_size(size).context("invalid --work-mem").map(Some),
+            (None, None) => Ok(None),
         }
     }
 }

@@ -22,6 +22,7 @@ use textreuse_index::{Index, IndexWriter, QueryOptions};
 use crate::args::filter::FilterArgs;
 use crate::args::input::InputArgs;
 use crate::args::signer::{SignerArgs, signer_error};
+use crate::args::size::parse_size;
 use crate::args::unit::UnitArg;
 use crate::args::values::{fraction, open_fraction};
 use crate::args::work_mem::{Sorts, WorkMemArgs};
@@ -88,6 +89,13 @@ pub struct Args {
     signer: SignerArgs,
     #[command(flatten)]
     work_mem: WorkMemArgs<Sorts>,
+    /// Bound on the peak resident memory of the whole run (e.g. 256MB, 4GB; at least 112MiB,
+    /// checked before anything is read): the sorts, the index of the sentence text file and
+    /// the output batches get shares of it and spill to disk beyond them; union-find, the
+    /// article-pair tally and the --max-edit, simhash and rp-embed paths are not bounded yet
+    /// (docs/performance.md). The outputs are the same at any bound. Default: no bound
+    #[arg(long, value_name = "SIZE")]
+    max_memory: Option<String>,
     /// With --max-edit (which checks every pair that shares a band): a bucket larger than this
     /// checks only the pairs of its first N members (by id); the others are counted in
     /// stats.json and named in a warning. Without --max-edit buckets are never capped.
@@ -271,7 +279,6 @@ pub fn run(args: &Args, global: &Global) -> anyhow::Result<()> {
         .shingle(filter.shingle)
         .min_shingles(filter.min_shingles)
         .max_shingles(filter.max_shingles)
-        .mem_budget(args.work_mem.bytes(global)?)
         .max_bucket(args.max_bucket)
         .max_article_pairs(args.max_article_pairs)
         .method(match args.method {
@@ -281,6 +288,18 @@ pub fn run(args: &Args, global: &Global) -> anyhow::Result<()> {
             },
             MethodArg::RpEmbed => Method::RandomProjection,
         });
+    // With a bound, the sorts get their share of it unless --work-mem says otherwise.
+    match &args.max_memory {
+        Some(size) => {
+            builder.max_memory(parse_size(size).context("invalid --max-memory")?);
+            if let Some(bytes) = args.work_mem.given(global)? {
+                builder.mem_budget(bytes);
+            }
+        }
+        None => {
+            builder.mem_budget(args.work_mem.bytes(global)?);
+        }
+    }
     if args.method == MethodArg::RpEmbed {
         builder.projection(
             args.projection
@@ -304,6 +323,11 @@ pub fn run(args: &Args, global: &Global) -> anyhow::Result<()> {
     let dedup = builder.build().map_err(|e| {
         use textreuse_shuffle::ShuffleError;
         let flag = match &e {
+            textreuse_dedup::Error::InvalidOption {
+                option: "mem_budget",
+                ..
+            } => "--work-mem".into(),
+            textreuse_dedup::Error::MemoryTooSmall { .. } => "--max-memory".into(),
             textreuse_dedup::Error::InvalidOption { option, .. } => {
                 format!("--{}", option.replace('_', "-"))
             }
@@ -395,11 +419,18 @@ pub fn run(args: &Args, global: &Global) -> anyhow::Result<()> {
     // The duplicates are collected (a copy of every cluster) only for a deduplicated copy.
     let (stats, mut drop) = match &args.write_deduplicated {
         Some(_) => {
-            let mut sink = Tee(OutputDir::new(out.dir()), DropList::default());
+            let mut sink = Tee(
+                OutputDir::new(out.dir()).batch_members(dedup.memory().chunk_members),
+                DropList::default(),
+            );
             (dedup.run(inputs, &mut sink, &bars)?, Some(sink.1))
         }
         None => (
-            dedup.run(inputs, &mut OutputDir::new(out.dir()), &bars)?,
+            dedup.run(
+                inputs,
+                &mut OutputDir::new(out.dir()).batch_members(dedup.memory().chunk_members),
+                &bars,
+            )?,
             None,
         ),
     };
