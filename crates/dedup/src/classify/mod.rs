@@ -800,6 +800,27 @@ fn is_abbreviation(short: &[Token], long: &[Token]) -> bool {
     initials == word.norm
 }
 
+/// Whether either side of a hunk between differently titled articles holds a word of its own
+/// article's title that the other title lacks (capitalized words only with `capitalized`: an
+/// inserted "green to" in *Green flash* is no name).
+fn names_own_subject(
+    members: &[Member<'_>],
+    titles: &[Vec<String>],
+    (a, wa): (usize, &[Token]),
+    (b, wb): (usize, &[Token]),
+    capitalized: bool,
+) -> bool {
+    let own = |w: &[Token], t: &[String], other: &[String]| {
+        w.iter().any(|x| {
+            (x.upper || !capitalized)
+                && t.binary_search(&x.norm).is_ok()
+                && other.binary_search(&x.norm).is_err()
+        })
+    };
+    members[a].title != members[b].title
+        && (own(wa, &titles[a], &titles[b]) || own(wb, &titles[b], &titles[a]))
+}
+
 /// The kind of one hunk.
 fn hunk_kind(
     members: &[Member<'_>],
@@ -823,14 +844,7 @@ fn hunk_kind(
         };
         // An article's own name inserted where the other has none ("Greg Porter is a ..."
         // against "Carolyn M. Squires is a ..." cut apart by the word diff).
-        let named = |w: &[Token], t: &[String], other: &[String]| {
-            w.iter().any(|x| {
-                x.upper && t.binary_search(&x.norm).is_ok() && other.binary_search(&x.norm).is_err()
-            })
-        };
-        if (named(wa, &titles[a], &titles[b]) || named(wb, &titles[b], &titles[a]))
-            && members[a].title != members[b].title
-        {
+        if names_own_subject(members, titles, (a, wa), (b, wb), true) {
             return DifferenceKind::Subject;
         }
         let at_end = r.0 == 0 || r.1 == t.tokens.len();
@@ -882,15 +896,7 @@ fn hunk_kind(
     if (at_start || at_end) && wa.len().max(wb.len()) as f64 >= FRAGMENT * longer as f64 {
         return DifferenceKind::Fragment;
     }
-    let own = |w: &[Token], t: &[String], other: &[String]| {
-        w.iter()
-            .any(|x| t.binary_search(&x.norm).is_ok() && other.binary_search(&x.norm).is_err())
-    };
-    let (own_a, own_b) = (
-        own(wa, &titles[a], &titles[b]),
-        own(wb, &titles[b], &titles[a]),
-    );
-    if (own_a || own_b) && members[a].title != members[b].title {
+    if names_own_subject(members, titles, (a, wa), (b, wb), false) {
         return DifferenceKind::Subject;
     }
     let mut na: Vec<&str> = wa
