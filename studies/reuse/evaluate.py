@@ -13,7 +13,10 @@ right).
 Reports, on the split's cases: the share of reported cases that are reuse (labelled content or
 structure) among those between differently titled articles, accuracy over the three labels,
 and per-class precision and recall. `--errors` lists the disagreements (refused on the held-out
-half: rules are tuned on the tuning half only).
+half: rules are tuned on the tuning half only). Where a second annotator labelled the same
+cases apart from the first (`labels/second-<split>-*.labels.jsonl`), it also prints their
+agreement and Cohen's kappa, the run's accuracy against the second annotator, and its accuracy
+on the cases the two agree on.
 
 Standard library only.
 """
@@ -25,6 +28,19 @@ import os
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 LABELS = ("content", "structure", "none")
+# --split: the sample folder, the label files' name prefixes, the key's splits.
+SPLITS = {
+    "tuning": ("sample", ("tuning-",), ("tuning",)),
+    "heldout": ("sample", ("heldout-",), ("heldout",)),
+    "dev": ("sample", ("tuning-", "heldout-"), ("tuning", "heldout")),
+    "heldout2": ("sample-h2", ("heldout2",), ("heldout",)),
+    "db-tuning": ("sample-db", ("db-tuning",), ("tuning",)),
+    "db-heldout": ("sample-db", ("db-heldout",), ("heldout",)),
+    "h3-tuning": ("sample-h3", ("h3-tuning",), ("tuning",)),
+    "h3-heldout": ("sample-h3", ("h3-heldout",), ("heldout",)),
+}
+# Held-out halves kept from tuning: --errors never lists them.
+SEALED = ("heldout2", "db-heldout", "h3-heldout")
 
 
 def doc_key(d):
@@ -44,6 +60,31 @@ def read_labels(split):
     return out
 
 
+def agreement(ids, first, second, predictions):
+    """Prints how often a second annotator (labels/second-*.labels.jsonl, labelled blind and
+    apart from the first) gave the same label, Cohen's kappa, and the run's accuracy against
+    each annotator and on the cases where the two agree."""
+    n = len(ids)
+    same = [cid for cid in ids if first[cid] == second[cid]]
+    p_o = len(same) / n
+    p_e = sum(
+        (sum(first[c] == label for c in ids) / n) * (sum(second[c] == label for c in ids) / n)
+        for label in LABELS
+    )
+    kappa = (p_o - p_e) / (1 - p_e) if p_e < 1 else 1.0
+    print(f"  second annotator on {n} cases: agreement {len(same)}/{n} = {p_o:.3f}, "
+          f"Cohen's kappa {kappa:.3f}")
+    pairs = collections.Counter((first[c], second[c]) for c in ids)
+    print("    first \\ second " + " ".join(f"{b:>9}" for b in LABELS))
+    for a in LABELS:
+        print(f"    {a:<15} " + " ".join(f"{pairs[(a, b)]:>9}" for b in LABELS))
+    right2 = sum(predictions[c] == second[c] for c in ids)
+    print(f"  accuracy against the second annotator: {right2}/{n} = {right2 / n:.3f}")
+    right = sum(predictions[c] == first[c] for c in same)
+    print(f"  accuracy on the {len(same)} cases the two agree on: {right}/{len(same)} = "
+          f"{right / max(len(same), 1):.3f}")
+
+
 def overlap(a0, alen, b0, blen):
     return max(0, min(a0 + alen, b0 + blen) - max(a0, b0))
 
@@ -51,14 +92,13 @@ def overlap(a0, alen, b0, blen):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("reuse_jsonl")
-    ap.add_argument("--split", choices=("tuning", "heldout", "heldout2", "dev", "db-tuning",
-                                        "db-heldout"), required=True,
+    ap.add_argument("--split", choices=tuple(SPLITS), required=True,
                     help="dev: tuning and heldout together (heldout became tuning data once "
-                    "heldout2 was drawn); db-tuning, db-heldout: the halves of the DBpedia-14 "
-                    "sample (sample-db)")
+                    "heldout2 was drawn); db-*: the halves of the DBpedia-14 sample "
+                    "(sample-db); h3-*: the halves of the third Wikipedia sample (sample-h3)")
     ap.add_argument("--errors", action="store_true")
     args = ap.parse_args()
-    if args.errors and args.split in ("heldout2", "db-heldout"):
+    if args.errors and args.split in SEALED:
         raise SystemExit("--errors is for the tuning data only")
 
     by_pair = collections.defaultdict(list)
@@ -67,19 +107,15 @@ def main():
             c = json.loads(line)
             by_pair[(doc_key(c["suspicious"]), doc_key(c["source"]))].append(c)
 
-    sample = {"heldout2": "sample-h2", "db-tuning": "sample-db", "db-heldout": "sample-db"}.get(
-        args.split, "sample")
-    splits = ("tuning", "heldout") if args.split == "dev" else (args.split,)
+    sample, prefixes, splits = SPLITS[args.split]
     labels = {}
-    for split in splits:
-        labels.update(read_labels(split + "-" if split in ("tuning", "heldout") else split))
-    if args.split.startswith("db-"):
-        splits = (args.split[3:],)
+    for prefix in prefixes:
+        labels.update(read_labels(prefix))
     key = {}
     with open(os.path.join(HERE, sample, "key.jsonl"), encoding="utf-8") as f:
         for line in f:
             k = json.loads(line)
-            if k["split"] in splits or (args.split == "heldout2" and k["split"] == "heldout"):
+            if k["split"] in splits:
                 key[k["id"]] = k
     missing = sorted(set(key) - set(labels))
     if missing:
@@ -92,6 +128,7 @@ def main():
     by_stratum = collections.defaultdict(lambda: [0, 0])
     confusion = collections.Counter()
     errors = []
+    predictions = {}
     for cid in sorted(key):
         k = key[cid]
         cases = by_pair.get((doc_key(k["suspicious"]), doc_key(k["source"])), [])
@@ -107,6 +144,7 @@ def main():
         if predicted == "spurious":
             predicted = "none"
         truth = labels[cid]
+        predictions[cid] = predicted
         confusion[(truth, predicted)] += 1
         if predicted != "none":
             s = by_stratum[tuple(k["stratum"])]
@@ -143,6 +181,12 @@ def main():
     print("  confusion (rows: label, columns: predicted " + ", ".join(predicted_labels) + "):")
     for c in LABELS:
         print(f"    {c:<10} " + " ".join(f"{confusion[(c, p)]:>5}" for p in predicted_labels))
+    second = {}
+    for prefix in prefixes:
+        second.update(read_labels("second-" + prefix))
+    both = sorted(cid for cid in key if cid in second)
+    if both:
+        agreement(both, labels, second, predictions)
     if args.errors:
         for cid, truth, predicted, k, best in errors:
             feats = ""

@@ -47,7 +47,11 @@
 //! * **spurious** ([`ReuseKind::Spurious`]): the longer passage has more than
 //!   [`SPURIOUS_MAX_LENGTH_RATIO`] times the words of the shorter, or the shorter has fewer of
 //!   its word 2-grams and 3-grams in the longer than [`SPURIOUS_MIN_CONTAINMENT`], or the two
-//!   share fewer than [`SPURIOUS_MIN_SHARED_4GRAMS`] word 4-grams: they share phrasing, not text;
+//!   share fewer than [`SPURIOUS_MIN_SHARED_4GRAMS`] word 4-grams: they share phrasing, not
+//!   text. Except for figures: where at least [`FIGURE_FRAME_MIN_SHARE`] of each passage's
+//!   words hold a digit, few shared n-grams are a statistical frame (census figures, election
+//!   results) filled with each topic's own numbers, which is structure reuse (content reuse
+//!   when the titles' subjects are the same);
 //! * **content reuse**: the documents' titles make the passages one topic ([`Topics::related`]:
 //!   the same subject, one inside the other, or, unless the subjects are siblings differing in
 //!   one word, two words in a row in common or a passage naming the other's subject; a name
@@ -88,6 +92,11 @@ pub const SPURIOUS_MAX_LENGTH_RATIO: f64 = 5.0;
 pub const SPURIOUS_MIN_CONTAINMENT: [f64; 2] = [0.25, 0.08];
 /// A case whose passages share fewer word 4-grams than this is spurious.
 pub const SPURIOUS_MIN_SHARED_4GRAMS: usize = 2;
+/// When at least this share of the words of each passage are figures ("95.69% White, 2.28%
+/// Black or African American ..."), a case the shared n-grams would call spurious is structure
+/// reuse: a statistical frame (census, election results) filled with each topic's own figures,
+/// which break every n-gram they fall in.
+pub const FIGURE_FRAME_MIN_SHARE: f64 = 0.2;
 /// When both passages cover at least this share of their documents (whole stubs written from
 /// one frame: "Conus arangoi is a species of sea snail ..." / "Conus ceruttii is a species
 /// ..."), a long shared wording does not make unrelated titles one topic (the thesis's H2 reads
@@ -233,6 +242,8 @@ pub struct ReuseProfile {
     pub containment: [f64; 2],
     /// Word 4-grams the two passages share.
     pub shared_4grams: usize,
+    /// Share of the words of the source and of the suspicious passage that hold a digit.
+    pub figure_share: (f64, f64),
     /// What the documents' titles say of the two topics, when both titles are known.
     pub topics: Option<Topics>,
     /// The verdict.
@@ -302,8 +313,15 @@ fn measure(
     suspicious_doc_len: usize,
     titles: Option<(&str, &str)>,
 ) -> ReuseProfile {
-    let a: Vec<u64> = words(source).map(|w| w.key()).collect();
-    let b: Vec<u64> = words(suspicious).map(|w| w.key()).collect();
+    let mut figures = (0usize, 0usize);
+    let a: Vec<u64> = words(source)
+        .inspect(|w| figures.0 += usize::from(has_digit(w.as_str())))
+        .map(|w| w.key())
+        .collect();
+    let b: Vec<u64> = words(suspicious)
+        .inspect(|w| figures.1 += usize::from(has_digit(w.as_str())))
+        .map(|w| w.key())
+        .collect();
     // Each n-gram length once: its sets' sizes and their intersection give both the Jaccard
     // similarity and the containment.
     let overlap = |n: usize| {
@@ -338,6 +356,10 @@ fn measure(
         words: (a.len(), b.len()),
         containment: [containment_of(two), containment_of(overlap(3))],
         shared_4grams,
+        figure_share: (
+            share(figures.0, a.len().max(1)),
+            share(figures.1, b.len().max(1)),
+        ),
         topics: titles.map(|(x, y)| topics(x, y, &a, &b)),
         kind: ReuseKind::Unclassified,
     }
@@ -429,12 +451,21 @@ fn default_rules(p: &ReuseProfile) -> ReuseKind {
         return classify(p.ngram_jaccard, p.entity_jaccard, p.has_entities());
     };
     let (shorter, longer) = (p.words.0.min(p.words.1), p.words.0.max(p.words.1));
-    if longer as f64 > SPURIOUS_MAX_LENGTH_RATIO * shorter.max(1) as f64
-        || p.containment[0] < SPURIOUS_MIN_CONTAINMENT[0]
+    let little_shared = p.containment[0] < SPURIOUS_MIN_CONTAINMENT[0]
         || p.containment[1] < SPURIOUS_MIN_CONTAINMENT[1]
-        || p.shared_4grams < SPURIOUS_MIN_SHARED_4GRAMS
-    {
+        || p.shared_4grams < SPURIOUS_MIN_SHARED_4GRAMS;
+    if longer as f64 > SPURIOUS_MAX_LENGTH_RATIO * shorter.max(1) as f64 {
         ReuseKind::Spurious
+    } else if little_shared {
+        // Figures break the n-grams of a statistical frame: two figure-dense passages are the
+        // frame filled twice (one topic's figures updated, when the subjects are the same).
+        if p.figure_share.0.min(p.figure_share.1) < FIGURE_FRAME_MIN_SHARE {
+            ReuseKind::Spurious
+        } else if topics.same_subject {
+            ReuseKind::Content
+        } else {
+            ReuseKind::Structure
+        }
     } else if topics.related()
         || (p.ngram_jaccard[2] >= CONTENT_MIN_J10_RELATED
             && (p.source_share.min(p.suspicious_share) < STRUCTURE_MIN_SHARE
@@ -472,6 +503,10 @@ pub fn classify(ngram_jaccard: [f64; 4], entity_jaccard: f64, has_entities: bool
     } else {
         ReuseKind::Content
     }
+}
+
+fn has_digit(word: &str) -> bool {
+    word.bytes().any(|b| b.is_ascii_digit())
 }
 
 fn ngrams(keys: &[u64], n: usize) -> AHashSet<u64> {
@@ -577,6 +612,7 @@ mod tests {
             words: (100, 100),
             containment: [1.0, 1.0],
             shared_4grams: 100,
+            figure_share: (0.0, 0.0),
             topics: None,
             kind: ReuseKind::Unclassified,
         }
@@ -657,6 +693,43 @@ mod tests {
         let p = Classifier::Default.profile(census_a, census_a, 10_000, 10_000);
         assert_eq!((p.kind, p.topics), (Content, None));
         assert_eq!(p.containment, [1.0, 1.0]);
+    }
+
+    #[test]
+    fn figure_dense_frames_are_structure_reuse() {
+        use ReuseKind::*;
+        // Two census breakdowns (English Wikipedia, "Alaska" and "Carroll County, Maryland"):
+        // one frame, worded apart and filled with other figures, so few n-grams are shared.
+        let state = "In terms of race and ethnicity, the state was 66.7% White (64.1% \
+                     Non-Hispanic White), 14.8% American Indian and Alaska Native, 5.4% Asian, \
+                     3.3% Black or African American, 1.0% Native Hawaiian and Other Pacific \
+                     Islander, 1.6% from Some Other Race, and 7.3% from Two or More Races.";
+        let county = "The racial makeup was 91.20% Non-Hispanic whites, 3.19% blacks, 0.20% \
+                      Native Americans, 1.45% Asians, 0.03% Pacific Islanders, 0.09% \
+                      Non-Hispanics of some other race, 1.33% Non-Hispanics reporting two or \
+                      more races and 2.61% Hispanics.";
+        let titles = Some(("Alaska", "Carroll County, Maryland"));
+        let p = Classifier::Default.profile_titled(state, county, 10_000, 10_000, titles);
+        assert!(p.shared_4grams < SPURIOUS_MIN_SHARED_4GRAMS, "{p:?}");
+        assert!(
+            p.figure_share.0.min(p.figure_share.1) >= FIGURE_FRAME_MIN_SHARE,
+            "{p:?}"
+        );
+        assert_eq!(p.kind, Structure);
+        // The same frame in one topic's two articles: its figures updated.
+        let same = Some(("Alaska", "Alaska (state)"));
+        assert_eq!(
+            Classifier::Default
+                .profile_titled(state, county, 10_000, 10_000, same)
+                .kind,
+            Content
+        );
+        // Without the figures the two share only phrasing.
+        let bare = |t: &str| t.replace(|c: char| c.is_ascii_digit(), "");
+        let p =
+            Classifier::Default.profile_titled(&bare(state), &bare(county), 10_000, 10_000, titles);
+        assert_eq!(p.figure_share, (0.0, 0.0));
+        assert_eq!(p.kind, Spurious);
     }
 
     /// [`topics`] of two titles and the passages' texts.
