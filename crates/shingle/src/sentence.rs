@@ -21,8 +21,9 @@
 //!    * after a single `.` (or `..`), the word before the period decides:
 //!      - titles and fixed Latin abbreviations (`Dr.`, `Mr.`, `St.`, `Gen.`, `e.g.`, `i.e.`,
 //!        `cf.`, `vs.`, ...) never end a sentence;
-//!      - numbering abbreviations (`No.`, `p.`, `pp.`, `Vol.`, `Fig.`, `c.`, `ca.`, month names)
-//!        do not end a sentence before a number (`No. 5`, `c. 1100`, `Jan. 5`);
+//!      - numbering abbreviations (`No.`, `p.`, `pp.`, `Vol.`, `Fig.`, `c.`, `ca.`, month names,
+//!        and `b.`, `d.`, `fl.` for born, died and flourished) do not end a sentence before a
+//!        number (`No. 5`, `c. 1100`, `Jan. 5`, `(b. 1818)`);
 //!      - single capital initials (`Bruce E. Ivins`), dotted acronyms (`U.S.`, `Ph.D.`) and
 //!        ambiguous abbreviations (`etc.`, `Inc.`, `Ltd.`, `Co.`, `Jr.`, `al.`) end a sentence
 //!        only before a common sentence-opening word (`The`, `In`, `He`, `However`, ...);
@@ -411,6 +412,17 @@ fn is_before_number(w: &[u8]) -> bool {
     )
 }
 
+/// Abbreviations written in lowercase only that do not end a sentence before a number: born,
+/// died and flourished (`(b. 1818)`, `fl. 990`). In capitals they are initials (`William B.
+/// Greene`).
+pub const LOWERCASE_BEFORE_NUMBER: &[&str] = &["b", "d", "fl"];
+
+/// Whether `w`, as written, is in [`LOWERCASE_BEFORE_NUMBER`].
+#[inline]
+fn is_lowercase_before_number(w: &[u8]) -> bool {
+    matches!(w, b"b" | b"d" | b"fl")
+}
+
 /// Abbreviations that often end sentences: split only before a common sentence opener.
 pub const AMBIGUOUS: &[&str] = &[
     "etc", "inc", "ltd", "co", "corp", "jr", "sr", "bros", "al", "est", "dept", "univ", "assn",
@@ -681,7 +693,7 @@ fn classify_word(text: &str, dot: usize) -> WordClass {
     if is_never_end(lower) {
         return WordClass::NeverEnd;
     }
-    if is_before_number(lower) {
+    if is_before_number(lower) || is_lowercase_before_number(word.as_bytes()) {
         return WordClass::BeforeNumber;
     }
     if is_ambiguous(lower) {
@@ -949,6 +961,20 @@ mod tests {
             split("\"Why?\" he asked. Fine!"),
             ["\"Why?\" he asked.", "Fine!"]
         );
+        // Born, died, flourished: the list entries of date pages stay whole.
+        assert_eq!(
+            split(
+                "1902 – Wade Hampton III, American general (b. 1818) 1903 – Lionel Chevrier (d. 1987). Next."
+            ),
+            [
+                "1902 – Wade Hampton III, American general (b. 1818) 1903 – Lionel Chevrier (d. 1987).",
+                "Next."
+            ]
+        );
+        assert_eq!(
+            split("Aelfric (fl. 990) wrote it."),
+            ["Aelfric (fl. 990) wrote it."]
+        );
     }
 
     #[test]
@@ -977,6 +1003,12 @@ mod tests {
     fn word_lists_agree_with_matchers() {
         assert!(NEVER_END.iter().all(|w| is_never_end(w.as_bytes())));
         assert!(BEFORE_NUMBER.iter().all(|w| is_before_number(w.as_bytes())));
+        assert!(
+            LOWERCASE_BEFORE_NUMBER
+                .iter()
+                .all(|w| is_lowercase_before_number(w.as_bytes()))
+        );
+        assert!(!is_lowercase_before_number(b"B"));
         assert!(AMBIGUOUS.iter().all(|w| is_ambiguous(w.as_bytes())));
         assert!(OPENERS.iter().all(|w| is_opener(w.as_bytes())));
         assert!(
@@ -990,6 +1022,7 @@ mod tests {
             NEVER_END
                 .iter()
                 .chain(BEFORE_NUMBER)
+                .chain(LOWERCASE_BEFORE_NUMBER)
                 .chain(AMBIGUOUS)
                 .all(|w| w.len() < PLAIN_TAIL)
         );
