@@ -7,6 +7,7 @@ Reads a `textreuse dedup` clusters.jsonl and writes, under --out:
   else (no type, score, cluster number or source), members shuffled with the seed; a cluster of
   more than 12 members is given as its distinct texts, each with its titles and a count.
 - key.jsonl: id -> cluster number, stratum, the tool's type, split. Private: labellers never see it.
+- strata.json: each stratum's number of clusters in the run and in the sample.
 - pages.jsonl: for each title in the sample, its pages' categories (from the dumps' wikitext) and
   the first sentence of the article (from `textreuse extract` output), for classifiers; labellers
   may see titles only.
@@ -269,6 +270,13 @@ def main():
     with open(f"{out}/pages.jsonl", "w", encoding="utf-8") as f:
         for t in titles:
             f.write(json.dumps({"title": t, "pages": pages.get(t, [])}, ensure_ascii=False) + "\n")
+
+    # Each stratum's size in the run and its sample, for estimates weighted by stratum size
+    # (evaluate.py --weighted).
+    with open(f"{out}/strata.json", "w", encoding="utf-8") as f:
+        json.dump([{"stratum": f"{k[0]}/{k[1]}", "clusters": sizes[k], "sampled": alloc[k]}
+                   for k in sorted(sizes)], f, indent=1)
+        f.write("\n")
 
     # The strata table, for the README.
     counts = collections.Counter((e["stratum"], e["split"]) for e in entries)

@@ -211,6 +211,7 @@ impl Cluster {
                 .zip(keys)
                 .map(|(m, &doc)| classify::Member {
                     doc,
+                    position: u64::from(m.seq()),
                     title: &m.title,
                     text: &m.text,
                     // Not carried through the pipeline yet (the Spark records would need them

@@ -111,6 +111,10 @@ pub struct Member<'a> {
     /// equal keys or titles are the same article). [`Cluster::new`](crate::Cluster::new)
     /// numbers the distinct document ids of a cluster.
     pub doc: u64,
+    /// The document's position in the input ([`crate::Member::seq`]): members with equal
+    /// `doc` and `position` come from one page, where members with equal `doc` only may be two
+    /// revisions of it read from two inputs.
+    pub position: u64,
     /// The article title.
     pub title: &'a str,
     /// The sentence text.
@@ -135,6 +139,10 @@ pub enum Rule {
     SiblingArticles,
     /// Template: facts differ between unrelated articles that name no subject in common.
     PerArticleFacts,
+    /// Template: one page states one frame for several things (list entries, parallel
+    /// sections: "Thomas Jefferson Foundation Medal in Law ..." / "... Medal in Citizen
+    /// Leadership ..."), the changed words being names.
+    ParallelEntries,
     /// Factual drift within one article.
     SameArticle,
     /// Factual drift between related articles (one title holds the other's words).
@@ -158,6 +166,7 @@ impl Rule {
             Rule::OwnSubjects => "own_subjects",
             Rule::SiblingArticles => "sibling_articles",
             Rule::PerArticleFacts => "per_article_facts",
+            Rule::ParallelEntries => "parallel_entries",
             Rule::SameArticle => "same_article",
             Rule::RelatedArticles => "related_articles",
             Rule::SharedSubject => "shared_subject",
@@ -294,7 +303,7 @@ fn negated(words: &[Token]) -> bool {
 
 /// Nouns that, after "the" at the start of a sentence, name the article's own subject by its
 /// class ("The species is ...", "The film was selected as ...").
-const CLASS_NOUNS: [&str; 60] = [
+const CLASS_NOUNS: [&str; 72] = [
     "species",
     "genus",
     "family",
@@ -355,6 +364,18 @@ const CLASS_NOUNS: [&str; 60] = [
     "beetle",
     "bird",
     "fish",
+    "constellation",
+    "star",
+    "planet",
+    "galaxy",
+    "asteroid",
+    "regiment",
+    "battalion",
+    "squadron",
+    "division",
+    "election",
+    "season",
+    "tournament",
 ];
 
 /// Words that state a quantity without a figure.
@@ -373,7 +394,17 @@ const SUBJECT_PRONOUNS: [&str; 8] = ["it", "he", "she", "they", "its", "his", "h
 /// frame: a template, whatever names the frame holds.
 fn refers_to_own_subject(text: &Text<'_>) -> bool {
     let t = &text.tokens;
-    if t.len() >= 2 && t[0].norm == "the" && CLASS_NOUNS.contains(&t[1].norm.as_str()) {
+    // "The species is ...", "Within the constellation's borders ..." (the tokens drop the
+    // apostrophe: "constellations").
+    let class_noun = |w: &str| {
+        CLASS_NOUNS.contains(&w)
+            || w.strip_suffix('s')
+                .is_some_and(|w| CLASS_NOUNS.contains(&w))
+    };
+    if t.windows(2)
+        .take(3)
+        .any(|p| p[0].norm == "the" && class_noun(&p[1].norm))
+    {
         return true;
     }
     for w in t.iter().take(4) {
@@ -649,6 +680,32 @@ fn compare(
     let factual = |d: &&Difference| {
         d.kind.is_factual() && !(relation == Relation::Same && d.kind == DifferenceKind::Order)
     };
+    // One page stating one frame for different names (list entries, parallel sections): the
+    // names are the entries, not a fact changed between revisions.
+    let one_page = members[a].doc == members[b].doc && members[a].position == members[b].position;
+    if one_page
+        && kinds.iter().any(|d| factual(&d))
+        && kinds
+            .iter()
+            .filter(|d| factual(d))
+            .all(|d| d.kind == DifferenceKind::Name)
+    {
+        return verdict(ClusterType::Template, Rule::ParallelEntries);
+    }
+    // The same figures in other places, between articles ("1944 – Bob O'Connor, ... (d. 2006)"
+    // on *December 9* and "2006 – Bob O'Connor, ... (b. 1944)" on *September 1*): each
+    // article's own arrangement of one set of facts.
+    if relation != Relation::Same
+        && !moved.is_empty()
+        && moved.iter().all(|w| w.bytes().all(|c| c.is_ascii_digit()))
+        && kinds
+            .iter()
+            .filter(|d| factual(d))
+            .all(|d| d.kind == DifferenceKind::Order)
+        && kinds.iter().any(|d| factual(&d))
+    {
+        return verdict(ClusterType::Template, Rule::PerArticleFacts);
+    }
     if kinds.iter().any(|d| factual(&d)) {
         return match relation {
             Relation::Same => verdict(ClusterType::FactualDrift, Rule::SameArticle),

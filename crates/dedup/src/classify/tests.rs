@@ -3,12 +3,15 @@ use proptest::prelude::*;
 use super::*;
 
 fn m<'a>(title: &'a str, text: &'a str) -> Member<'a> {
-    // Members of one title share a document key.
-    let doc = title
-        .bytes()
-        .fold(7u64, |h, b| h.wrapping_mul(31).wrapping_add(b as u64));
+    // Members of one title share a document key; each text is a page of its own (two
+    // revisions, for one title), as `page` makes them one page.
+    let hash = |s: &str| {
+        s.bytes()
+            .fold(7u64, |h, b| h.wrapping_mul(31).wrapping_add(b as u64))
+    };
     Member {
-        doc,
+        doc: hash(title),
+        position: hash(text),
         title,
         text,
         categories: &[],
@@ -333,6 +336,7 @@ fn drift_within_one_article_and_the_other_types() {
     // A renamed page is still one article.
     let a = Member {
         doc: 324,
+        position: 0,
         title: "Academy Awards",
         text: "The mold was cast in 1928.",
         categories: &[],
@@ -682,4 +686,82 @@ fn names_in_other_scripts() {
         ]),
         ClusterType::FactualDrift
     );
+}
+
+/// Members of one page: the same document at the same place in the input.
+fn page<'a>(title: &'a str, text: &'a str) -> Member<'a> {
+    Member {
+        position: 1,
+        ..m(title, text)
+    }
+}
+
+#[test]
+fn one_frame_for_several_names_on_one_page_is_a_template() {
+    // Two entries of one page's list (English Wikipedia, *Thomas Jefferson Foundation*).
+    let law = "Thomas Jefferson Foundation Medal in Law is given jointly by the Foundation and \
+               the University of Virginia School of Law.";
+    let leadership = "Thomas Jefferson Foundation Medal in Citizen Leadership is given jointly by \
+                      the Foundation and the University of Virginia School of Law.";
+    let t = type_cluster(&[
+        page("Thomas Jefferson Foundation", law),
+        page("Thomas Jefferson Foundation", leadership),
+    ]);
+    assert_eq!(
+        (t.kind, t.evidence.rule),
+        (ClusterType::Template, Rule::ParallelEntries)
+    );
+    // The same change between two revisions of the page is a changed fact.
+    let t = type_cluster(&[
+        m("Thomas Jefferson Foundation", law),
+        m("Thomas Jefferson Foundation", leadership),
+    ]);
+    assert_eq!(t.kind, ClusterType::FactualDrift);
+    // A figure changed within one page is still drift: the page contradicts itself
+    // (*Brisbane Lions*: "from 1997 to 2009" / "from 2008 to 2009").
+    let t = type_cluster(&[
+        page(
+            "Brisbane Lions",
+            "The Lions also wore this jumper from 1997 to 2009 before switching to a more modern lion.",
+        ),
+        page(
+            "Brisbane Lions",
+            "The Lions also wore this jumper from 2008 to 2009 before switching to a more modern lion.",
+        ),
+    ]);
+    assert_eq!(
+        (t.kind, t.evidence.rule),
+        (ClusterType::FactualDrift, Rule::SameArticle)
+    );
+}
+
+#[test]
+fn a_birth_and_a_death_entry_of_date_pages_are_each_pages_own_facts() {
+    // English Wikipedia, *December 9* (births) and *September 1* (deaths).
+    let t = type_cluster(&[
+        m(
+            "December 9",
+            "1944 – Bob O'Connor, American businessman and politician, 57th Mayor of Pittsburgh (d. 2006)",
+        ),
+        m(
+            "September 1",
+            "2006 – Bob O'Connor, American businessman and politician, 57th Mayor of Pittsburgh (b. 1944)",
+        ),
+    ]);
+    assert_eq!(
+        (t.kind, t.evidence.rule),
+        (ClusterType::Template, Rule::PerArticleFacts)
+    );
+    // Other figures are a changed fact.
+    let t = type_cluster(&[
+        m(
+            "December 9",
+            "1944 – Bob O'Connor, American businessman and politician, 57th Mayor of Pittsburgh (d. 2006)",
+        ),
+        m(
+            "September 1",
+            "1945 – Bob O'Connor, American businessman and politician, 57th Mayor of Pittsburgh (d. 2007)",
+        ),
+    ]);
+    assert_eq!(t.kind, ClusterType::FactualDrift);
 }
