@@ -711,6 +711,21 @@ fn one_frame_for_several_names_on_one_page_is_a_template() {
         (t.kind, t.evidence.rule),
         (ClusterType::Template, Rule::ParallelEntries)
     );
+    // A name and a figure of one page's entries (*September 21*, its holidays).
+    let t = type_cluster(&[
+        page(
+            "September 21",
+            "Independence Day, celebrates the independence of Belize from the United Kingdom in 1981.",
+        ),
+        page(
+            "September 21",
+            "Independence Day, celebrates the independence of Malta from the United Kingdom in 1964.",
+        ),
+    ]);
+    assert_eq!(
+        (t.kind, t.evidence.rule),
+        (ClusterType::Template, Rule::ParallelEntries)
+    );
     // The same change between two revisions of the page is a changed fact.
     let t = type_cluster(&[
         m("Thomas Jefferson Foundation", law),
