@@ -23,8 +23,9 @@
 //! edges, so the clusters are the same whatever the budget or the order of the edges.
 //!
 //! Memory: each pass holds the sorter being read (its unspilled tail) and the sorter being
-//! written, each under its budget, plus the merge's read buffers; disk: 32 bytes per edge per
-//! pass (both directions), written once and read once.
+//! written, each under its budget (up to 1.5 times it in allocations kept between runs), plus
+//! the merge's read buffers; disk: 32 bytes per edge per pass (both directions), written once
+//! and read once.
 use textreuse_unionfind::{Clustering, Clusters};
 
 use super::*;
@@ -271,7 +272,7 @@ pub struct BoundedClustering {
 impl BoundedClustering {
     /// A clustering under `budget` bytes (`u64::MAX`: in memory whatever it holds), with room
     /// for `capacity` ids before it reallocates (at most what the budget holds). On disk its
-    /// sorters get a third of the budget each and spill under `tmp_dir`.
+    /// sorters get a quarter of the budget each and spill under `tmp_dir`.
     pub fn new(
         budget: u64,
         capacity: usize,
@@ -326,7 +327,8 @@ impl BoundedClustering {
     /// disk path and frees the memory.
     #[cold]
     fn move_to_disk(&mut self) -> Result<(), ShuffleError> {
-        let budget = (self.budget / 3).max(MIN_MEM_BUDGET);
+        // Two sorters are alive during a pass, each holding up to 1.5 times its budget.
+        let budget = (self.budget / 4).max(MIN_MEM_BUDGET);
         let mut components = Components::new(budget, self.tmp_dir.clone())?;
         let (ids, mut sets) = std::mem::take(&mut self.memory).into_parts();
         self.moved = ids.len();
