@@ -23,9 +23,9 @@
 //! edges, so the clusters are the same whatever the budget or the order of the edges.
 //!
 //! Memory: each pass holds the sorter being read (its unspilled tail) and the sorter being
-//! written, each under its budget (up to 1.5 times it in allocations kept between runs), plus
-//! the merge's read buffers; disk: 32 bytes per edge per pass (both directions), written once
-//! and read once.
+//! written, each under its budget (their buffers are freed at each spill: the passes push keys
+//! in about ascending order, which fill other partitions run after run), plus the merge's read
+//! buffers; disk: 32 bytes per edge per pass (both directions), written once and read once.
 use textreuse_unionfind::{Clustering, Clusters};
 
 use super::*;
@@ -70,7 +70,7 @@ impl Components {
         }
         Ok(Components {
             // Ids can be anything yet: partition on the top byte.
-            edges: RecordSorter::with_budget(budget, tmp_dir.clone(), u64::BITS),
+            edges: RecordSorter::with_budget(budget, tmp_dir.clone(), u64::BITS).releasing(),
             budget,
             tmp_dir,
             max_id: 0,
@@ -100,7 +100,7 @@ impl Components {
         } = self;
         // From the second sorter on, node ids (the keys) are known to be at most `max_id`.
         let id_bits = (u64::BITS - max_id.leading_zeros()).max(1);
-        let sorter = || RecordSorter::with_budget(budget, tmp_dir.clone(), id_bits);
+        let sorter = || RecordSorter::with_budget(budget, tmp_dir.clone(), id_bits).releasing();
         let mut spilled = 0u64;
         let mut rounds = 0u32;
         let mut current = edges.finish()?;
@@ -327,7 +327,7 @@ impl BoundedClustering {
     /// disk path and frees the memory.
     #[cold]
     fn move_to_disk(&mut self) -> Result<(), ShuffleError> {
-        // Two sorters are alive during a pass, each holding up to 1.5 times its budget.
+        // Two sorters are alive during a pass, and union-find while it is written out.
         let budget = (self.budget / 4).max(MIN_MEM_BUDGET);
         let mut components = Components::new(budget, self.tmp_dir.clone())?;
         let (ids, mut sets) = std::mem::take(&mut self.memory).into_parts();

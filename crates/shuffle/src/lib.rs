@@ -74,9 +74,7 @@
 //!
 //! # Performance
 //!
-//! Memory: the record buffer is at most the budget (after a spill its partitions keep their
-//! allocations only while those hold at most 1.5 times the budget's records: keys that arrive
-//! in order would otherwise fill other partitions run after run); the merge adds 256 KiB of read buffer per run
+//! Memory: the record buffer is at most the budget; the merge adds 256 KiB of read buffer per run
 //! (at most 64 runs at once; 128 KiB per run and range in the parallel merge) and the pairs of
 //! the 32 partitions being turned into pairs at a time; the pair sorter gets whatever part of the
 //! budget the records do not hold, but at least a sixteenth of the budget (so when the records

@@ -92,6 +92,7 @@ impl Partitioned {
     }
 
     /// Records the partitions have room for.
+    #[cfg(test)]
     pub(super) fn capacity(&self) -> usize {
         self.parts.iter().map(Vec::capacity).sum()
     }
