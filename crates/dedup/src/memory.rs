@@ -13,12 +13,13 @@ use crate::Error;
 /// which spill sorted runs to disk when full), an eighth to the index of the text store (12
 /// bytes per kept unit, 16 per document, moved to a temporary file when its share is full),
 /// three sixteenths to the clusters of stage 5 (union-find over the candidate pairs' ids and
-/// the cluster lists stages 6-8 read, about 90 bytes per clustered unit at their peak; beyond
+/// the cluster lists stages 6-8 read, about 70-90 bytes per clustered unit at their peak; beyond
 /// the share the connected components are computed on disk and read back a batch at a time),
 /// and the rest is left to the structures that are not bounded yet: the article-pair tally and
-/// ranking of stage 8 (about 100 bytes per clustered document), and the structures of the other
-/// paths: the candidate pairs and their texts of [`DedupBuilder::max_edit`], the fingerprints of
-/// [`Method::SimHash`] and the words and vectors of [`Method::RandomProjection`].
+/// ranking of stage 8 (about 100-140 bytes per clustered document), and the structures of the
+/// other paths: the candidate pairs and their texts of [`DedupBuilder::max_edit`], the
+/// fingerprints of [`Method::SimHash`] and the words and vectors of
+/// [`Method::RandomProjection`].
 ///
 /// [`DedupBuilder::max_edit`]: crate::DedupBuilder::max_edit
 /// [`Method::SimHash`]: crate::Method::SimHash
