@@ -211,26 +211,33 @@ fn the_old_name_of_work_mem_still_works() {
 }
 
 /// `--max-memory` at its minimum writes the bytes of an unbounded run (all five files,
-/// `stats.json` but for its seconds and spilled bytes); below the minimum it is refused before
-/// any input is read, naming the minimum; a `--work-mem` beyond the sorts' share is refused
-/// naming `--work-mem`.
+/// `stats.json` but for its seconds and spilled bytes), also when every structure spills (the
+/// hidden `--spill-everything`: the sorts at 4 KiB, stage 5's connected components on disk);
+/// below the minimum it is refused before any input is read, naming the minimum; a `--work-mem`
+/// beyond the sorts' share is refused naming `--work-mem`.
 #[test]
 fn max_memory_changes_no_output_and_refuses_too_little() {
     let sample = common::workspace("data/enwiki-sample-206.xml.bz2");
     let a = tempfile::tempdir().unwrap();
     let b = tempfile::tempdir().unwrap();
+    let c = tempfile::tempdir().unwrap();
     dedup_cli(&["dedup", &sample], a.path());
     dedup_cli(&["dedup", &sample, "--max-memory", "112MiB"], b.path());
-    for file in [
-        "clusters.jsonl",
-        "duplicates.jsonl",
-        "contradictions.jsonl",
-        "article-pairs.tsv",
-    ] {
-        let x = std::fs::read(a.path().join(file)).unwrap();
-        let y = std::fs::read(b.path().join(file)).unwrap();
-        assert!(x == y, "{file} differs under --max-memory");
-    }
+    let spilled = common::textreuse(&[
+        "dedup",
+        &sample,
+        "--max-memory",
+        "112MiB",
+        "--spill-everything",
+        "--out",
+        c.path().to_str().unwrap(),
+    ]);
+    let stderr = String::from_utf8_lossy(&spilled.stderr);
+    assert!(spilled.status.success(), "{stderr}");
+    assert!(
+        stderr.contains("connected components were computed on disk"),
+        "{stderr}"
+    );
     let strip = |dir: &Path| {
         let mut v: serde_json::Value =
             serde_json::from_slice(&std::fs::read(dir.join("stats.json")).unwrap()).unwrap();
@@ -239,7 +246,19 @@ fn max_memory_changes_no_output_and_refuses_too_little() {
         stats.remove("bytes_spilled");
         v
     };
-    assert_eq!(strip(a.path()), strip(b.path()));
+    for other in [b.path(), c.path()] {
+        for file in [
+            "clusters.jsonl",
+            "duplicates.jsonl",
+            "contradictions.jsonl",
+            "article-pairs.tsv",
+        ] {
+            let x = std::fs::read(a.path().join(file)).unwrap();
+            let y = std::fs::read(other.join(file)).unwrap();
+            assert!(x == y, "{file} differs under --max-memory");
+        }
+        assert_eq!(strip(a.path()), strip(other));
+    }
 
     let dir = tempfile::tempdir().unwrap();
     let out_dir = dir.path().join("out");

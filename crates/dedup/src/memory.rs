@@ -11,12 +11,15 @@ use crate::Error;
 /// files, and the batches of clusters being fetched and formatted. What is left of the bound
 /// goes to the structures that grow with the input: half to the shuffle's sorts (their buffers,
 /// which spill sorted runs to disk when full), an eighth to the index of the text store (12
-/// bytes per kept unit, 16 per document, moved to a temporary file when its share is full), and
-/// the rest is left to the structures that are not bounded yet: union-find and the cluster
-/// lists of stage 5 (about 48 bytes per clustered unit) and the article-pair tally of stage 8
-/// (about 100 bytes per clustered document), and the structures of the other paths: the
-/// candidate pairs and their texts of [`DedupBuilder::max_edit`], the fingerprints of
-/// [`Method::SimHash`] and the words and vectors of [`Method::RandomProjection`].
+/// bytes per kept unit, 16 per document, moved to a temporary file when its share is full),
+/// three sixteenths to the clusters of stage 5 (union-find over the candidate pairs' ids and
+/// the cluster lists stages 6-8 read, about 70-90 bytes per clustered unit at their peak; beyond
+/// the share the connected components are computed on disk and read back a batch at a time),
+/// and the rest is left to the structures that are not bounded yet: the article-pair tally and
+/// ranking of stage 8 (about 100-140 bytes per clustered document), and the structures of the
+/// other paths: the candidate pairs and their texts of [`DedupBuilder::max_edit`], the
+/// fingerprints of [`Method::SimHash`] and the words and vectors of
+/// [`Method::RandomProjection`].
 ///
 /// [`DedupBuilder::max_edit`]: crate::DedupBuilder::max_edit
 /// [`Method::SimHash`]: crate::Method::SimHash
@@ -37,8 +40,11 @@ pub struct MemoryPlan {
     pub sorts: u64,
     /// The share of the text store's index kept in memory.
     pub text_index: u64,
-    /// What is left for the structures without a share (union-find, cluster lists, the
-    /// article-pair tally); they are not held to it.
+    /// The share of stage 5's clusters: union-find and the cluster lists in memory while their
+    /// peak fits in it, else connected components on disk (`u64::MAX` without a bound).
+    pub components: u64,
+    /// What is left for the structures without a share (the article-pair tally and ranking);
+    /// they are not held to it.
     pub unbounded: u64,
     /// Members fetched and classified at a time in stages 6-8, and formatted at a time by the
     /// output files.
@@ -86,6 +92,7 @@ impl MemoryPlan {
             fixed: 0,
             sorts,
             text_index: u64::MAX,
+            components: u64::MAX,
             unbounded: u64::MAX,
             chunk_members: CHUNK_MEMBERS,
             batch_bytes: usize::MAX,
@@ -121,6 +128,7 @@ impl MemoryPlan {
             None => share,
         };
         let text_index = left / 8;
+        let components = left / 16 * 3;
         // Chunks of stages 6-8 grow with the bound, from 1,024 members near the minimum to the
         // unbounded run's 32,768 (at about 1.1 GiB of bound).
         let chunk_members =
@@ -131,7 +139,8 @@ impl MemoryPlan {
             fixed: FIXED,
             sorts,
             text_index,
-            unbounded: left - share - text_index,
+            components,
+            unbounded: left - share - text_index - components,
             chunk_members,
             batch_bytes: BATCH_BYTES,
         })
@@ -146,7 +155,11 @@ mod tests {
     fn shares_add_up_and_the_minimum_is_enforced() {
         let plan = MemoryPlan::bounded(2 << 30, None).unwrap();
         let left = (2 << 30) - FIXED;
-        assert_eq!(plan.sorts + plan.text_index + plan.unbounded, left);
+        assert_eq!(
+            plan.sorts + plan.text_index + plan.components + plan.unbounded,
+            left
+        );
+        assert!(plan.components >= left / 6 && plan.unbounded >= left / 6);
         assert_eq!(plan.sorts, left / 2);
         assert_eq!(plan.chunk_members, CHUNK_MEMBERS);
         let small = MemoryPlan::bounded(MemoryPlan::MINIMUM, None).unwrap();

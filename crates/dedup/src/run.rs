@@ -10,9 +10,11 @@ use textreuse_corpus::{DocId, Document, InputError, Origin, Progress, Source, St
 use textreuse_minhash::{Signer, SignerBuilder, Target, TextSigner};
 use textreuse_shingle::Shingler;
 use textreuse_shingle::units::{KeptSentences, SentenceFilter, Unit};
-use textreuse_shuffle::{self as shuffle, PairMode, ShuffleBuilder, ShuffleStats};
+use textreuse_shuffle::{
+    self as shuffle, BoundedClustering, ClusterList, PairMode, ShuffleBuilder, ShuffleStats,
+};
 use textreuse_simhash::{ParagraphFingerprinter, SimHasher, TableSearch};
-use textreuse_unionfind::{Clustering, Clusters};
+use textreuse_unionfind::Clusters;
 
 use crate::article_pairs::{MAX_CLUSTER_ARTICLES, article_pair_rows};
 use crate::classify::ClusterType;
@@ -233,8 +235,9 @@ impl DedupBuilder {
     }
 
     /// Spills everything that can spill from its first entry, whatever the bound: the sorts
-    /// get 4 KiB, the text store's index goes to disk, the pipeline's batches and stages 6-8
-    /// and the output take one document or member at a time. Slow; for tests that check that
+    /// get 4 KiB, the text store's index goes to disk, stage 5's clusters are computed on disk
+    /// from the first pair, the pipeline's batches and stages 6-8 and the output take one
+    /// document or member at a time. Slow; for tests that check that
     /// every spill path gives the results of an in-memory run (default off).
     pub fn spill_everything(&mut self, on: bool) -> &mut Self {
         self.spill_everything = on;
@@ -359,6 +362,7 @@ impl DedupBuilder {
         if self.spill_everything {
             memory.sorts = 4 << 10;
             memory.text_index = 0;
+            memory.components = 0;
             memory.chunk_members = 1;
             memory.batch_bytes = 1;
         }
@@ -498,9 +502,15 @@ struct Signed {
 
 /// The output of stages 3-5 (and 7).
 struct Candidates {
-    clustering: Clustering,
+    clustering: BoundedClustering,
     /// The candidate pairs, kept for stage 7 (empty without the edit filter).
     pairs: Vec<(u64, u64)>,
+}
+
+/// What stages 6-8 count of the delivered clusters: their types and the article tally.
+struct Counted {
+    types: BTreeMap<&'static str, u64>,
+    tally: ArticleTally,
 }
 
 /// What stages 6-8 keep of each delivered cluster for the article-pair ranking: each distinct
@@ -667,13 +677,9 @@ impl Dedup {
         )?;
         let clustering = self.edit_filter(candidates, &texts, progress, &mut stats)?;
         let started = Instant::now();
-        let mut clustering = clustering;
-        let clustered_ids = clustering.len() as u64;
-        let clusters = clustering.clusters(2);
-        drop(clustering);
-        let tally = self.deliver_clusters(&clusters, &texts, sink, progress, &mut stats)?;
-        drop(clusters);
-        self.warn_unbounded(clustered_ids, &tally, progress);
+        let clusters = self.list_clusters(clustering, progress, &mut stats)?;
+        let tally = self.deliver_clusters(clusters, &texts, sink, progress, &mut stats)?;
+        self.warn_unbounded(&tally, progress);
         let rows = self.article_pairs(tally, &texts, &mut stats)?;
         drop(texts);
         sink.article_pairs(rows).map_err(sink_error)?;
@@ -878,7 +884,7 @@ impl Dedup {
         let started = Instant::now();
         let keep_pairs = self.max_edit.is_some();
         let mut out = Candidates {
-            clustering: Clustering::new(),
+            clustering: self.clustering(0)?,
             pairs: Vec::new(),
         };
         let shuffle_stats: ShuffleStats = if let Some(projection) = &self.projection {
@@ -958,7 +964,7 @@ impl Dedup {
             if !keep_pairs {
                 // About one new id per distinct pair (pairs share members).
                 let hint = stream.len_hint().unwrap_or(0).min(1 << 26) as usize;
-                out.clustering = Clustering::with_capacity(hint);
+                out.clustering = self.clustering(hint)?;
             }
             progress.start(Stage::ClusterPairs, None);
             let mut unreported = 0u64;
@@ -1010,7 +1016,7 @@ impl Dedup {
         texts: &TextReader,
         progress: &dyn Progress,
         stats: &mut Stats,
-    ) -> Result<Clustering, Error> {
+    ) -> Result<BoundedClustering, Error> {
         let Candidates {
             mut clustering,
             pairs,
@@ -1046,82 +1052,154 @@ impl Dedup {
         Ok(clustering)
     }
 
+    /// Stage 5's clustering under the plan's share: in memory while union-find fits in it,
+    /// then on disk; with room for `capacity` ids.
+    fn clustering(&self, capacity: usize) -> Result<BoundedClustering, Error> {
+        Ok(BoundedClustering::new(
+            self.memory.components,
+            capacity,
+            self.tmp_dir.clone(),
+        )?)
+    }
+
+    /// The end of stage 5: lists the clusters (or, when union-find passed its share of the
+    /// bound, computes the connected components on disk and says so).
+    fn list_clusters(
+        &self,
+        clustering: BoundedClustering,
+        progress: &dyn Progress,
+        stats: &mut Stats,
+    ) -> Result<ClusterList, Error> {
+        let started = Instant::now();
+        let moved_at = clustering.moved_at();
+        let clusters = clustering.finish()?;
+        if let (ClusterList::Disk(stream), Some(ids)) = (&clusters, moved_at) {
+            stats.bytes_spilled += stream.bytes_spilled();
+            progress.log(&format!(
+                "stage 5: union-find passed its {} MiB of the memory bound at {ids} ids; the \
+                 connected components were computed on disk ({} passes, {} bytes spilled) in \
+                 {:.1}s",
+                self.memory.components >> 20,
+                stream.passes(),
+                stream.bytes_spilled(),
+                started.elapsed().as_secs_f64()
+            ));
+        }
+        Ok(clusters)
+    }
+
     /// Stages 6 and 8: fetches the members' texts and classifies the clusters in parallel, a
     /// chunk at a time, and delivers them to the sink in cluster-id order, counting them.
     fn deliver_clusters<S: Sink + ?Sized>(
         &self,
-        clusters: &Clusters,
+        clusters: ClusterList,
         texts: &TextReader,
         sink: &mut S,
         progress: &dyn Progress,
         stats: &mut Stats,
     ) -> Result<ArticleTally, Error> {
-        let mut types: BTreeMap<&'static str, u64> =
-            ClusterType::ALL.iter().map(|t| (t.as_str(), 0)).collect();
-        let mut tally = ArticleTally::new();
-        progress.start(Stage::WriteClusters, Some(clusters.len() as u64));
-        let mut start = 0;
-        while start < clusters.len() {
-            let mut end = start;
-            let mut members = 0;
-            while end < clusters.len() && (end == start || members < self.memory.chunk_members) {
-                members += clusters.get(end).map_or(0, |c| c.len());
-                end += 1;
-            }
-            let chunk: Vec<(Cluster, ClusterCounts)> = (start..end)
-                .into_par_iter()
-                .map_init(
-                    || self.text_signer(),
-                    |signer, i| {
-                        let cluster = clusters.get(i).expect("index below len");
-                        let cluster =
-                            self.fetch_cluster(cluster.id(), cluster.members(), texts, signer)?;
-                        let counts = ClusterCounts::of(&cluster);
-                        Ok((cluster, counts))
-                    },
-                )
-                .collect::<Result<_, Error>>()?;
-            for (cluster, counts) in chunk {
-                stats.add_cluster_counts(counts);
-                *types
-                    .get_mut(cluster.kind.as_str())
-                    .expect("all types counted") += 1;
-                stats.clusters += 1;
-                stats.clustered_sentences += cluster.len() as u64;
-                stats.duplicates += cluster.duplicates().count() as u64;
-                *stats
-                    .cluster_size_histogram
-                    .entry(cluster.len())
-                    .or_insert(0) += 1;
-                // The cluster's distinct documents (members are sorted by document).
-                let before = tally.pair_docs.len();
-                let mut last: Option<&DocId> = None;
-                for m in &cluster.members {
-                    if last != Some(&m.doc) {
-                        let article = tally.article(&m.doc, m.seq());
-                        tally.pair_docs.push(article);
-                        last = Some(&m.doc);
+        let mut counted = Counted {
+            types: ClusterType::ALL.iter().map(|t| (t.as_str(), 0)).collect(),
+            tally: ArticleTally::new(),
+        };
+        let mut deliver = |clusters: &Clusters, chunk: std::ops::Range<usize>| {
+            self.deliver_chunk(clusters, chunk, texts, sink, stats, &mut counted)
+        };
+        match clusters {
+            ClusterList::Memory(clusters) => {
+                progress.start(Stage::WriteClusters, Some(clusters.len() as u64));
+                let mut start = 0;
+                while start < clusters.len() {
+                    let mut end = start;
+                    let mut members = 0;
+                    while end < clusters.len()
+                        && (end == start || members < self.memory.chunk_members)
+                    {
+                        members += clusters.get(end).map_or(0, |c| c.len());
+                        end += 1;
                     }
+                    deliver(&clusters, start..end)?;
+                    progress.advance((end - start) as u64);
+                    start = end;
                 }
-                if tally.pair_docs.len() - before <= MAX_CLUSTER_ARTICLES {
-                    tally.pair_bounds.push(tally.pair_docs.len());
-                } else {
-                    tally.pair_docs.truncate(before);
-                    tally.left_out += 1;
-                }
-                sink.cluster(cluster).map_err(sink_error)?;
             }
-            progress.advance((end - start) as u64);
-            start = end;
+            ClusterList::Disk(mut stream) => {
+                // The same chunks, read from disk.
+                progress.start(Stage::WriteClusters, None);
+                let mut chunk = Clusters::new();
+                while stream.next_clusters(self.memory.chunk_members, &mut chunk)? {
+                    deliver(&chunk, 0..chunk.len())?;
+                    progress.advance(chunk.len() as u64);
+                }
+            }
         }
         progress.finish();
+        let Counted { types, tally } = counted;
         stats.types = types.into_iter().map(|(t, n)| (t.to_string(), n)).collect();
         Ok(tally)
     }
 
-    /// Under a bound, says when the structures without a share of it (union-find, the
-    /// article-pair tally) were estimated to need more than the bound leaves them.
-    fn warn_unbounded(&self, clustered_ids: u64, tally: &ArticleTally, progress: &dyn Progress) {
+    /// Stages 6 and 8 for the clusters `chunk` of `clusters`: fetched and classified in
+    /// parallel, delivered in order.
+    fn deliver_chunk<S: Sink + ?Sized>(
+        &self,
+        clusters: &Clusters,
+        chunk: std::ops::Range<usize>,
+        texts: &TextReader,
+        sink: &mut S,
+        stats: &mut Stats,
+        counted: &mut Counted,
+    ) -> Result<(), Error> {
+        let Counted { types, tally } = counted;
+        let chunk: Vec<(Cluster, ClusterCounts)> = chunk
+            .into_par_iter()
+            .map_init(
+                || self.text_signer(),
+                |signer, i| {
+                    let cluster = clusters.get(i).expect("index below len");
+                    let cluster =
+                        self.fetch_cluster(cluster.id(), cluster.members(), texts, signer)?;
+                    let counts = ClusterCounts::of(&cluster);
+                    Ok((cluster, counts))
+                },
+            )
+            .collect::<Result<_, Error>>()?;
+        for (cluster, counts) in chunk {
+            stats.add_cluster_counts(counts);
+            *types
+                .get_mut(cluster.kind.as_str())
+                .expect("all types counted") += 1;
+            stats.clusters += 1;
+            stats.clustered_sentences += cluster.len() as u64;
+            stats.duplicates += cluster.duplicates().count() as u64;
+            *stats
+                .cluster_size_histogram
+                .entry(cluster.len())
+                .or_insert(0) += 1;
+            // The cluster's distinct documents (members are sorted by document).
+            let before = tally.pair_docs.len();
+            let mut last: Option<&DocId> = None;
+            for m in &cluster.members {
+                if last != Some(&m.doc) {
+                    let article = tally.article(&m.doc, m.seq());
+                    tally.pair_docs.push(article);
+                    last = Some(&m.doc);
+                }
+            }
+            if tally.pair_docs.len() - before <= MAX_CLUSTER_ARTICLES {
+                tally.pair_bounds.push(tally.pair_docs.len());
+            } else {
+                tally.pair_docs.truncate(before);
+                tally.left_out += 1;
+            }
+            sink.cluster(cluster).map_err(sink_error)?;
+        }
+        Ok(())
+    }
+
+    /// Under a bound, says when the structures without a share of it (the article-pair tally
+    /// and ranking) were estimated to need more than the bound leaves them.
+    fn warn_unbounded(&self, tally: &ArticleTally, progress: &dyn Progress) {
         if self.memory.max_memory.is_none() {
             return;
         }
@@ -1129,17 +1207,19 @@ impl Dedup {
             DocId::Int(_) => 0,
             DocId::Str(s) => s.len().next_multiple_of(16) as u64 + 16,
         };
-        // Union-find: a map entry, the id and the parent and size (about 48 bytes an id).
         // The tally: per article its id (and the id's text), its first `seq` and a map entry
-        // (about 56 bytes), per cluster's article a number.
-        let estimate = clustered_ids * 48
-            + tally.ids.iter().map(|id| 56 + id_bytes(id)).sum::<u64>()
-            + tally.pair_docs.len() as u64 * 4;
+        // (about 56 bytes), per cluster's article a number. The ranking: per article its
+        // order, rank, reference and the pair counting's offsets (about 40 bytes), per
+        // cluster's article its index and its place in the occurrence lists (about 20 bytes).
+        let articles = tally.ids.len() as u64;
+        let estimate = tally.ids.iter().map(|id| 56 + id_bytes(id)).sum::<u64>()
+            + articles * 40
+            + tally.pair_docs.len() as u64 * 24;
         if estimate > self.memory.unbounded {
             progress.log(&format!(
-                "warning: union-find and the article-pair tally took about {} MiB, more than \
-                 the {} MiB the memory bound leaves them: they are not bounded yet, so the \
-                 peak may pass the bound (docs/performance.md)",
+                "warning: the article-pair tally and ranking take about {} MiB, more than the \
+                 {} MiB the memory bound leaves them: they are not bounded yet, so the peak may \
+                 pass the bound (docs/performance.md)",
                 estimate >> 20,
                 self.memory.unbounded >> 20
             ));

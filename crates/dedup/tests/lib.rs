@@ -632,8 +632,9 @@ fn random_projection_over_trained_vectors() {
 
 /// Every structure that spills under a memory bound gives the files of an unbounded run: with
 /// the bound at its minimum and every share at its smallest (the sorts at 4 KiB, the text
-/// store's index on disk from its first entry, stages 6-8 and the output a member at a time),
-/// all five files are the same bytes, `stats.json` except its seconds and spilled bytes.
+/// store's index on disk from its first entry, stage 5's clusters computed on disk, stages 6-8
+/// and the output a member at a time), all five files are the same bytes, `stats.json` except
+/// its seconds and spilled bytes.
 #[test]
 fn outputs_under_the_smallest_bound_equal_the_unbounded_run() {
     let mut docs = template_corpus();
@@ -654,15 +655,23 @@ fn outputs_under_the_smallest_bound_equal_the_unbounded_run() {
             .build()
             .unwrap();
         let sources = docs.iter().cloned().map(|d| Ok(Source::Text(d)));
-        dedup.run_to_dir(sources, out, &NoProgress).unwrap()
+        let logged = Logged::default();
+        let stats = dedup.run_to_dir(sources, out, &logged).unwrap();
+        (stats, logged.0.into_inner().unwrap())
     };
     let (a, b) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
-    let unbounded = run(&mut Dedup::builder(), a.path());
-    let bounded = run(
+    let (unbounded, log) = run(&mut Dedup::builder(), a.path());
+    assert!(!log.contains("computed on disk"), "{log}");
+    let (bounded, log) = run(
         Dedup::builder()
             .max_memory(MemoryPlan::MINIMUM)
             .spill_everything(true),
         b.path(),
+    );
+    // Stage 5's clusters were computed on disk, not by union-find in memory.
+    assert!(
+        log.contains("connected components were computed on disk"),
+        "{log}"
     );
     assert_eq!(unbounded.bytes_spilled, 0);
     assert!(bounded.bytes_spilled > 0, "the sorts must spill");
@@ -693,6 +702,18 @@ fn outputs_under_the_smallest_bound_equal_the_unbounded_run() {
     }
 }
 
+/// The log lines of a run.
+#[derive(Default)]
+struct Logged(std::sync::Mutex<String>);
+
+impl textreuse_corpus::Progress for Logged {
+    fn log(&self, line: &str) {
+        let mut log = self.0.lock().unwrap();
+        log.push_str(line);
+        log.push('\n');
+    }
+}
+
 /// A bound below the minimum is refused when the engine is built, before any input is read,
 /// with the minimum in the error.
 #[test]
@@ -713,7 +734,7 @@ fn a_bound_below_the_minimum_is_refused() {
         .memory();
     assert_eq!(plan.max_memory, Some(1 << 30));
     assert_eq!(
-        plan.fixed + plan.sorts + plan.text_index + plan.unbounded,
+        plan.fixed + plan.sorts + plan.text_index + plan.components + plan.unbounded,
         1 << 30
     );
 }

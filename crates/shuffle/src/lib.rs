@@ -47,6 +47,10 @@
 //!   first `max_bucket` ids, and the ids left out are counted), and feeds the pairs to a second sorter, which de-duplicates them (a pair shared by several bands
 //!   is reported once). The result, [`PairStream`], yields the distinct candidate pairs `(a, b)`,
 //!   `a < b`, in ascending order; [`PairStream::into_clusters`] unions them into clusters.
+//! * [`BoundedClustering`] unions pairs in memory while union-find's peak fits in a budget, and
+//!   beyond it computes the connected components on disk ([`Components`]: passes of the
+//!   external sort over the edges, the large-star and small-star steps of Kiveris et al.); the
+//!   clusters are the same either way ([`ClusterList`]).
 //!
 //! # Star pairs or all pairs
 //!
@@ -325,11 +329,13 @@ pub enum PairMode {
     All,
 }
 
+mod components;
 mod pairs;
 mod radix;
 mod sort;
 #[cfg(test)]
 mod tests;
 
+pub use components::{BoundedClustering, ClusterList, ComponentStream, Components};
 pub use pairs::{PairStream, Shuffle};
 pub use sort::{RecordSorter, SortedRecords};

@@ -85,6 +85,18 @@ impl Partitioned {
         self.len = 0;
     }
 
+    /// Empties the buffer and frees its allocations.
+    pub(super) fn release(&mut self) {
+        self.parts.iter_mut().for_each(|part| *part = Vec::new());
+        self.len = 0;
+    }
+
+    /// Records the partitions have room for.
+    #[cfg(test)]
+    pub(super) fn capacity(&self) -> usize {
+        self.parts.iter().map(Vec::capacity).sum()
+    }
+
     /// The records in partition order (sorted after [`Partitioned::sort_dedup`]).
     pub(super) fn iter(&self) -> impl Iterator<Item = (u64, u64)> + '_ {
         self.parts.iter().flatten().copied()

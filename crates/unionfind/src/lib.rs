@@ -393,6 +393,40 @@ impl Clustering {
         &mut self.sets
     }
 
+    /// The id map and the union-find, for a caller that walks both (for instance to write each
+    /// id's root out when the clustering moves to disk).
+    pub fn into_parts(self) -> (IdMap, UnionFind) {
+        (self.ids, self.sets)
+    }
+
+    /// An upper estimate of the bytes a clustering of `ids` distinct ids made by
+    /// [`Clustering::with_capacity`]`(ids)` holds at its peak, which is while
+    /// [`Clustering::clusters`] lists it: the id map's hash table (16 bytes an entry and a
+    /// control byte, at most 7/8 full, rounded up to a power of two), the back-map and the
+    /// union-find arrays (16 bytes an id), and the listing's arrays (about 32 bytes an id: the
+    /// smallest member and root of each id, the kept roots, the cluster ids and offsets, the
+    /// members). Callers under a memory budget size the clustering with it and move to an
+    /// out-of-core path when it is full (`textreuse-shuffle`'s `BoundedClustering`).
+    ///
+    /// ```
+    /// use textreuse_unionfind::Clustering;
+    ///
+    /// assert!(Clustering::peak_bytes(1_000_000) < 100 << 20);
+    /// assert!(Clustering::peak_bytes(2_000) > Clustering::peak_bytes(1_000));
+    /// ```
+    pub fn peak_bytes(ids: usize) -> u64 {
+        // The table's buckets for `ids` entries, as the standard library's hash map sizes them.
+        let buckets = if ids < 4 {
+            4
+        } else if ids < 8 {
+            8
+        } else {
+            (ids as u64 * 8 / 7).next_power_of_two()
+        };
+        let table = buckets * 17 + 16;
+        table + ids as u64 * (16 + 32)
+    }
+
     /// Lists the clusters with at least `min_size` members (`0` and `1` both mean all). A
     /// cluster's id is its smallest member; clusters are ordered by id, members ascending.
     pub fn clusters(&mut self, min_size: usize) -> Clusters {
@@ -465,6 +499,55 @@ pub struct Clusters {
 }
 
 impl Clusters {
+    /// An empty list, to be filled with [`Clusters::push`].
+    pub fn new() -> Clusters {
+        Clusters::default()
+    }
+
+    /// Appends a cluster: `members` ascending and distinct (its id is the first), after every
+    /// cluster already listed (its id above theirs). Out-of-core producers of clusters, such as
+    /// `textreuse-shuffle`'s connected components, list them with it a batch at a time.
+    ///
+    /// # Panics
+    ///
+    /// If `members` is empty or not strictly ascending, or its id is not above the last
+    /// cluster's (a caller bug: the list would not be in the canonical order).
+    ///
+    /// ```
+    /// use textreuse_unionfind::Clusters;
+    ///
+    /// let mut clusters = Clusters::new();
+    /// clusters.push(&[3, 8]);
+    /// clusters.push(&[5, 6, 9]);
+    /// assert_eq!(clusters.ids(), &[3, 5]);
+    /// assert_eq!(clusters.get(1).unwrap().members(), &[5, 6, 9]);
+    /// assert_eq!(clusters.num_members(), 5);
+    /// ```
+    pub fn push(&mut self, members: &[u64]) {
+        let id = *members.first().expect("a cluster has a member");
+        assert!(
+            members.windows(2).all(|w| w[0] < w[1]),
+            "cluster members must be strictly ascending"
+        );
+        assert!(
+            self.ids.last().is_none_or(|&last| last < id),
+            "clusters must be pushed in ascending id order"
+        );
+        if self.offsets.is_empty() {
+            self.offsets.push(0);
+        }
+        self.ids.push(id);
+        self.members.extend_from_slice(members);
+        self.offsets.push(self.members.len());
+    }
+
+    /// Removes every cluster, keeping the allocations.
+    pub fn clear(&mut self) {
+        self.ids.clear();
+        self.offsets.clear();
+        self.members.clear();
+    }
+
     /// The number of clusters.
     pub fn len(&self) -> usize {
         self.ids.len()

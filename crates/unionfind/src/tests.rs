@@ -206,3 +206,39 @@ fn known_answer_cluster_ids() {
 fn out_of_range_panics() {
     UnionFind::new(3).find(3);
 }
+
+/// Clusters pushed one by one are the list union-find makes of the same components.
+#[test]
+fn pushed_clusters_equal_listed_ones() {
+    let mut c = Clustering::new();
+    for (a, b) in [(40, 2), (2, 7), (9, 11), (100, 50)] {
+        c.union(a, b).unwrap();
+    }
+    let listed = c.clusters(2);
+    let mut pushed = Clusters::new();
+    pushed.push(&[9, 11]);
+    pushed.clear();
+    for members in [&[2, 7, 40][..], &[9, 11], &[50, 100]] {
+        pushed.push(members);
+    }
+    assert_eq!(pushed, listed);
+    assert_eq!(pushed.num_members(), 7);
+}
+
+#[test]
+#[should_panic(expected = "ascending id order")]
+fn pushing_clusters_out_of_order_panics() {
+    let mut clusters = Clusters::new();
+    clusters.push(&[5, 6]);
+    clusters.push(&[3, 8]);
+}
+
+#[test]
+fn peak_bytes_grows_with_the_ids() {
+    let mut last = 0;
+    for ids in [0, 1, 5, 8, 100, 1 << 20] {
+        let bytes = Clustering::peak_bytes(ids);
+        assert!(bytes > last && bytes >= ids as u64 * 48, "{ids}: {bytes}");
+        last = bytes;
+    }
+}

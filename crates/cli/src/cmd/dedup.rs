@@ -90,12 +90,16 @@ pub struct Args {
     #[command(flatten)]
     work_mem: WorkMemArgs<Sorts>,
     /// Bound on the peak resident memory of the whole run (e.g. 256MB, 4GB; at least 112MiB,
-    /// checked before anything is read): the sorts, the index of the sentence text file and
-    /// the output batches get shares of it and spill to disk beyond them; union-find, the
+    /// checked before anything is read): the sorts, the index of the sentence text file,
+    /// union-find and the output batches get shares of it and spill to disk beyond them; the
     /// article-pair tally and the --max-edit, simhash and rp-embed paths are not bounded yet
     /// (docs/performance.md). The outputs are the same at any bound. Default: no bound
     #[arg(long, value_name = "SIZE")]
     max_memory: Option<String>,
+    /// Test hook: every structure that can spill does so from its first entry, whatever the
+    /// bound (slow; the outputs must not change).
+    #[arg(long, hide = true)]
+    spill_everything: bool,
     /// With --max-edit (which checks every pair that shares a band): a bucket larger than this
     /// checks only the pairs of its first N members (by id); the others are counted in
     /// stats.json and named in a warning. Without --max-edit buckets are never capped.
@@ -309,6 +313,7 @@ pub fn run(args: &Args, global: &Global) -> anyhow::Result<()> {
     if let Some(d) = args.max_edit {
         builder.max_edit(d);
     }
+    builder.spill_everything(args.spill_everything);
     // The spill files and the sentence text file go into a directory of this run, removed on
     // every exit path (signals included).
     let tmp = RunDir::new_in(args.tmp.as_deref())?;
