@@ -1266,11 +1266,13 @@ struct SignedPiece {
 }
 
 /// The most bytes of buffers a [`SignedPiece`] keeps when it is emptied: a piece that grew
-/// beyond (very long documents) gives its buffers back, so that the pieces waiting to be filled
-/// again (at most about 7 batches of 4 pieces a worker thread, 14 MiB with 2 threads) hold no
-/// more than the batches in flight did before they were reused. Pieces of 64 sentences or
-/// documents of ordinary length stay well under it.
-const PIECE_KEEP_BYTES: usize = 256 << 10;
+/// beyond (very long documents) gives its buffers back, so that what the pieces waiting to be
+/// filled again hold stays bounded (at most about 7 batches of 4 pieces a worker thread: 56
+/// MiB with 2 threads, only if every piece once held such documents). Pieces of ordinary
+/// documents or sentences stay under it (64 documents of 40 sentences: about 0.6 MiB). A
+/// smaller bound costs more than it saves: at 256 KiB those pieces were made again each time,
+/// and the allocator's churn raised the peak RSS of a run over 2M sentences by 40 MiB.
+const PIECE_KEEP_BYTES: usize = 1 << 20;
 
 impl SignedPiece {
     /// Empties the piece, keeping its buffers up to [`PIECE_KEEP_BYTES`].
