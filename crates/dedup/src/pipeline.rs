@@ -2,7 +2,11 @@
 //! the calling thread reads and batches [`Source`]s; a processing thread cleans each batch's
 //! documents and runs the caller's per-document work on the rayon pool; a consumer thread hands
 //! the results to the caller's consumer, batch by batch in input order. Reading, the parallel
-//! work and the in-order bookkeeping overlap.
+//! work and the in-order bookkeeping overlap. The threads hand each other whole batches, cut
+//! into pieces of consecutive documents (one rayon task each), and consumed batches go back to
+//! the reader to be filled again; with [`DocumentPipeline::run_pieces`] a piece's results go
+//! into a buffer that is reused too, so nothing is allocated per document but the document
+//! itself.
 //!
 //! ```
 //! use textreuse_shingle::units::{KeptSentences, SentenceFilter};
