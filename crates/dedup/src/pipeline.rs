@@ -303,3 +303,76 @@ struct Piece<P> {
     sources: Vec<Source>,
     out: P,
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use textreuse_corpus::NoProgress;
+
+    fn docs(n: u64) -> impl Iterator<Item = Result<Source, InputError>> {
+        (0..n).map(|i| {
+            Ok(Source::from(Document::new(
+                i,
+                "",
+                "x".repeat(i as usize % 7),
+            )))
+        })
+    }
+
+    /// Pieces reach the consumer in input order, whatever the batch size and byte cap, and
+    /// emptied pieces come back to be filled again.
+    #[test]
+    fn pieces_come_in_order_at_any_batch_size() {
+        for (batch, bytes) in [(1, usize::MAX), (3, usize::MAX), (512, usize::MAX), (64, 5)] {
+            let mut seen = Vec::new();
+            let mut reused = false;
+            let counts = DocumentPipeline::new()
+                .batch(batch)
+                .batch_bytes(bytes)
+                .run_pieces(
+                    docs(1000),
+                    &NoProgress,
+                    || (),
+                    // The piece's results and how many times it was consumed.
+                    |_, seq, doc, piece: &mut (Vec<(u64, usize)>, u32)| {
+                        piece.0.push((seq, doc.text.len()))
+                    },
+                    |first_seq, (results, uses)| {
+                        assert_eq!(results[0].0, first_seq);
+                        *uses += 1;
+                        reused |= *uses > 1;
+                        seen.append(results);
+                        Ok(())
+                    },
+                )
+                .unwrap();
+            assert_eq!(counts.documents, 1000);
+            let expected: Vec<_> = (0..1000u64).map(|i| (i, i as usize % 7)).collect();
+            assert_eq!(seen, expected, "batch {batch}, bytes {bytes}");
+            // At most about eight batches are ever made (the channels hold the rest back), so
+            // hundreds of batches must reuse them.
+            if batch <= 3 {
+                assert!(reused, "no piece was reused at batch {batch}");
+            }
+        }
+    }
+
+    /// An error of the consumer stops the pipeline and is what `run_pieces` returns.
+    #[test]
+    fn a_consumer_error_stops_reading() {
+        let result = DocumentPipeline::new().batch(2).run_pieces(
+            docs(100_000),
+            &NoProgress,
+            || (),
+            |_, seq, _, piece: &mut Vec<u64>| piece.push(seq),
+            |first_seq, piece| {
+                piece.clear();
+                match first_seq {
+                    10.. => Err(Error::TooManyDocuments),
+                    _ => Ok(()),
+                }
+            },
+        );
+        assert!(matches!(result, Err(Error::TooManyDocuments)));
+    }
+}
