@@ -2,7 +2,11 @@
 //! the calling thread reads and batches [`Source`]s; a processing thread cleans each batch's
 //! documents and runs the caller's per-document work on the rayon pool; a consumer thread hands
 //! the results to the caller's consumer, batch by batch in input order. Reading, the parallel
-//! work and the in-order bookkeeping overlap.
+//! work and the in-order bookkeeping overlap. The threads hand each other whole batches, cut
+//! into pieces of consecutive documents (one rayon task each), and consumed batches go back to
+//! the reader to be filled again; with [`DocumentPipeline::run_pieces`] a piece's results go
+//! into a buffer that is reused too, so nothing is allocated per document but the document
+//! itself.
 //!
 //! ```
 //! use textreuse_shingle::units::{KeptSentences, SentenceFilter};
@@ -93,6 +97,8 @@ impl DocumentPipeline {
     /// order. `progress` gets [`Stage::ReadDocuments`] and one advance per document, and every
     /// input problem, which is skipped ([`InputError`]); an error of `consume` stops the
     /// pipeline and is returned.
+    ///
+    /// [`DocumentPipeline::run_pieces`] is the same pipeline without a value per document.
     pub fn run<I, S, T, N, W, C>(
         &self,
         sources: I,
@@ -108,37 +114,83 @@ impl DocumentPipeline {
         W: Fn(&mut S, u64, Document) -> T + Sync + Send,
         C: FnMut(u64, T) -> Result<(), Error> + Send,
     {
+        let mut consume = consume;
+        self.run_pieces(
+            sources,
+            progress,
+            init,
+            |scratch, seq, doc, outs: &mut Vec<T>| outs.push(work(scratch, seq, doc)),
+            |first_seq, outs| {
+                for (i, out) in outs.drain(..).enumerate() {
+                    consume(first_seq + i as u64, out)?;
+                }
+                Ok(())
+            },
+        )
+    }
+
+    /// [`DocumentPipeline::run`] for results that go into buffers rather than values: the
+    /// reader cuts each batch into pieces of consecutive documents, and a piece's documents run
+    /// on one rayon task, `work(scratch, seq, document, piece)` appending each one's results to
+    /// the piece's `P`; `consume(first_seq, piece)` then receives the pieces in input order
+    /// (`first_seq` is the `seq` of the piece's first document) and must leave `piece` empty
+    /// for the next one. Pieces and batches go back to the reader to be filled again, so in the
+    /// steady state the pipeline allocates nothing, and a `P` that keeps its buffers' capacity
+    /// when emptied makes the work allocation-free too. Threads hand each other batches, never
+    /// single documents. How the input is cut changes no result a caller sees when `work`
+    /// appends and `consume` reads in order.
+    pub fn run_pieces<I, S, P, N, W, C>(
+        &self,
+        sources: I,
+        progress: &dyn Progress,
+        init: N,
+        work: W,
+        consume: C,
+    ) -> Result<ReadCounts, Error>
+    where
+        I: IntoIterator<Item = Result<Source, InputError>>,
+        P: Default + Send,
+        N: Fn() -> S + Sync + Send,
+        W: Fn(&mut S, u64, Document, &mut P) + Sync + Send,
+        C: FnMut(u64, &mut P) -> Result<(), Error> + Send,
+    {
         let cleaner = Cleaner::new();
-        let (batch_tx, batch_rx) = mpsc::sync_channel::<(u64, Vec<Source>)>(PIPELINE_DEPTH);
-        let (out_tx, out_rx) = mpsc::sync_channel::<(u64, Vec<T>)>(PIPELINE_DEPTH);
+        let (batch_tx, batch_rx) = mpsc::sync_channel::<Batch<P>>(PIPELINE_DEPTH);
+        let (out_tx, out_rx) = mpsc::sync_channel::<Batch<P>>(PIPELINE_DEPTH);
+        // Consumed batches back to the reader; at most the batches in flight are ever made.
+        let (free_tx, free_rx) = mpsc::channel::<Batch<P>>();
         let mut consume = consume;
         progress.start(Stage::ReadDocuments, None);
         let (read, consumed) = std::thread::scope(|scope| {
             let (cleaner, init, work) = (&cleaner, &init, &work);
             let processor = scope.spawn(move || {
-                for (first_seq, batch) in batch_rx {
-                    let outs: Vec<T> = batch
-                        .into_par_iter()
-                        .enumerate()
-                        .map_init(init, |scratch, (i, source)| {
-                            let doc = source.into_document(cleaner);
-                            work(scratch, first_seq + i as u64, doc)
-                        })
-                        .collect();
-                    if out_tx.send((first_seq, outs)).is_err() {
+                for mut batch in batch_rx {
+                    let filled = batch.filled;
+                    batch.pieces[..filled]
+                        .par_iter_mut()
+                        .for_each_init(init, |scratch, piece| {
+                            for (i, source) in piece.sources.drain(..).enumerate() {
+                                let doc = source.into_document(cleaner);
+                                work(scratch, piece.first_seq + i as u64, doc, &mut piece.out);
+                            }
+                        });
+                    if out_tx.send(batch).is_err() {
                         break; // the consumer failed; it reports why
                     }
                 }
             });
             let consumer = scope.spawn(move || -> Result<(), Error> {
-                for (first_seq, outs) in out_rx {
-                    for (i, out) in outs.into_iter().enumerate() {
-                        consume(first_seq + i as u64, out)?;
+                for mut batch in out_rx {
+                    for piece in &mut batch.pieces[..batch.filled] {
+                        consume(piece.first_seq, &mut piece.out)?;
                     }
+                    (batch.filled, batch.len) = (0, 0);
+                    // The reader may have finished; then the batch is simply dropped.
+                    let _ = free_tx.send(batch);
                 }
                 Ok(())
             });
-            let read = self.read(sources, progress, &batch_tx);
+            let read = self.read(sources, progress, &batch_tx, &free_rx);
             drop(batch_tx);
             let joined = processor.join().and_then(|()| consumer.join());
             let consumed = joined.unwrap_or_else(|panic| std::panic::resume_unwind(panic));
@@ -150,28 +202,24 @@ impl DocumentPipeline {
         read
     }
 
-    /// The reader: batches sources and sends them on, counting documents and problems.
-    fn read<I>(
+    /// The reader: fills batches of pieces with sources and sends them on, counting documents
+    /// and problems.
+    fn read<I, P: Default>(
         &self,
         sources: I,
         progress: &dyn Progress,
-        batch_tx: &mpsc::SyncSender<(u64, Vec<Source>)>,
+        batch_tx: &mpsc::SyncSender<Batch<P>>,
+        free_rx: &mpsc::Receiver<Batch<P>>,
     ) -> Result<ReadCounts, Error>
     where
         I: IntoIterator<Item = Result<Source, InputError>>,
     {
+        // About four pieces a worker thread: enough for rayon to even out uneven documents.
+        let piece_len = self.batch.div_ceil(4 * rayon::current_num_threads()).max(1);
         let mut counts = ReadCounts::default();
-        let mut batch: Vec<Source> = Vec::with_capacity(self.batch);
         let mut next_seq = 0u64;
         let mut bytes = 0usize;
-        // False when the consumer stopped: reading stops too, and `run` returns the consumer's
-        // error.
-        let mut send = |batch: Vec<Source>| -> bool {
-            let n = batch.len() as u64;
-            let sent = batch_tx.send((next_seq, batch)).is_ok();
-            next_seq += n;
-            sent
-        };
+        let mut batch = Batch::<P>::default();
         for source in sources {
             match source {
                 Ok(source) => {
@@ -186,11 +234,14 @@ impl DocumentPipeline {
                             title, wikitext, ..
                         } => wikitext.len() + title.len(),
                     };
-                    batch.push(source);
-                    if batch.len() >= self.batch || bytes >= self.batch_bytes {
+                    batch.push(source, next_seq, piece_len);
+                    next_seq += 1;
+                    if batch.len >= self.batch || bytes >= self.batch_bytes {
                         bytes = 0;
-                        let full = std::mem::replace(&mut batch, Vec::with_capacity(self.batch));
-                        if !send(full) {
+                        let next = free_rx.try_recv().unwrap_or_default();
+                        // False when the consumer stopped: reading stops too, and `run` returns
+                        // the consumer's error.
+                        if batch_tx.send(std::mem::replace(&mut batch, next)).is_err() {
                             return Ok(counts);
                         }
                     }
@@ -202,9 +253,126 @@ impl DocumentPipeline {
                 }
             }
         }
-        if !batch.is_empty() {
-            send(batch);
+        if batch.len > 0 {
+            let _ = batch_tx.send(batch);
         }
         Ok(counts)
+    }
+}
+
+/// A batch of documents in pieces: the unit the reader, the processing and the consumer
+/// threads hand each other. `pieces[..filled]` are in use; the rest wait, emptied, with their
+/// capacity, for the next time the batch is filled.
+struct Batch<P> {
+    pieces: Vec<Piece<P>>,
+    filled: usize,
+    /// Documents in the filled pieces.
+    len: usize,
+}
+
+impl<P> Default for Batch<P> {
+    fn default() -> Self {
+        Batch {
+            pieces: Vec::new(),
+            filled: 0,
+            len: 0,
+        }
+    }
+}
+
+impl<P: Default> Batch<P> {
+    /// Adds document `seq` to the last piece, or to a new one once that has `piece_len`.
+    fn push(&mut self, source: Source, seq: u64, piece_len: usize) {
+        let last_full = self.filled == 0 || self.pieces[self.filled - 1].sources.len() >= piece_len;
+        if last_full {
+            if self.filled == self.pieces.len() {
+                self.pieces.push(Piece::default());
+            }
+            self.filled += 1;
+            self.pieces[self.filled - 1].first_seq = seq;
+        }
+        self.pieces[self.filled - 1].sources.push(source);
+        self.len += 1;
+    }
+}
+
+/// Consecutive documents of a batch, processed on one rayon task, and their results.
+#[derive(Default)]
+struct Piece<P> {
+    first_seq: u64,
+    sources: Vec<Source>,
+    out: P,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use textreuse_corpus::NoProgress;
+
+    fn docs(n: u64) -> impl Iterator<Item = Result<Source, InputError>> {
+        (0..n).map(|i| {
+            Ok(Source::from(Document::new(
+                i,
+                "",
+                "x".repeat(i as usize % 7),
+            )))
+        })
+    }
+
+    /// Pieces reach the consumer in input order, whatever the batch size and byte cap, and
+    /// emptied pieces come back to be filled again.
+    #[test]
+    fn pieces_come_in_order_at_any_batch_size() {
+        for (batch, bytes) in [(1, usize::MAX), (3, usize::MAX), (512, usize::MAX), (64, 5)] {
+            let mut seen = Vec::new();
+            let mut reused = false;
+            let counts = DocumentPipeline::new()
+                .batch(batch)
+                .batch_bytes(bytes)
+                .run_pieces(
+                    docs(1000),
+                    &NoProgress,
+                    || (),
+                    // The piece's results and how many times it was consumed.
+                    |_, seq, doc, piece: &mut (Vec<(u64, usize)>, u32)| {
+                        piece.0.push((seq, doc.text.len()))
+                    },
+                    |first_seq, (results, uses)| {
+                        assert_eq!(results[0].0, first_seq);
+                        *uses += 1;
+                        reused |= *uses > 1;
+                        seen.append(results);
+                        Ok(())
+                    },
+                )
+                .unwrap();
+            assert_eq!(counts.documents, 1000);
+            let expected: Vec<_> = (0..1000u64).map(|i| (i, i as usize % 7)).collect();
+            assert_eq!(seen, expected, "batch {batch}, bytes {bytes}");
+            // At most about eight batches are ever made (the channels hold the rest back), so
+            // hundreds of batches must reuse them.
+            if batch <= 3 {
+                assert!(reused, "no piece was reused at batch {batch}");
+            }
+        }
+    }
+
+    /// An error of the consumer stops the pipeline and is what `run_pieces` returns.
+    #[test]
+    fn a_consumer_error_stops_reading() {
+        let result = DocumentPipeline::new().batch(2).run_pieces(
+            docs(100_000),
+            &NoProgress,
+            || (),
+            |_, seq, _, piece: &mut Vec<u64>| piece.push(seq),
+            |first_seq, piece| {
+                piece.clear();
+                match first_seq {
+                    10.. => Err(Error::TooManyDocuments),
+                    _ => Ok(()),
+                }
+            },
+        );
+        assert!(matches!(result, Err(Error::TooManyDocuments)));
     }
 }

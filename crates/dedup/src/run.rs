@@ -6,7 +6,7 @@ use std::time::Instant;
 
 use rayon::prelude::*;
 use textreuse_corpus::files::OutputSet;
-use textreuse_corpus::{DocId, Document, InputError, Origin, Progress, Source, Stage};
+use textreuse_corpus::{DocId, Document, InputError, Progress, Source, Stage};
 use textreuse_minhash::{Signer, SignerBuilder, Target, TextSigner};
 use textreuse_shingle::Shingler;
 use textreuse_shingle::units::{KeptSentences, SentenceFilter, Unit};
@@ -754,39 +754,46 @@ impl Dedup {
         let read = DocumentPipeline::new()
             .batch(self.batch)
             .batch_bytes(self.memory.batch_bytes)
-            .run(
+            .run_pieces(
                 sources,
                 progress,
                 || self.text_signer(),
-                |signer, seq, doc| self.sign_document(doc, seq, signer, &simhasher),
-                |seq, doc: SignedDoc| {
-                    sentences += doc.sentences;
-                    kept += doc.kept.len() as u64;
-                    let meta = DocMeta {
-                        id: doc.id,
-                        title: doc.title,
-                        origin: doc.origin,
-                    };
-                    out.texts.push_doc(seq, &meta)?;
-                    for k in &doc.kept {
-                        out.texts.push(
-                            seq << 32 | k.idx as u64,
-                            &doc.text[k.span.clone()],
-                            k.chars.clone(),
-                        )?;
+                |signer, seq, doc, piece: &mut SignedPiece| {
+                    self.sign_document(&doc, seq, signer, &simhasher, piece);
+                    // The document moves along; the kept units are spans into its text.
+                    piece.docs.push(doc);
+                },
+                |first_seq, piece| {
+                    sentences += piece.sentences;
+                    kept += piece.kept.len() as u64;
+                    let (mut start, mut words) = (0, 0);
+                    for (seq, (doc, &end)) in
+                        (first_seq..).zip(piece.docs.iter().zip(&piece.kept_ends))
+                    {
+                        out.texts.push_doc(seq, &doc.id, &doc.title, &doc.origin)?;
+                        let units = &piece.kept[start..end];
+                        for k in units {
+                            out.texts.push(
+                                seq << 32 | k.idx as u64,
+                                &doc.text[k.span.clone()],
+                                k.chars.clone(),
+                            )?;
+                        }
+                        if projection {
+                            for (k, &n) in units.iter().zip(&piece.word_counts[start..end]) {
+                                out.words.push(&piece.words[words..words + n as usize]);
+                                out.word_ids.push(seq << 32 | k.idx as u64);
+                                words += n as usize;
+                            }
+                        }
+                        start = end;
                     }
                     if simhash {
-                        out.fingerprints.extend_from_slice(&doc.records);
-                    } else if projection {
-                        let mut start = 0;
-                        for (k, &n) in doc.kept.iter().zip(&doc.word_counts) {
-                            out.words.push(&doc.words[start..start + n as usize]);
-                            out.word_ids.push(seq << 32 | k.idx as u64);
-                            start += n as usize;
-                        }
-                    } else {
-                        out.shuffle.push_slice(&doc.records)?;
+                        out.fingerprints.extend_from_slice(&piece.records);
+                    } else if !projection {
+                        out.shuffle.push_slice(&piece.records)?;
                     }
+                    piece.clear();
                     Ok(())
                 },
             )?;
@@ -820,55 +827,43 @@ impl Dedup {
         Ok(out)
     }
 
-    /// Stages 1-2 for one document, on a rayon worker.
+    /// Stages 1-2 for one document, on a rayon worker: its results are appended to `piece`.
     fn sign_document(
         &self,
-        doc: Document,
+        doc: &Document,
         seq: u64,
         signer: &mut TextSigner<'_>,
         simhasher: &SimHasher,
-    ) -> SignedDoc {
-        let mut kept = Vec::new();
-        let mut records = Vec::new();
-        let (mut words, mut word_counts) = (Vec::new(), Vec::new());
+        piece: &mut SignedPiece,
+    ) {
         let mut scratch = Vec::new();
         let mut sentences = KeptSentences::with_unit(&doc.text, seq, &self.filter, self.unit);
         for s in sentences.by_ref() {
             if let Some(projection) = &self.projection {
                 projection.words(s.text, &mut scratch);
-                word_counts.push(scratch.len() as u32);
-                words.append(&mut scratch);
+                piece.word_counts.push(scratch.len() as u32);
+                piece.words.append(&mut scratch);
             } else if self.search.is_some() {
                 let shingler: &mut Shingler = signer.shingler();
                 let fp = unit_simhash(self.unit, s.text, shingler, simhasher, &self.paragraphs);
                 let Some(fp) = fp else {
                     continue; // too short to fingerprint
                 };
-                records.push((fp, s.id));
+                piece.records.push((fp, s.id));
             } else {
                 let Some(keys) = signer.band_keys(s.text) else {
                     continue;
                 };
-                records.extend(keys.iter().map(|&k| (k, s.id)));
+                piece.records.extend(keys.iter().map(|&k| (k, s.id)));
             }
-            kept.push(KeptUnit {
+            piece.kept.push(KeptUnit {
                 idx: s.idx,
                 span: s.span,
                 chars: s.chars,
             });
         }
-        SignedDoc {
-            id: doc.id,
-            title: doc.title,
-            origin: doc.origin,
-            sentences: sentences.sentences_seen(),
-            // The document text moves along; the kept sentences are spans into it.
-            text: doc.text,
-            kept,
-            records,
-            words,
-            word_counts,
-        }
+        piece.sentences += sentences.sentences_seen();
+        piece.kept_ends.push(piece.kept.len());
     }
 
     /// Stages 3-5: records -> buckets -> candidate pairs -> clusters (or, with the edit filter,
@@ -1330,21 +1325,56 @@ impl Dedup {
     }
 }
 
-/// The per-document output of stages 1-2.
-struct SignedDoc {
-    id: DocId,
-    title: String,
-    origin: Origin,
+/// The output of stages 1-2 for a piece of consecutive documents
+/// ([`DocumentPipeline::run_pieces`]): flat buffers, emptied and filled again, so signing a
+/// document allocates nothing once they have grown.
+#[derive(Default)]
+struct SignedPiece {
+    /// The documents, which the kept spans point into.
+    docs: Vec<Document>,
+    /// Sentences (units) seen in them.
     sentences: u64,
-    /// The document text, which the kept spans point into.
-    text: String,
-    /// Kept units.
+    /// Kept units, document after document.
     kept: Vec<KeptUnit>,
+    /// Per document, the end of its units in `kept`.
+    kept_ends: Vec<usize>,
     /// MinHash: `(band key, id)`; SimHash: `(fingerprint, id)`.
     records: Vec<(u64, u64)>,
     /// Random projection: the cleaned words of the kept units, flat, and how many each has.
     words: Vec<String>,
     word_counts: Vec<u32>,
+}
+
+/// The most bytes of buffers a [`SignedPiece`] keeps when it is emptied: a piece that grew
+/// beyond (very long documents) gives its buffers back, so that what the pieces waiting to be
+/// filled again hold stays bounded (at most about 7 batches of 4 pieces a worker thread: 56
+/// MiB with 2 threads, only if every piece once held such documents). Pieces of ordinary
+/// documents or sentences stay under it (64 documents of 40 sentences: about 0.6 MiB). A
+/// smaller bound costs more than it saves: at 256 KiB those pieces were made again each time,
+/// and the allocator's churn raised the peak RSS of a run over 2M sentences by 40 MiB.
+const PIECE_KEEP_BYTES: usize = 1 << 20;
+
+impl SignedPiece {
+    /// Empties the piece, keeping its buffers up to [`PIECE_KEEP_BYTES`].
+    fn clear(&mut self) {
+        let held = self.records.capacity() * std::mem::size_of::<(u64, u64)>()
+            + self.kept.capacity() * std::mem::size_of::<KeptUnit>()
+            + self.kept_ends.capacity() * std::mem::size_of::<usize>()
+            + self.words.capacity() * std::mem::size_of::<String>()
+            + self.word_counts.capacity() * std::mem::size_of::<u32>()
+            + self.docs.capacity() * std::mem::size_of::<Document>();
+        if held > PIECE_KEEP_BYTES {
+            *self = SignedPiece::default();
+            return;
+        }
+        self.docs.clear();
+        self.sentences = 0;
+        self.kept.clear();
+        self.kept_ends.clear();
+        self.records.clear();
+        self.words.clear();
+        self.word_counts.clear();
+    }
 }
 
 /// A kept unit of a document: its index, byte span and character span.

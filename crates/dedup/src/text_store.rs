@@ -87,7 +87,13 @@ impl TextStore {
 
     /// Starts document `seq` (the next one: documents come in input order, each once) with its
     /// metadata; its kept units follow with [`TextStore::push`].
-    pub(crate) fn push_doc(&mut self, seq: u64, meta: &DocMeta) -> Result<(), Error> {
+    pub(crate) fn push_doc(
+        &mut self,
+        seq: u64,
+        id: &DocId,
+        title: &str,
+        origin: &Origin,
+    ) -> Result<(), Error> {
         assert_eq!(
             seq,
             self.docs.len(),
@@ -99,7 +105,7 @@ impl TextStore {
         self.docs.push(entry)?;
         let mut bytes = std::mem::take(&mut self.scratch);
         bytes.clear();
-        encode_meta(meta, &mut bytes);
+        encode_meta(id, title, origin, &mut bytes);
         let written = self.write(&bytes);
         self.scratch = bytes;
         written
@@ -278,12 +284,12 @@ impl TextReader {
 
 /// Writes `meta` as bytes: the id (tag 0 and 16 bytes of integer, or tag 1 and a string), the
 /// title, then a byte of flags for the origin's fields present and those fields.
-fn encode_meta(meta: &DocMeta, out: &mut Vec<u8>) {
+fn encode_meta(id: &DocId, title: &str, origin: &Origin, out: &mut Vec<u8>) {
     fn string(s: &str, out: &mut Vec<u8>) {
         out.extend_from_slice(&(s.len() as u64).to_le_bytes());
         out.extend_from_slice(s.as_bytes());
     }
-    match &meta.id {
+    match id {
         DocId::Int(n) => {
             out.push(0);
             out.extend_from_slice(&n.to_le_bytes());
@@ -293,8 +299,8 @@ fn encode_meta(meta: &DocMeta, out: &mut Vec<u8>) {
             string(s, out);
         }
     }
-    string(&meta.title, out);
-    let o = &meta.origin;
+    string(title, out);
+    let o = origin;
     let flags = u8::from(o.source.is_some())
         | u8::from(o.record.is_some()) << 1
         | u8::from(o.revision.is_some()) << 2
@@ -386,7 +392,8 @@ mod tests {
         for share in [0, 40, 1 << 20] {
             let mut store = TextStore::new(None, share).unwrap();
             for seq in 0..7u64 {
-                store.push_doc(seq, &meta(seq)).unwrap();
+                let m = meta(seq);
+                store.push_doc(seq, &m.id, &m.title, &m.origin).unwrap();
                 for &id in ids.iter().filter(|&&id| id >> 32 == seq) {
                     store
                         .push(id, &format!("text of {id}"), id..id + 3)
