@@ -38,9 +38,11 @@ SPLITS = {
     "db-heldout": ("sample-db", ("db-heldout",), ("heldout",)),
     "h3-tuning": ("sample-h3", ("h3-tuning",), ("tuning",)),
     "h3-heldout": ("sample-h3", ("h3-heldout",), ("heldout",)),
+    "cp-tuning": ("sample-cp", ("cp-tuning",), ("tuning",)),
+    "cp-heldout": ("sample-cp", ("cp-heldout",), ("heldout",)),
 }
 # Held-out halves kept from tuning: --errors never lists them.
-SEALED = ("heldout2", "db-heldout", "h3-heldout")
+SEALED = ("heldout2", "db-heldout", "h3-heldout", "cp-heldout")
 
 
 def doc_key(d):
@@ -95,7 +97,8 @@ def main():
     ap.add_argument("--split", choices=tuple(SPLITS), required=True,
                     help="dev: tuning and heldout together (heldout became tuning data once "
                     "heldout2 was drawn); db-*: the halves of the DBpedia-14 sample "
-                    "(sample-db); h3-*: the halves of the third Wikipedia sample (sample-h3)")
+                    "(sample-db); h3-*: the halves of the third Wikipedia sample (sample-h3); cp-*: "
+                    "the halves of the sample of 2019 articles (sample-cp)")
     ap.add_argument("--errors", action="store_true")
     args = ap.parse_args()
     if args.errors and args.split in SEALED:

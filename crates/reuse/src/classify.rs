@@ -49,9 +49,10 @@
 //!   its word 2-grams and 3-grams in the longer than [`SPURIOUS_MIN_CONTAINMENT`], or the two
 //!   share fewer than [`SPURIOUS_MIN_SHARED_4GRAMS`] word 4-grams: they share phrasing, not
 //!   text. Except for figures: where at least [`FIGURE_FRAME_MIN_SHARE`] of each passage's
-//!   words hold a digit, few shared n-grams are a statistical frame (census figures, election
-//!   results) filled with each topic's own numbers, which is structure reuse (content reuse
-//!   when the titles' subjects are the same);
+//!   words hold a digit and the two share at least [`FIGURE_FRAME_MIN_SHARED_2GRAMS`] word
+//!   2-grams without a figure, few shared n-grams are a statistical frame (census figures,
+//!   election results) filled with each topic's own numbers, which is structure reuse (content
+//!   reuse when the titles' subjects are the same);
 //! * **content reuse**: the documents' titles make the passages one topic ([`Topics::related`]:
 //!   the same subject, one inside the other, or, unless the subjects are siblings differing in
 //!   one word, two words in a row in common or a passage naming the other's subject; a name
@@ -97,6 +98,10 @@ pub const SPURIOUS_MIN_SHARED_4GRAMS: usize = 2;
 /// reuse: a statistical frame (census, election results) filled with each topic's own figures,
 /// which break every n-gram they fall in.
 pub const FIGURE_FRAME_MIN_SHARE: f64 = 0.2;
+/// A statistical frame needs at least this many word 2-grams in common that hold no figure and
+/// not only stopwords ("Pacific Islander", "two or more races"): figure-dense passages sharing
+/// fewer (two formulas, two specification tables) share no frame.
+pub const FIGURE_FRAME_MIN_SHARED_2GRAMS: usize = 5;
 /// When both passages cover at least this share of their documents (whole stubs written from
 /// one frame: "Conus arangoi is a species of sea snail ..." / "Conus ceruttii is a species
 /// ..."), a long shared wording does not make unrelated titles one topic (the thesis's H2 reads
@@ -244,6 +249,9 @@ pub struct ReuseProfile {
     pub shared_4grams: usize,
     /// Share of the words of the source and of the suspicious passage that hold a digit.
     pub figure_share: (f64, f64),
+    /// Word 2-grams the passages share that hold no figure and not only stopwords: the words
+    /// of a frame around the figures.
+    pub frame_2grams: usize,
     /// What the documents' titles say of the two topics, when both titles are known.
     pub topics: Option<Topics>,
     /// The verdict.
@@ -313,15 +321,29 @@ fn measure(
     suspicious_doc_len: usize,
     titles: Option<(&str, &str)>,
 ) -> ReuseProfile {
-    let mut figures = (0usize, 0usize);
-    let a: Vec<u64> = words(source)
-        .inspect(|w| figures.0 += usize::from(has_digit(w.as_str())))
-        .map(|w| w.key())
-        .collect();
-    let b: Vec<u64> = words(suspicious)
-        .inspect(|w| figures.1 += usize::from(has_digit(w.as_str())))
-        .map(|w| w.key())
-        .collect();
+    // Each word's key, and whether it can be part of a frame's words: 1 for a figure, 2 for a
+    // stopword.
+    let read = |text: &str| -> (Vec<u64>, Vec<u8>) {
+        words(text)
+            .map(|w| {
+                let s = w.as_str();
+                let class = if has_digit(s) {
+                    1
+                } else if is_stopword(s) {
+                    2
+                } else {
+                    0
+                };
+                (w.key(), class)
+            })
+            .unzip()
+    };
+    let (a, class_a) = read(source);
+    let (b, class_b) = read(suspicious);
+    let figures = (
+        class_a.iter().filter(|&&c| c == 1).count(),
+        class_b.iter().filter(|&&c| c == 1).count(),
+    );
     // Each n-gram length once: its sets' sizes and their intersection give both the Jaccard
     // similarity and the containment.
     let overlap = |n: usize| {
@@ -360,6 +382,9 @@ fn measure(
             share(figures.0, a.len().max(1)),
             share(figures.1, b.len().max(1)),
         ),
+        frame_2grams: frame_2grams(&a, &class_a)
+            .intersection(&frame_2grams(&b, &class_b))
+            .count(),
         topics: titles.map(|(x, y)| topics(x, y, &a, &b)),
         kind: ReuseKind::Unclassified,
     }
@@ -459,7 +484,9 @@ fn default_rules(p: &ReuseProfile) -> ReuseKind {
     } else if little_shared {
         // Figures break the n-grams of a statistical frame: two figure-dense passages are the
         // frame filled twice (one topic's figures updated, when the subjects are the same).
-        if p.figure_share.0.min(p.figure_share.1) < FIGURE_FRAME_MIN_SHARE {
+        if p.figure_share.0.min(p.figure_share.1) < FIGURE_FRAME_MIN_SHARE
+            || p.frame_2grams < FIGURE_FRAME_MIN_SHARED_2GRAMS
+        {
             ReuseKind::Spurious
         } else if topics.same_subject {
             ReuseKind::Content
@@ -503,6 +530,15 @@ pub fn classify(ngram_jaccard: [f64; 4], entity_jaccard: f64, has_entities: bool
     } else {
         ReuseKind::Content
     }
+}
+
+/// The word 2-grams with no figure and not only stopwords (`class`: 1 figure, 2 stopword).
+fn frame_2grams(keys: &[u64], class: &[u8]) -> AHashSet<u64> {
+    keys.windows(2)
+        .zip(class.windows(2))
+        .filter(|(_, c)| c[0] != 1 && c[1] != 1 && !(c[0] == 2 && c[1] == 2))
+        .map(|(k, _)| fingerprint_words(k))
+        .collect()
 }
 
 fn has_digit(word: &str) -> bool {
@@ -613,6 +649,7 @@ mod tests {
             containment: [1.0, 1.0],
             shared_4grams: 100,
             figure_share: (0.0, 0.0),
+            frame_2grams: 0,
             topics: None,
             kind: ReuseKind::Unclassified,
         }
@@ -724,6 +761,12 @@ mod tests {
                 .kind,
             Content
         );
+        // Figure-dense passages with no frame in common (two formulas) share nothing.
+        let formula_a = "x = 2 y + 3 z - 4 where 5 < 6 and 7 > 8 so 9 = 10 - 1";
+        let formula_b = "E = 1 m c 2 for 3 of 4 at 0 . 5 then 6 + 7 = 13";
+        let p = Classifier::Default.profile_titled(formula_a, formula_b, 10_000, 10_000, titles);
+        assert!(p.frame_2grams < FIGURE_FRAME_MIN_SHARED_2GRAMS, "{p:?}");
+        assert_eq!(p.kind, Spurious);
         // Without the figures the two share only phrasing.
         let bare = |t: &str| t.replace(|c: char| c.is_ascii_digit(), "");
         let p =
