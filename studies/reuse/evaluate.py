@@ -40,9 +40,11 @@ SPLITS = {
     "h3-heldout": ("sample-h3", ("h3-heldout",), ("heldout",)),
     "cp-tuning": ("sample-cp", ("cp-tuning",), ("tuning",)),
     "cp-heldout": ("sample-cp", ("cp-heldout",), ("heldout",)),
+    "s6-tuning": ("sample-s6", ("s6-tuning",), ("tuning",)),
+    "s6-heldout": ("sample-s6", ("s6-heldout",), ("heldout",)),
 }
 # Held-out halves kept from tuning: --errors never lists them.
-SEALED = ("heldout2", "db-heldout", "h3-heldout", "cp-heldout")
+SEALED = ("heldout2", "db-heldout", "h3-heldout", "cp-heldout", "s6-heldout")
 
 
 def doc_key(d):
@@ -98,7 +100,8 @@ def main():
                     help="dev: tuning and heldout together (heldout became tuning data once "
                     "heldout2 was drawn); db-*: the halves of the DBpedia-14 sample "
                     "(sample-db); h3-*: the halves of the third Wikipedia sample (sample-h3); cp-*: "
-                    "the halves of the sample of 2019 articles (sample-cp)")
+                    "the halves of the sample of 2019 articles (sample-cp); s6-*: the halves of the second "
+                    "sample of 2019 articles (sample-s6)")
     ap.add_argument("--errors", action="store_true")
     args = ap.parse_args()
     if args.errors and args.split in SEALED:
