@@ -137,11 +137,14 @@ pub enum Rule {
     OwnSubjects,
     /// Template: facts differ between sibling articles (title frame or shared category).
     SiblingArticles,
-    /// Template: facts differ between unrelated articles that name no subject in common.
+    /// Template: facts differ between unrelated articles that name no subject in common, or
+    /// two articles' entries whose keys differ ("1917 – James Rainwater, ..." / "1898 –
+    /// Isidor Isaac Rabi, ...").
     PerArticleFacts,
     /// Template: one page states one frame for several things (list entries, parallel
     /// sections: "Thomas Jefferson Foundation Medal in Law ..." / "... Medal in Citizen
-    /// Leadership ..."), the changed words being names.
+    /// Leadership ..."), the changed words being names or figures that label the entries
+    /// ("78th Tactical Fighter Squadron" / "91st ...").
     ParallelEntries,
     /// Factual drift within one article.
     SameArticle,
@@ -407,19 +410,23 @@ fn refers_to_own_subject(text: &Text<'_>) -> bool {
     {
         return true;
     }
-    for w in t.iter().take(4) {
+    for (i, w) in t.iter().take(4).enumerate() {
         if SUBJECT_PRONOUNS.contains(&w.norm.as_str()) {
             return true;
         }
-        if w.capital || w.number {
+        // "In 1997 he also received ...": a date before the pronoun.
+        let dated = w.number && i > 0 && FACT_PREPOSITIONS.contains(&t[i - 1].norm.as_str());
+        if w.capital || (w.number && !dated) {
             break;
         }
     }
     // "... built in 1910 it was listed on the National Register ...": a pronoun as the
-    // subject of a verb, anywhere.
+    // subject of a verb, anywhere; "... awarded him the Bhatnagar Prize": as its object.
     t.windows(2).any(|p| {
-        ["it", "he", "she"].contains(&p[0].norm.as_str())
-            && ["is", "was", "has", "had", "lies", "became", "served"].contains(&p[1].norm.as_str())
+        (["it", "he", "she"].contains(&p[0].norm.as_str())
+            && ["is", "was", "has", "had", "lies", "became", "served"]
+                .contains(&p[1].norm.as_str()))
+            || (p[1].norm == "him" && p[0].norm.ends_with("ed"))
     })
 }
 
@@ -694,6 +701,23 @@ fn compare(
     {
         return verdict(ClusterType::Template, Rule::ParallelEntries);
     }
+    // One page's entries told apart by figures that label them rather than state a fact: an
+    // entry's key first in the sentence ("78th Tactical Fighter Squadron, ..." / "91st ...",
+    // "2017: Art Central ..."), a number in a name ("_Episode 3_", "the 1998 Lok Sabha
+    // election", "GLORY 43"), an ordinal ("the first declension" / "the third"), a code ("L₁",
+    // "M-70AB3"). A figure after a preposition or before a common noun ("in 1857", "the 34
+    // countries", "37mm wide") is a fact, and two of those on one page can disagree.
+    if one_page
+        && kinds.iter().any(|d| d.kind == DifferenceKind::Number)
+        && hunks.iter().zip(kinds).all(|(h, d)| {
+            !factual(&d)
+                || (d.kind == DifferenceKind::Number
+                    && labels_an_entry(ta, h.a)
+                    && labels_an_entry(tb, h.b))
+        })
+    {
+        return verdict(ClusterType::Template, Rule::ParallelEntries);
+    }
     // The same figures in other places, between articles ("1944 – Bob O'Connor, ... (d. 2006)"
     // on *December 9* and "2006 – Bob O'Connor, ... (b. 1944)" on *September 1*): each
     // article's own arrangement of one set of facts.
@@ -705,6 +729,36 @@ fn compare(
             .filter(|d| factual(d))
             .all(|d| d.kind == DifferenceKind::Order)
         && kinds.iter().any(|d| factual(&d))
+    {
+        return verdict(ClusterType::Template, Rule::PerArticleFacts);
+    }
+    // Two articles' entries of one kind, keyed by figures that label them ("1917 – James
+    // Rainwater, American physicist ..." on *December 9*, "1898 – Isidor Isaac Rabi, ..." on
+    // *July 29*; "The 269th episode of the series" / "The 271st episode"): each article's own
+    // entry, not one fact stated two ways.
+    // The entry's key first, a figure and a name, both changed: another entry ("1898 – Isidor
+    // Isaac Rabi" / "1917 – James Rainwater"; the same name with another year is a changed
+    // fact).
+    let key = |t: &Text<'_>, r: (usize, usize)| {
+        let w = &t.tokens[r.0..r.1];
+        w.iter().any(|x| x.number) && w.iter().any(|x| x.upper && !x.number)
+    };
+    let keyed_first = hunks.first().zip(kinds.first()).is_some_and(|(h, d)| {
+        h.a.0 == 0 && h.b.0 == 0 && d.kind == DifferenceKind::Number && key(ta, h.a) && key(tb, h.b)
+    });
+    if relation != Relation::Same
+        && hunks
+            .iter()
+            .zip(kinds)
+            .any(|(_, d)| d.kind == DifferenceKind::Number)
+        && (keyed_first
+            || hunks.iter().zip(kinds).all(|(h, d)| {
+                !factual(&d)
+                    || d.kind == DifferenceKind::Name
+                    || (d.kind == DifferenceKind::Number
+                        && labels_an_entry(ta, h.a)
+                        && labels_an_entry(tb, h.b))
+            }))
     {
         return verdict(ClusterType::Template, Rule::PerArticleFacts);
     }
@@ -731,6 +785,60 @@ fn compare(
         };
     }
     verdict(ClusterType::Copyedit, Rule::NonSubstantive)
+}
+
+/// Words before a figure that make it a stated fact rather than a label ("in 1857", "by 2012").
+const FACT_PREPOSITIONS: [&str; 14] = [
+    "in", "on", "at", "by", "from", "to", "since", "until", "till", "during", "before", "after",
+    "about", "over",
+];
+
+/// Whether the figures of the words `r` of `t` label an entry (see [`compare`]): first in the
+/// text, an ordinal or a code, or part of a name (a capitalized word before them, or one right
+/// after them with nothing but a space between), and not after a preposition.
+fn labels_an_entry(t: &Text<'_>, r: (usize, usize)) -> bool {
+    let words = &t.tokens[r.0..r.1];
+    let figures: Vec<&Token> = words.iter().filter(|w| w.number).collect();
+    if figures.is_empty() {
+        return false;
+    }
+    let ordinal = |w: &Token| {
+        let n = w.norm.as_str();
+        n.starts_with(|c: char| c.is_ascii_digit())
+            && ["st", "nd", "rd", "th"].iter().any(|s| n.ends_with(s))
+            && n[..n.len() - 2].bytes().all(|c| c.is_ascii_digit())
+    };
+    // A letter before a digit, or digits between letters: "L₁", "A1037926", "M-70AB3"; not a
+    // figure with its unit ("37mm") or a currency ("Rs.631,229").
+    let code = |w: &Token| {
+        let chars: Vec<char> = w.norm.chars().filter(|c| c.is_alphanumeric()).collect();
+        let first_digit = chars.iter().position(|c| c.is_numeric());
+        match first_digit {
+            Some(0) => false,
+            Some(i) => i == 1 || chars[i..].iter().any(|c| c.is_alphabetic()),
+            None => false,
+        }
+    };
+    if figures.iter().all(|w| ordinal(w) || code(w)) {
+        return true;
+    }
+    if r.0 == 0 {
+        return true;
+    }
+    let before = &t.tokens[r.0 - 1];
+    if FACT_PREPOSITIONS.contains(&before.norm.as_str()) {
+        return false;
+    }
+    let after_adjacent = t.tokens.get(r.1).is_some_and(|next| {
+        next.upper
+            && t.text[words[words.len() - 1].end..next.start]
+                .trim()
+                .is_empty()
+    });
+    // A capitalized word before the figure names it ("_Episode 3_", "Election, 2004"), unless
+    // it only starts the sentence ("A 2011 survey").
+    let names_it = before.capital || (before.upper && !STARTERS.contains(&before.norm.as_str()));
+    names_it || after_adjacent
 }
 
 /// The content words (not stopwords) that one text drops in a hunk and the other adds in
@@ -869,12 +977,19 @@ fn names_own_subject(
     (b, wb): (usize, &[Token]),
     capitalized: bool,
 ) -> bool {
+    // A title word, or the start of one for a short form of the name ("Cris" of "Ana Cristina
+    // da Silva", the abbreviation "Cae" of "Caelum"): capitalized, three letters or more.
+    let names = |x: &Token, t: &[String]| {
+        t.binary_search(&x.norm).is_ok()
+            || (x.upper
+                && x.norm.chars().count() >= 3
+                && x.norm.chars().all(char::is_alphabetic)
+                && t.iter()
+                    .any(|w| w.len() > x.norm.len() && w.starts_with(&x.norm)))
+    };
     let own = |w: &[Token], t: &[String], other: &[String]| {
-        w.iter().any(|x| {
-            (x.upper || !capitalized)
-                && t.binary_search(&x.norm).is_ok()
-                && other.binary_search(&x.norm).is_err()
-        })
+        w.iter()
+            .any(|x| (x.upper || !capitalized) && names(x, t) && !names(x, other))
     };
     members[a].title != members[b].title
         && (own(wa, &titles[a], &titles[b]) || own(wb, &titles[b], &titles[a]))

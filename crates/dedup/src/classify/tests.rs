@@ -780,3 +780,129 @@ fn a_birth_and_a_death_entry_of_date_pages_are_each_pages_own_facts() {
     ]);
     assert_eq!(t.kind, ClusterType::FactualDrift);
 }
+
+/// One page's entries told apart by figures that label them are a template; a figure stated
+/// after a preposition is a fact, and one page can contradict itself. Sentences of the 2019
+/// articles' tuning halves (`studies/types`).
+#[test]
+fn figures_that_label_one_pages_entries_are_a_template() {
+    let entries = [
+        (
+            "United States Air Force in Europe 1989",
+            "78th Tactical Fighter Squadron, with 24x A-10 Thunderbolt II (based at RAF Woodbridge)",
+            "91st Tactical Fighter Squadron, with 24x A-10 Thunderbolt II (based at RAF Woodbridge)",
+        ),
+        (
+            "Guardians of the Galaxy: The Telltale Series",
+            "_Episode 3_ received \"mixed or average reviews\" on all platforms according to Metacritic.",
+            "_Episode 4_ received \"mixed or average reviews\" on all platforms according to Metacritic.",
+        ),
+        (
+            "Left Front (West Bengal)",
+            "In the 1989 Lok Sabha election, CPI(M) contested 31 seats, RSP 4 seats, CPI 3 seats and AIFB 3 seats.",
+            "In the 1996 Lok Sabha election, CPI(M) contested 31 seats, RSP 4 seats, CPI 3 seats and AIFB 3 seats.",
+        ),
+        (
+            "Latin",
+            "The first declension is signified by the genitive singular ending of the noun.",
+            "The third declension is signified by the genitive singular ending of the noun.",
+        ),
+        (
+            "Lagrangian point",
+            "The location of L₁ is the solution to the following equation, gravitation providing the centripetal force:",
+            "The location of L₂ is the solution to the following equation, gravitation providing the centripetal force:",
+        ),
+    ];
+    for (title, a, b) in entries {
+        let t = type_cluster(&[page(title, a), page(title, b)]);
+        assert_eq!(
+            (t.kind, t.evidence.rule),
+            (ClusterType::Template, Rule::ParallelEntries),
+            "{a}"
+        );
+    }
+    for (title, a, b) in [
+        (
+            "Skyscraper",
+            "In 1857, Elisha Otis introduced the safety elevator, allowing convenient and safe passenger movement to upper floors.",
+            "In 1852 Elisha Otis introduced the safety elevator, allowing convenient and safe passenger movement to upper floors.",
+        ),
+        (
+            "Qatar Tourism Authority",
+            "Nationals of the 34 countries listed below do not require prior visa arrangements.",
+            "Nationals of the 46 countries listed below do not require prior visa arrangements.",
+        ),
+        (
+            "Honour medal of railroads",
+            "The silk moiré ribbon was 37mm wide with seven equal vertical stripes.",
+            "The silk moiré ribbon was 36mm wide with seven equal vertical stripes.",
+        ),
+        (
+            "Croatia",
+            "A 2011 survey revealed that 78% of Croatians claim knowledge of at least one foreign language.",
+            "A 2009 survey revealed that 78% of Croatians claim knowledge of at least one foreign language.",
+        ),
+    ] {
+        let t = type_cluster(&[page(title, a), page(title, b)]);
+        assert_eq!(
+            (t.kind, t.evidence.rule),
+            (ClusterType::FactualDrift, Rule::SameArticle),
+            "{a}"
+        );
+    }
+}
+
+/// Two articles' entries whose keys, a figure and a name, both differ are each article's own
+/// entries; a short form of each article's own name, or a pronoun after a date, is each
+/// article's own subject.
+#[test]
+fn other_entries_and_own_names_across_articles_are_a_template() {
+    let t = type_cluster(&[
+        m(
+            "December 9",
+            "1917 – James Rainwater, American physicist and academic, Nobel Prize laureate (d. 1986)",
+        ),
+        m(
+            "July 29",
+            "1898 – Isidor Isaac Rabi, American physicist and academic, Nobel Prize Laureate (d. 1988)",
+        ),
+    ]);
+    assert_eq!(
+        (t.kind, t.evidence.rule),
+        (ClusterType::Template, Rule::PerArticleFacts)
+    );
+    let t = type_cluster(&[
+        m(
+            "Ana Cristina da Silva",
+            "On October 5, 2017, FIFA declared Cris and other nine Brazilian footballers ineligible to play for Equatorial Guinea.",
+        ),
+        m(
+            "Carolina Conceição Martins Pereira",
+            "On October 5, 2017, FIFA declared Carol and other nine Brazilian footballers ineligible to play for Equatorial Guinea.",
+        ),
+    ]);
+    assert_eq!(t.kind, ClusterType::Template);
+    let t = type_cluster(&[
+        m(
+            "Ayakazu Hirose",
+            "In 1997 he also received the highest distinction of the Scout Association of Japan, the Golden Pheasant Award.",
+        ),
+        m(
+            "Gen Hirose",
+            "In 1985 he received the highest distinction of the Scout Association of Japan, the Golden Pheasant Award.",
+        ),
+    ]);
+    assert_eq!(t.kind, ClusterType::Template);
+    // The paper's example stays drift: the figure is the shared subject's own.
+    let t = type_cluster(&[
+        m(
+            "History of the Balkans",
+            "Bulgaria, a poor rural nation of 7 million people, sent soldiers to the front.",
+        ),
+        m(
+            "Home front during World War I",
+            "Bulgaria, a poor rural nation of 4.5 million people, sent soldiers to the front.",
+        ),
+    ]);
+    assert_eq!(t.kind, ClusterType::FactualDrift);
+}
