@@ -527,8 +527,24 @@ fn looks_like_reference(text: &str) -> bool {
         "press",
         "journal",
         "http",
+        // Bibliographies and notes: "_op.cit._, p. 159", "edited by ...", "(Volume 1)",
+        // "_Proceedings of the ... Conference_".
+        "op.cit",
+        "op. cit",
+        "ibid",
+        "edited by",
+        "proceedings of",
+        "édition",
+        "(volume",
     ];
     let mut score = markers.iter().filter(|m| lower.contains(*m)).count();
+    // "In: _Abhandlungen ..._": the work a part was published in.
+    score += lower.starts_with("in: ") as usize;
+    // "p. 354": a page.
+    score += lower.match_indices("p. ").any(|(at, _)| {
+        (at == 0 || !lower.as_bytes()[at - 1].is_ascii_alphabetic())
+            && lower.as_bytes().get(at + 3).is_some_and(u8::is_ascii_digit)
+    }) as usize;
     let bytes = text.as_bytes();
     let year_in_parens = bytes
         .windows(6)

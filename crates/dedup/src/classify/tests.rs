@@ -906,3 +906,29 @@ fn other_entries_and_own_names_across_articles_are_a_template() {
     ]);
     assert_eq!(t.kind, ClusterType::FactualDrift);
 }
+
+/// Notes and bibliography entries without a publisher or an ISBN are citations too.
+#[test]
+fn notes_and_bibliography_entries_are_references() {
+    for (a, b) in [
+        (
+            "Eugène Müller, Essai d'une monographie des rues, places et monuments de Senlis, 2nd part, _op.cit._, p. 354-355",
+            "Eugène Müller, Essai d'une monographie des rues, places et monuments de Senlis, 3rd part, _op.cit._, p. 159",
+        ),
+        (
+            "_The James Tiptree Award Anthology 2_ edited by Karen Joy Fowler, Pat Murphy, Debbie Notkin, and Jeffrey D. Smith (2006)",
+            "_The James Tiptree Award Anthology 3_ edited by Karen Joy Fowler, Pat Murphy, Debbie Notkin, and Jeffrey D. Smith (2007)",
+        ),
+    ] {
+        let t = type_cluster(&[page("Ramparts of Senlis", a), page("Ramparts of Senlis", b)]);
+        assert_eq!(
+            (t.kind, t.evidence.rule),
+            (ClusterType::Reference, Rule::Citation),
+            "{a}"
+        );
+    }
+    // One marker is not enough: a sentence that mentions proceedings.
+    assert!(!looks_like_reference(
+        "The proceedings of the council were published in Latin."
+    ));
+}
