@@ -42,9 +42,10 @@ SPLITS = {
     "cp-heldout": ("sample-cp", ("cp-heldout",), ("heldout",)),
     "s6-tuning": ("sample-s6", ("s6-tuning",), ("tuning",)),
     "s6-heldout": ("sample-s6", ("s6-heldout",), ("heldout",)),
+    "s7-heldout": ("sample-s7", ("s7-heldout",), ("heldout",)),
 }
 # Held-out halves kept from tuning: --errors never lists them.
-SEALED = ("heldout2", "db-heldout", "h3-heldout", "cp-heldout", "s6-heldout")
+SEALED = ("heldout2", "db-heldout", "h3-heldout", "cp-heldout", "s6-heldout", "s7-heldout")
 
 
 def doc_key(d):
@@ -101,7 +102,8 @@ def main():
                     "heldout2 was drawn); db-*: the halves of the DBpedia-14 sample "
                     "(sample-db); h3-*: the halves of the third Wikipedia sample (sample-h3); cp-*: "
                     "the halves of the sample of 2019 articles (sample-cp); s6-*: the halves of the second "
-                    "sample of 2019 articles (sample-s6)")
+                    "sample of 2019 articles (sample-s6); s7-heldout: the third, all held out "
+                    "(sample-s7)")
     ap.add_argument("--errors", action="store_true")
     args = ap.parse_args()
     if args.errors and args.split in SEALED:
