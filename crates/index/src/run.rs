@@ -7,11 +7,7 @@ use textreuse_wikidump::Cleaner;
 use crate::Error;
 use crate::index::{DocumentQuery, Index, IndexWriter, Match, QueryOptions, UnitMatches};
 use crate::params::SignedUnit;
-
-/// Documents signed (or queried) together: enough to keep every core busy, few enough that
-/// their texts take little memory.
-const CHUNK_DOCS: usize = 4096;
-const CHUNK_BYTES: usize = 32 << 20;
+use crate::plan::MemoryPlan;
 
 /// What a run over inputs did.
 #[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize)]
@@ -31,9 +27,10 @@ pub struct RunStats {
     pub input_problems: u64,
 }
 
-/// Reads `sources` in chunks of documents, handing each chunk to `f`; problems go to
-/// `progress` and are counted.
+/// Reads `sources` in chunks of documents (of at most `plan`'s documents and bytes), handing
+/// each chunk to `f`; problems go to `progress` and are counted.
 fn chunks<I, E>(
+    plan: MemoryPlan,
     sources: I,
     progress: &dyn Progress,
     stats: &mut RunStats,
@@ -52,7 +49,7 @@ where
                 let doc = s.into_document(&cleaner);
                 bytes += doc.text.len();
                 chunk.push(doc);
-                if chunk.len() >= CHUNK_DOCS || bytes >= CHUNK_BYTES {
+                if chunk.len() >= plan.chunk_docs || bytes >= plan.chunk_bytes {
                     progress.advance(chunk.len() as u64);
                     f(std::mem::take(&mut chunk), stats)?;
                     bytes = 0;
@@ -81,15 +78,21 @@ impl IndexWriter {
         I: IntoIterator<Item = Result<Source, InputError>>,
     {
         let mut stats = RunStats::default();
-        chunks(sources, progress, &mut stats, |docs, stats| {
-            let signed = sign_all(self.index(), &docs);
-            for (doc, units) in docs.iter().zip(&signed) {
-                self.add_signed(doc, units)?;
-                stats.documents += 1;
-                stats.units += units.len() as u64;
-            }
-            Ok::<(), Error>(())
-        })?;
+        chunks(
+            self.memory(),
+            sources,
+            progress,
+            &mut stats,
+            |docs, stats| {
+                let signed = sign_all(self.index(), &docs);
+                for (doc, units) in docs.iter().zip(&signed) {
+                    self.add_signed(doc, units)?;
+                    stats.documents += 1;
+                    stats.units += units.len() as u64;
+                }
+                Ok::<(), Error>(())
+            },
+        )?;
         self.commit()?;
         Ok(stats)
     }
@@ -120,33 +123,40 @@ impl Index {
         E: From<Error>,
     {
         let mut stats = RunStats::default();
-        chunks(sources, progress, &mut stats, |docs, stats| {
-            type Queried = Result<(Vec<SignedUnit>, Vec<UnitMatches>), Error>;
-            let results: Vec<Queried> = docs
-                .par_iter()
-                .map_init(
-                    || self.recipe(),
-                    |recipe, d| {
-                        let units = recipe.units(&d.text);
-                        let matches = self.match_units(&d.text, &units, recipe, options)?;
-                        Ok((units, matches))
-                    },
-                )
-                .collect();
-            for (doc, result) in docs.iter().zip(results) {
-                let (units, matches) = result?;
-                stats.documents += 1;
-                stats.units += units.len() as u64;
-                let matched = matches.iter().filter(|u| !u.matches.is_empty()).count() as u64;
-                stats.units_matched += matched;
-                stats.documents_matched += (matched > 0) as u64;
-                each(doc, &matches)?;
-                if let Some(w) = add.as_deref_mut() {
-                    w.add_signed(doc, &units)?;
+        chunks(
+            self.memory(),
+            sources,
+            progress,
+            &mut stats,
+            |docs, stats| {
+                type Queried = Result<(Vec<SignedUnit>, Vec<UnitMatches>), Error>;
+                let results: Vec<Queried> = docs
+                    .par_iter()
+                    .map_init(
+                        || self.recipe(),
+                        |recipe, d| {
+                            let units = recipe.units(&d.text);
+                            let matches = self.match_units(&d.text, &units, recipe, options)?;
+                            Ok((units, matches))
+                        },
+                    )
+                    .collect();
+                self.release_pages();
+                for (doc, result) in docs.iter().zip(results) {
+                    let (units, matches) = result?;
+                    stats.documents += 1;
+                    stats.units += units.len() as u64;
+                    let matched = matches.iter().filter(|u| !u.matches.is_empty()).count() as u64;
+                    stats.units_matched += matched;
+                    stats.documents_matched += (matched > 0) as u64;
+                    each(doc, &matches)?;
+                    if let Some(w) = add.as_deref_mut() {
+                        w.add_signed(doc, &units)?;
+                    }
                 }
-            }
-            Ok::<(), E>(())
-        })?;
+                Ok::<(), E>(())
+            },
+        )?;
         if let Some(w) = add {
             w.commit()?;
         }
@@ -172,29 +182,36 @@ impl Index {
     {
         question.check()?;
         let mut stats = RunStats::default();
-        chunks(sources, progress, &mut stats, |docs, stats| {
-            type Queried = Result<(usize, Vec<Match>), Error>;
-            let results: Vec<Queried> = docs
-                .par_iter()
-                .map_init(
-                    || self.recipe(),
-                    |recipe, d| {
-                        let units = recipe.units(&d.text);
-                        let found =
-                            self.rank_documents(&d.text, &units, recipe, question, options)?;
-                        Ok((units.len(), found))
-                    },
-                )
-                .collect();
-            for (doc, result) in docs.iter().zip(results) {
-                let (units, found) = result?;
-                stats.documents += 1;
-                stats.units += units as u64;
-                stats.documents_matched += (!found.is_empty()) as u64;
-                each(doc, &found)?;
-            }
-            Ok::<(), E>(())
-        })?;
+        chunks(
+            self.memory(),
+            sources,
+            progress,
+            &mut stats,
+            |docs, stats| {
+                type Queried = Result<(usize, Vec<Match>), Error>;
+                let results: Vec<Queried> = docs
+                    .par_iter()
+                    .map_init(
+                        || self.recipe(),
+                        |recipe, d| {
+                            let units = recipe.units(&d.text);
+                            let found =
+                                self.rank_documents(&d.text, &units, recipe, question, options)?;
+                            Ok((units.len(), found))
+                        },
+                    )
+                    .collect();
+                self.release_pages();
+                for (doc, result) in docs.iter().zip(results) {
+                    let (units, found) = result?;
+                    stats.documents += 1;
+                    stats.units += units as u64;
+                    stats.documents_matched += (!found.is_empty()) as u64;
+                    each(doc, &found)?;
+                }
+                Ok::<(), E>(())
+            },
+        )?;
         Ok(stats)
     }
 }
