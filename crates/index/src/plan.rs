@@ -15,10 +15,12 @@ use crate::Error;
 /// - half to the uncommitted batch ([`IndexWriter::memory_budget`](crate::IndexWriter::memory_budget)):
 ///   it is written as a segment and committed when it fills half of its share, and writing it
 ///   (sorting its band-key records) takes about as much again;
-/// - a quarter to the merges (the automatic ones after a commit, and `compact`): their tables
+/// - three quarters, the batch's share included, to the merges (the automatic ones after a
+///   commit, and `compact`: both run when the batch is empty, just committed): their tables
 ///   of new document and entry numbers, the new segment's bucket directory and document
 ///   offsets, and the id table, about 4 bytes per entry, 2 per band-key record and 36 per
-///   document. A merge that needs more is not run: an automatic one is put off (the index
+///   document (at the smallest bound, merges of up to about half a million sentences). A
+///   merge that needs more is not run: an automatic one is put off (the index
 ///   keeps more segments than [`MAX_SEGMENTS`](crate::MAX_SEGMENTS), which queries read the
 ///   same), and [`IndexWriter::compact`](crate::IndexWriter::compact) fails with
 ///   [`Error::MergeTooLarge`] before it writes anything;
@@ -37,7 +39,8 @@ pub struct MemoryPlan {
     pub fixed: u64,
     /// The share of the uncommitted batch: the writer's memory budget.
     pub batch: u64,
-    /// The share of a merge's tables (`u64::MAX` without a bound).
+    /// The share of a merge's tables, the batch's share included (a merge runs when the batch
+    /// is empty); `u64::MAX` without a bound.
     pub merge: u64,
     /// The share of mapped segment pages (`u64::MAX` without a bound: pages are never given
     /// back).
@@ -69,9 +72,12 @@ const FIXED: u64 = 48 << 20;
 /// sentences (and merge often).
 const BATCH_FLOOR: u64 = 16 << 20;
 
-/// Bytes mapped pages are read in before they are given back under a bound, within the pages'
-/// share (a merge or a check reads segments from start to end).
-pub(crate) const RELEASE_STRIDE: usize = 8 << 20;
+/// Bytes of each of `segments` segments read whole (by a merge or a check) before its pages
+/// are given back under a bound: half the pages' share `pages` among them, at least 256 KiB.
+pub(crate) fn release_stride(pages: u64, segments: usize) -> usize {
+    let stride = pages / 2 / segments.max(1) as u64;
+    (stride as usize).max(256 << 10)
+}
 
 impl MemoryPlan {
     /// The smallest `max_memory` accepted: the fixed cost of a run (the program, the input
@@ -122,8 +128,8 @@ impl MemoryPlan {
             minimum,
             fixed: FIXED,
             batch,
-            merge: left / 4,
-            pages: left - share - left / 4,
+            merge: left - left / 4,
+            pages: left / 4,
             chunk_docs: BOUNDED_CHUNK_DOCS,
             chunk_bytes: BOUNDED_CHUNK_BYTES,
         })
@@ -137,22 +143,23 @@ impl MemoryPlan {
 
 /// The memory of a merge's tables for segments holding `docs` documents, `entries` entries and
 /// `pairs` band-key records in all: the new numbers of documents and entries (4 bytes each),
-/// the new segment's bucket directory (a `u32` per 4 records, rounded up to a power of two:
-/// at most 2 bytes a record) and document offsets (8 bytes a document), its id table (16
-/// bytes a document, and 8 more per document of the segment being read), and the check of
-/// each segment before it is copied (16 bytes per document of the largest).
+/// the new segment's bucket directory (a `u32` per 4 records at most: 1 byte a record) and
+/// document offsets (8 bytes a document), its id table (16 bytes a document, and 8 more per
+/// document of the segment being read). The check of each segment before it is copied (16
+/// bytes per document of one segment) is done before these are made.
 pub(crate) fn merge_bytes(docs: u64, entries: u64, pairs: u64) -> u64 {
-    docs.saturating_mul(4 + 8 + 16 + 8 + 16)
+    docs.saturating_mul(4 + 8 + 16 + 8)
         .saturating_add(entries.saturating_mul(4))
-        .saturating_add(pairs.saturating_mul(2))
+        .saturating_add(pairs)
         // The smallest directory: 2^16 buckets.
         .saturating_add(1 << 18)
 }
 
-/// The smallest bound whose merges' share holds `needed` bytes.
+/// The smallest bound whose merges' share (three quarters of what is left) holds `needed`
+/// bytes.
 pub(crate) fn bound_for_merge(needed: u64) -> u64 {
     FIXED
-        .saturating_add(needed.saturating_mul(4))
+        .saturating_add(needed.saturating_mul(4).div_ceil(3))
         .max(MemoryPlan::MINIMUM)
 }
 
@@ -164,7 +171,8 @@ mod tests {
     fn shares_add_up_and_the_minimum_is_enforced() {
         let plan = MemoryPlan::bounded(1 << 30, None).unwrap();
         let left = (1 << 30) - FIXED;
-        assert_eq!(plan.batch + plan.merge + plan.pages, left);
+        assert_eq!(plan.merge + plan.pages, left);
+        assert!(plan.merge > plan.batch);
         assert_eq!(plan.batch, left / 2);
         let small = MemoryPlan::bounded(MemoryPlan::MINIMUM, None).unwrap();
         assert_eq!(small.batch, BATCH_FLOOR);

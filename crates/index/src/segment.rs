@@ -687,9 +687,9 @@ pub(crate) struct Segment {
     /// One bit per document: removed.
     deleted: Vec<u64>,
     pub deleted_docs: u64,
-    /// Under a memory bound: bytes read whole since its pages were last given back
-    /// ([`Segment::pace`]); `None` without a bound.
-    paced: Option<std::sync::atomic::AtomicUsize>,
+    /// Under a memory bound: bytes read whole since its pages were last given back, and how
+    /// many are read before they are ([`Segment::pace`]); `None` without a bound.
+    paced: Option<(std::sync::atomic::AtomicUsize, usize)>,
 }
 
 impl Segment {
@@ -940,9 +940,8 @@ impl Segment {
     /// What `index verify` and a merge (before it copies anything) run.
     pub(crate) fn verify(&self) -> Result<(), Error> {
         let data = &self.map[DATA_START as usize..self.off[8]];
-        if self.paced.is_some() {
+        if let Some((_, stride)) = self.paced {
             // A stride at a time, giving the pages back as it goes.
-            let stride = crate::plan::RELEASE_STRIDE;
             for start in (0..data.len()).step_by(stride) {
                 if !self
                     .blocks
@@ -1019,18 +1018,18 @@ impl Segment {
     }
 
     /// Under a memory bound: reading the segment whole (a merge, a check) gives its pages
-    /// back every [`RELEASE_STRIDE`](crate::plan::RELEASE_STRIDE) bytes ([`Segment::pace`]).
-    pub(crate) fn pace_reads(&mut self) {
-        self.paced = Some(std::sync::atomic::AtomicUsize::new(0));
+    /// back every `stride` bytes ([`Segment::pace`]).
+    pub(crate) fn pace_reads(&mut self, stride: usize) {
+        self.paced = Some((std::sync::atomic::AtomicUsize::new(0), stride));
     }
 
     /// Counts `bytes` read of the map and, under a memory bound, gives its pages back once
-    /// [`RELEASE_STRIDE`](crate::plan::RELEASE_STRIDE) bytes were read since the last time.
+    /// its stride was read since the last time.
     #[inline]
     pub(crate) fn pace(&self, bytes: usize) {
         use std::sync::atomic::Ordering;
-        if let Some(read) = &self.paced
-            && read.fetch_add(bytes, Ordering::Relaxed) + bytes >= crate::plan::RELEASE_STRIDE
+        if let Some((read, stride)) = &self.paced
+            && read.fetch_add(bytes, Ordering::Relaxed) + bytes >= *stride
         {
             read.store(0, Ordering::Relaxed);
             self.release_pages();
