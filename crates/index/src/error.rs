@@ -97,6 +97,26 @@ pub enum Error {
         /// The smallest bound accepted.
         minimum: u64,
     },
+    /// [`Index::max_memory`](crate::Index::max_memory): the pages that one query on each
+    /// thread may touch of this index (two faults of up to 64 KiB per band and segment) do not
+    /// fit in half the pages' share of the bound; nothing was read. Recover by raising the
+    /// bound to at least `minimum` bytes, or by compacting the index (fewer segments), or by
+    /// querying on fewer threads.
+    #[error(
+        "a memory bound of {max_memory} bytes is below the {minimum} bytes ({} MiB) that \
+         queries of this index need ({segments} segments, whose pages a query on each thread \
+         may touch before they are given back): raise it, or compact the index to fewer \
+         segments, or use fewer threads",
+        minimum.div_ceil(1 << 20)
+    )]
+    QueryMemoryTooSmall {
+        /// The bound given.
+        max_memory: u64,
+        /// The smallest bound accepted for this index at this thread count.
+        minimum: u64,
+        /// The index's segments.
+        segments: usize,
+    },
     /// The writer's memory budget ([`IndexWriter::memory_budget`](crate::IndexWriter::memory_budget))
     /// does not fit in the batch's share of its memory bound. Recover by giving a smaller
     /// budget, or none (the batch then gets its share).

@@ -708,12 +708,24 @@ impl Index {
     /// Bounds the peak resident memory of queries through this index ([`Index::query_all`],
     /// [`Index::query_documents_all`]) to about `max_memory` bytes, as [`MemoryPlan`] shares
     /// it out: documents are queried in smaller chunks, and the pages of the mapped segments
-    /// that queries touched are given back to the OS after each chunk once the segments are
-    /// larger than their share. Answers are the same with any bound.
-    /// [`Error::MemoryTooSmall`] when the bound is below [`MemoryPlan::MINIMUM`]; nothing is
-    /// read before that is known.
+    /// that queries touched are given back to the OS whenever they may have touched half the
+    /// pages' share (a reader has no batch and runs no merge: the pages get seven eighths of
+    /// what is left after the fixed cost). Answers are the same with any bound.
+    /// [`Error::MemoryTooSmall`] when the bound is below [`MemoryPlan::MINIMUM`],
+    /// [`Error::QueryMemoryTooSmall`] when the pages one query on each thread may touch (a
+    /// fault of up to 64 KiB for the directory and one for the band-key records, per band
+    /// and segment) do not fit in half the share; nothing is read before that is known.
     pub fn max_memory(&mut self, max_memory: u64) -> Result<&mut Self, Error> {
-        let plan = MemoryPlan::bounded(max_memory, None)?;
+        let threads = rayon::current_num_threads();
+        let need = crate::plan::query_pages(self.signer.bands(), self.segments.len(), threads);
+        let plan = MemoryPlan::bounded(max_memory, None)?.for_queries();
+        if need.saturating_mul(2) > plan.pages {
+            return Err(Error::QueryMemoryTooSmall {
+                max_memory,
+                minimum: crate::plan::query_minimum(need),
+                segments: self.segments.len(),
+            });
+        }
         self.set_plan(plan);
         Ok(self)
     }

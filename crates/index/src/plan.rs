@@ -135,6 +135,23 @@ impl MemoryPlan {
         })
     }
 
+    /// The smallest bound [`Index::max_memory`](crate::Index::max_memory) accepts for an index
+    /// of `segments` segments and `bands` bands queried on `threads` threads (at least
+    /// [`MemoryPlan::MINIMUM`]): what the pages one query on each thread may touch need.
+    pub fn query_minimum(bands: usize, segments: usize, threads: usize) -> u64 {
+        query_minimum(query_pages(bands, segments, threads))
+    }
+
+    /// The plan of a reader: no batch, no merge; the pages get seven eighths of what is left
+    /// (the rest for the answers of a chunk of queries).
+    pub(crate) fn for_queries(mut self) -> MemoryPlan {
+        if let Some(max_memory) = self.max_memory {
+            let left = max_memory - self.fixed;
+            self.pages = left - left / 8;
+        }
+        self
+    }
+
     /// Whether mapped pages are given back (a bound was set).
     pub(crate) fn releases(&self) -> bool {
         self.max_memory.is_some()
@@ -153,6 +170,22 @@ pub(crate) fn merge_bytes(docs: u64, entries: u64, pairs: u64) -> u64 {
         .saturating_add(pairs)
         // The smallest directory: 2^16 buckets.
         .saturating_add(1 << 18)
+}
+
+/// What queries on `threads` threads may touch of an index of `segments` segments and `bands`
+/// bands between two page releases: per thread, one unit's lookups, two faults per band and
+/// segment (the directory, the band-key records; the batch counts as a segment), each mapping
+/// up to 64 KiB (the kernel's fault-around).
+pub(crate) fn query_pages(bands: usize, segments: usize, threads: usize) -> u64 {
+    (threads.max(1) * bands * 2 * (segments + 1)) as u64 * (64 << 10)
+}
+
+/// The smallest bound under which queries touching `need` bytes between releases fit: half
+/// the pages' share of a reader.
+pub(crate) fn query_minimum(need: u64) -> u64 {
+    FIXED
+        .saturating_add(need.saturating_mul(2).saturating_mul(8).div_ceil(7))
+        .max(MemoryPlan::MINIMUM)
 }
 
 /// The smallest bound whose merges' share (three quarters of what is left) holds `needed`

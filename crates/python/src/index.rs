@@ -109,7 +109,8 @@ fn index_error(e: Error) -> PyErr {
         | Error::TooLarge(_)
         | Error::MemoryTooSmall { .. }
         | Error::BatchTooLarge { .. }
-        | Error::MergeTooLarge { .. } => PyValueError::new_err(message),
+        | Error::MergeTooLarge { .. }
+        | Error::QueryMemoryTooSmall { .. } => PyValueError::new_err(message),
         _ => PyRuntimeError::new_err(message),
     }
 }

@@ -30,10 +30,11 @@ pub struct Index;
 
 impl MaxMemoryHelp for Index {
     const HELP: &'static str = "Bound on the peak resident memory of the whole run (e.g. \
-        256MB, 4GB; at least 80MiB, checked before anything is read): the uncommitted batch \
-        (half of what is left after the fixed cost, or --work-mem), the merges' tables and the \
-        mapped segment pages get shares of it; merges that do not fit are put off (compact \
-        refuses) and pages read are given back to the OS (docs/performance.md). The index's \
+        256MB, 4GB; at least 80MiB, checked before anything is read; queries need more on an \
+        index of many segments, and say how much): the uncommitted batch (half of what is left \
+        after the fixed cost, or --work-mem), the merges' tables and the mapped segment pages \
+        get shares of it; merges that do not fit are put off (compact refuses, naming the bound \
+        it needs) and pages read are given back to the OS (docs/performance.md). The index's \
         documents and the answers are the same at any bound. Default: no bound";
 }
 
@@ -54,8 +55,9 @@ pub struct Check;
 
 impl MaxMemoryHelp for Check {
     const HELP: &'static str = "Bound on the peak resident memory of the run (e.g. 512MB; at \
-        least 80MiB, checked before anything is read). With --index, queries give the mapped \
-        index pages back past their share. With --corpus the corpus is first added to a \
+        least 80MiB, and what queries of the index's segments need on each thread: about 84MiB \
+        for one segment on two threads, checked before anything is read). With --index, queries \
+        give the mapped index pages back past their share. With --corpus the corpus is first added to a \
         temporary chunk index on disk under the bound (the same candidates and reports as the \
         in-memory index) (docs/performance.md). Default: no bound (--corpus is held in memory)";
 }

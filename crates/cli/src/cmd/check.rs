@@ -94,6 +94,18 @@ pub fn run(args: &Args, global: &Global) -> anyhow::Result<()> {
     let bound = args.max_memory.bytes()?;
     if let Some(bytes) = bound {
         MemoryPlan::bounded(bytes, None).map_err(crate::cmd::index::memory_error)?;
+        // --corpus: the temporary index is compacted to one segment (when its merge fits).
+        let minimum = MemoryPlan::query_minimum(args.bands, 1, rayon::current_num_threads());
+        if args.corpus.is_some() && bytes < minimum {
+            anyhow::bail!(
+                "invalid --max-memory: a memory bound of {bytes} bytes is below the {minimum} \
+                 bytes ({} MiB) that queries of the corpus's chunk index ({} bands) need on {} \
+                 threads: raise it to at least {minimum} bytes",
+                minimum.div_ceil(1 << 20),
+                args.bands,
+                rayon::current_num_threads()
+            );
+        }
     }
     // Under a bound, --corpus goes through a temporary chunk index on disk; it lives as long
     // as the run.
@@ -281,6 +293,11 @@ fn corpus_index(
     let bars = crate::progress::Bars::labelled(global, "indexing the corpus");
     let inputs = Inputs::new(&paths).threads(global.threads.unwrap_or(1));
     let stats = w.add_all(inputs, &bars)?;
+    // One segment if its merge fits in the bound: queries then read one, not many.
+    match w.compact() {
+        Ok(()) | Err(textreuse_index::Error::MergeTooLarge { .. }) => {}
+        Err(e) => return Err(e.into()),
+    }
     drop(w);
     let mut index = Index::open(&dir)?;
     index.max_memory(bytes).map_err(memory_error)?;

@@ -322,7 +322,9 @@ fn check_bound(bound: Option<u64>, batch: Option<u64>) -> anyhow::Result<()> {
 pub fn memory_error(e: textreuse_index::Error) -> anyhow::Error {
     use textreuse_index::Error;
     let flag = match &e {
-        Error::MemoryTooSmall { .. } | Error::MergeTooLarge { .. } => "--max-memory",
+        Error::MemoryTooSmall { .. }
+        | Error::MergeTooLarge { .. }
+        | Error::QueryMemoryTooSmall { .. } => "--max-memory",
         Error::BatchTooLarge { .. } => "--work-mem",
         _ => return anyhow::Error::new(e),
     };
