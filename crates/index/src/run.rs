@@ -78,21 +78,16 @@ impl IndexWriter {
         I: IntoIterator<Item = Result<Source, InputError>>,
     {
         let mut stats = RunStats::default();
-        chunks(
-            self.memory(),
-            sources,
-            progress,
-            &mut stats,
-            |docs, stats| {
-                let signed = sign_all(self.index(), &docs);
-                for (doc, units) in docs.iter().zip(&signed) {
-                    self.add_signed(doc, units)?;
-                    stats.documents += 1;
-                    stats.units += units.len() as u64;
-                }
-                Ok::<(), Error>(())
-            },
-        )?;
+        let plan = self.memory();
+        chunks(plan, sources, progress, &mut stats, |docs, stats| {
+            let signed = sign_all(self.index(), &docs);
+            for (doc, units) in docs.iter().zip(&signed) {
+                self.add_signed(doc, units)?;
+                stats.documents += 1;
+                stats.units += units.len() as u64;
+            }
+            Ok::<(), Error>(())
+        })?;
         self.commit()?;
         Ok(stats)
     }
@@ -123,40 +118,35 @@ impl Index {
         E: From<Error>,
     {
         let mut stats = RunStats::default();
-        chunks(
-            self.memory(),
-            sources,
-            progress,
-            &mut stats,
-            |docs, stats| {
-                type Queried = Result<(Vec<SignedUnit>, Vec<UnitMatches>), Error>;
-                let results: Vec<Queried> = docs
-                    .par_iter()
-                    .map_init(
-                        || self.recipe(),
-                        |recipe, d| {
-                            let units = recipe.units(&d.text);
-                            let matches = self.match_units(&d.text, &units, recipe, options)?;
-                            Ok((units, matches))
-                        },
-                    )
-                    .collect();
-                self.release_pages();
-                for (doc, result) in docs.iter().zip(results) {
-                    let (units, matches) = result?;
-                    stats.documents += 1;
-                    stats.units += units.len() as u64;
-                    let matched = matches.iter().filter(|u| !u.matches.is_empty()).count() as u64;
-                    stats.units_matched += matched;
-                    stats.documents_matched += (matched > 0) as u64;
-                    each(doc, &matches)?;
-                    if let Some(w) = add.as_deref_mut() {
-                        w.add_signed(doc, &units)?;
-                    }
+        let plan = self.memory();
+        chunks(plan, sources, progress, &mut stats, |docs, stats| {
+            type Queried = Result<(Vec<SignedUnit>, Vec<UnitMatches>), Error>;
+            let results: Vec<Queried> = docs
+                .par_iter()
+                .map_init(
+                    || self.recipe(),
+                    |recipe, d| {
+                        let units = recipe.units(&d.text);
+                        let matches = self.match_units(&d.text, &units, recipe, options)?;
+                        Ok((units, matches))
+                    },
+                )
+                .collect();
+            self.release_pages();
+            for (doc, result) in docs.iter().zip(results) {
+                let (units, matches) = result?;
+                stats.documents += 1;
+                stats.units += units.len() as u64;
+                let matched = matches.iter().filter(|u| !u.matches.is_empty()).count() as u64;
+                stats.units_matched += matched;
+                stats.documents_matched += (matched > 0) as u64;
+                each(doc, &matches)?;
+                if let Some(w) = add.as_deref_mut() {
+                    w.add_signed(doc, &units)?;
                 }
-                Ok::<(), E>(())
-            },
-        )?;
+            }
+            Ok::<(), E>(())
+        })?;
         if let Some(w) = add {
             w.commit()?;
         }
@@ -182,36 +172,31 @@ impl Index {
     {
         question.check()?;
         let mut stats = RunStats::default();
-        chunks(
-            self.memory(),
-            sources,
-            progress,
-            &mut stats,
-            |docs, stats| {
-                type Queried = Result<(usize, Vec<Match>), Error>;
-                let results: Vec<Queried> = docs
-                    .par_iter()
-                    .map_init(
-                        || self.recipe(),
-                        |recipe, d| {
-                            let units = recipe.units(&d.text);
-                            let found =
-                                self.rank_documents(&d.text, &units, recipe, question, options)?;
-                            Ok((units.len(), found))
-                        },
-                    )
-                    .collect();
-                self.release_pages();
-                for (doc, result) in docs.iter().zip(results) {
-                    let (units, found) = result?;
-                    stats.documents += 1;
-                    stats.units += units as u64;
-                    stats.documents_matched += (!found.is_empty()) as u64;
-                    each(doc, &found)?;
-                }
-                Ok::<(), E>(())
-            },
-        )?;
+        let plan = self.memory();
+        chunks(plan, sources, progress, &mut stats, |docs, stats| {
+            type Queried = Result<(usize, Vec<Match>), Error>;
+            let results: Vec<Queried> = docs
+                .par_iter()
+                .map_init(
+                    || self.recipe(),
+                    |recipe, d| {
+                        let units = recipe.units(&d.text);
+                        let found =
+                            self.rank_documents(&d.text, &units, recipe, question, options)?;
+                        Ok((units.len(), found))
+                    },
+                )
+                .collect();
+            self.release_pages();
+            for (doc, result) in docs.iter().zip(results) {
+                let (units, found) = result?;
+                stats.documents += 1;
+                stats.units += units as u64;
+                stats.documents_matched += (!found.is_empty()) as u64;
+                each(doc, &found)?;
+            }
+            Ok::<(), E>(())
+        })?;
         Ok(stats)
     }
 }
