@@ -594,7 +594,7 @@ def test_max_memory_changes_no_answer_and_refuses_too_little(tmp_path):
     assert [bounded.query(q) for q in queries] == want
     bounded.compact()
     assert [bounded.query(q) for q in queries] == want
-    del bounded
+    del index, bounded  # the loop's name held it too: the writer's lock goes with the last
     gc.collect()
     with pytest.raises(ValueError, match="minimum"):
         LSHIndex.open(str(tmp_path / "bounded"), max_memory=0)
