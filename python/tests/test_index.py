@@ -574,3 +574,29 @@ def test_docstring_example():
     for test in doctest.DocTestFinder().find(LSHIndex, "LSHIndex", globs={"LSHIndex": LSHIndex}):
         runner.run(test)
     assert runner.failures == 0 and runner.tries > 0
+
+
+def test_max_memory_changes_no_answer_and_refuses_too_little(tmp_path):
+    """max_memory (bytes) bounds the writer as `index add --max-memory` does: the answers are
+    those of an unbounded index, before and after compact(); below the minimum it is a
+    ValueError naming the minimum, raised before the index is created."""
+    with pytest.raises(ValueError, match="minimum of 83886080 bytes"):
+        LSHIndex(str(tmp_path / "small"), unit="sentence", max_memory=1 << 20)
+    assert not (tmp_path / "small").exists()
+    plain = LSHIndex(unit="sentence")
+    bounded = LSHIndex(str(tmp_path / "bounded"), unit="sentence", max_memory=80 << 20)
+    for index in (plain, bounded):
+        index.insert_batch(range(len(CORPUS)), CORPUS)
+        index.commit()
+    queries = CORPUS[::7]
+    want = [plain.query(q) for q in queries]
+    assert any(want)
+    assert [bounded.query(q) for q in queries] == want
+    bounded.compact()
+    assert [bounded.query(q) for q in queries] == want
+    del index, bounded  # the loop's name held it too: the writer's lock goes with the last
+    gc.collect()
+    with pytest.raises(ValueError, match="minimum"):
+        LSHIndex.open(str(tmp_path / "bounded"), max_memory=0)
+    reopened = LSHIndex.open(str(tmp_path / "bounded"), max_memory=256 << 20)
+    assert [reopened.query(q) for q in queries] == want

@@ -191,9 +191,10 @@ class LSHIndex:
         min_shingles: int | None = None,
         signature_bytes: Literal[1, 2, 4, 8] | None = None,
         store_text: bool | None = None,
+        max_memory: int | None = None,
     ) -> None: ...
     @classmethod
-    def open(cls, path: str | PathLike[str]) -> LSHIndex:
+    def open(cls, path: str | PathLike[str], *, max_memory: int | None = None) -> LSHIndex:
         """Opens an existing index for writing (FileNotFoundError if there is none,
         IndexLockedError while another writer has it)."""
     def insert(self, key: Key, value: str | SignatureLike) -> int:

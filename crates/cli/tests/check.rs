@@ -119,3 +119,47 @@ fn an_unwritable_html_path_is_an_io_error() {
     assert!(stderr.contains("no-such-dir"), "{stderr}");
     assert!(!stderr.contains("dedup"), "{stderr}");
 }
+
+/// `check --max-memory`: with `--corpus` the corpus goes through a temporary chunk index on
+/// disk and the records are those of the in-memory run (with every output form); with
+/// `--index` too; below the minimum the run is refused naming it, before anything is read.
+#[test]
+fn max_memory_changes_no_output_and_refuses_too_little() {
+    let src = common::workspace("testdata/align/src");
+    let mut susp: Vec<String> = std::fs::read_dir(common::workspace("testdata/align/susp"))
+        .unwrap()
+        .map(|e| e.unwrap().path().to_string_lossy().into_owned())
+        .collect();
+    susp.sort();
+    let susp: Vec<&str> = susp.iter().map(String::as_str).collect();
+    // Queries of a chunk index (30 bands) on each thread need more than the smallest bound.
+    let bound = ["--max-memory", "128MiB"];
+    let tmp = tempfile::tempdir().unwrap();
+    let ix = tmp.path().join("ix").to_string_lossy().into_owned();
+    common::ok(&["-q", "index", "create", &ix, "--unit", "chunk"]);
+    common::ok(&[&["-q", "index", "add", &ix, &src][..], &bound].concat());
+    for extra in [
+        &[][..],
+        &["--candidates-only"][..],
+        &["--text", "--top", "2"][..],
+    ] {
+        let want = run(&[&["--corpus", &src][..], extra, &susp].concat());
+        assert!(want.lines().count() >= 3, "{want}");
+        let got = run(&[&["--corpus", &src][..], extra, &bound, &susp].concat());
+        assert_eq!(want, got, "{extra:?}");
+        let got = run(&[&["--index", &ix][..], extra, &bound, &susp].concat());
+        assert_eq!(want, got, "{extra:?}");
+    }
+    let (_, err) = common::status(
+        &[
+            &["check", "--corpus", "/nonexistent"][..],
+            &["--max-memory", "10MB"],
+            &susp,
+        ]
+        .concat(),
+        1,
+    );
+    assert!(err.contains("invalid --max-memory"), "{err}");
+    assert!(err.contains("minimum of 83886080 bytes"), "{err}");
+    assert!(!err.contains("nonexistent"), "{err}");
+}

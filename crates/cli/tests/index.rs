@@ -574,3 +574,60 @@ fn create_refuses_a_directory_without_manifest() {
     let (_, err) = status(&["index", "create", user.to_str().unwrap()], 1);
     assert!(err.contains("notes.txt"), "{err}");
 }
+
+/// `--max-memory` on `index add` (at the minimum, with a 1 MiB batch so that the writer commits
+/// many segments and merges some), `query` and `compact` gives the answers of unbounded runs,
+/// before and after compaction; below the minimum it is refused naming the minimum, before
+/// the index is opened or any input read; `--work-mem` beyond the batch's share names
+/// `--work-mem`.
+#[test]
+fn max_memory_changes_no_answer_and_refuses_too_little() {
+    let tmp = tempfile::tempdir().unwrap();
+    let data = tmp.path().join("docs.jsonl");
+    std::fs::write(&data, jsonl(3000, 7)).unwrap();
+    let data = data.to_str().unwrap();
+    let (a, b) = (tmp.path().join("a"), tmp.path().join("b"));
+    let (a, b) = (a.to_str().unwrap(), b.to_str().unwrap());
+    ok(&["-q", "index", "create", a]);
+    ok(&["-q", "index", "create", b]);
+    ok(&["-q", "index", "add", a, data]);
+    let small = ["--max-memory", "80MiB"];
+    ok(&[
+        &["-q", "index", "add", b, data, "--work-mem", "1MiB"][..],
+        &small,
+    ]
+    .concat());
+    // Queries of an index of many segments need more (each reads every segment).
+    let bound = ["--max-memory", "256MiB"];
+    let query = |dir: &str, extra: &[&str]| {
+        ok(&[
+            &["-q", "index", "query", dir, data, "--verify", "--text"][..],
+            extra,
+        ]
+        .concat())
+    };
+    let want = query(a, &[]);
+    assert!(want.lines().count() > 100, "{want}");
+    assert_eq!(want, query(b, &bound));
+    assert_eq!(want, query(b, &[]));
+    let top = ["--top-k", "3"];
+    assert_eq!(query(a, &top), query(b, &[&top[..], &bound].concat()));
+    ok(&[&["-q", "index", "compact", b][..], &bound].concat());
+    assert_eq!(want, query(b, &bound));
+
+    for cmd in [
+        &["index", "add", b, "/nonexistent.jsonl"][..],
+        &["index", "query", b, "/nonexistent.jsonl"][..],
+        &["index", "compact", "/nonexistent-index"][..],
+    ] {
+        let (_, err) = status(&[cmd, &["--max-memory", "79MiB"][..]].concat(), 1);
+        assert!(err.contains("invalid --max-memory"), "{err}");
+        assert!(err.contains("minimum of 83886080 bytes"), "{err}");
+        assert!(!err.contains("nonexistent"), "{err}");
+    }
+    let (_, err) = status(
+        &[&["index", "add", b, data, "--work-mem", "1GB"][..], &bound].concat(),
+        1,
+    );
+    assert!(err.contains("invalid --work-mem"), "{err}");
+}

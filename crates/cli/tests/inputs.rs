@@ -390,3 +390,37 @@ fn dumps_in_other_languages_are_cleaned_with_their_own_names() {
     // The text is still there: a sentence of the article "Атом" next to a file link.
     assert!(sentences.contains("Атом"), "{}", &sentences[..200]);
 }
+
+/// `extract --max-memory` writes the bytes of an unbounded run (at bounds that leave one
+/// decompression thread or two); a bound below three page caps and the fixed cost is refused
+/// naming the minimum, before the dump is opened; a smaller page cap lowers the minimum.
+#[test]
+fn extract_max_memory_changes_no_output_and_refuses_too_little() {
+    let dump = common::workspace("data/enwiki-sample-206.xml.bz2");
+    let want = common::ok(&["--quiet", "extract", &dump]);
+    for bound in [
+        &["--max-memory", "210MiB"][..],
+        &["--max-memory", "1GiB"][..],
+    ] {
+        let got = common::ok(&[&["--quiet", "extract", &dump][..], bound].concat());
+        assert!(got == want, "{bound:?}");
+    }
+    let capped = common::ok(&["--quiet", "extract", &dump, "--max-page-mib", "8"]);
+    let got = common::ok(&[
+        "--quiet",
+        "extract",
+        &dump,
+        "--max-page-mib",
+        "8",
+        "--max-memory",
+        "42MiB",
+    ]);
+    assert!(got == capped);
+    let (_, err) = common::status(
+        &["extract", "/nonexistent.xml.bz2", "--max-memory", "200MiB"],
+        1,
+    );
+    assert!(err.contains("invalid --max-memory"), "{err}");
+    assert!(err.contains("minimum of 220200960 bytes"), "{err}");
+    assert!(!err.contains("nonexistent"), "{err}");
+}

@@ -81,6 +81,78 @@ pub enum Error {
         /// The version this build reads.
         current: u32,
     },
+    /// [`IndexWriter::max_memory`](crate::IndexWriter::max_memory) or
+    /// [`Index::max_memory`](crate::Index::max_memory) is below the fixed cost of a run
+    /// ([`MemoryPlan::MINIMUM`](crate::MemoryPlan::MINIMUM)); nothing was read. Recover by
+    /// raising it to at least `minimum` bytes (or by setting no bound).
+    #[error(
+        "a memory bound of {max_memory} bytes is below the minimum of {minimum} bytes ({} MiB) \
+         that any index run needs (the program, its input readers, the chunk of documents in \
+         flight, the smallest batch): raise it to at least {minimum} bytes",
+        minimum >> 20
+    )]
+    MemoryTooSmall {
+        /// The bound given.
+        max_memory: u64,
+        /// The smallest bound accepted.
+        minimum: u64,
+    },
+    /// [`Index::max_memory`](crate::Index::max_memory): the pages that one query on each
+    /// thread may touch of this index (two faults of up to 64 KiB per band and segment) do not
+    /// fit in half the pages' share of the bound; nothing was read. Recover by raising the
+    /// bound to at least `minimum` bytes, or by compacting the index (fewer segments), or by
+    /// querying on fewer threads.
+    #[error(
+        "a memory bound of {max_memory} bytes is below the {minimum} bytes ({} MiB) that \
+         queries of this index need ({segments} segments, whose pages a query on each thread \
+         may touch before they are given back): raise it, or compact the index to fewer \
+         segments, or use fewer threads",
+        minimum.div_ceil(1 << 20)
+    )]
+    QueryMemoryTooSmall {
+        /// The bound given.
+        max_memory: u64,
+        /// The smallest bound accepted for this index at this thread count.
+        minimum: u64,
+        /// The index's segments.
+        segments: usize,
+    },
+    /// The writer's memory budget ([`IndexWriter::memory_budget`](crate::IndexWriter::memory_budget))
+    /// does not fit in the batch's share of its memory bound. Recover by giving a smaller
+    /// budget, or none (the batch then gets its share).
+    #[error(
+        "a batch budget of {batch} bytes does not fit in its share of the memory bound of \
+         {max_memory} bytes ({share} bytes: half of what is left after the fixed cost); give a \
+         smaller one, or none to use the share"
+    )]
+    BatchTooLarge {
+        /// The batch budget given.
+        batch: u64,
+        /// The batch's share of the bound.
+        share: u64,
+        /// The bound.
+        max_memory: u64,
+    },
+    /// [`IndexWriter::compact`](crate::IndexWriter::compact) under a memory bound: merging the
+    /// whole index needs more memory for its tables than the merges' share of the bound, so
+    /// nothing was written. Recover by compacting with a bound of at least `bound` bytes (or
+    /// none); queries answer the same on the uncompacted index.
+    #[error(
+        "compacting {docs} documents needs about {needed} bytes for the merge's tables, more \
+         than their share of the memory bound ({share} bytes); nothing was written: compact \
+         with a bound of at least {bound} bytes ({} MiB), or none",
+        bound.div_ceil(1 << 20)
+    )]
+    MergeTooLarge {
+        /// Documents of the segments to merge.
+        docs: u64,
+        /// The memory the merge's tables need.
+        needed: u64,
+        /// Their share of the bound.
+        share: u64,
+        /// The smallest bound whose share would hold them.
+        bound: u64,
+    },
     /// A file the manifest lists is missing: the index is damaged (a file deleted by hand or
     /// lost with a disk). Restore the directory from a copy, or rebuild the index.
     #[error(

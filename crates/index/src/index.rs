@@ -12,6 +12,8 @@ use textreuse_corpus::files;
 use textreuse_corpus::{DocId, Document, Origin};
 use textreuse_minhash::Signer;
 
+use crate::plan::MemoryPlan;
+
 use crate::Error;
 use crate::candidates::{
     Candidate, DEFAULT_MAX_QUERY_BUCKET, Hit, Order, Tallied, Tally, count_members,
@@ -408,6 +410,11 @@ pub struct Index {
     /// Document and entry numbers of each segment's first, and the totals.
     doc_base: Vec<u64>,
     entry_base: Vec<u64>,
+    /// How its memory is shared out ([`Index::max_memory`]).
+    plan: MemoryPlan,
+    /// Under a bound: an estimate of the mapped bytes queries touched since the pages were
+    /// last given back ([`Index::note_reads`]).
+    touched: std::sync::atomic::AtomicU64,
 }
 
 fn read_manifest(dir: &Path) -> Result<Manifest, Error> {
@@ -693,7 +700,83 @@ impl Index {
             segments,
             doc_base,
             entry_base,
+            plan: MemoryPlan::unbounded(DEFAULT_MEMORY_BUDGET),
+            touched: std::sync::atomic::AtomicU64::new(0),
         })
+    }
+
+    /// Bounds the peak resident memory of queries through this index ([`Index::query_all`],
+    /// [`Index::query_documents_all`]) to about `max_memory` bytes, as [`MemoryPlan`] shares
+    /// it out: documents are queried in smaller chunks, and the pages of the mapped segments
+    /// that queries touched are given back to the OS whenever they may have touched half the
+    /// pages' share (a reader has no batch and runs no merge: the pages get seven eighths of
+    /// what is left after the fixed cost). Answers are the same with any bound.
+    /// [`Error::MemoryTooSmall`] when the bound is below [`MemoryPlan::MINIMUM`],
+    /// [`Error::QueryMemoryTooSmall`] when the pages one query on each thread may touch (a
+    /// fault of up to 64 KiB for the directory and one for the band-key records, per band
+    /// and segment) do not fit in half the share; nothing is read before that is known.
+    pub fn max_memory(&mut self, max_memory: u64) -> Result<&mut Self, Error> {
+        let threads = rayon::current_num_threads();
+        let need = crate::plan::query_pages(self.signer.bands(), self.segments.len(), threads);
+        let plan = MemoryPlan::bounded(max_memory, None)?.for_queries();
+        if need.saturating_mul(2) > plan.pages {
+            return Err(Error::QueryMemoryTooSmall {
+                max_memory,
+                minimum: crate::plan::query_minimum(need),
+                segments: self.segments.len(),
+            });
+        }
+        self.set_plan(plan);
+        Ok(self)
+    }
+
+    /// How this index's memory is shared out (unbounded unless [`Index::max_memory`] was set).
+    pub fn memory(&self) -> MemoryPlan {
+        self.plan
+    }
+
+    fn set_plan(&mut self, plan: MemoryPlan) {
+        self.plan = plan;
+        if plan.releases() {
+            // Merges read up to every segment at once: half the pages' share among them.
+            let stride = crate::plan::release_stride(plan.pages, self.segments.len());
+            for s in &mut self.segments {
+                s.pace_reads(stride);
+            }
+        }
+    }
+
+    /// Under a bound, gives the pages of the mapped segments back to the OS when the segments
+    /// are larger than their share (queries may have touched any of them).
+    pub(crate) fn release_pages(&self) {
+        let mapped: u64 = self.segments.iter().map(Segment::mapped_bytes).sum();
+        if self.plan.releases() && mapped > self.plan.pages {
+            self.touched.store(0, std::sync::atomic::Ordering::Relaxed);
+            for s in &self.segments {
+                s.release_pages();
+            }
+        }
+    }
+
+    /// Under a bound, counts what looking up the band keys of `units` units reads: a page of
+    /// the directory and one of the band-key records per band and segment, and a few more for
+    /// the matches; each fault maps up to 16 pages around it (the kernel's fault-around, which
+    /// `MADV_RANDOM` does not turn off: measured, 61 MB mapped by 43 sentence queries).
+    fn note_lookups(&self, units: usize) {
+        let faults = (self.signer.bands() * 2 * (self.segments.len() + 1) + 4) as u64;
+        self.note_reads((units as u64).saturating_mul(faults * 64 * 1024));
+    }
+
+    /// Under a bound, counts an estimate of the mapped bytes a query read and gives the pages
+    /// back once the estimates add up to half the pages' share (for callers that query one
+    /// text at a time, such as the plagiarism checker).
+    fn note_reads(&self, bytes: u64) {
+        use std::sync::atomic::Ordering;
+        if self.plan.releases()
+            && self.touched.fetch_add(bytes, Ordering::Relaxed) + bytes >= self.plan.pages / 2
+        {
+            self.release_pages();
+        }
     }
 
     /// The directory.
@@ -800,6 +883,7 @@ impl Index {
         recipe: &mut Recipe<'_>,
         options: &QueryOptions,
     ) -> Result<Vec<UnitMatches>, Error> {
+        self.note_lookups(units.len());
         self.sound(match_units(
             &self.parts(),
             self,
@@ -819,6 +903,7 @@ impl Index {
         question: DocumentQuery,
         options: &QueryOptions,
     ) -> Result<Vec<Match>, Error> {
+        self.note_lookups(units.len());
         self.sound(rank_documents(
             &self.parts(),
             self,
@@ -849,7 +934,11 @@ impl Index {
     /// The document numbered `doc` (see [`Match::doc`]), `None` if there is none or it was
     /// removed. Its text is empty when the index stores none.
     pub fn document(&self, doc: u64) -> Result<Option<Document>, Error> {
-        self.sound(document(&self.parts(), doc))
+        let found = self.sound(document(&self.parts(), doc));
+        if let Ok(Some(d)) = &found {
+            self.note_reads(d.text.len() as u64 + 16 * 1024);
+        }
+        found
     }
 
     /// Chunk indexes: the documents whose chunks share band keys with the chunks of `query`,
@@ -860,6 +949,9 @@ impl Index {
     /// chunk at most bands × that many entries. [`Candidate::doc`] is the document number
     /// ([`Index::document`]); [`Candidate::best_chunk`] an entry number.
     pub fn candidate_documents(&self, query: &str, top: usize) -> Result<Vec<Candidate>, Error> {
+        // Each chunk (a few hundred bytes of text) looks up its band keys: a few faults
+        // each, of up to 64 KiB (see `note_lookups`).
+        self.note_reads((query.len() as u64).saturating_mul(8 * 1024));
         self.sound(candidate_documents(&self.parts(), self, query, top))
     }
 
@@ -1503,6 +1595,8 @@ pub struct IndexWriter {
     _lock: File,
     batch: Batch,
     budget: u64,
+    /// The batch budget given to [`IndexWriter::memory_budget`], if one was.
+    budget_given: Option<u64>,
     /// Segments whose removals are not committed.
     dirty: Vec<bool>,
 }
@@ -1671,6 +1765,7 @@ impl IndexWriter {
             _lock: lock,
             batch,
             budget: DEFAULT_MEMORY_BUDGET,
+            budget_given: None,
             dirty,
         };
         w.collect_garbage()?;
@@ -1701,9 +1796,51 @@ impl IndexWriter {
     /// The memory budget in bytes (default [`DEFAULT_MEMORY_BUDGET`], at least 1 MiB): the
     /// uncommitted batch is committed when it reaches half of it, and writing it takes about
     /// as much again.
+    ///
+    /// Under a memory bound ([`IndexWriter::max_memory`]) the batch gets its share of the
+    /// bound; a budget given here (before the bound is set) is used instead, and must fit in
+    /// that share.
     pub fn memory_budget(&mut self, bytes: u64) -> &mut Self {
-        self.budget = bytes.max(1 << 20);
+        let bytes = bytes.max(1 << 20);
+        self.budget_given = Some(bytes);
+        self.budget = bytes.min(self.index.plan.batch);
         self
+    }
+
+    /// Bounds the peak resident memory of this writer's runs ([`IndexWriter::add_all`],
+    /// commits, merges, [`IndexWriter::compact`]) to about `max_memory` bytes, as
+    /// [`MemoryPlan`] shares it out: the uncommitted batch gets its share (or the budget given
+    /// to [`IndexWriter::memory_budget`], which must fit in it), documents are signed in
+    /// smaller chunks, merges whose tables do not fit in their share are put off (and
+    /// `compact` refuses with [`Error::MergeTooLarge`]), and the pages of segments read whole
+    /// are given back to the OS as they are read. The documents and answers of the index are
+    /// the same with any bound (its segments are cut at other places).
+    ///
+    /// [`Error::MemoryTooSmall`] when the bound is below [`MemoryPlan::MINIMUM`],
+    /// [`Error::BatchTooLarge`] when the given budget does not fit; nothing is read before
+    /// that is known.
+    ///
+    /// ```
+    /// use textreuse_index::{Error, IndexUnit, IndexWriter, MemoryPlan, Params};
+    ///
+    /// let dir = tempfile::tempdir()?;
+    /// let mut w = IndexWriter::create(dir.path(), Params::new(IndexUnit::Sentence))?;
+    /// assert!(matches!(w.max_memory(1 << 20), Err(Error::MemoryTooSmall { .. })));
+    /// w.max_memory(256 << 20)?;
+    /// assert!(w.memory().batch <= 128 << 20);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn max_memory(&mut self, max_memory: u64) -> Result<&mut Self, Error> {
+        let plan = MemoryPlan::bounded(max_memory, self.budget_given)?;
+        self.budget = plan.batch;
+        self.index.set_plan(plan);
+        Ok(self)
+    }
+
+    /// How this writer's memory is shared out (unbounded unless [`IndexWriter::max_memory`]
+    /// was set).
+    pub fn memory(&self) -> MemoryPlan {
+        self.index.plan
     }
 
     /// The last commit (without the uncommitted batch).
@@ -2072,7 +2209,9 @@ impl IndexWriter {
     /// Writes manifest `m` and switches to it.
     fn publish(&mut self, m: Manifest) -> Result<(), Error> {
         write_atomic(&self.index.dir, MANIFEST, &m.to_bytes())?;
+        let plan = self.index.plan;
         self.index = Index::load(&self.index.dir, m)?;
+        self.index.set_plan(plan);
         self.batch = Batch::new(self.batch.bands, self.batch.width);
         self.dirty = vec![false; self.index.segments.len()];
         self.collect_garbage()
@@ -2086,14 +2225,38 @@ impl IndexWriter {
     /// stays at a few bytes per entry.
     pub fn compact(&mut self) -> Result<(), Error> {
         self.commit()?;
+        let segs = &self.index.segments;
+        let nothing_to_merge = segs.len() <= 1 && segs.iter().all(|s| s.deleted_docs == 0);
+        if !nothing_to_merge && let Err(e) = self.merge_fits(0..segs.len()) {
+            return Err(e);
+        }
         // A compaction that succeeds has read the index whole: damage is reported, not
         // passed over because there was nothing to merge (or copied when there was).
         self.index.check()?;
-        let segs = &self.index.segments;
-        if segs.len() <= 1 && segs.iter().all(|s| s.deleted_docs == 0) {
+        if nothing_to_merge {
             return Ok(());
         }
-        self.merge(0..segs.len(), true)
+        self.merge(0..self.index.segments.len(), true)
+    }
+
+    /// Whether merging the committed segments `range` fits in the merges' share of the
+    /// memory bound; [`Error::MergeTooLarge`] if not.
+    fn merge_fits(&self, range: Range<usize>) -> Result<(), Error> {
+        let segs = &self.index.segments[range];
+        let docs = segs.iter().map(|s| s.docs).sum();
+        let entries = segs.iter().map(|s| s.entries).sum();
+        let pairs = segs.iter().map(|s| s.pairs).sum();
+        let needed = crate::plan::merge_bytes(docs, entries, pairs);
+        let share = self.index.plan.merge;
+        if needed > share {
+            return Err(Error::MergeTooLarge {
+                docs,
+                needed,
+                share,
+                bound: crate::plan::bound_for_merge(needed),
+            });
+        }
+        Ok(())
     }
 
     /// After a commit that left more than [`MAX_SEGMENTS`] segments: merges the run of
@@ -2107,6 +2270,12 @@ impl IndexWriter {
             let start = (0..=sizes.len() - run)
                 .min_by_key(|&i| (sizes[i..i + run].iter().sum::<u64>(), Reverse(i)))
                 .expect("at least one run");
+            // Under a memory bound, a merge too large for its share is put off: the index
+            // keeps more segments (queries answer the same), and the smallest run not fitting
+            // means no other run would.
+            if self.merge_fits(start..start + run).is_err() {
+                break;
+            }
             self.merge(start..start + run, false)?;
         }
         Ok(())
@@ -2148,6 +2317,7 @@ impl IndexWriter {
                 .collect();
             let ne: Vec<u32> = (0..s.entries as u32)
                 .map(|e| {
+                    s.pace(12);
                     if nd[s.entry(e)[0] as usize] == u32::MAX {
                         u32::MAX
                     } else {
@@ -2212,6 +2382,7 @@ impl IndexWriter {
             for (i, s) in segs.iter().enumerate() {
                 let sigs = s.signature_bytes();
                 for e in 0..s.entries as usize {
+                    s.pace(sig_len);
                     if new_entry[i][e] != u32::MAX {
                         w.bytes(&sigs[e * sig_len..(e + 1) * sig_len])?;
                     }
@@ -2219,6 +2390,7 @@ impl IndexWriter {
             }
             for (i, s) in segs.iter().enumerate() {
                 for e in 0..s.entries as u32 {
+                    s.pace(12);
                     if new_entry[i][e as usize] != u32::MAX {
                         let [d, a, b] = s.entry(e);
                         w.entry([new_doc[i][d as usize], a, b])?;
@@ -2231,7 +2403,9 @@ impl IndexWriter {
                 for d in 0..s.docs as u32 {
                     let nd = new_doc[i][d as usize];
                     if nd != u32::MAX {
-                        w.doc(s.doc_record(d)?)?;
+                        let record = s.doc_record(d)?;
+                        s.pace(record.len() + 8);
+                        w.doc(record)?;
                         ids.push((hashes_by_doc[d as usize], nd));
                     }
                 }

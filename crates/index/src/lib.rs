@@ -90,6 +90,7 @@ mod keyed;
 mod memory;
 mod params;
 mod partitions;
+mod plan;
 mod run;
 mod segment;
 
@@ -106,4 +107,5 @@ pub use keyed::KeyedBandTables;
 pub use memory::{ChunkRef, MemoryIndex, MemoryIndexBuilder, MemoryIndexError};
 pub use params::{DEFAULT_SIGNATURE_BYTES, IndexUnit, Params, Recipe, SignedUnit};
 pub use partitions::optimal_partitions;
+pub use plan::MemoryPlan;
 pub use run::RunStats;

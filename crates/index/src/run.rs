@@ -7,11 +7,7 @@ use textreuse_wikidump::Cleaner;
 use crate::Error;
 use crate::index::{DocumentQuery, Index, IndexWriter, Match, QueryOptions, UnitMatches};
 use crate::params::SignedUnit;
-
-/// Documents signed (or queried) together: enough to keep every core busy, few enough that
-/// their texts take little memory.
-const CHUNK_DOCS: usize = 4096;
-const CHUNK_BYTES: usize = 32 << 20;
+use crate::plan::MemoryPlan;
 
 /// What a run over inputs did.
 #[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize)]
@@ -31,9 +27,10 @@ pub struct RunStats {
     pub input_problems: u64,
 }
 
-/// Reads `sources` in chunks of documents, handing each chunk to `f`; problems go to
-/// `progress` and are counted.
+/// Reads `sources` in chunks of documents (of at most `plan`'s documents and bytes), handing
+/// each chunk to `f`; problems go to `progress` and are counted.
 fn chunks<I, E>(
+    plan: MemoryPlan,
     sources: I,
     progress: &dyn Progress,
     stats: &mut RunStats,
@@ -52,7 +49,7 @@ where
                 let doc = s.into_document(&cleaner);
                 bytes += doc.text.len();
                 chunk.push(doc);
-                if chunk.len() >= CHUNK_DOCS || bytes >= CHUNK_BYTES {
+                if chunk.len() >= plan.chunk_docs || bytes >= plan.chunk_bytes {
                     progress.advance(chunk.len() as u64);
                     f(std::mem::take(&mut chunk), stats)?;
                     bytes = 0;
@@ -81,7 +78,8 @@ impl IndexWriter {
         I: IntoIterator<Item = Result<Source, InputError>>,
     {
         let mut stats = RunStats::default();
-        chunks(sources, progress, &mut stats, |docs, stats| {
+        let plan = self.memory();
+        chunks(plan, sources, progress, &mut stats, |docs, stats| {
             let signed = sign_all(self.index(), &docs);
             for (doc, units) in docs.iter().zip(&signed) {
                 self.add_signed(doc, units)?;
@@ -120,7 +118,8 @@ impl Index {
         E: From<Error>,
     {
         let mut stats = RunStats::default();
-        chunks(sources, progress, &mut stats, |docs, stats| {
+        let plan = self.memory();
+        chunks(plan, sources, progress, &mut stats, |docs, stats| {
             type Queried = Result<(Vec<SignedUnit>, Vec<UnitMatches>), Error>;
             let results: Vec<Queried> = docs
                 .par_iter()
@@ -133,6 +132,7 @@ impl Index {
                     },
                 )
                 .collect();
+            self.release_pages();
             for (doc, result) in docs.iter().zip(results) {
                 let (units, matches) = result?;
                 stats.documents += 1;
@@ -172,7 +172,8 @@ impl Index {
     {
         question.check()?;
         let mut stats = RunStats::default();
-        chunks(sources, progress, &mut stats, |docs, stats| {
+        let plan = self.memory();
+        chunks(plan, sources, progress, &mut stats, |docs, stats| {
             type Queried = Result<(usize, Vec<Match>), Error>;
             let results: Vec<Queried> = docs
                 .par_iter()
@@ -186,6 +187,7 @@ impl Index {
                     },
                 )
                 .collect();
+            self.release_pages();
             for (doc, result) in docs.iter().zip(results) {
                 let (units, found) = result?;
                 stats.documents += 1;

@@ -687,6 +687,9 @@ pub(crate) struct Segment {
     /// One bit per document: removed.
     deleted: Vec<u64>,
     pub deleted_docs: u64,
+    /// Under a memory bound: bytes read whole since its pages were last given back, and how
+    /// many are read before they are ([`Segment::pace`]); `None` without a bound.
+    paced: Option<(std::sync::atomic::AtomicUsize, usize)>,
 }
 
 impl Segment {
@@ -848,6 +851,7 @@ impl Segment {
             zeros: vec![0; (hashes * width) as usize].into_boxed_slice(),
             deleted: vec![0; (docs as usize).div_ceil(64)],
             deleted_docs: 0,
+            paced: None,
         };
         if seg.dir(1 << bits) as u64 != pairs {
             return Err(seg.damage_error("the directory does not add up to the pairs"));
@@ -936,9 +940,23 @@ impl Segment {
     /// What `index verify` and a merge (before it copies anything) run.
     pub(crate) fn verify(&self) -> Result<(), Error> {
         let data = &self.map[DATA_START as usize..self.off[8]];
-        self.blocks
-            .check_all(data)
-            .map_err(|e| Error::corrupt(&self.path, e))?;
+        if let Some((_, stride)) = self.paced {
+            // A stride at a time, giving the pages back as it goes.
+            for start in (0..data.len()).step_by(stride) {
+                if !self
+                    .blocks
+                    .check(data, start, (start + stride).min(data.len()))
+                {
+                    let what = self.blocks.damage().unwrap_or("damaged").to_string();
+                    return Err(Error::corrupt(&self.path, what));
+                }
+                self.pace(stride);
+            }
+        } else {
+            self.blocks
+                .check_all(data)
+                .map_err(|e| Error::corrupt(&self.path, e))?;
+        }
         let bad = |what: String| Err(Error::corrupt(&self.path, what));
         let mut last = 0u32;
         for b in 0..=(1usize << self.bits) {
@@ -948,8 +966,10 @@ impl Segment {
             }
             last = d;
         }
+        self.pace(4 << self.bits);
         for b in 0..1usize << self.bits {
             let mut prev = None;
+            self.pace(8 * self.dir(b + 1).saturating_sub(self.dir(b)) as usize);
             for p in self.bucket_pairs(b) {
                 if (p as u32) as u64 >= self.entries {
                     return bad(format!("a band-key record names entry {}", p as u32));
@@ -962,6 +982,7 @@ impl Segment {
         }
         let mut prev_doc = 0;
         for e in 0..self.entries as usize {
+            self.pace(12);
             let [d, a, b] = [0, 1, 2].map(|k| self.u32_at(3, 3 * e + k));
             if d as u64 >= self.docs || d < prev_doc || a > b {
                 return bad(format!("entry {e} is out of range or order"));
@@ -973,6 +994,7 @@ impl Segment {
         let mut hash_of: Vec<Option<u64>> = vec![None; self.docs as usize];
         let mut prev_hash = 0;
         for i in 0..self.docs as usize {
+            self.pace(12);
             let (h, d) = (self.u64_at(6, i), self.u32_at(7, i) as usize);
             if h < prev_hash || hash_of.get(d).is_none_or(Option::is_some) {
                 return bad(format!("the id table is out of order at {i}"));
@@ -982,6 +1004,7 @@ impl Segment {
         }
         for (d, hash) in hash_of.into_iter().enumerate() {
             let record = self.doc(d as u32)?;
+            self.pace(16 + record.text.map_or(0, str::len) + record.title.len());
             if hash != Some(doc::id_hash(&record.id)) {
                 return bad(format!(
                     "the id table files document {d} under another id's hash"
@@ -992,6 +1015,45 @@ impl Segment {
             Some(d) => Err(Error::corrupt(&self.path, d)),
             None => Ok(()),
         }
+    }
+
+    /// Under a memory bound: reading the segment whole (a merge, a check) gives its pages
+    /// back every `stride` bytes ([`Segment::pace`]).
+    pub(crate) fn pace_reads(&mut self, stride: usize) {
+        self.paced = Some((std::sync::atomic::AtomicUsize::new(0), stride));
+    }
+
+    /// Counts `bytes` read of the map and, under a memory bound, gives its pages back once
+    /// its stride was read since the last time.
+    #[inline]
+    pub(crate) fn pace(&self, bytes: usize) {
+        use std::sync::atomic::Ordering;
+        if let Some((read, stride)) = &self.paced
+            && read.fetch_add(bytes, Ordering::Relaxed) + bytes >= *stride
+        {
+            read.store(0, Ordering::Relaxed);
+            self.release_pages();
+        }
+    }
+
+    /// Gives the pages of the map back to the OS: they stop counting as this process's
+    /// resident memory and stay in the OS's file cache, so reading them again costs a minor
+    /// fault, not a disk read.
+    pub(crate) fn release_pages(&self) {
+        // SAFETY: MADV_DONTNEED on a read-only private file mapping drops the process's page
+        // table entries only; the next access maps the same file bytes again (segment files
+        // are never modified after they are committed, see `open`). References into the map
+        // stay valid.
+        #[cfg(unix)]
+        let _ = unsafe {
+            self.map
+                .unchecked_advise(memmap2::UncheckedAdvice::DontNeed)
+        };
+    }
+
+    /// Bytes of the map.
+    pub(crate) fn mapped_bytes(&self) -> u64 {
+        self.map.len() as u64
     }
 
     /// Tells the OS the segment is about to be read from start to end (a merge).
@@ -1041,6 +1103,7 @@ impl Segment {
     /// Every pair as `(key48, entry)`, in order.
     pub(crate) fn pairs(&self) -> impl Iterator<Item = (u64, u32)> + '_ {
         (0..1usize << self.bits).flat_map(move |b| {
+            self.pace(4 + 8 * self.dir(b + 1).saturating_sub(self.dir(b)) as usize);
             let high = (b as u64) << (64 - self.bits);
             self.bucket_pairs(b)
                 .map(move |p| (high | (p >> 32) << 16, p as u32))
@@ -1074,6 +1137,7 @@ impl Segment {
     pub(crate) fn ids_by_doc(&self) -> Result<Vec<u64>, Error> {
         let mut out = vec![0; self.docs as usize];
         for i in 0..self.docs as usize {
+            self.pace(12);
             let d = self.u32_at(7, i) as usize;
             *out.get_mut(d)
                 .ok_or_else(|| self.damage_error("the id table names a missing document"))? =

@@ -1120,3 +1120,101 @@ fn containment_of_a_part_of_a_longer_unit() {
     let start = long[..long.find(&paragraphs[2]).unwrap()].chars().count() as u64;
     assert_eq!(m.chars.start, start);
 }
+
+/// Documents of three sentences each drawn from a few hundred, so that many share sentences
+/// with others (matches to find) and a small batch fills many segments.
+fn many_docs(n: usize) -> Vec<Document> {
+    let mut x = 0x9E37_79B9_7F4A_7C15u64;
+    let mut next = move || {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        x as usize
+    };
+    (0..n)
+        .map(|i| {
+            let text = (0..3)
+                .map(|_| {
+                    let k = next() % 600;
+                    let picks: Vec<usize> = (0..16).map(|j| k * 31 + j * j * 7 + j).collect();
+                    sentence(&picks)
+                })
+                .collect::<Vec<_>>()
+                .join(" ");
+            Document::new(i as u64, format!("T{i}"), text)
+        })
+        .collect()
+}
+
+/// Everything an index answers about `queries` (matches with their estimates, in order).
+fn answers(index: &Index, queries: &[Document]) -> Vec<String> {
+    let options = QueryOptions::new().verify(true).text(true);
+    queries
+        .iter()
+        .map(|q| format!("{:?}", index.query_text(&q.text, &options).unwrap()))
+        .collect()
+}
+
+/// Under the smallest `max_memory` (with a 1 MiB batch, so that the writer commits dozens of
+/// segments and merges some, and pages are given back as they are read) the index holds the
+/// same documents and answers every query as an unbounded one does, before and after
+/// `compact`; a bound below the minimum, or a batch budget beyond its share, is refused before
+/// anything is added.
+#[test]
+fn max_memory_changes_no_answer_and_refuses_too_little() {
+    use textreuse_index::MemoryPlan;
+    let docs = many_docs(15000);
+    let queries: Vec<Document> = docs.iter().step_by(97).cloned().collect();
+    let (a, b) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let mut plain = IndexWriter::create(a.path(), Params::new(IndexUnit::Sentence)).unwrap();
+    for d in &docs {
+        plain.add(d).unwrap();
+    }
+    plain.commit().unwrap();
+    drop(plain);
+    let mut bounded = IndexWriter::create(b.path(), Params::new(IndexUnit::Sentence)).unwrap();
+    assert!(matches!(
+        bounded.max_memory(MemoryPlan::MINIMUM - 1),
+        Err(Error::MemoryTooSmall {
+            minimum: MemoryPlan::MINIMUM,
+            ..
+        })
+    ));
+    bounded.memory_budget(1 << 30);
+    assert!(matches!(
+        bounded.max_memory(MemoryPlan::MINIMUM),
+        Err(Error::BatchTooLarge { .. })
+    ));
+    bounded.memory_budget(1 << 20);
+    bounded.max_memory(MemoryPlan::MINIMUM).unwrap();
+    assert_eq!(bounded.memory().max_memory, Some(MemoryPlan::MINIMUM));
+    for d in &docs {
+        bounded.add(d).unwrap();
+    }
+    bounded.commit().unwrap();
+    // More commits than MAX_SEGMENTS: some were merged.
+    let segments = bounded.stats().segments;
+    assert!(
+        (4..=textreuse_index::MAX_SEGMENTS).contains(&segments),
+        "{segments}"
+    );
+    let want = Index::open(a.path()).unwrap();
+    let mut got = Index::open(b.path()).unwrap();
+    assert!(got.max_memory(MemoryPlan::MINIMUM - 1).is_err());
+    // A reader's minimum grows with the segments a query reads (and the threads).
+    match got.max_memory(MemoryPlan::MINIMUM) {
+        Ok(_) | Err(Error::QueryMemoryTooSmall { .. }) => {}
+        Err(e) => panic!("{e}"),
+    }
+    got.max_memory(512 << 20).unwrap();
+    let (ws, gs) = (want.stats(), got.stats());
+    assert_eq!((ws.documents, ws.entries), (gs.documents, gs.entries));
+    let expected = answers(&want, &queries);
+    assert!(expected.iter().any(|a| a.contains("jaccard")));
+    assert_eq!(expected, answers(&got, &queries));
+    // Compaction under the bound reads every segment whole, giving pages back as it goes.
+    bounded.compact().unwrap();
+    assert_eq!(bounded.stats().segments, 1);
+    drop(bounded);
+    assert_eq!(expected, answers(&Index::open(b.path()).unwrap(), &queries));
+}

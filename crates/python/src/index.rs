@@ -20,7 +20,8 @@ use pyo3::types::{PyBool, PyBytes, PyDict, PyList, PyString, PyTuple, PyType};
 use rayon::prelude::*;
 use textreuse_corpus::{DocId, Document};
 use textreuse_index::{
-    DocumentQuery, Error, IndexUnit, IndexWriter, Match, Params, Query, QueryOptions, SignedUnit,
+    DocumentQuery, Error, IndexUnit, IndexWriter, Match, MemoryPlan, Params, Query, QueryOptions,
+    SignedUnit,
 };
 use textreuse_minhash::BandScheme;
 
@@ -105,7 +106,11 @@ fn index_error(e: Error) -> PyErr {
         | Error::SignatureLength { .. }
         | Error::NoText(_)
         | Error::Threshold(_)
-        | Error::TooLarge(_) => PyValueError::new_err(message),
+        | Error::TooLarge(_)
+        | Error::MemoryTooSmall { .. }
+        | Error::BatchTooLarge { .. }
+        | Error::MergeTooLarge { .. }
+        | Error::QueryMemoryTooSmall { .. } => PyValueError::new_err(message),
         _ => PyRuntimeError::new_err(message),
     }
 }
@@ -600,7 +605,7 @@ fn count(name: &str, value: Option<i64>) -> PyResult<Option<usize>> {
 ///
 /// LSHIndex(path=None, *, threshold=None, unit=None, num_perm=None, rows=None, bands=None,
 ///          scheme=None, seed=None, shingle=None, min_shingles=None, signature_bytes=None,
-///          store_text=None)
+///          store_text=None, max_memory=None)
 ///
 /// With path=None the index lives in a temporary directory owned by the object and removed
 /// when it is garbage collected. With a path holding an index, that index is opened for
@@ -622,6 +627,13 @@ fn count(name: &str, value: Option<i64>) -> PyResult<Option<usize>> {
 /// `min_shingles` the smallest unit indexed; `signature_bytes` (1, 2, 4 or 8) what is kept of
 /// each minhash for the similarity estimates; `store_text` (default True) keeps the texts for
 /// verify=True.
+///
+/// `max_memory` (bytes; default None: no bound) bounds the writer's peak resident memory as
+/// `textreuse index add --max-memory` does: the uncommitted batch (committed when it fills
+/// its share), merges (put off when their tables do not fit; compact() then raises
+/// ValueError naming the bound it needs) and the pages of segments read whole get shares of
+/// it. Below the minimum (80 MiB) it is a ValueError naming the minimum, raised before
+/// anything is added. Answers are the same at any bound.
 ///
 /// Keys are int (-2**63..2**64) or str. A value is a text (signed by the index itself: its
 /// units, normalized, shingled and signed exactly as `textreuse dedup` does) or a signature of
@@ -731,7 +743,7 @@ impl PyLSHIndex {
     #[new]
     #[pyo3(signature = (path=None, *, threshold=None, unit=None, num_perm=None, rows=None,
         bands=None, scheme=None, seed=None, shingle=None, min_shingles=None,
-        signature_bytes=None, store_text=None))]
+        signature_bytes=None, store_text=None, max_memory=None))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         py: Python<'_>,
@@ -747,6 +759,7 @@ impl PyLSHIndex {
         min_shingles: Option<i64>,
         signature_bytes: Option<i64>,
         store_text: Option<bool>,
+        max_memory: Option<u64>,
     ) -> PyResult<PyLSHIndex> {
         let unit = unit
             .map(|u| {
@@ -783,7 +796,11 @@ impl PyLSHIndex {
             req.apply(Params::new(unit.unwrap_or(IndexUnit::Document)))
                 .map_err(index_error)
         };
-        let state = py.detach(|| match path {
+        // A bound too small is refused before the index is created or opened.
+        if let Some(bytes) = max_memory {
+            MemoryPlan::bounded(bytes, None).map_err(index_error)?;
+        }
+        let mut state = py.detach(|| match path {
             None => State::temporary(new_params()?),
             Some(path) => {
                 let writer = match IndexWriter::open(&path) {
@@ -803,20 +820,36 @@ impl PyLSHIndex {
                 })
             }
         })?;
+        if let Some(bytes) = max_memory {
+            state.writer.max_memory(bytes).map_err(index_error)?;
+        }
         Ok(PyLSHIndex {
             state: Mutex::new(state),
         })
     }
 
-    /// open(path) -> LSHIndex
+    /// open(path, *, max_memory=None) -> LSHIndex
     ///
     /// Opens the index in `path` for writing (FileNotFoundError if there is none;
-    /// IndexLockedError while another writer has it).
+    /// IndexLockedError while another writer has it), under `max_memory` bytes as LSHIndex()
+    /// takes it.
     #[classmethod]
-    fn open(_cls: &Bound<'_, PyType>, py: Python<'_>, path: PathBuf) -> PyResult<PyLSHIndex> {
-        let writer = py
+    #[pyo3(signature = (path, *, max_memory=None))]
+    fn open(
+        _cls: &Bound<'_, PyType>,
+        py: Python<'_>,
+        path: PathBuf,
+        max_memory: Option<u64>,
+    ) -> PyResult<PyLSHIndex> {
+        if let Some(bytes) = max_memory {
+            MemoryPlan::bounded(bytes, None).map_err(index_error)?;
+        }
+        let mut writer = py
             .detach(|| IndexWriter::open(&path))
             .map_err(index_error)?;
+        if let Some(bytes) = max_memory {
+            writer.max_memory(bytes).map_err(index_error)?;
+        }
         Ok(PyLSHIndex {
             state: Mutex::new(State {
                 writer,

@@ -122,6 +122,25 @@ pub enum Error {
         /// The cap in bytes.
         limit: usize,
     },
+    /// [`ReaderBuilder::max_memory`](crate::ReaderBuilder::max_memory) is below what reading
+    /// pages of the page cap needs ([`ReaderBuilder::min_memory`](crate::ReaderBuilder::min_memory));
+    /// nothing was read.
+    ///
+    /// Recover: raise the bound to at least `minimum` bytes, or lower the page cap
+    /// ([`ReaderBuilder::max_page_bytes`](crate::ReaderBuilder::max_page_bytes): larger pages
+    /// are then reported and skipped).
+    #[error(
+        "a memory bound of {max_memory} bytes is below the minimum of {minimum} bytes ({} MiB) \
+         that reading needs (the program, the decoder, three copies of the largest page \
+         allowed): raise it to at least {minimum} bytes, or lower the page cap",
+        minimum.div_ceil(1 << 20)
+    )]
+    MemoryTooSmall {
+        /// The bound given.
+        max_memory: u64,
+        /// The smallest bound accepted with these settings.
+        minimum: u64,
+    },
     /// A builder setting is invalid (for example zero threads).
     ///
     /// Recover: fix the setting.
@@ -136,7 +155,10 @@ impl Error {
     pub fn is_fatal(&self) -> bool {
         matches!(
             self,
-            Error::Io { .. } | Error::Encoding { .. } | Error::Config(_)
+            Error::Io { .. }
+                | Error::Encoding { .. }
+                | Error::Config(_)
+                | Error::MemoryTooSmall { .. }
         )
     }
 

@@ -130,7 +130,10 @@ pub use clean::{
 pub use decoder::Bz2Decoder;
 pub use error::Error;
 pub use names::SiteNames;
-pub use reader::{DEFAULT_MAX_PAGE_BYTES, DumpReader, Page, ReaderBuilder};
+pub use reader::{
+    DEFAULT_MAX_PAGE_BYTES, DumpReader, PAGE_COPIES, Page, READER_FIXED_MEMORY, ReaderBuilder,
+    THREAD_MEMORY,
+};
 pub use site::{MAX_SITEINFO_BYTES, NS_CATEGORY, NS_FILE, NS_MEDIA, Namespace, SiteInfo};
 
 /// Where in source paths the decoders this crate catches panics of live: a panic of the `mibz2`

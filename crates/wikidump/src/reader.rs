@@ -42,7 +42,24 @@ pub struct ReaderBuilder {
     redirects: bool,
     max_page_bytes: usize,
     threads: Option<usize>,
+    max_memory: Option<u64>,
 }
+
+/// The fixed cost of reading a dump under a memory bound
+/// ([`ReaderBuilder::max_memory`]): the program (about 8 MiB resident), the sequential bzip2
+/// decoder's state (about 4 MiB), the read buffers, the cleaner's tables and the output's
+/// buffer.
+pub const READER_FIXED_MEMORY: u64 = 16 << 20;
+
+/// Memory a page can take under a memory bound, for every byte of
+/// [`ReaderBuilder::max_page_bytes`]: the reader's buffer holds the page's XML, the page its
+/// unescaped text, and a cleaner's [`Article`](crate::Article) the cleaned paragraphs.
+pub const PAGE_COPIES: u64 = 3;
+
+/// Memory of each decompression thread beyond the first, at most: its bzip2 decoder (about 4
+/// MiB) and up to three blocks in flight (the one it decodes, one queued, one waiting for the
+/// reader), each with up to 9 MiB of output.
+pub const THREAD_MEMORY: u64 = 32 << 20;
 
 impl Default for ReaderBuilder {
     fn default() -> Self {
@@ -59,6 +76,7 @@ impl ReaderBuilder {
             redirects: false,
             max_page_bytes: DEFAULT_MAX_PAGE_BYTES,
             threads: None,
+            max_memory: None,
         }
     }
 
@@ -89,6 +107,36 @@ impl ReaderBuilder {
     pub fn threads(&mut self, threads: usize) -> &mut Self {
         self.threads = Some(threads);
         self
+    }
+
+    /// Bounds the reader's peak resident memory (with the caller's cleaning of one page at a
+    /// time) to about `bytes`: the fixed cost ([`READER_FIXED_MEMORY`]), [`PAGE_COPIES`] times
+    /// the page cap ([`ReaderBuilder::max_page_bytes`]) and the read buffers; what is left
+    /// pays for decompression threads beyond the first ([`THREAD_MEMORY`] each), so fewer
+    /// than [`ReaderBuilder::threads`] may be used. The pages and errors are the same at any
+    /// bound. A bound below the minimum is [`Error::MemoryTooSmall`] when the reader is
+    /// opened (or from [`ReaderBuilder::threads_used`]), before anything is read. Default: no
+    /// bound.
+    pub fn max_memory(&mut self, bytes: u64) -> &mut Self {
+        self.max_memory = Some(bytes);
+        self
+    }
+
+    /// The smallest [`ReaderBuilder::max_memory`] accepted with these settings: the fixed
+    /// cost, [`PAGE_COPIES`] times the page cap, and two read units of the reader's buffer.
+    #[must_use]
+    pub fn min_memory(&self) -> u64 {
+        READER_FIXED_MEMORY
+            .saturating_add((self.max_page_bytes as u64).saturating_mul(PAGE_COPIES))
+            .saturating_add(2 * source::CHUNK as u64)
+    }
+
+    /// The decompression threads a reader opened with these settings uses: the setting (by
+    /// default one per core), or fewer under a memory bound. Checks every setting first:
+    /// [`Error::Config`] for an invalid one, [`Error::MemoryTooSmall`] for a bound below
+    /// [`ReaderBuilder::min_memory`].
+    pub fn threads_used(&self) -> Result<usize, Error> {
+        self.check()
     }
 
     /// Formerly the multistream index (`...-multistream-index.txt.bz2`) to cut the dump at.
@@ -122,9 +170,26 @@ impl ReaderBuilder {
         if self.max_page_bytes < 64 {
             return Err(Error::Config("max_page_bytes must be at least 64".into()));
         }
-        Ok(self
+        let threads = self
             .threads
-            .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())))
+            .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+        let Some(max_memory) = self.max_memory else {
+            return Ok(threads);
+        };
+        let minimum = self.min_memory();
+        if max_memory < minimum {
+            return Err(Error::MemoryTooSmall {
+                max_memory,
+                minimum,
+            });
+        }
+        // The first thread is the reader's own (sequential decoding, in the fixed cost); two
+        // threads or more decode in parallel, each paying for its blocks in flight.
+        let affordable = ((max_memory - minimum) / THREAD_MEMORY) as usize;
+        Ok(match affordable {
+            0 | 1 => 1,
+            n => threads.min(n),
+        })
     }
 
     /// Opens a dump file (`.xml` or `.xml.bz2`, detected from its first bytes, not its name).

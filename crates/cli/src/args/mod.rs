@@ -2,6 +2,7 @@
 pub mod align;
 pub mod filter;
 pub mod input;
+pub mod max_memory;
 pub mod signer;
 pub mod size;
 pub mod unit;

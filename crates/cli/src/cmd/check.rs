@@ -7,15 +7,22 @@ use std::io::Write;
 use std::path::PathBuf;
 use std::time::Instant;
 
+use anyhow::Context;
+
 use textreuse_align::Aligner;
 use textreuse_corpus::Document;
-use textreuse_index::{Index, MemoryIndex, MemoryIndexError};
+use textreuse_corpus::Inputs;
+use textreuse_corpus::files::RunDir;
+use textreuse_index::{
+    Index, IndexUnit, IndexWriter, MemoryIndex, MemoryIndexError, MemoryPlan, Params,
+};
 use textreuse_report::{CheckDocument, CheckPassage, CheckReport};
 use textreuse_reuse::check::{
     Check, CheckCorpus, CheckError, Checker, candidate_records, excerpt_chars, read_corpus,
 };
 
 use crate::args::align::{AlignerArgs, LangArgs};
+use crate::args::max_memory::{self, MaxMemoryArgs};
 use crate::args::signer::signer_error;
 use crate::args::values::at_least_one;
 use crate::exit::{self, skipped};
@@ -76,11 +83,33 @@ pub struct Args {
     /// their shared words marked.
     #[arg(long, value_name = "FILE", conflicts_with = "candidates_only")]
     pub html: Option<PathBuf>,
+    #[command(flatten)]
+    pub max_memory: MaxMemoryArgs<max_memory::Check>,
 }
 
 /// Runs the subcommand.
 pub fn run(args: &Args, global: &Global) -> anyhow::Result<()> {
     let start = Instant::now();
+    // A bound too small is refused before anything is read.
+    let bound = args.max_memory.bytes()?;
+    if let Some(bytes) = bound {
+        MemoryPlan::bounded(bytes, None).map_err(crate::cmd::index::memory_error)?;
+        // --corpus: the temporary index is compacted to one segment (when its merge fits).
+        let minimum = MemoryPlan::query_minimum(args.bands, 1, rayon::current_num_threads());
+        if args.corpus.is_some() && bytes < minimum {
+            anyhow::bail!(
+                "invalid --max-memory: a memory bound of {bytes} bytes is below the {minimum} \
+                 bytes ({} MiB) that queries of the corpus's chunk index ({} bands) need on {} \
+                 threads: raise it to at least {minimum} bytes",
+                minimum.div_ceil(1 << 20),
+                args.bands,
+                rayon::current_num_threads()
+            );
+        }
+    }
+    // Under a bound, --corpus goes through a temporary chunk index on disk; it lives as long
+    // as the run.
+    let mut run_dir = None;
     let aligner = args
         .lang
         .apply(
@@ -113,7 +142,13 @@ pub fn run(args: &Args, global: &Global) -> anyhow::Result<()> {
         })?;
     let (corpus, mut problems) = match (&args.corpus, &args.index) {
         (_, Some(dir)) => {
-            let corpus = CheckCorpus::from_index(Index::open(dir)?)
+            let mut index = Index::open(dir)?;
+            if let Some(bytes) = bound {
+                index
+                    .max_memory(bytes)
+                    .map_err(crate::cmd::index::memory_error)?;
+            }
+            let corpus = CheckCorpus::from_index(index)
                 .map_err(|e| anyhow::anyhow!("{}: {e}", dir.display()))?;
             global.log(format_args!(
                 "opened the index {}: {} documents, {} chunks",
@@ -122,6 +157,20 @@ pub fn run(args: &Args, global: &Global) -> anyhow::Result<()> {
                 corpus.chunks()
             ));
             (corpus, 0)
+        }
+        (Some(path), None) if bound.is_some() => {
+            let bytes = bound.expect("a bound");
+            let run = run_dir.insert(RunDir::new_in(None)?);
+            let (index, problems) = corpus_index(args, path, run.path(), bytes, global)?;
+            let corpus = CheckCorpus::from_index(index)
+                .map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
+            global.log(format_args!(
+                "indexed {} documents, {} chunks, on disk under --max-memory, in {:.2} s",
+                corpus.documents(),
+                corpus.chunks(),
+                start.elapsed().as_secs_f64()
+            ));
+            (corpus, problems)
         }
         (Some(path), None) => {
             let mut problems = 0;
@@ -206,6 +255,55 @@ pub fn run(args: &Args, global: &Global) -> anyhow::Result<()> {
 }
 
 /// A checked document as the HTML report shows it (character offsets, whole passages).
+/// The corpus at `path` added to a chunk index in `tmp` with the checker's chunk parameters,
+/// under a memory bound of `bytes` (the index answers as the in-memory one built by
+/// [`Checker::index`] does), opened for querying under the same bound; and the number of input
+/// problems reported and skipped.
+fn corpus_index(
+    args: &Args,
+    path: &std::path::Path,
+    tmp: &std::path::Path,
+    bytes: u64,
+    global: &Global,
+) -> anyhow::Result<(Index, u64)> {
+    use crate::cmd::index::memory_error;
+    let mut p = Params::new(IndexUnit::Chunk);
+    p.shingle = args.ngram;
+    p.rows = args.rows;
+    p.bands = args.bands;
+    p.hashes = args.rows.saturating_mul(args.bands);
+    let dir = tmp.join("corpus-index");
+    let mut w = IndexWriter::create(&dir, p)?;
+    w.max_memory(bytes).map_err(memory_error)?;
+    // The files `read_corpus` reads: a directory's `.txt` files in name order, or the file.
+    let paths = if path.is_dir() {
+        let mut files = Vec::new();
+        for entry in fs::read_dir(path).with_context(|| path.display().to_string())? {
+            let p = entry.with_context(|| path.display().to_string())?.path();
+            if p.extension().is_some_and(|e| e == "txt") && p.is_file() {
+                files.push(p);
+            }
+        }
+        files.sort();
+        anyhow::ensure!(!files.is_empty(), "{}: no .txt files", path.display());
+        files
+    } else {
+        vec![path.to_path_buf()]
+    };
+    let bars = crate::progress::Bars::labelled(global, "indexing the corpus");
+    let inputs = Inputs::new(&paths).threads(global.threads.unwrap_or(1));
+    let stats = w.add_all(inputs, &bars)?;
+    // One segment if its merge fits in the bound: queries then read one, not many.
+    match w.compact() {
+        Ok(()) | Err(textreuse_index::Error::MergeTooLarge { .. }) => {}
+        Err(e) => return Err(e.into()),
+    }
+    drop(w);
+    let mut index = Index::open(&dir)?;
+    index.max_memory(bytes).map_err(memory_error)?;
+    Ok((index, stats.input_problems))
+}
+
 fn report_document(name: &str, text: &str, check: &Check) -> CheckDocument {
     let passages = check
         .cases

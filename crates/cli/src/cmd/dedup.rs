@@ -21,8 +21,8 @@ use textreuse_index::{Index, IndexWriter, QueryOptions};
 
 use crate::args::filter::FilterArgs;
 use crate::args::input::InputArgs;
+use crate::args::max_memory::{self, MaxMemoryArgs};
 use crate::args::signer::{SignerArgs, signer_error};
-use crate::args::size::parse_size;
 use crate::args::unit::UnitArg;
 use crate::args::values::{fraction, open_fraction};
 use crate::args::work_mem::{Sorts, WorkMemArgs};
@@ -89,13 +89,8 @@ pub struct Args {
     signer: SignerArgs,
     #[command(flatten)]
     work_mem: WorkMemArgs<Sorts>,
-    /// Bound on the peak resident memory of the whole run (e.g. 256MB, 4GB; at least 112MiB,
-    /// checked before anything is read): the sorts, the index of the sentence text file,
-    /// union-find and the output batches get shares of it and spill to disk beyond them; the
-    /// article-pair tally and the --max-edit, simhash and rp-embed paths are not bounded yet
-    /// (docs/performance.md). The outputs are the same at any bound. Default: no bound
-    #[arg(long, value_name = "SIZE")]
-    max_memory: Option<String>,
+    #[command(flatten)]
+    max_memory: MaxMemoryArgs<max_memory::Dedup>,
     /// Test hook: every structure that can spill does so from its first entry, whatever the
     /// bound (slow; the outputs must not change).
     #[arg(long, hide = true)]
@@ -293,9 +288,9 @@ pub fn run(args: &Args, global: &Global) -> anyhow::Result<()> {
             MethodArg::RpEmbed => Method::RandomProjection,
         });
     // With a bound, the sorts get their share of it unless --work-mem says otherwise.
-    match &args.max_memory {
-        Some(size) => {
-            builder.max_memory(parse_size(size).context("invalid --max-memory")?);
+    match args.max_memory.bytes()? {
+        Some(bytes) => {
+            builder.max_memory(bytes);
             if let Some(bytes) = args.work_mem.given(global)? {
                 builder.mem_budget(bytes);
             }

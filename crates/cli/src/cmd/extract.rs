@@ -8,6 +8,7 @@ use anyhow::Context;
 use serde::Serialize;
 use textreuse_wikidump::{Article, Cleaner, CleanerBuilder, DumpReader, ReaderBuilder, SiteNames};
 
+use crate::args::max_memory::{self, MaxMemoryArgs};
 use crate::exit;
 use crate::global::Global;
 
@@ -45,6 +46,8 @@ pub struct Args {
     /// Skip pages larger than this many MiB of XML (reported on stderr).
     #[arg(long, default_value_t = textreuse_wikidump::DEFAULT_MAX_PAGE_BYTES >> 20, value_name = "MIB")]
     pub max_page_mib: usize,
+    #[command(flatten)]
+    pub max_memory: MaxMemoryArgs<max_memory::Extract>,
 }
 
 #[derive(Serialize)]
@@ -90,6 +93,15 @@ pub fn run(args: &Args, global: &Global) -> anyhow::Result<()> {
     }
     if let Some(n) = global.threads {
         reader.threads(n);
+    }
+    if let Some(bytes) = args.max_memory.bytes()? {
+        reader.max_memory(bytes);
+        // Checked before any dump is opened; fewer decompression threads may fit.
+        let threads = reader.threads_used().context("invalid --max-memory")?;
+        global.log(format_args!(
+            "--max-memory: {threads} decompression thread(s), pages of up to {} MiB",
+            args.max_page_mib.max(1)
+        ));
     }
     let mut cleaner = CleanerBuilder::new();
     cleaner.keep_lists(!args.no_lists);

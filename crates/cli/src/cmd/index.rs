@@ -7,10 +7,11 @@ use anyhow::Context;
 use serde_json::{Map, Value, json};
 use textreuse_corpus::{DocId, Document, Origin};
 use textreuse_index::{
-    DocumentQuery, Index, IndexWriter, Match, Params, QueryOptions, UnitMatches,
+    DocumentQuery, Index, IndexWriter, Match, MemoryPlan, Params, QueryOptions, UnitMatches,
 };
 
 use crate::args::input::InputArgs;
+use crate::args::max_memory::{self, MaxMemoryArgs};
 use crate::args::signer::{Scheme, signer_error};
 use crate::args::unit::UnitArg;
 use crate::args::values::{fraction, open_fraction};
@@ -42,7 +43,7 @@ enum Command {
     Stats(DirArg),
     /// Merge all segments into one, leaving out removed documents (a damaged segment is
     /// refused before anything is written).
-    Compact(DirArg),
+    Compact(CompactArgs),
     /// Check every file of the index: the manifest, each segment's bytes against their
     /// checksums and its sections against each other, the deletion files. Prints what the
     /// index holds (JSON) when all is well; otherwise names the damaged file and exits 1.
@@ -104,6 +105,8 @@ struct AddArgs {
     input: InputArgs,
     #[command(flatten)]
     work_mem: WorkMemArgs<IndexBatch>,
+    #[command(flatten)]
+    max_memory: MaxMemoryArgs<max_memory::Index>,
 }
 
 #[derive(Debug, clap::Args)]
@@ -146,6 +149,8 @@ struct QueryArgs {
     /// Also print units (documents, with --top-k or --containment) without matches.
     #[arg(long)]
     all: bool,
+    #[command(flatten)]
+    max_memory: MaxMemoryArgs<max_memory::Index>,
     /// For each input document, the K indexed documents most similar to it (by their best
     /// pair of units; exact with --verify), best first, even below the index's threshold:
     /// one JSON line per document. Only documents sharing a band key with the input can be
@@ -187,6 +192,14 @@ struct RemoveArgs {
 }
 
 #[derive(Debug, clap::Args)]
+struct CompactArgs {
+    /// The index directory.
+    dir: PathBuf,
+    #[command(flatten)]
+    max_memory: MaxMemoryArgs<max_memory::Index>,
+}
+
+#[derive(Debug, clap::Args)]
 struct DirArg {
     /// The index directory.
     dir: PathBuf,
@@ -202,9 +215,14 @@ pub fn run(args: &Args, global: &Global) -> anyhow::Result<()> {
         Command::Stats(a) => stats(&a.dir),
         Command::Verify(a) => verify(&a.dir, global),
         Command::Compact(a) => {
+            let bound = a.max_memory.bytes()?;
+            check_bound(bound, None)?;
             let mut w = IndexWriter::open(&a.dir)?;
+            if let Some(bytes) = bound {
+                w.max_memory(bytes).map_err(memory_error)?;
+            }
             let before = w.stats();
-            w.compact()?;
+            w.compact().map_err(memory_error)?;
             let after = w.stats();
             global.log(format_args!(
                 "{}: {} segments ({} bytes) merged into {} ({} bytes), {} removed documents \
@@ -291,10 +309,46 @@ fn create(a: &CreateArgs, global: &Global) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// Refuses a bound too small (or a batch budget that does not fit in it) before the index is
+/// opened or any input is read.
+fn check_bound(bound: Option<u64>, batch: Option<u64>) -> anyhow::Result<()> {
+    if let Some(bytes) = bound {
+        MemoryPlan::bounded(bytes, batch).map_err(memory_error)?;
+    }
+    Ok(())
+}
+
+/// Names the flag of a memory error.
+pub fn memory_error(e: textreuse_index::Error) -> anyhow::Error {
+    use textreuse_index::Error;
+    let flag = match &e {
+        Error::MemoryTooSmall { .. }
+        | Error::MergeTooLarge { .. }
+        | Error::QueryMemoryTooSmall { .. } => "--max-memory",
+        Error::BatchTooLarge { .. } => "--work-mem",
+        _ => return anyhow::Error::new(e),
+    };
+    anyhow::Error::new(e).context(format!("invalid {flag}"))
+}
+
 fn add(a: &AddArgs, global: &Global) -> anyhow::Result<()> {
     let start = std::time::Instant::now();
+    let bound = a.max_memory.bytes()?;
+    let batch = a.work_mem.given(global)?;
+    check_bound(bound, batch)?;
     let mut w = IndexWriter::open(&a.dir)?;
-    w.memory_budget(a.work_mem.bytes(global)?);
+    match bound {
+        // The batch gets its share of the bound unless --work-mem says otherwise.
+        Some(bytes) => {
+            if let Some(batch) = batch {
+                w.memory_budget(batch);
+            }
+            w.max_memory(bytes).map_err(memory_error)?;
+        }
+        None => {
+            w.memory_budget(a.work_mem.bytes(global)?);
+        }
+    }
     let inputs = a.input.inputs(&a.files, rayon::current_num_threads())?;
     let bars = Bars::labelled(global, "indexing");
     let stats = w.add_all(inputs, &bars)?;
@@ -315,7 +369,12 @@ fn add(a: &AddArgs, global: &Global) -> anyhow::Result<()> {
 
 fn query(a: &QueryArgs, global: &Global) -> anyhow::Result<()> {
     let start = std::time::Instant::now();
-    let index = Index::open(&a.dir)?;
+    let bound = a.max_memory.bytes()?;
+    check_bound(bound, None)?;
+    let mut index = Index::open(&a.dir)?;
+    if let Some(bytes) = bound {
+        index.max_memory(bytes).map_err(memory_error)?;
+    }
     let inputs = a.input.inputs(&a.files, rayon::current_num_threads())?;
     let bars = Bars::labelled(global, "querying");
     let mut out = exit::stdout();
