@@ -4,6 +4,7 @@ use std::fs::File;
 use std::io::{self, BufWriter, Write};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use memmap2::Mmap;
 use textreuse_corpus::{DocId, Document, Link, MAX_LINKS, Origin};
@@ -43,6 +44,10 @@ pub struct DocumentStoreBuilder {
 /// Documents with their texts in a file mapped into memory ([`DocumentStoreBuilder`]): the
 /// operating system pages texts in as a run reads them and drops them under memory pressure,
 /// so the corpus need not fit in memory. The file is deleted when the store is dropped.
+///
+/// Pages read stay resident (and count in the process's resident memory) until the system
+/// needs the memory; [`DocumentStore::release_past`] hands them back sooner, for a run under a
+/// memory bound.
 #[derive(Debug)]
 pub struct DocumentStore {
     map: Option<Mmap>,
@@ -51,6 +56,10 @@ pub struct DocumentStore {
     info: Option<Mmap>,
     info_ends: Vec<u64>,
     sources: Vec<Arc<str>>,
+    /// Bytes of texts and information read since the pages were last handed back.
+    read: AtomicU64,
+    /// Times the pages were handed back.
+    releases: AtomicU64,
 }
 
 impl DocumentStoreBuilder {
@@ -159,8 +168,21 @@ impl DocumentStoreBuilder {
             info,
             info_ends: self.info_ends,
             sources: self.sources,
+            read: AtomicU64::new(0),
+            releases: AtomicU64::new(0),
         })
     }
+}
+
+/// The kernel maps the pages of a file mapping in windows around each page fault (Linux's
+/// `fault_around_bytes`, 64 KiB by default), so reading a few bytes makes a window resident.
+const FAULT_AROUND: usize = 64 << 10;
+
+/// The bytes of the mapping that reading `start..end` can make resident: the fault-around
+/// windows it touches.
+fn mapped(start: usize, end: usize) -> u64 {
+    let windows = (end.max(start + 1) - 1) / FAULT_AROUND - start / FAULT_AROUND + 1;
+    (windows * FAULT_AROUND) as u64
 }
 
 fn with_path(e: io::Error, what: &str, dir: &Path) -> io::Error {
@@ -178,10 +200,47 @@ impl DocumentStore {
         self.ends.is_empty()
     }
 
+    /// The length of document `i`'s text in bytes, without reading the text.
+    pub fn text_len(&self, i: usize) -> usize {
+        let start = if i == 0 { 0 } else { self.ends[i - 1] };
+        (self.ends[i] - start) as usize
+    }
+
+    /// Hands the mapped pages of the texts and information back to the operating system once
+    /// more than `bytes` of them were read ([`DocumentStore::text`], [`DocumentStore::info`];
+    /// each read counted as the 64 KiB windows of the file the system maps in around it)
+    /// since the last time: a bound on how much of the store stays resident. Texts borrowed
+    /// before stay valid (their pages are read again from the file when touched). Does nothing
+    /// where the system has no `madvise` (Windows).
+    pub fn release_past(&self, bytes: u64) {
+        if self.read.load(Ordering::Relaxed) <= bytes {
+            return;
+        }
+        // One thread releases; the others go on reading.
+        if self.read.swap(0, Ordering::Relaxed) <= bytes {
+            return;
+        }
+        self.releases.fetch_add(1, Ordering::Relaxed);
+        #[cfg(unix)]
+        for map in [&self.map, &self.info].into_iter().flatten() {
+            // SAFETY: MADV_DONTNEED on a shared, read-only mapping of a file that is never
+            // written again drops the pages from this process only: the next read of an
+            // address faults the same bytes in again from the file, so every `&str` handed
+            // out stays valid and unchanged. A failure only leaves the pages resident.
+            let _ = unsafe { map.unchecked_advise(memmap2::UncheckedAdvice::DontNeed) };
+        }
+    }
+
+    /// How many times [`DocumentStore::release_past`] handed the pages back.
+    pub fn releases(&self) -> u64 {
+        self.releases.load(Ordering::Relaxed)
+    }
+
     /// Document `i`'s text.
     pub fn text(&self, i: usize) -> &str {
         let start = if i == 0 { 0 } else { self.ends[i - 1] } as usize;
         let end = self.ends[i] as usize;
+        self.read.fetch_add(mapped(start, end), Ordering::Relaxed);
         let bytes = self.map.as_deref().map_or(&[][..], |m| &m[start..end]);
         // SAFETY: the file holds the UTF-8 texts of `String`s back to back, checked whole
         // when it was mapped, and `start..end` is one text's span (so on char boundaries); the
@@ -194,6 +253,7 @@ impl DocumentStore {
     pub fn info(&self, i: usize) -> Document {
         let start = if i == 0 { 0 } else { self.info_ends[i - 1] } as usize;
         let end = self.info_ends[i] as usize;
+        self.read.fetch_add(mapped(start, end), Ordering::Relaxed);
         let bytes = self.info.as_deref().map_or(&[][..], |m| &m[start..end]);
         decode_info(bytes, &self.sources)
             .expect("the store's own information file holds what push wrote")
