@@ -137,7 +137,7 @@ impl DocumentStoreBuilder {
             let map =
                 unsafe { Mmap::map(&file) }.map_err(|e| with_path(e, "cannot map", &self.dir))?;
             // Checked once here, so that `text` need not check on every read.
-            if std::str::from_utf8(&map).is_err() {
+            if !valid_utf8(&map) {
                 return Err(io::Error::new(
                     io::ErrorKind::InvalidData,
                     format!(
@@ -172,6 +172,31 @@ impl DocumentStoreBuilder {
             releases: AtomicU64::new(0),
         })
     }
+}
+
+/// Whether the mapped file is UTF-8, checked a window at a time, each window's pages handed
+/// back to the operating system once checked (else the check would make the whole file
+/// resident at once: the corpus's size in resident memory before the run begins).
+fn valid_utf8(map: &Mmap) -> bool {
+    const WINDOW: usize = 8 << 20;
+    let mut at = 0;
+    while at < map.len() {
+        let end = (at + WINDOW).min(map.len());
+        let checked = match std::str::from_utf8(&map[at..end]) {
+            Ok(_) => end,
+            // A character cut by the window's end: checked again with the next window.
+            Err(e) if e.error_len().is_none() && end < map.len() => at + e.valid_up_to(),
+            Err(_) => return false,
+        };
+        #[cfg(unix)]
+        // SAFETY: as in `DocumentStore::release_past`: the file is never written again, so
+        // the pages dropped are read again unchanged when touched.
+        let _ = unsafe {
+            map.unchecked_advise_range(memmap2::UncheckedAdvice::DontNeed, at, checked - at)
+        };
+        at = checked;
+    }
+    true
 }
 
 /// The kernel maps the pages of a file mapping in windows around each page fault (Linux's
@@ -399,6 +424,31 @@ fn decode_info(mut bytes: &[u8], sources: &[Arc<str>]) -> Option<Document> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn utf8_is_checked_across_windows() {
+        let map = |bytes: &[u8]| {
+            let mut f = tempfile::tempfile().unwrap();
+            f.write_all(bytes).unwrap();
+            unsafe { Mmap::map(&f) }.unwrap()
+        };
+        // A two-byte character across the first window's end.
+        let mut bytes = vec![b'a'; (8 << 20) - 1];
+        bytes.extend_from_slice("é and more".as_bytes());
+        assert!(valid_utf8(&map(&bytes)));
+        bytes.push(0xff);
+        assert!(!valid_utf8(&map(&bytes)));
+        // Cut at the end of the file.
+        assert!(!valid_utf8(&map(&"é".as_bytes()[..1])));
+    }
+
+    #[test]
+    fn reads_count_the_windows_they_map() {
+        assert_eq!(mapped(0, 10), 64 << 10);
+        assert_eq!(mapped(10, 10), 64 << 10);
+        assert_eq!(mapped((64 << 10) - 1, (64 << 10) + 1), 128 << 10);
+        assert_eq!(mapped(0, 64 << 10), 64 << 10);
+    }
 
     #[test]
     fn ids_titles_and_provenance_come_back() {

@@ -121,6 +121,10 @@ pub struct Args {
     /// Default: no bound
     #[arg(long, value_name = "SIZE")]
     max_memory: Option<String>,
+    /// Test hook: every structure that can spill does so from its first entry, whatever the
+    /// bound (slow; the outputs must not change).
+    #[arg(long, hide = true)]
+    spill_everything: bool,
     /// Directory of the temporary files: the document texts (the whole input's text, kept on
     /// disk and mapped into memory), their tokens for alignment (1.1 to 1.3 times the text)
     /// and the sorts' spilled runs. Default: the system's.
@@ -176,6 +180,7 @@ pub fn run(args: &Args, global: &Global) -> anyhow::Result<()> {
         .detect_language(detect_language)
         .max_bucket(args.max_bucket)
         .align(!args.candidates_only)
+        .spill_everything(args.spill_everything)
         .tmp_dir(tmp.path())
         .build()
         .map_err(|e| {
