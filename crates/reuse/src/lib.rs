@@ -32,6 +32,10 @@
 //! ties break by document number, candidates are visited in document order, and the parallel
 //! alignment is collected in that order.
 //!
+//! [`ReuseBuilder::max_memory`] bounds the peak resident memory of a run over a
+//! [`DocumentStore`]: [`MemoryPlan`] gives the sorts and index blocks, the alignment's parts and
+//! the stored texts' mapped pages each a share, and says what is not bounded yet.
+//!
 //! The plagiarism checker of `textreuse check` (one suspicious document at a time against a
 //! corpus indexed with MinHash band keys, in memory or on disk) is [`Checker`] ([`check`]).
 //!
@@ -956,7 +960,7 @@ impl Reuse {
                 let len = if o.align {
                     prepared_part(
                         rest,
-                        |i| docs.len(i as usize),
+                        |i| docs.part_cost(i as usize),
                         self.memory.align_text,
                         &mut ids,
                     )
@@ -1299,8 +1303,10 @@ trait Corpus: Sync {
     /// The number of the corpus's documents and of the other side's.
     fn sizes(&self) -> (usize, usize);
     fn text(&self, i: usize) -> &str;
-    /// The length of the document's text in bytes (without reading it).
-    fn len(&self, i: usize) -> usize {
+    /// What the document costs a part of an alignment batch, in bytes of text (without
+    /// reading it): its length, and for mapped texts under a memory bound also the pages that
+    /// aligning it maps in (which are not handed back while the part is aligned).
+    fn part_cost(&self, i: usize) -> usize {
         self.text(i).len()
     }
     /// The document's id, title and provenance (its text may be left empty).
@@ -1374,9 +1380,15 @@ impl Corpus for Stored<'_> {
         text
     }
 
-    fn len(&self, i: usize) -> usize {
+    fn part_cost(&self, i: usize) -> usize {
         let (store, j) = self.at(i);
-        store.text_len(j)
+        let len = store.text_len(j);
+        if self.mapped == u64::MAX {
+            return len;
+        }
+        // The part's share is six times its text (the text and its tokens, five times it); the
+        // mapped windows come out of the same share.
+        len + (store.text_window_bytes(j) / memory::ALIGN_BYTES_PER_TEXT_BYTE) as usize
     }
 
     fn info(&self, i: usize) -> Cow<'_, Document> {

@@ -20,7 +20,8 @@ use crate::{PREPARED_TEXT_BYTES, ReuseError};
 ///   to the sort of chunk pairs into document pairs. Each sort spills sorted runs to disk.
 /// * a quarter to alignment ([`MemoryPlan::align_text`]): a batch of candidate pairs is cut
 ///   into parts whose documents have at most a sixth of the share of text together (their
-///   tokens take about five times their text).
+///   tokens take about five times their text); stored texts count also a sixth of the pages
+///   reading them maps in (64 KiB windows), which stay resident while their part is aligned.
 /// * an eighth to the pages of the stored texts (and their ids, titles and provenance) mapped
 ///   into memory ([`MemoryPlan::mapped_texts`]): once the run has read that many bytes of them,
 ///   their pages are handed back to the operating system (they are read again from the page
@@ -74,7 +75,7 @@ const LEFT_FLOOR: u64 = 48 << 20;
 
 /// Bytes of memory per byte of text in a part of an alignment batch: the text's mapped pages
 /// and its tokens (about five times the text), with room for the aligner's work space.
-const ALIGN_BYTES_PER_TEXT_BYTE: u64 = 6;
+pub(crate) const ALIGN_BYTES_PER_TEXT_BYTE: u64 = 6;
 
 impl MemoryPlan {
     /// The smallest `max_memory` accepted: the fixed cost of a run (80 MiB) and the smallest

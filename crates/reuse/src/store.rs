@@ -231,6 +231,13 @@ impl DocumentStore {
         (self.ends[i] - start) as usize
     }
 
+    /// The bytes of the mapping that reading document `i`'s text can make resident: the 64 KiB
+    /// windows it touches (see [`DocumentStore::release_past`]).
+    pub(crate) fn text_window_bytes(&self, i: usize) -> u64 {
+        let start = if i == 0 { 0 } else { self.ends[i - 1] } as usize;
+        mapped(start, self.ends[i] as usize)
+    }
+
     /// Hands the mapped pages of the texts and information back to the operating system once
     /// more than `bytes` of them were read ([`DocumentStore::text`], [`DocumentStore::info`];
     /// each read counted as the 64 KiB windows of the file the system maps in around it)
