@@ -886,15 +886,17 @@ impl Reuse {
         let docs = Stored {
             corpus,
             against,
-            mapped: match against {
-                Some(_) => self.memory.mapped_texts / 2,
-                None => self.memory.mapped_texts,
+            mapped: match (against, self.memory.mapped_texts) {
+                (_, u64::MAX) => u64::MAX,
+                (Some(_), share) => share / 2,
+                (None, share) => share,
             },
         };
+        let releases = || corpus.releases() + against.map_or(0, DocumentStore::releases);
+        let before = releases();
         let stats = self.run_on(&docs, against.is_some(), sink, progress);
-        let releases = corpus.releases() + against.map_or(0, DocumentStore::releases);
         stats.map(|mut stats| {
-            stats.text_releases = releases;
+            stats.text_releases = releases() - before;
             stats
         })
     }
@@ -1352,7 +1354,8 @@ impl Corpus for InMemory<'_> {
 struct Stored<'a> {
     corpus: &'a DocumentStore,
     against: Option<&'a DocumentStore>,
-    /// Bytes read from a store before its mapped pages are handed back.
+    /// Bytes read from a store before its mapped pages are handed back (`u64::MAX`: never, no
+    /// bound).
     mapped: u64,
 }
 
