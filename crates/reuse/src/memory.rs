@@ -26,8 +26,9 @@ use crate::{PREPARED_TEXT_BYTES, ReuseError};
 ///   into memory ([`MemoryPlan::mapped_texts`]): once the run has read that many bytes of them,
 ///   their pages are handed back to the operating system (they are read again from the page
 ///   cache or the disk when needed).
-/// * the rest ([`unbounded`](MemoryPlan#structfield.unbounded)) to the structures that are not bounded yet, which
-///   the run estimates and warns about when they pass it: per document, the text store's
+/// * the rest ([`unbounded`](MemoryPlan#structfield.unbounded)) to the structures that are
+///   not bounded yet, which the run estimates and warns about when they pass it (the per-term
+///   part only under a bound, where it is counted): per document, the text store's
 ///   offsets (16 bytes), the tokens' offsets (12), the tf-idf stage's chunk numbers and
 ///   posting counts (12), the corpus view's degree, case count and union-find entry (16), and
 ///   for each document with a passage its row of `documents.tsv` and its names in the corpus
