@@ -27,10 +27,10 @@ use crate::{PREPARED_TEXT_BYTES, ReuseError};
 ///   their pages are handed back to the operating system (they are read again from the page
 ///   cache or the disk when needed).
 /// * the rest ([`unbounded`](MemoryPlan#structfield.unbounded)) to the structures that are
-///   not bounded yet, which the run estimates and warns about when they pass it (the per-term
-///   part only under a bound, where it is counted): per document, the text store's
-///   offsets (16 bytes), the tokens' offsets (12), the tf-idf stage's chunk numbers and
-///   posting counts (12), the corpus view's degree, case count and union-find entry (16), and
+///   not bounded yet, which the run estimates and warns about when they pass it: per
+///   document, the text store's offsets (16 bytes), the tokens' offsets (12), the tf-idf
+///   stage's chunk numbers and posting counts (12), the corpus view's degree, case count and
+///   union-find entry (16), and
 ///   for each document with a passage its row of `documents.tsv` and its names in the corpus
 ///   view; per chunk 4 bytes (its document); per distinct term its document frequency (under
 ///   a bound the terms' document frequencies and posting counts are counted by external sorts
