@@ -607,6 +607,17 @@ def test_reuse_file_reader_reads_as_the_cli(tmp_path):
     assert missing.messages[0].startswith(f"skipped: cannot read {tmp_path / 'missing.jsonl'}: ")
 
 
+def test_reuse_job_max_memory_is_checked_before_any_input():
+    from textreuse import kernels
+
+    # Below the minimum (128 MiB): refused when the job is made, naming the minimum.
+    with pytest.raises(ValueError, match="minimum of 134217728 bytes"):
+        kernels.ReuseJob(max_memory=100_000_000)
+    bounded = kernels.ReuseJob(max_memory=134217728)
+    # The bound changes no output: the same stats.json template as without one.
+    assert bounded.stats_template(3, 0) == kernels.ReuseJob().stats_template(3, 0)
+
+
 def test_reuse_kernels_check_their_input():
     import pyarrow as pa
     from textreuse import kernels

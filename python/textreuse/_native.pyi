@@ -650,6 +650,7 @@ class ReuseJob:
         synonyms: bool = True,
         classes: str = "default",
         passage_texts: bool = False,
+        max_memory: int | None = None,
     ) -> None: ...
     def stats_template(self, documents: int, against_documents: int) -> str: ...
 

@@ -282,3 +282,79 @@ fn features_classes_and_passage_texts_reach_reuse_jsonl() {
     }
     assert!(default.iter().all(|c| c["kind"] != "unclassified"));
 }
+
+/// `--max-memory` at its minimum writes the bytes of an unbounded run (`reuse.jsonl`,
+/// `pairs.tsv`, `documents.tsv`, `corpus.json`, and `stats.json` but for its seconds, spilled
+/// bytes and index blocks), also when every structure spills (the hidden `--spill-everything`);
+/// below the minimum it is refused before any input is read, naming the minimum; a
+/// `--work-mem` beyond the sorts' share is refused naming `--work-mem`.
+#[test]
+fn max_memory_changes_no_output_and_refuses_too_little() {
+    let sample = common::workspace("data/enwiki-sample-206.xml.bz2");
+    let dir = tempfile::tempdir().unwrap();
+    let run = |name: &str, extra: &[&str]| {
+        let out = dir.path().join(name);
+        let mut args = vec!["reuse", &sample, "--out", out.to_str().unwrap()];
+        args.extend_from_slice(extra);
+        let output = common::textreuse(&args);
+        let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
+        assert!(output.status.success(), "{stderr}");
+        (out, stderr)
+    };
+    let (plain, _) = run("plain", &[]);
+    let (bounded, log) = run("bounded", &["--max-memory", "128MiB"]);
+    assert!(log.contains("memory bound 128 MiB"), "{log}");
+    let (spilled, log) = run("spilled", &["--max-memory", "128MiB", "--spill-everything"]);
+    assert!(log.contains("index blocks"), "{log}");
+    let strip = |dir: &std::path::Path| {
+        let mut v: serde_json::Value =
+            serde_json::from_slice(&std::fs::read(dir.join("stats.json")).unwrap()).unwrap();
+        let stats = v.as_object_mut().unwrap();
+        for field in ["seconds", "bytes_spilled", "index_blocks"] {
+            stats.remove(field);
+        }
+        v
+    };
+    let stats: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(spilled.join("stats.json")).unwrap()).unwrap();
+    assert!(stats["bytes_spilled"].as_u64().unwrap() > 0, "{stats}");
+    assert!(stats["index_blocks"].as_u64().unwrap() > 1, "{stats}");
+    for other in [&bounded, &spilled] {
+        for file in ["reuse.jsonl", "pairs.tsv", "documents.tsv", "corpus.json"] {
+            let x = std::fs::read(plain.join(file)).unwrap();
+            let y = std::fs::read(other.join(file)).unwrap();
+            assert!(x == y, "{file} differs under --max-memory");
+        }
+        assert_eq!(strip(&plain), strip(other));
+    }
+
+    let out_dir = dir.path().join("refused");
+    let out = common::textreuse(&[
+        "reuse",
+        "/nonexistent.jsonl",
+        "--max-memory",
+        "100MB",
+        "--out",
+        out_dir.to_str().unwrap(),
+    ]);
+    assert!(!out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("invalid --max-memory"), "{stderr}");
+    assert!(stderr.contains("minimum of 134217728 bytes"), "{stderr}");
+    assert!(!stderr.contains("nonexistent"), "{stderr}");
+    assert!(!out_dir.exists());
+
+    let out = common::textreuse(&[
+        "reuse",
+        &sample,
+        "--max-memory",
+        "256MB",
+        "--work-mem",
+        "1GB",
+        "--out",
+        out_dir.to_str().unwrap(),
+    ]);
+    assert!(!out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("invalid --work-mem"), "{stderr}");
+}

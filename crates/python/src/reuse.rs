@@ -15,9 +15,8 @@ use textreuse_corpus::{DocId, Document, InputError, Inputs, Origin, Progress, er
 use textreuse_dedup::pipeline::DocumentPipeline;
 use textreuse_reuse::check::{CheckCorpus, CheckError, Checker, candidate_records, read_corpus};
 use textreuse_reuse::{
-    ALIGN_BATCH, CaseView, ChunkMatch, Classifier, CorpusView, DocumentTable, PREPARED_TEXT_BYTES,
-    PairResult, Prepared, Reuse, ReuseError, ReuseKind, topic_title, write_case_lines,
-    write_pair_row,
+    ALIGN_BATCH, CaseView, ChunkMatch, Classifier, CorpusView, DocumentTable, PairResult, Prepared,
+    Reuse, ReuseError, ReuseKind, topic_title, write_case_lines, write_pair_row,
 };
 
 use crate::arrow::{
@@ -61,6 +60,7 @@ impl PyReuseJob {
         min_length = textreuse_align::DEFAULT_MIN_PASSAGE_LEN, lang = "en",
         fallback_ngram = textreuse_reuse::DEFAULT_REUSE_FALLBACK_NGRAM,
         synonyms = textreuse_align::DEFAULT_SYNONYMS, classes = "default", passage_texts = false,
+        max_memory = None,
     ))]
     // One argument per keyword of the Python constructor (the CLI's flags).
     #[allow(clippy::too_many_arguments)]
@@ -76,10 +76,15 @@ impl PyReuseJob {
         synonyms: bool,
         classes: &str,
         passage_texts: bool,
+        max_memory: Option<u64>,
     ) -> PyResult<Self> {
         let classifier: Classifier = classes.parse().map_err(PyValueError::new_err)?;
         let (language, detect) = crate::text::language_choice(lang)?;
-        let inner = Reuse::builder()
+        let mut builder = Reuse::builder();
+        if let Some(bytes) = max_memory {
+            builder.max_memory(bytes);
+        }
+        let inner = builder
             .terms(terms)
             .top_docs(top_docs)
             .max_postings(max_postings)
@@ -724,8 +729,9 @@ pub(crate) fn reuse_align<'py>(
         let mut features = [Vec::new(), Vec::new(), Vec::new(), Vec::new()];
         let mut buf = Vec::new();
         // Each document is tokenized once per run of ALIGN_BATCH rows (or of
-        // PREPARED_TEXT_BYTES of text), for all its pairs there (Spark's join hands the pairs
-        // over grouped by one side).
+        // PREPARED_TEXT_BYTES of text, or the alignment's share of `max_memory`), for all its
+        // pairs there (Spark's join hands the pairs over grouped by one side).
+        let cap = job.memory().align_text;
         let mut prepared: HashMap<usize, Prepared<'_>> = HashMap::new();
         let mut prepared_bytes = 0;
         for i in 0..n {
@@ -738,7 +744,7 @@ pub(crate) fn reuse_align<'py>(
                     .filter(|(n, _)| !prepared.contains_key(n))
                     .map(|(_, t)| t.len())
                     .sum();
-                if i % ALIGN_BATCH == 0 || prepared_bytes + new > PREPARED_TEXT_BYTES {
+                if i % ALIGN_BATCH == 0 || prepared_bytes + new > cap {
                     prepared.clear();
                     prepared_bytes = 0;
                 }

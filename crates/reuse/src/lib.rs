@@ -32,6 +32,10 @@
 //! ties break by document number, candidates are visited in document order, and the parallel
 //! alignment is collected in that order.
 //!
+//! [`ReuseBuilder::max_memory`] bounds the peak resident memory of a run over a
+//! [`DocumentStore`]: [`MemoryPlan`] gives the sorts and index blocks, the alignment's parts and
+//! the stored texts' mapped pages each a share, and says what is not bounded yet.
+//!
 //! The plagiarism checker of `textreuse check` (one suspicious document at a time against a
 //! corpus indexed with MinHash band keys, in memory or on disk) is [`Checker`] ([`check`]).
 //!
@@ -68,6 +72,7 @@ struct ReadmeDoctests;
 mod candidates;
 pub mod check;
 pub mod classify;
+mod memory;
 mod output;
 mod store;
 mod tfidf;
@@ -76,7 +81,6 @@ pub mod view;
 pub mod web;
 
 use std::borrow::Cow;
-use std::collections::BTreeMap;
 use std::ops::Range;
 use std::path::PathBuf;
 use std::time::Instant;
@@ -102,6 +106,7 @@ use textreuse_shuffle::{
 use candidates::{CandidateList, CandidateWriter};
 pub use check::{CheckError, Checker};
 pub use classify::{Classifier, ReuseKind, ReuseProfile, Topics, profile};
+pub use memory::MemoryPlan;
 pub use output::{
     DocumentTable, PAIRS_HEADER, PanOutput, ReuseOutputDir, write_case_lines, write_pair_row,
 };
@@ -136,12 +141,13 @@ pub const ALIGN_BATCH: usize = 1024;
 /// into parts instead of filling memory.
 pub const PREPARED_TEXT_BYTES: usize = 32 << 20;
 
-/// The first pairs of `pairs` whose distinct documents have at most [`PREPARED_TEXT_BYTES`]
-/// of text together (`len` gives a document's), at least one pair: returns their number and
-/// leaves their documents in `ids`, ascending.
+/// The first pairs of `pairs` whose distinct documents have at most `cap` bytes of text
+/// together ([`PREPARED_TEXT_BYTES`] without a memory bound; `len` gives a document's), at
+/// least one pair: returns their number and leaves their documents in `ids`, ascending.
 fn prepared_part(
     pairs: &[((u32, u32), u32)],
     len: impl Fn(u32) -> usize,
+    cap: usize,
     ids: &mut Vec<u32>,
 ) -> usize {
     let mut seen = std::collections::HashSet::new();
@@ -154,7 +160,7 @@ fn prepared_part(
             .filter(|d| !seen.contains(*d))
             .map(|&d| len(d))
             .sum();
-        if n > 0 && bytes + new > PREPARED_TEXT_BYTES {
+        if n > 0 && bytes + new > cap {
             break;
         }
         bytes += new;
@@ -179,6 +185,21 @@ pub enum ReuseError {
     /// The shuffle failed (spill files, budget).
     #[error(transparent)]
     Shuffle(#[from] ShuffleError),
+    /// [`ReuseBuilder::max_memory`] is below the fixed cost of a run
+    /// ([`MemoryPlan::MINIMUM`]); nothing was read. Recover by raising it to at least
+    /// `minimum` bytes (or by setting no bound).
+    #[error(
+        "a memory bound of {max_memory} bytes is below the minimum of {minimum} bytes ({} MiB) \
+         that any run needs (the program, its file buffers, the smallest shares of the sorts, \
+         the alignment and the mapped texts): raise it to at least {minimum} bytes",
+        minimum >> 20
+    )]
+    MemoryTooSmall {
+        /// The bound given.
+        max_memory: u64,
+        /// The smallest bound accepted.
+        minimum: u64,
+    },
     /// The sink could not take a result (a full disk, a closed pipe).
     #[error("writing the results: {0}")]
     Sink(#[source] std::io::Error),
@@ -254,6 +275,9 @@ pub struct ReuseBuilder {
     min_shared: u32,
     min_passage_len: usize,
     shuffle: ShuffleBuilder,
+    mem_budget: Option<u64>,
+    max_memory: Option<u64>,
+    spill_everything: bool,
     max_bucket: usize,
     align: bool,
     candidates: Candidates,
@@ -296,6 +320,9 @@ impl ReuseBuilder {
             min_shared: DEFAULT_MIN_SHARED,
             min_passage_len: DEFAULT_MIN_PASSAGE_LEN,
             shuffle,
+            mem_budget: None,
+            max_memory: None,
+            spill_everything: false,
             max_bucket: DEFAULT_MAX_BUCKET,
             align: true,
             candidates: Candidates::default(),
@@ -418,10 +445,51 @@ impl ReuseBuilder {
         self
     }
 
-    /// The memory budget in bytes: the MinHash shuffle's, or the tf-idf index blocks'.
+    /// The memory budget in bytes: the MinHash shuffle's, or the tf-idf index blocks' (default
+    /// [`textreuse_shuffle::DEFAULT_MEM_BUDGET`], or with [`ReuseBuilder::max_memory`] the
+    /// sorts' share of it). With a `max_memory` it is the budget of the sorts and index blocks
+    /// together and must fit in their share ([`MemoryPlan`]).
     pub fn mem_budget(&mut self, bytes: u64) -> &mut Self {
+        self.mem_budget = Some(bytes);
         self.shuffle.mem_budget(bytes);
         self
+    }
+
+    /// Bounds the peak resident memory of a run over stored documents
+    /// ([`Reuse::run_stored`]) to `bytes` (default: no bound; at least
+    /// [`MemoryPlan::MINIMUM`], else [`build`](ReuseBuilder::build) returns
+    /// [`ReuseError::MemoryTooSmall`]). The fixed cost of a run is taken off first, and what
+    /// is left is shared out: the sorts and the tf-idf index blocks, the parts of the
+    /// alignment batches, the mapped pages of the stored texts; see [`MemoryPlan`] for the
+    /// shares and for the structures not held to one yet. The results are the same at any
+    /// bound.
+    pub fn max_memory(&mut self, bytes: u64) -> &mut Self {
+        self.max_memory = Some(bytes);
+        self
+    }
+
+    /// Spills everything that can spill from its first entry, whatever the bound: the sorts
+    /// and index blocks get a few KiB, each candidate pair is aligned in a part of its own,
+    /// and the stored texts' pages are handed back after every read. Slow; for tests that
+    /// check that the results do not depend on the memory (default false).
+    pub fn spill_everything(&mut self, yes: bool) -> &mut Self {
+        self.spill_everything = yes;
+        self
+    }
+
+    /// How the memory is shared out ([`MemoryPlan::bounded`] or the unbounded plan).
+    fn memory(&self) -> Result<MemoryPlan, ReuseError> {
+        let mut plan = match self.max_memory {
+            Some(bytes) => MemoryPlan::bounded(bytes, self.mem_budget)?,
+            None => MemoryPlan::unbounded(self.shuffle.budget()),
+        };
+        if self.spill_everything {
+            // Six times the smallest budget: each of the tf-idf sorts gets one, the blocks four.
+            plan.sorts = 6 * MIN_MEM_BUDGET;
+            plan.align_text = 1;
+            plan.mapped_texts = 0;
+        }
+        Ok(plan)
     }
 
     /// Where the shuffle spills (default: the system temporary directory).
@@ -437,21 +505,40 @@ impl ReuseBuilder {
         self
     }
 
-    fn tfidf(&self) -> tfidf::TfIdfOptions {
+    fn tfidf(&self, plan: &MemoryPlan) -> tfidf::TfIdfOptions {
+        // Without a bound the index block takes the budget, the two sorts of picks a quarter
+        // each; with one, the three share the sorts' share: two thirds and a sixth each.
+        let (budget, sorter) = match plan.is_bounded() {
+            false => (plan.sorts, plan.sorts / 4),
+            true => (plan.sorts / 3 * 2, plan.sorts / 6),
+        };
         tfidf::TfIdfOptions {
             min_words: self.chunks.min_words,
             terms: self.terms,
             top_docs: self.top_docs,
             max_postings: self.max_postings,
             min_score: self.min_score,
-            budget: self.shuffle.budget(),
-            // The index block takes the budget; the two sorts of picks a quarter each.
+            budget,
+            bounded: plan.is_bounded(),
             sorter: {
                 let mut sorts = self.shuffle.clone();
-                sorts.mem_budget((self.shuffle.budget() / 4).max(MIN_MEM_BUDGET));
+                sorts.mem_budget(sorter.max(MIN_MEM_BUDGET));
                 sorts
             },
         }
+    }
+
+    /// The budgets of the MinHash shuffle and of the sort of chunk pairs into document pairs.
+    fn minhash_sorts(&self, plan: &MemoryPlan) -> (ShuffleBuilder, ShuffleBuilder) {
+        let (shuffle, pairs) = match plan.is_bounded() {
+            false => (plan.sorts, plan.sorts / 4),
+            true => (plan.sorts / 4 * 3, plan.sorts / 4),
+        };
+        let mut a = self.shuffle.clone();
+        a.mem_budget(shuffle.max(MIN_MEM_BUDGET));
+        let mut b = self.shuffle.clone();
+        b.mem_budget(pairs.max(MIN_MEM_BUDGET));
+        (a, b)
     }
 
     /// Checks the options and builds the job.
@@ -476,6 +563,7 @@ impl ReuseBuilder {
             ));
         }
         self.shuffle.check()?;
+        let memory = self.memory()?;
         let signer = self
             .signer
             .build()
@@ -490,6 +578,7 @@ impl ReuseBuilder {
             .map_err(|e| ReuseError::Parameter(e.to_string()))?;
         Ok(Reuse {
             options: self.clone(),
+            memory,
             signer,
             aligner,
         })
@@ -500,6 +589,7 @@ impl ReuseBuilder {
 #[derive(Debug)]
 pub struct Reuse {
     options: ReuseBuilder,
+    memory: MemoryPlan,
     signer: Signer,
     aligner: Aligner,
 }
@@ -696,8 +786,18 @@ pub struct ReuseStats {
     pub unclassified_cases: u64,
     /// Passages the evidence does not support as reuse (reported, marked `spurious`).
     pub spurious_cases: u64,
-    /// Bytes the shuffle spilled (MinHash; tf-idf spills nothing).
+    /// Bytes the sorts spilled: the MinHash shuffle and its sort of document pairs, or the
+    /// tf-idf sorts of nominations and pairs.
     pub bytes_spilled: u64,
+    /// Times the mapped pages of the stored texts were handed back to the operating system
+    /// under a memory bound ([`MemoryPlan::mapped_texts`]); not in `stats.json`, which is the
+    /// same at every bound.
+    #[serde(skip)]
+    pub text_releases: u64,
+    /// Parts the alignment batches were cut into ([`MemoryPlan::align_text`]); not in
+    /// `stats.json`.
+    #[serde(skip)]
+    pub align_parts: u64,
     /// Wall time per stage.
     pub seconds: ReuseSeconds,
 }
@@ -730,6 +830,11 @@ impl Reuse {
     /// The options, to change.
     pub fn builder() -> ReuseBuilder {
         ReuseBuilder::new()
+    }
+
+    /// How the run's memory is shared out ([`ReuseBuilder::max_memory`]).
+    pub fn memory(&self) -> &MemoryPlan {
+        &self.memory
     }
 
     /// The job with the default options.
@@ -777,8 +882,23 @@ impl Reuse {
         sink: &mut dyn ReuseSink,
         progress: &dyn Progress,
     ) -> Result<ReuseStats, ReuseError> {
-        let docs = Stored { corpus, against };
-        self.run_on(&docs, against.is_some(), sink, progress)
+        // Each side's mapped pages are handed back once the run has read its half of the share.
+        let docs = Stored {
+            corpus,
+            against,
+            mapped: match (against, self.memory.mapped_texts) {
+                (_, u64::MAX) => u64::MAX,
+                (Some(_), share) => share / 2,
+                (None, share) => share,
+            },
+        };
+        let releases = || corpus.releases() + against.map_or(0, DocumentStore::releases);
+        let before = releases();
+        let stats = self.run_on(&docs, against.is_some(), sink, progress);
+        stats.map(|mut stats| {
+            stats.text_releases = releases() - before;
+            stats
+        })
     }
 
     fn run_on(
@@ -804,7 +924,7 @@ impl Reuse {
                 n_corpus,
                 against,
                 &text,
-                &o.tfidf(),
+                &o.tfidf(&self.memory),
                 &mut stats,
                 progress,
             )?,
@@ -821,6 +941,7 @@ impl Reuse {
             stats.candidate_pairs as f64 / n_corpus.max(1) as f64,
             stats.seconds.chunk_and_sign + stats.seconds.candidates
         ));
+        self.warn_unbounded(&stats, progress);
 
         // Stage 3: align, classify, deliver in candidate order.
         let started = Instant::now();
@@ -839,13 +960,19 @@ impl Reuse {
             while !rest.is_empty() {
                 // Each document of the part is tokenized once, for all its pairs there.
                 let len = if o.align {
-                    prepared_part(rest, |i| docs.text(i as usize).len(), &mut ids)
+                    prepared_part(
+                        rest,
+                        |i| docs.part_cost(i as usize),
+                        self.memory.align_text,
+                        &mut ids,
+                    )
                 } else {
                     ids.clear();
                     rest.len()
                 };
                 let (part, next) = rest.split_at(len);
                 rest = next;
+                stats.align_parts += 1;
                 let prepared: Vec<Prepared<'_>> = ids
                     .par_iter()
                     .map(|&i| {
@@ -914,6 +1041,26 @@ impl Reuse {
         stats.seconds.align_and_write = started.elapsed().as_secs_f64();
         sink.finish(&stats).map_err(ReuseError::Sink)?;
         Ok(stats)
+    }
+
+    /// Logs a warning when the structures without a share of the memory bound (per document,
+    /// chunk and distinct term; [`MemoryPlan`]) take more than what the bound leaves them.
+    fn warn_unbounded(&self, stats: &ReuseStats, progress: &dyn Progress) {
+        if !self.memory.is_bounded() {
+            return;
+        }
+        let estimate = (stats.documents + stats.against_documents) * memory::BYTES_PER_DOCUMENT
+            + stats.chunks * memory::BYTES_PER_CHUNK
+            + stats.distinct_terms * memory::BYTES_PER_TERM;
+        if estimate > self.memory.unbounded {
+            progress.log(&format!(
+                "warning: the per-document, per-chunk and per-term arrays and maps take about \
+                 {} MiB, more than the {} MiB the memory bound leaves them: they are not \
+                 bounded yet, so the peak may pass the bound (docs/performance.md)",
+                estimate >> 20,
+                self.memory.unbounded >> 20
+            ));
+        }
     }
 
     /// The counts of a run over `documents` (and `against_documents`) before it starts: its
@@ -991,7 +1138,11 @@ impl Reuse {
     /// chunks scored. Sums run in term order and ties break by document number, as in
     /// [`Reuse::run`].
     pub fn pick_documents(&self, matches: &mut [ChunkMatch]) -> (u64, Vec<(u32, f32)>) {
-        tfidf::pick_documents(matches, &self.options.tfidf(), &mut Default::default())
+        tfidf::pick_documents(
+            matches,
+            &self.options.tfidf(&self.memory),
+            &mut Default::default(),
+        )
     }
 
     /// MinHash candidates: `(a < b)` with the chunk pairs sharing a band key, at least
@@ -1006,7 +1157,8 @@ impl Reuse {
     ) -> Result<CandidateList, ReuseError> {
         // Stage 1: chunk and sign.
         let started = Instant::now();
-        let mut shuffle = self.options.shuffle.build()?;
+        let (shuffle, pair_sort) = self.options.minhash_sorts(&self.memory);
+        let mut shuffle = shuffle.build()?;
         for first in (0..total).step_by(SIGN_BATCH) {
             let last = (first + SIGN_BATCH).min(total);
             let batch: Vec<(u64, Vec<(u64, u64)>)> = (first..last)
@@ -1023,7 +1175,9 @@ impl Reuse {
         // Stage 2: chunk pairs -> document pairs.
         let started = Instant::now();
         let mut stream = shuffle.finish()?;
-        let mut pairs: BTreeMap<(u32, u32), u32> = BTreeMap::new();
+        // Each chunk pair as `(document pair, its two chunk numbers)`: sorted (and spilled
+        // beyond its budget), a document pair's records are its chunk pairs.
+        let mut pairs = pair_sort.build_sorter()?;
         while let Some((a, b)) = stream.next_pair()? {
             // Ids are `doc << 32 | chunk` and a < b, so a's document comes first.
             let (da, db) = ((a >> 32) as u32, (b >> 32) as u32);
@@ -1033,7 +1187,10 @@ impl Reuse {
             if against && (da as usize) >= n_corpus {
                 continue;
             }
-            *pairs.entry((da, db)).or_default() += 1;
+            pairs.push(
+                u64::from(da) << 32 | u64::from(db),
+                a << 32 | (b & 0xffff_ffff),
+            )?;
         }
         let shuffled = stream.stats();
         stats.band_key_records = shuffled.records;
@@ -1041,13 +1198,17 @@ impl Reuse {
         stats.buckets_capped = shuffled.buckets_capped;
         stats.bucket_ids_left_out = shuffled.bucket_ids_left_out;
         stats.chunk_pairs = shuffled.candidate_pairs;
-        stats.bytes_spilled = shuffled.bytes_spilled;
+        drop(stream);
+        let mut sorted = pairs.finish()?;
         let mut list = CandidateWriter::new(self.options.shuffle.spill_parent())?;
-        for (pair, shared) in pairs {
+        let mut chunks = Vec::new();
+        while let Some(pair) = sorted.next_group(&mut chunks)? {
+            let shared = u32::try_from(chunks.len()).unwrap_or(u32::MAX);
             if shared >= self.options.min_shared {
-                list.push(pair, shared)?;
+                list.push(((pair >> 32) as u32, pair as u32), shared)?;
             }
         }
+        stats.bytes_spilled = shuffled.bytes_spilled + sorted.bytes_spilled();
         stats.seconds.candidates = started.elapsed().as_secs_f64();
         list.finish()
     }
@@ -1144,6 +1305,12 @@ trait Corpus: Sync {
     /// The number of the corpus's documents and of the other side's.
     fn sizes(&self) -> (usize, usize);
     fn text(&self, i: usize) -> &str;
+    /// What the document costs a part of an alignment batch, in bytes of text (without
+    /// reading it): its length, and for mapped texts under a memory bound also the pages that
+    /// aligning it maps in (which are not handed back while the part is aligned).
+    fn part_cost(&self, i: usize) -> usize {
+        self.text(i).len()
+    }
     /// The document's id, title and provenance (its text may be left empty).
     fn info(&self, i: usize) -> Cow<'_, Document>;
 
@@ -1187,6 +1354,9 @@ impl Corpus for InMemory<'_> {
 struct Stored<'a> {
     corpus: &'a DocumentStore,
     against: Option<&'a DocumentStore>,
+    /// Bytes read from a store before its mapped pages are handed back (`u64::MAX`: never, no
+    /// bound).
+    mapped: u64,
 }
 
 impl Stored<'_> {
@@ -1208,12 +1378,27 @@ impl Corpus for Stored<'_> {
 
     fn text(&self, i: usize) -> &str {
         let (store, j) = self.at(i);
-        store.text(j)
+        let text = store.text(j);
+        store.release_past(self.mapped);
+        text
+    }
+
+    fn part_cost(&self, i: usize) -> usize {
+        let (store, j) = self.at(i);
+        let len = store.text_len(j);
+        if self.mapped == u64::MAX {
+            return len;
+        }
+        // The part's share is six times its text (the text and its tokens, five times it); the
+        // mapped windows come out of the same share.
+        len + (store.text_window_bytes(j) / memory::ALIGN_BYTES_PER_TEXT_BYTE) as usize
     }
 
     fn info(&self, i: usize) -> Cow<'_, Document> {
         let (store, j) = self.at(i);
-        Cow::Owned(store.info(j))
+        let info = store.info(j);
+        store.release_past(self.mapped);
+        Cow::Owned(info)
     }
 }
 
@@ -1269,13 +1454,17 @@ mod tests {
         let mb = |n: usize| n << 20;
         let mut ids = Vec::new();
         // Small documents: one part, each document once.
-        assert_eq!(prepared_part(&pairs, |_| 100, &mut ids), 5);
+        let cap = PREPARED_TEXT_BYTES;
+        assert_eq!(prepared_part(&pairs, |_| 100, cap, &mut ids), 5);
         assert_eq!(ids, [0, 1, 2, 3, 4]);
         // 10 MiB each: documents 0, 1, 2 fit (30 MiB), document 3 would pass the cap.
-        assert_eq!(prepared_part(&pairs, |_| mb(10), &mut ids), 3);
+        assert_eq!(prepared_part(&pairs, |_| mb(10), cap, &mut ids), 3);
         assert_eq!(ids, [0, 1, 2]);
         // A pair longer than the cap is a part of its own.
-        assert_eq!(prepared_part(&pairs[3..], |_| mb(40), &mut ids), 1);
+        assert_eq!(prepared_part(&pairs[3..], |_| mb(40), cap, &mut ids), 1);
         assert_eq!(ids, [2, 3]);
+        // A smaller cap (a memory bound's) cuts sooner.
+        assert_eq!(prepared_part(&pairs, |_| mb(10), mb(20), &mut ids), 1);
+        assert_eq!(ids, [0, 1]);
     }
 }

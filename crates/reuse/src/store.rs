@@ -4,6 +4,7 @@ use std::fs::File;
 use std::io::{self, BufWriter, Write};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use memmap2::Mmap;
 use textreuse_corpus::{DocId, Document, Link, MAX_LINKS, Origin};
@@ -43,6 +44,10 @@ pub struct DocumentStoreBuilder {
 /// Documents with their texts in a file mapped into memory ([`DocumentStoreBuilder`]): the
 /// operating system pages texts in as a run reads them and drops them under memory pressure,
 /// so the corpus need not fit in memory. The file is deleted when the store is dropped.
+///
+/// Pages read stay resident (and count in the process's resident memory) until the system
+/// needs the memory; [`DocumentStore::release_past`] hands them back sooner, for a run under a
+/// memory bound.
 #[derive(Debug)]
 pub struct DocumentStore {
     map: Option<Mmap>,
@@ -51,6 +56,10 @@ pub struct DocumentStore {
     info: Option<Mmap>,
     info_ends: Vec<u64>,
     sources: Vec<Arc<str>>,
+    /// Bytes of texts and information read since the pages were last handed back.
+    read: AtomicU64,
+    /// Times the pages were handed back.
+    releases: AtomicU64,
 }
 
 impl DocumentStoreBuilder {
@@ -128,7 +137,7 @@ impl DocumentStoreBuilder {
             let map =
                 unsafe { Mmap::map(&file) }.map_err(|e| with_path(e, "cannot map", &self.dir))?;
             // Checked once here, so that `text` need not check on every read.
-            if std::str::from_utf8(&map).is_err() {
+            if !valid_utf8(&map) {
                 return Err(io::Error::new(
                     io::ErrorKind::InvalidData,
                     format!(
@@ -159,8 +168,46 @@ impl DocumentStoreBuilder {
             info,
             info_ends: self.info_ends,
             sources: self.sources,
+            read: AtomicU64::new(0),
+            releases: AtomicU64::new(0),
         })
     }
+}
+
+/// Whether the mapped file is UTF-8, checked a window at a time, each window's pages handed
+/// back to the operating system once checked (else the check would make the whole file
+/// resident at once: the corpus's size in resident memory before the run begins).
+fn valid_utf8(map: &Mmap) -> bool {
+    const WINDOW: usize = 8 << 20;
+    let mut at = 0;
+    while at < map.len() {
+        let end = (at + WINDOW).min(map.len());
+        let checked = match std::str::from_utf8(&map[at..end]) {
+            Ok(_) => end,
+            // A character cut by the window's end: checked again with the next window.
+            Err(e) if e.error_len().is_none() && end < map.len() => at + e.valid_up_to(),
+            Err(_) => return false,
+        };
+        #[cfg(unix)]
+        // SAFETY: as in `DocumentStore::release_past`: the file is never written again, so
+        // the pages dropped are read again unchanged when touched.
+        let _ = unsafe {
+            map.unchecked_advise_range(memmap2::UncheckedAdvice::DontNeed, at, checked - at)
+        };
+        at = checked;
+    }
+    true
+}
+
+/// The kernel maps the pages of a file mapping in windows around each page fault (Linux's
+/// `fault_around_bytes`, 64 KiB by default), so reading a few bytes makes a window resident.
+const FAULT_AROUND: usize = 64 << 10;
+
+/// The bytes of the mapping that reading `start..end` can make resident: the fault-around
+/// windows it touches.
+fn mapped(start: usize, end: usize) -> u64 {
+    let windows = (end.max(start + 1) - 1) / FAULT_AROUND - start / FAULT_AROUND + 1;
+    (windows * FAULT_AROUND) as u64
 }
 
 fn with_path(e: io::Error, what: &str, dir: &Path) -> io::Error {
@@ -178,10 +225,54 @@ impl DocumentStore {
         self.ends.is_empty()
     }
 
+    /// The length of document `i`'s text in bytes, without reading the text.
+    pub fn text_len(&self, i: usize) -> usize {
+        let start = if i == 0 { 0 } else { self.ends[i - 1] };
+        (self.ends[i] - start) as usize
+    }
+
+    /// The bytes of the mapping that reading document `i`'s text can make resident: the 64 KiB
+    /// windows it touches (see [`DocumentStore::release_past`]).
+    pub(crate) fn text_window_bytes(&self, i: usize) -> u64 {
+        let start = if i == 0 { 0 } else { self.ends[i - 1] } as usize;
+        mapped(start, self.ends[i] as usize)
+    }
+
+    /// Hands the mapped pages of the texts and information back to the operating system once
+    /// more than `bytes` of them were read ([`DocumentStore::text`], [`DocumentStore::info`];
+    /// each read counted as the 64 KiB windows of the file the system maps in around it)
+    /// since the last time: a bound on how much of the store stays resident. Texts borrowed
+    /// before stay valid (their pages are read again from the file when touched). Does nothing
+    /// where the system has no `madvise` (Windows).
+    pub fn release_past(&self, bytes: u64) {
+        if self.read.load(Ordering::Relaxed) <= bytes {
+            return;
+        }
+        // One thread releases; the others go on reading.
+        if self.read.swap(0, Ordering::Relaxed) <= bytes {
+            return;
+        }
+        self.releases.fetch_add(1, Ordering::Relaxed);
+        #[cfg(unix)]
+        for map in [&self.map, &self.info].into_iter().flatten() {
+            // SAFETY: MADV_DONTNEED on a shared, read-only mapping of a file that is never
+            // written again drops the pages from this process only: the next read of an
+            // address faults the same bytes in again from the file, so every `&str` handed
+            // out stays valid and unchanged. A failure only leaves the pages resident.
+            let _ = unsafe { map.unchecked_advise(memmap2::UncheckedAdvice::DontNeed) };
+        }
+    }
+
+    /// How many times [`DocumentStore::release_past`] handed the pages back.
+    pub fn releases(&self) -> u64 {
+        self.releases.load(Ordering::Relaxed)
+    }
+
     /// Document `i`'s text.
     pub fn text(&self, i: usize) -> &str {
         let start = if i == 0 { 0 } else { self.ends[i - 1] } as usize;
         let end = self.ends[i] as usize;
+        self.read.fetch_add(mapped(start, end), Ordering::Relaxed);
         let bytes = self.map.as_deref().map_or(&[][..], |m| &m[start..end]);
         // SAFETY: the file holds the UTF-8 texts of `String`s back to back, checked whole
         // when it was mapped, and `start..end` is one text's span (so on char boundaries); the
@@ -194,6 +285,7 @@ impl DocumentStore {
     pub fn info(&self, i: usize) -> Document {
         let start = if i == 0 { 0 } else { self.info_ends[i - 1] } as usize;
         let end = self.info_ends[i] as usize;
+        self.read.fetch_add(mapped(start, end), Ordering::Relaxed);
         let bytes = self.info.as_deref().map_or(&[][..], |m| &m[start..end]);
         decode_info(bytes, &self.sources)
             .expect("the store's own information file holds what push wrote")
@@ -339,6 +431,31 @@ fn decode_info(mut bytes: &[u8], sources: &[Arc<str>]) -> Option<Document> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn utf8_is_checked_across_windows() {
+        let map = |bytes: &[u8]| {
+            let mut f = tempfile::tempfile().unwrap();
+            f.write_all(bytes).unwrap();
+            unsafe { Mmap::map(&f) }.unwrap()
+        };
+        // A two-byte character across the first window's end.
+        let mut bytes = vec![b'a'; (8 << 20) - 1];
+        bytes.extend_from_slice("é and more".as_bytes());
+        assert!(valid_utf8(&map(&bytes)));
+        bytes.push(0xff);
+        assert!(!valid_utf8(&map(&bytes)));
+        // Cut at the end of the file.
+        assert!(!valid_utf8(&map(&"é".as_bytes()[..1])));
+    }
+
+    #[test]
+    fn reads_count_the_windows_they_map() {
+        assert_eq!(mapped(0, 10), 64 << 10);
+        assert_eq!(mapped(10, 10), 64 << 10);
+        assert_eq!(mapped((64 << 10) - 1, (64 << 10) + 1), 128 << 10);
+        assert_eq!(mapped(0, 64 << 10), 64 << 10);
+    }
 
     #[test]
     fn ids_titles_and_provenance_come_back() {

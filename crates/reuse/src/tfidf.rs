@@ -61,6 +61,87 @@ impl Hasher for KeyHasher {
 
 type DocFreqs = HashMap<u64, u32, BuildHasherDefault<KeyHasher>>;
 
+/// The terms' counts (document frequencies, or postings): a hash map, or under a memory bound
+/// sorted arrays built by an external sort (12 bytes a term instead of the map's 20 to 40,
+/// and no map to grow), or only the terms over the postings cap.
+enum TermCounts {
+    Map(DocFreqs),
+    Sorted {
+        keys: Vec<u64>,
+        counts: Vec<u32>,
+    },
+    /// The terms whose count passed the cap, ascending (their counts are not kept).
+    OverCap(Vec<u64>),
+}
+
+impl TermCounts {
+    /// The count of `term`, if known (not for [`TermCounts::OverCap`]).
+    fn get(&self, term: u64) -> Option<u32> {
+        match self {
+            TermCounts::Map(map) => map.get(&term).copied(),
+            TermCounts::Sorted { keys, counts } => {
+                keys.binary_search(&term).ok().map(|i| counts[i])
+            }
+            TermCounts::OverCap(_) => None,
+        }
+    }
+
+    /// Whether `term`'s count is above `cap`.
+    fn over(&self, term: u64, cap: usize) -> bool {
+        match self {
+            TermCounts::OverCap(over) => over.binary_search(&term).is_ok(),
+            _ => self.get(term).is_some_and(|n| n as usize > cap),
+        }
+    }
+
+    /// The terms counted.
+    fn len(&self) -> usize {
+        match self {
+            TermCounts::Map(map) => map.len(),
+            TermCounts::Sorted { keys, .. } => keys.len(),
+            TermCounts::OverCap(over) => over.len(),
+        }
+    }
+
+    /// The number of terms whose count is above `cap`.
+    fn count_over(&self, cap: usize) -> u64 {
+        match self {
+            TermCounts::Map(map) => map.values().filter(|&&n| n as usize > cap).count() as u64,
+            TermCounts::Sorted { counts, .. } => {
+                counts.iter().filter(|&&n| n as usize > cap).count() as u64
+            }
+            TermCounts::OverCap(over) => over.len() as u64,
+        }
+    }
+}
+
+/// Counts `(term, item)` records (distinct) by term, as sorted arrays, keeping the terms whose
+/// count is above `cap` only when one is given.
+fn sorted_counts(
+    sorter: textreuse_shuffle::RecordSorter,
+    cap: Option<usize>,
+    stats: &mut ReuseStats,
+) -> Result<TermCounts, ReuseError> {
+    let mut sorted = sorter.finish()?;
+    let (mut keys, mut counts, mut ids) = (Vec::new(), Vec::new(), Vec::new());
+    while let Some(term) = sorted.next_group(&mut ids)? {
+        match cap {
+            Some(cap) if ids.len() <= cap => {}
+            _ => {
+                keys.push(term);
+                counts.push(u32::try_from(ids.len()).unwrap_or(u32::MAX));
+            }
+        }
+    }
+    stats.bytes_spilled += sorted.bytes_spilled();
+    keys.shrink_to_fit();
+    counts.shrink_to_fit();
+    Ok(match cap {
+        Some(_) => TermCounts::OverCap(keys),
+        None => TermCounts::Sorted { keys, counts },
+    })
+}
+
 /// The options of the tf-idf stage.
 #[derive(Clone, Debug)]
 pub(crate) struct TfIdfOptions {
@@ -71,6 +152,9 @@ pub(crate) struct TfIdfOptions {
     pub(crate) min_score: f32,
     /// Bytes of postings per index block.
     pub(crate) budget: u64,
+    /// Under a memory bound: the terms' counts are sorted on disk (within `budget`) instead of
+    /// counted in hash maps.
+    pub(crate) bounded: bool,
     /// The budget and spill directory of the sorts of nominations and pairs.
     pub(crate) sorter: ShuffleBuilder,
 }
@@ -171,7 +255,7 @@ impl Block {
 /// What a pass over documents needs: the texts, the frequencies and the options.
 struct Pass<'a, 'd> {
     doc: &'a (dyn Fn(usize) -> &'d str + Sync),
-    df: &'a DocFreqs,
+    df: &'a TermCounts,
     docs: f64,
     o: &'a TfIdfOptions,
 }
@@ -179,7 +263,7 @@ struct Pass<'a, 'd> {
 impl Pass<'_, '_> {
     /// The chunk vectors of document `i`.
     fn chunk_vectors(&self, i: usize) -> Vec<Vec<(u64, f32)>> {
-        let df = |t| self.df.get(&t).copied().unwrap_or(1);
+        let df = |t| self.df.get(t).unwrap_or(1);
         chunk_vectors((self.doc)(i), df, self.docs, self.o.min_words, self.o.terms)
     }
 
@@ -311,19 +395,34 @@ pub(crate) fn candidates<'d>(
 ) -> Result<CandidateList, ReuseError> {
     // Stage 1: document frequencies.
     let started = Instant::now();
-    let mut df = DocFreqs::default();
+    // Under a bound the terms' counts go through sorts that have the index blocks' budget
+    // (no block is built yet).
+    let term_sorter = || {
+        let mut b = o.sorter.clone();
+        b.mem_budget(o.budget.max(textreuse_shuffle::MIN_MEM_BUDGET));
+        b.build_sorter()
+    };
+    let mut df_map = DocFreqs::default();
+    let mut df_sort = o.bounded.then(term_sorter).transpose()?;
     for first in (0..total).step_by(SIGN_BATCH) {
         let last = (first + SIGN_BATCH).min(total);
         let batch: Vec<Vec<u64>> = (first..last)
             .into_par_iter()
             .map(|i| document_terms(doc(i)))
             .collect();
-        for keys in batch {
+        for (i, keys) in (first..last).zip(batch) {
             for k in keys {
-                *df.entry(k).or_default() += 1;
+                match &mut df_sort {
+                    Some(sorter) => sorter.push(k, i as u64)?,
+                    None => *df_map.entry(k).or_default() += 1,
+                }
             }
         }
     }
+    let df = match df_sort {
+        Some(sorter) => sorted_counts(sorter, None, stats)?,
+        None => TermCounts::Map(df_map),
+    };
     stats.distinct_terms = df.len() as u64;
     let pass = Pass {
         doc,
@@ -335,7 +434,8 @@ pub(crate) fn candidates<'d>(
     // Stage 2: chunk numbers, postings per term, postings per document.
     let mut chunk_doc: Vec<u32> = Vec::new();
     let mut first_chunk: Vec<u32> = Vec::with_capacity(total + 1);
-    let mut postings_of_term = DocFreqs::default();
+    let mut postings_map = DocFreqs::default();
+    let mut postings_sort = o.bounded.then(term_sorter).transpose()?;
     let mut postings_of_doc: Vec<u64> = Vec::with_capacity(total);
     for first in (0..total).step_by(SIGN_BATCH) {
         let last = (first + SIGN_BATCH).min(total);
@@ -349,7 +449,10 @@ pub(crate) fn candidates<'d>(
                 chunk_doc.push(i as u32);
                 entries += v.len() as u64;
                 for (term, _) in v {
-                    *postings_of_term.entry(term).or_default() += 1;
+                    match &mut postings_sort {
+                        Some(sorter) => sorter.push(term, chunk_doc.len() as u64 - 1)?,
+                        None => *postings_map.entry(term).or_default() += 1,
+                    }
                 }
             }
             postings_of_doc.push(entries);
@@ -358,10 +461,11 @@ pub(crate) fn candidates<'d>(
     first_chunk.push(chunk_doc.len() as u32);
     stats.chunks = chunk_doc.len() as u64;
     stats.term_records = postings_of_doc.iter().sum();
-    stats.terms_over_cap = postings_of_term
-        .values()
-        .filter(|&&n| n as usize > o.max_postings)
-        .count() as u64;
+    let postings_of_term = match postings_sort {
+        Some(sorter) => sorted_counts(sorter, Some(o.max_postings), stats)?,
+        None => TermCounts::Map(postings_map),
+    };
+    stats.terms_over_cap = postings_of_term.count_over(o.max_postings);
     stats.seconds.chunk_and_sign = started.elapsed().as_secs_f64();
 
     // Stage 3: blocks of the index side, each queried by every query chunk.
@@ -390,11 +494,7 @@ pub(crate) fn candidates<'d>(
         1 => None,
         _ => Some(o.sorter.build_sorter()?),
     };
-    let skip = |term: &u64| {
-        postings_of_term
-            .get(term)
-            .is_some_and(|&n| n as usize > o.max_postings)
-    };
+    let skip = |term: &u64| postings_of_term.over(*term, o.max_postings);
     // What is searched of a vector: its terms under the cap, by term. The weights are not
     // scaled up again: a chunk left with few terms would match anything sharing one.
     let searchable = |v: &mut Vec<(u64, f32)>| {
@@ -406,7 +506,10 @@ pub(crate) fn candidates<'d>(
         Some(q_chunks as u64 * blocks.len() as u64),
     );
     for docs in blocks {
-        let mut entries: Vec<(u64, u32, f32)> = Vec::new();
+        // Allocated once at its largest (entries over the postings cap are left out), not grown
+        // by doubling: the block's memory stays within POSTING_BYTES per posting.
+        let most: u64 = postings_of_doc[docs.clone()].iter().sum();
+        let mut entries: Vec<(u64, u32, f32)> = Vec::with_capacity(most as usize);
         for first in docs.clone().step_by(SIGN_BATCH) {
             let last = (first + SIGN_BATCH).min(docs.end);
             for (i, chunks) in (first..last).zip(pass.vectors(first..last)) {
@@ -470,8 +573,10 @@ pub(crate) fn candidates<'d>(
             keep_best(&mut best, o.top_docs);
             nominate(&mut pairs, chunk, chunk_doc[chunk as usize], &best)?;
         }
+        stats.bytes_spilled += sorted.bytes_spilled();
     }
     let mut sorted = pairs.finish()?;
+    stats.bytes_spilled += sorted.bytes_spilled();
     let mut list = CandidateWriter::new(o.sorter.spill_parent())?;
     while let Some(pair) = sorted.next_group(&mut ids)? {
         list.push(((pair >> 32) as u32, pair as u32), ids.len() as u32)?;
@@ -507,6 +612,7 @@ mod tests {
             max_postings: 200,
             min_score: 0.0,
             budget: 1 << 20,
+            bounded: false,
             sorter: ShuffleBuilder::new(),
         }
     }

@@ -521,3 +521,146 @@ fn synonyms_find_paraphrased_reuse() {
             .collect::<Vec<_>>()
     );
 }
+
+#[test]
+fn a_memory_bound_below_the_minimum_is_refused_when_built() {
+    use textreuse_reuse::{MemoryPlan, ReuseError};
+
+    let err = Reuse::builder()
+        .max_memory(MemoryPlan::MINIMUM - 1)
+        .build()
+        .unwrap_err();
+    match &err {
+        ReuseError::MemoryTooSmall {
+            max_memory,
+            minimum,
+        } => assert_eq!(
+            (*max_memory, *minimum),
+            (MemoryPlan::MINIMUM - 1, MemoryPlan::MINIMUM)
+        ),
+        other => panic!("{other:?}"),
+    }
+    assert!(
+        err.to_string().contains(&MemoryPlan::MINIMUM.to_string()),
+        "{err}"
+    );
+    // The sorts' budget must fit in their share of the bound.
+    assert!(matches!(
+        Reuse::builder()
+            .max_memory(MemoryPlan::MINIMUM)
+            .mem_budget(MemoryPlan::MINIMUM)
+            .build(),
+        Err(ReuseError::Parameter(_))
+    ));
+    let job = Reuse::builder()
+        .max_memory(MemoryPlan::MINIMUM)
+        .build()
+        .unwrap();
+    assert_eq!(job.memory().max_memory, Some(MemoryPlan::MINIMUM));
+    assert_eq!(Reuse::new().memory().max_memory, None);
+}
+
+/// The output files of a run over `docs` kept on disk, and its statistics.
+fn stored_run(
+    docs: &[Document],
+    against: Option<&[Document]>,
+    job: &mut ReuseBuilder,
+    out: &std::path::Path,
+) -> (Vec<Vec<u8>>, ReuseStats) {
+    use textreuse_reuse::DocumentStoreBuilder;
+
+    let store = |docs: &[Document]| {
+        let mut b = DocumentStoreBuilder::new(None::<&std::path::Path>).unwrap();
+        for d in docs {
+            b.push(d.clone()).unwrap();
+        }
+        b.finish().unwrap()
+    };
+    let (corpus, other) = (store(docs), against.map(store));
+    let stats = job
+        .build()
+        .unwrap()
+        .run_stored(
+            &corpus,
+            other.as_ref(),
+            &mut ReuseOutputDir::new(out),
+            &textreuse_corpus::NoProgress,
+        )
+        .unwrap();
+    let files = ["reuse.jsonl", "pairs.tsv", "documents.tsv", "corpus.json"]
+        .iter()
+        .map(|f| std::fs::read(out.join(f)).unwrap())
+        .collect();
+    (files, stats)
+}
+
+/// Everything that can spill under a bound does (the sorts and the index blocks, the
+/// alignment's parts, the mapped texts), and the files are the same bytes as without a bound.
+#[test]
+fn a_memory_bound_spills_and_gives_the_same_files() {
+    use textreuse_reuse::MemoryPlan;
+
+    let docs = corpus(40);
+    let dir = tempfile::tempdir().unwrap();
+    for method in [Candidates::TfIdf, Candidates::MinHash] {
+        for (name, against) in [("within", None), ("against", Some(&docs[..5]))] {
+            let corpus = if against.is_some() {
+                &docs[5..]
+            } else {
+                &docs[..]
+            };
+            let out = dir.path().join(format!("{method:?}-{name}"));
+            let (reference, plain) =
+                stored_run(corpus, against, Reuse::builder().candidates(method), &out);
+            let out = dir.path().join(format!("{method:?}-{name}-bound"));
+            let (bounded, stats) = stored_run(
+                corpus,
+                against,
+                Reuse::builder()
+                    .candidates(method)
+                    .max_memory(MemoryPlan::MINIMUM)
+                    .spill_everything(true),
+                &out,
+            );
+            assert!(plain.cases >= 1, "{method:?} {name}");
+            assert_eq!(bounded, reference, "{method:?} {name}");
+            assert_eq!(stats.cases, plain.cases);
+            assert_eq!((plain.bytes_spilled, plain.text_releases), (0, 0));
+            assert!(stats.bytes_spilled > 0, "{method:?} {name}: {stats:?}");
+            assert!(stats.text_releases > 0, "{method:?} {name}");
+            assert_eq!(
+                stats.align_parts, stats.candidate_pairs,
+                "{method:?} {name}"
+            );
+            if method == Candidates::TfIdf {
+                assert!(stats.index_blocks > 1, "{name}: {}", stats.index_blocks);
+            }
+        }
+    }
+}
+
+/// At the smallest bound, with no test hook, a corpus whose texts pass the mapped texts' share
+/// (6 MiB) has their pages handed back, and the files do not change.
+#[test]
+fn the_smallest_bound_hands_back_the_mapped_texts() {
+    use textreuse_reuse::MemoryPlan;
+
+    // 1,000 documents of about 6 KB: 6 MB of text, read in several passes.
+    let docs: Vec<Document> = (0..1000)
+        .map(|d| {
+            let paras: Vec<String> = (0..6).map(|p| paragraph(d * 6 + p, 120)).collect();
+            Document::new(d as u64, format!("Doc {d}"), paras.join("\n\n"))
+        })
+        .collect();
+    let dir = tempfile::tempdir().unwrap();
+    let (reference, plain) = stored_run(&docs, None, &mut Reuse::builder(), &dir.path().join("a"));
+    let (bounded, stats) = stored_run(
+        &docs,
+        None,
+        Reuse::builder().max_memory(MemoryPlan::MINIMUM),
+        &dir.path().join("b"),
+    );
+    assert_eq!(bounded, reference);
+    assert_eq!(stats.candidate_pairs, plain.candidate_pairs);
+    assert!(stats.text_releases > 0, "{stats:?}");
+}

@@ -2,6 +2,7 @@
 //! (`textreuse_reuse`).
 use std::path::{Path, PathBuf};
 
+use anyhow::Context;
 use textreuse_corpus::files::{OutputSet, RunDir};
 use textreuse_corpus::{Progress, Source, Stage};
 use textreuse_minhash::SignerConfig;
@@ -11,6 +12,7 @@ use textreuse_shingle::ChunkConfig;
 
 use crate::args::align::{LangArgs, SynonymArgs};
 use crate::args::input::InputArgs;
+use crate::args::size::parse_size;
 use crate::args::values::NgramOrOff;
 use crate::args::web::WebArgs;
 use crate::args::work_mem::{Sorts, WorkMemArgs};
@@ -111,6 +113,18 @@ pub struct Args {
     candidates_only: bool,
     #[command(flatten)]
     work_mem: WorkMemArgs<Sorts>,
+    /// Bound on the peak resident memory of the whole run (e.g. 256MB, 4GB; at least 128MiB,
+    /// checked before anything is read): the sorts and index blocks, the alignment's parts
+    /// and the mapped pages of the document texts get shares of it and spill, cut or are
+    /// handed back beyond them; the per-document, per-chunk and per-term arrays and the web
+    /// study are not bounded yet (docs/performance.md). The outputs are the same at any bound.
+    /// Default: no bound
+    #[arg(long, value_name = "SIZE")]
+    max_memory: Option<String>,
+    /// Test hook: every structure that can spill does so from its first entry, whatever the
+    /// bound (slow; the outputs must not change).
+    #[arg(long, hide = true)]
+    spill_everything: bool,
     /// Directory of the temporary files: the document texts (the whole input's text, kept on
     /// disk and mapped into memory), their tokens for alignment (1.1 to 1.3 times the text)
     /// and the sorts' spilled runs. Default: the system's.
@@ -128,7 +142,20 @@ pub fn run(args: &Args, global: &Global) -> anyhow::Result<()> {
     // exit path (signals included).
     let tmp = RunDir::new_in(args.tmp.as_deref())?;
     let (language, detect_language) = args.lang.choice();
-    let job = Reuse::builder()
+    let mut builder = Reuse::builder();
+    // With a bound, the sorts get their share of it unless --work-mem says otherwise.
+    match &args.max_memory {
+        Some(size) => {
+            builder.max_memory(parse_size(size).context("invalid --max-memory")?);
+            if let Some(bytes) = args.work_mem.given(global)? {
+                builder.mem_budget(bytes);
+            }
+        }
+        None => {
+            builder.mem_budget(args.work_mem.bytes(global)?);
+        }
+    }
+    let job = builder
         .candidates(args.candidates)
         .terms(args.terms)
         .top_docs(args.top_docs)
@@ -153,7 +180,7 @@ pub fn run(args: &Args, global: &Global) -> anyhow::Result<()> {
         .detect_language(detect_language)
         .max_bucket(args.max_bucket)
         .align(!args.candidates_only)
-        .mem_budget(args.work_mem.bytes(global)?)
+        .spill_everything(args.spill_everything)
         .tmp_dir(tmp.path())
         .build()
         .map_err(|e| {
@@ -163,6 +190,10 @@ pub fn run(args: &Args, global: &Global) -> anyhow::Result<()> {
                     "--max-bucket"
                 }
                 textreuse_reuse::ReuseError::Shuffle(ShuffleError::BudgetTooSmall { .. }) => {
+                    "--work-mem"
+                }
+                textreuse_reuse::ReuseError::MemoryTooSmall { .. } => "--max-memory",
+                textreuse_reuse::ReuseError::Parameter(m) if m.starts_with("mem_budget") => {
                     "--work-mem"
                 }
                 // The other parameter errors name their option.
@@ -268,6 +299,17 @@ pub fn run(args: &Args, global: &Global) -> anyhow::Result<()> {
         stats.seconds.chunk_and_sign + stats.seconds.candidates + stats.seconds.align_and_write,
         args.out.display()
     ));
+    if let Some(bound) = job.memory().max_memory {
+        global.log(format_args!(
+            "memory bound {} MiB: {:.1} MB spilled by the sorts, {} index blocks, the texts' \
+             mapped pages handed back {} times, alignment batches cut into {} parts",
+            bound >> 20,
+            stats.bytes_spilled as f64 / 1e6,
+            stats.index_blocks,
+            stats.text_releases,
+            stats.align_parts
+        ));
+    }
     if let Some(web) = &web {
         log_web(web, global);
     }

@@ -1,0 +1,184 @@
+//! How a run's memory bound ([`ReuseBuilder::max_memory`]) is shared out.
+//!
+//! [`ReuseBuilder::max_memory`]: crate::ReuseBuilder::max_memory
+use crate::{PREPARED_TEXT_BYTES, ReuseError};
+
+/// The memory of a run, by structure, in bytes: what [`ReuseBuilder::max_memory`] bounds and
+/// how it is shared out ([`Reuse::memory`](crate::Reuse::memory)).
+///
+/// The minimum is the fixed cost of a run whatever its input: the program and its thread
+/// stacks, the reading of the inputs, the batches of documents whose chunk vectors are
+/// computed at once, the read buffers of the sorts' merges (up to 64 spilled runs at 256 KiB
+/// each, two sorts at a time) and of the candidate list, and the write buffers of the text
+/// store, the tokens and the output files. What is left of the bound goes to the structures
+/// that grow with the input:
+///
+/// * three eighths to the sorts ([`MemoryPlan::sorts`]): with tf-idf candidates two thirds of
+///   it to the inverted index's blocks (the index side is cut into more blocks, each one more
+///   pass over the queries) and a sixth to each of the two sorts of nominations and pairs;
+///   with MinHash candidates three quarters to the shuffle of band-key records and a quarter
+///   to the sort of chunk pairs into document pairs. Each sort spills sorted runs to disk.
+/// * a quarter to alignment ([`MemoryPlan::align_text`]): a batch of candidate pairs is cut
+///   into parts whose documents have at most a sixth of the share of text together (their
+///   tokens take about five times their text); stored texts count also a sixth of the pages
+///   reading them maps in (64 KiB windows), which stay resident while their part is aligned.
+/// * an eighth to the pages of the stored texts (and their ids, titles and provenance) mapped
+///   into memory ([`MemoryPlan::mapped_texts`]): once the run has read that many bytes of them,
+///   their pages are handed back to the operating system (they are read again from the page
+///   cache or the disk when needed).
+/// * the rest ([`unbounded`](MemoryPlan#structfield.unbounded)) to the structures that are
+///   not bounded yet, which the run estimates and warns about when they pass it: per
+///   document, the text store's offsets (16 bytes), the tokens' offsets (12), the tf-idf
+///   stage's chunk numbers and posting counts (12), the corpus view's degree, case count and
+///   union-find entry (16), and
+///   for each document with a passage its row of `documents.tsv` and its names in the corpus
+///   view; per chunk 4 bytes (its document); per distinct term its document frequency (under
+///   a bound the terms' document frequencies and posting counts are counted by external sorts
+///   within the sorts' share, and kept as sorted arrays of 12 bytes a term, the posting counts
+///   only for the terms over the cap; without one, in two hash maps of 20 to 40 bytes a term).
+///
+/// The documents of [`Reuse::run`](crate::Reuse::run) are the caller's memory and outside the
+/// bound; [`Reuse::run_stored`](crate::Reuse::run_stored) keeps them on disk.
+///
+/// [`ReuseBuilder::max_memory`]: crate::ReuseBuilder::max_memory
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct MemoryPlan {
+    /// The bound on peak resident memory, if one was set.
+    pub max_memory: Option<u64>,
+    /// The smallest bound accepted ([`MemoryPlan::MINIMUM`]; 0 without a bound).
+    pub minimum: u64,
+    /// The fixed cost of a run, taken off the bound before it is shared out (0 without a
+    /// bound).
+    pub fixed: u64,
+    /// The budget of the sorts and of the tf-idf index blocks together.
+    pub sorts: u64,
+    /// Bytes of text a part of an alignment batch tokenizes at once, at most (unless one
+    /// pair's two documents are longer).
+    pub align_text: usize,
+    /// Bytes of the stored texts and their information read before their mapped pages are
+    /// handed back to the operating system (`u64::MAX`: never).
+    pub mapped_texts: u64,
+    /// What is left for the structures without a share (per document, per chunk, per distinct
+    /// term); they are not held to it.
+    pub unbounded: u64,
+}
+
+/// The fixed cost of a run (see [`MemoryPlan`]): the program and its threads (about 15 MiB
+/// resident), the reading of the inputs (a few MiB), a batch of 1,024 documents' chunk vectors
+/// (a few MiB), the merges' read buffers (32 MiB for two sorts of 64 runs), and the write
+/// buffers (a few MiB).
+const FIXED: u64 = 80 << 20;
+
+/// The smallest share of what is left after the fixed cost: 48 MiB, so that the sorts get at
+/// least 18 MiB, alignment 12 MiB (2 MiB of text at a time) and the mapped texts 6 MiB.
+const LEFT_FLOOR: u64 = 48 << 20;
+
+/// Bytes of memory per byte of text in a part of an alignment batch: the text's mapped pages
+/// and its tokens (about five times the text), with room for the aligner's work space.
+pub(crate) const ALIGN_BYTES_PER_TEXT_BYTE: u64 = 6;
+
+impl MemoryPlan {
+    /// The smallest `max_memory` accepted: the fixed cost of a run (80 MiB) and the smallest
+    /// shares of the structures that grow with the input (48 MiB).
+    pub const MINIMUM: u64 = FIXED + LEFT_FLOOR;
+
+    /// No bound: the sorts get `sorts` bytes, everything else what it needs.
+    pub(crate) fn unbounded(sorts: u64) -> MemoryPlan {
+        MemoryPlan {
+            max_memory: None,
+            minimum: 0,
+            fixed: 0,
+            sorts,
+            align_text: PREPARED_TEXT_BYTES,
+            mapped_texts: u64::MAX,
+            unbounded: u64::MAX,
+        }
+    }
+
+    /// The shares of `max_memory`; the sorts get their share, or `sorts` when that is given
+    /// (it must fit in the share). [`ReuseError::MemoryTooSmall`] when the bound is below the
+    /// minimum, [`ReuseError::Parameter`] when `sorts` does not fit.
+    pub(crate) fn bounded(max_memory: u64, sorts: Option<u64>) -> Result<MemoryPlan, ReuseError> {
+        let minimum = MemoryPlan::MINIMUM;
+        if max_memory < minimum {
+            return Err(ReuseError::MemoryTooSmall {
+                max_memory,
+                minimum,
+            });
+        }
+        let left = max_memory - FIXED;
+        let share = left / 8 * 3;
+        let sorts = match sorts {
+            Some(given) if given > share => {
+                return Err(ReuseError::Parameter(format!(
+                    "mem_budget: {given} bytes for the sorts and index blocks do not fit in their \
+                     share of max_memory {max_memory} ({share} bytes: three eighths of what is \
+                     left after the fixed cost of {FIXED}); give a smaller budget, or none to \
+                     use the share"
+                )));
+            }
+            Some(given) => given,
+            None => share,
+        };
+        let align = left / 4;
+        let mapped_texts = left / 8;
+        Ok(MemoryPlan {
+            max_memory: Some(max_memory),
+            minimum,
+            fixed: FIXED,
+            sorts,
+            align_text: (align / ALIGN_BYTES_PER_TEXT_BYTE).min(PREPARED_TEXT_BYTES as u64)
+                as usize,
+            mapped_texts,
+            unbounded: left - share - align - mapped_texts,
+        })
+    }
+
+    /// Whether a bound was set.
+    pub fn is_bounded(&self) -> bool {
+        self.max_memory.is_some()
+    }
+}
+
+/// Bytes each document costs the structures without a share (see [`MemoryPlan`]).
+pub(crate) const BYTES_PER_DOCUMENT: u64 = 56;
+/// Bytes each chunk costs (its document's number).
+pub(crate) const BYTES_PER_CHUNK: u64 = 4;
+/// Bytes each distinct term costs under a bound: its key and document frequency in sorted
+/// arrays (12 bytes), twice while the arrays grow by doubling.
+pub(crate) const BYTES_PER_TERM: u64 = 24;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn shares_add_up_and_the_minimum_is_enforced() {
+        let plan = MemoryPlan::bounded(2 << 30, None).unwrap();
+        let left = (2 << 30) - FIXED;
+        assert_eq!(
+            plan.sorts + left / 4 + plan.mapped_texts + plan.unbounded,
+            left
+        );
+        assert_eq!(plan.sorts, left / 8 * 3);
+        assert_eq!(plan.align_text, PREPARED_TEXT_BYTES);
+        let small = MemoryPlan::bounded(MemoryPlan::MINIMUM, None).unwrap();
+        assert_eq!(small.align_text, 2 << 20);
+        assert_eq!(small.sorts, 18 << 20);
+        assert!(matches!(
+            MemoryPlan::bounded(MemoryPlan::MINIMUM - 1, None),
+            Err(ReuseError::MemoryTooSmall {
+                minimum: MemoryPlan::MINIMUM,
+                ..
+            })
+        ));
+        assert_eq!(
+            MemoryPlan::bounded(1 << 30, Some(1 << 20)).unwrap().sorts,
+            1 << 20
+        );
+        assert!(MemoryPlan::bounded(1 << 30, Some(1 << 30)).is_err());
+        let none = MemoryPlan::unbounded(1 << 30);
+        assert!(!none.is_bounded() && none.mapped_texts == u64::MAX);
+    }
+}
