@@ -814,8 +814,8 @@ const FACT_PREPOSITIONS: [&str; 14] = [
 /// after them with nothing but a space between), and not after a preposition.
 fn labels_an_entry(t: &Text<'_>, r: (usize, usize)) -> bool {
     let words = &t.tokens[r.0..r.1];
-    let figures: Vec<&Token> = words.iter().filter(|w| w.number).collect();
-    if figures.is_empty() {
+    let mut figures = words.iter().filter(|w| w.number).peekable();
+    if figures.peek().is_none() {
         return false;
     }
     let ordinal = |w: &Token| {
@@ -827,15 +827,19 @@ fn labels_an_entry(t: &Text<'_>, r: (usize, usize)) -> bool {
     // A letter before a digit, or digits between letters: "L₁", "A1037926", "M-70AB3"; not a
     // figure with its unit ("37mm") or a currency ("Rs.631,229").
     let code = |w: &Token| {
-        let chars: Vec<char> = w.norm.chars().filter(|c| c.is_alphanumeric()).collect();
-        let first_digit = chars.iter().position(|c| c.is_numeric());
-        match first_digit {
-            Some(0) => false,
-            Some(i) => i == 1 || chars[i..].iter().any(|c| c.is_alphabetic()),
-            None => false,
+        let (mut letters, mut digit, mut letter_after) = (0, false, false);
+        for c in w.norm.chars().filter(|c| c.is_alphanumeric()) {
+            if digit {
+                letter_after |= c.is_alphabetic();
+            } else if c.is_numeric() {
+                digit = true;
+            } else {
+                letters += 1;
+            }
         }
+        digit && letters > 0 && (letters == 1 || letter_after)
     };
-    if figures.iter().all(|w| ordinal(w) || code(w)) {
+    if figures.all(|w| ordinal(w) || code(w)) {
         return true;
     }
     if r.0 == 0 {
