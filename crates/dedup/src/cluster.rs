@@ -295,8 +295,14 @@ impl Cluster {
     /// {"doc", "source", "record", "idx"}, "similarity", "jaccard", "cluster"}` (fields without
     /// a value left out). Empty when the cluster has no duplicate.
     pub fn duplicates_json(&self) -> String {
-        let rep = self.representative();
         let mut out = Vec::new();
+        self.write_duplicates_json(&mut out);
+        String::from_utf8(out).expect("serde_json writes UTF-8")
+    }
+
+    /// Appends [`Cluster::duplicates_json`] to `out` (a buffer reused across clusters).
+    pub fn write_duplicates_json(&self, out: &mut Vec<u8>) {
+        let rep = self.representative();
         for m in self.duplicates() {
             let line = OutDuplicate {
                 doc: &m.doc,
@@ -308,10 +314,9 @@ impl Cluster {
                 jaccard: m.jaccard,
                 cluster: self.id,
             };
-            serde_json::to_writer(&mut out, &line).expect("duplicates serialize");
+            serde_json::to_writer(&mut *out, &line).expect("duplicates serialize");
             out.push(b'\n');
         }
-        String::from_utf8(out).expect("serde_json writes UTF-8")
     }
 
     /// Its line of `clusters.jsonl`, without the newline: `{"cluster", "size", "type",
@@ -319,7 +324,15 @@ impl Cluster {
     /// "revision", "timestamp", "url", "start", "end", "similarity", "jaccard"}, ...]}`; fields without a
     /// value (no source, no revision, no similarity) are left out.
     pub fn to_json(&self) -> String {
-        let out = OutCluster {
+        let mut out = Vec::new();
+        self.write_json(&mut out);
+        String::from_utf8(out).expect("serde_json writes UTF-8")
+    }
+
+    /// Appends [`Cluster::to_json`] to `out` (a buffer reused across clusters), without the
+    /// newline.
+    pub fn write_json(&self, out: &mut Vec<u8>) {
+        let line = OutCluster {
             cluster: self.id,
             size: self.members.len(),
             kind: self.kind.as_str(),
@@ -327,27 +340,9 @@ impl Cluster {
             rule: self.evidence.rule.as_str(),
             groups: &self.evidence.groups,
             differences: &self.evidence.differences,
-            members: self
-                .members
-                .iter()
-                .map(|m| OutMember {
-                    doc: &m.doc,
-                    title: &m.title,
-                    idx: m.idx(),
-                    text: &m.text,
-                    source: m.origin.source.as_deref(),
-                    record: m.origin.record,
-                    revision: m.origin.revision,
-                    timestamp: m.origin.timestamp.as_deref(),
-                    url: m.origin.url.as_deref(),
-                    start: m.start,
-                    end: m.end,
-                    similarity: m.similarity,
-                    jaccard: m.jaccard,
-                })
-                .collect(),
+            members: OutMembers(&self.members),
         };
-        serde_json::to_string(&out).expect("clusters serialize (strings and numbers)")
+        serde_json::to_writer(out, &line).expect("clusters serialize (strings and numbers)");
     }
 }
 
@@ -404,7 +399,30 @@ struct OutCluster<'a> {
     groups: &'a [Vec<usize>],
     #[serde(skip_serializing_if = "<[_]>::is_empty")]
     differences: &'a [classify::Difference],
-    members: Vec<OutMember<'a>>,
+    members: OutMembers<'a>,
+}
+
+/// The members of a cluster, serialized one after the other (without collecting them).
+struct OutMembers<'a>(&'a [Member]);
+
+impl Serialize for OutMembers<'_> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_seq(self.0.iter().map(|m| OutMember {
+            doc: &m.doc,
+            title: &m.title,
+            idx: m.idx(),
+            text: &m.text,
+            source: m.origin.source.as_deref(),
+            record: m.origin.record,
+            revision: m.origin.revision,
+            timestamp: m.origin.timestamp.as_deref(),
+            url: m.origin.url.as_deref(),
+            start: m.start,
+            end: m.end,
+            similarity: m.similarity,
+            jaccard: m.jaccard,
+        }))
+    }
 }
 
 fn one_group(groups: &&[Vec<usize>]) -> bool {

@@ -80,7 +80,8 @@
 //! ([`MemoryPlan`]: the sorts, the text store's index, union-find (past its share the clusters
 //! are computed on disk) and the output batches get shares and spill beyond them; the
 //! article-pair tally is not bounded yet); without it memory is the sorts' budget plus the text
-//! store's index (12 bytes per kept sentence, 16 per document) plus union-find and the tally
+//! store's index (12 bytes per kept sentence, 16 per document) plus union-find and the tally,
+//! plus the text store's file, memory-mapped while stages 6-8 read it when it is at most 1 GiB
 //! (`docs/performance.md`, "dedup").
 //!
 //! # Crate features

@@ -10,8 +10,11 @@ use crate::Error;
 /// the pipeline's batches of documents in flight, the buffers of the spill files and the output
 /// files, and the batches of clusters being fetched and formatted. What is left of the bound
 /// goes to the structures that grow with the input: half to the shuffle's sorts (their buffers,
-/// which spill sorted runs to disk when full), an eighth to the index of the text store (12
-/// bytes per kept unit, 16 per document, moved to a temporary file when its share is full),
+/// which spill sorted runs to disk when full), a sixteenth to the index of the text store (12
+/// bytes per kept unit, 16 per document, moved to a temporary file when its share is full), a
+/// sixteenth to the text store's file, which stages 6-8 map into memory to read the members'
+/// texts when it fits in the share (else they read it with positioned reads; the file is
+/// mapped up to 1 GiB without a bound),
 /// three sixteenths to the clusters of stage 5 (union-find over the candidate pairs' ids and
 /// the cluster lists stages 6-8 read, about 70-90 bytes per clustered unit at their peak; beyond
 /// the share the connected components are computed on disk and read back a batch at a time),
@@ -40,6 +43,9 @@ pub struct MemoryPlan {
     pub sorts: u64,
     /// The share of the text store's index kept in memory.
     pub text_index: u64,
+    /// The largest text store that stages 6-8 map into memory to read the members' texts
+    /// (larger ones are read with positioned reads).
+    pub mapped_texts: u64,
     /// The share of stage 5's clusters: union-find and the cluster lists in memory while their
     /// peak fits in it, else connected components on disk (`u64::MAX` without a bound).
     pub components: u64,
@@ -75,6 +81,10 @@ const FIXED: u64 = 80 << 20;
 /// cleaned into, about 24 MiB of the fixed cost.
 const BATCH_BYTES: usize = 2 << 20;
 
+/// The largest text store that stages 6-8 read through a memory map without a bound (a few
+/// million sentences; larger ones are read with positioned reads).
+const MAPPED_TEXTS: u64 = 1 << 30;
+
 /// The smallest budget of the sorts under a bound (smaller ones write a run every few records).
 const SORTS_FLOOR: u64 = 16 << 20;
 
@@ -92,6 +102,7 @@ impl MemoryPlan {
             fixed: 0,
             sorts,
             text_index: u64::MAX,
+            mapped_texts: MAPPED_TEXTS,
             components: u64::MAX,
             unbounded: u64::MAX,
             chunk_members: CHUNK_MEMBERS,
@@ -127,7 +138,8 @@ impl MemoryPlan {
             Some(given) => given,
             None => share,
         };
-        let text_index = left / 8;
+        let text_index = left / 16;
+        let mapped_texts = left / 16;
         let components = left / 16 * 3;
         // Chunks of stages 6-8 grow with the bound, from 1,024 members near the minimum to the
         // unbounded run's 32,768 (at about 1.1 GiB of bound).
@@ -139,8 +151,9 @@ impl MemoryPlan {
             fixed: FIXED,
             sorts,
             text_index,
+            mapped_texts,
             components,
-            unbounded: left - share - text_index - components,
+            unbounded: left - share - text_index - mapped_texts - components,
             chunk_members,
             batch_bytes: BATCH_BYTES,
         })
@@ -156,7 +169,7 @@ mod tests {
         let plan = MemoryPlan::bounded(2 << 30, None).unwrap();
         let left = (2 << 30) - FIXED;
         assert_eq!(
-            plan.sorts + plan.text_index + plan.components + plan.unbounded,
+            plan.sorts + plan.text_index + plan.mapped_texts + plan.components + plan.unbounded,
             left
         );
         assert!(plan.components >= left / 6 && plan.unbounded >= left / 6);

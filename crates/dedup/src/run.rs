@@ -667,7 +667,7 @@ impl Dedup {
             ..Stats::default()
         };
         let signed = self.sentences_and_signatures(sources, progress, &mut stats)?;
-        let texts = signed.texts.into_reader()?;
+        let texts = signed.texts.into_reader(self.memory.mapped_texts)?;
         let candidates = self.candidate_clusters(
             signed.shuffle,
             signed.fingerprints,
@@ -1231,30 +1231,35 @@ impl Dedup {
         texts: &TextReader,
         signer: &mut TextSigner<'_>,
     ) -> Result<Cluster, Error> {
-        // Members ascend by id, so a document's members are read one after the other.
-        let mut doc: Option<(u64, DocMeta)> = None;
-        let members = ids
-            .iter()
-            .map(|&id| {
-                let seq = id >> 32;
-                if doc.as_ref().is_none_or(|(s, _)| *s != seq) {
-                    doc = Some((seq, texts.doc(seq)?));
-                }
-                let (_, doc) = doc.as_ref().expect("read above");
+        // Members ascend by id, so a document's members are read one after the other, and
+        // its metadata once: cloned for all but its last member, which takes it.
+        let mut members = Vec::with_capacity(ids.len());
+        for doc_ids in ids.chunk_by(|a, b| a >> 32 == b >> 32) {
+            let mut doc = Some(texts.doc(doc_ids[0] >> 32)?);
+            for (i, &id) in doc_ids.iter().enumerate() {
                 let unit = texts.get(id)?;
-                Ok(Member {
+                let DocMeta {
+                    id: doc,
+                    title,
+                    origin,
+                } = if i + 1 == doc_ids.len() {
+                    doc.take().expect("taken by the last member only")
+                } else {
+                    doc.clone().expect("taken by the last member only")
+                };
+                members.push(Member {
                     id,
-                    doc: doc.id.clone(),
-                    title: doc.title.clone(),
+                    doc,
+                    title,
                     text: unit.text,
-                    origin: doc.origin.clone(),
+                    origin,
                     start: unit.chars.start,
                     end: unit.chars.end,
                     similarity: None,
                     jaccard: None,
-                })
-            })
-            .collect::<Result<Vec<Member>, Error>>()?;
+                });
+            }
+        }
         let mut cluster = Cluster::new(id, members);
         cluster.score(
             self.keep,

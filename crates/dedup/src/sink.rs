@@ -300,24 +300,32 @@ impl OutputDir {
         }
         if self.writer.is_none() {
             let (clusters, duplicates) = (self.start()?, self.start()?);
-            let (tx, rx) = std::sync::mpsc::sync_channel::<Vec<(String, String)>>(WRITE_DEPTH);
+            let (tx, rx) = std::sync::mpsc::sync_channel::<Vec<(Vec<u8>, Vec<u8>)>>(WRITE_DEPTH);
             let handle = std::thread::spawn(move || {
                 let (mut clusters, mut duplicates) = (clusters, duplicates);
                 for lines in rx {
                     for (cluster, dups) in &lines {
-                        clusters.writer.write_all(cluster.as_bytes())?;
-                        clusters.writer.write_all(b"\n")?;
-                        duplicates.writer.write_all(dups.as_bytes())?;
+                        clusters.writer.write_all(cluster)?;
+                        duplicates.writer.write_all(dups)?;
                     }
                 }
                 Ok((clusters, duplicates))
             });
             self.writer = Some(Writer { tx, handle });
         }
-        // The clusters are consumed (and their strings freed) on the workers too.
-        let lines: Vec<(String, String)> = std::mem::take(&mut self.batch)
+        // The clusters are formatted a few at a time into one buffer per file (their lines,
+        // each with its newline) and consumed (their strings freed) on the workers too.
+        let lines: Vec<(Vec<u8>, Vec<u8>)> = chunks(std::mem::take(&mut self.batch))
             .into_par_iter()
-            .map(|c| (c.to_json(), c.duplicates_json()))
+            .map(|clusters| {
+                let (mut lines, mut dups) = (Vec::new(), Vec::new());
+                for c in clusters {
+                    c.write_json(&mut lines);
+                    lines.push(b'\n');
+                    c.write_duplicates_json(&mut dups);
+                }
+                (lines, dups)
+            })
             .collect();
         self.batch_members = 0;
         let writer = self.writer.as_ref().expect("started above");
@@ -371,13 +379,26 @@ impl OutputDir {
     }
 }
 
+/// Clusters formatted into one buffer by a worker of [`OutputDir`].
+const FORMAT_CLUSTERS: usize = 64;
+
+/// `clusters` cut into runs of [`FORMAT_CLUSTERS`], in order.
+fn chunks(clusters: Vec<Cluster>) -> Vec<Vec<Cluster>> {
+    let mut out = Vec::with_capacity(clusters.len().div_ceil(FORMAT_CLUSTERS));
+    let mut clusters = clusters.into_iter().peekable();
+    while clusters.peek().is_some() {
+        out.push(clusters.by_ref().take(FORMAT_CLUSTERS).collect());
+    }
+    out
+}
+
 /// Batches of formatted clusters queued for the writer thread.
 const WRITE_DEPTH: usize = 2;
 
 /// The thread of [`OutputDir`] that writes `clusters.jsonl` and `duplicates.jsonl`.
 #[derive(Debug)]
 struct Writer {
-    tx: std::sync::mpsc::SyncSender<Vec<(String, String)>>,
+    tx: std::sync::mpsc::SyncSender<Vec<(Vec<u8>, Vec<u8>)>>,
     handle: std::thread::JoinHandle<std::io::Result<(Pending, Pending)>>,
 }
 

@@ -152,6 +152,30 @@ impl<const N: usize> SpillReader<N> {
         Ok(())
     }
 
+    /// Records `start..end`: borrowed when in memory, else read into `buf`. Positions past
+    /// the end are a bug of the caller.
+    pub(crate) fn slice<'a>(
+        &'a self,
+        start: u64,
+        end: u64,
+        buf: &'a mut Vec<u8>,
+    ) -> Result<&'a [u8], Error> {
+        match &self.storage {
+            Storage::Memory(mem) => {
+                assert!(
+                    start <= end && end <= self.len,
+                    "records {start}..{end} of {}",
+                    self.len
+                );
+                Ok(&mem[start as usize * N..end as usize * N])
+            }
+            Storage::File { .. } => {
+                self.read(start, end, buf)?;
+                Ok(buf)
+            }
+        }
+    }
+
     /// Record `i`.
     pub(crate) fn get(&self, i: u64) -> Result<[u8; N], Error> {
         let mut record = [0u8; N];

@@ -142,8 +142,9 @@ impl TextStore {
         self.units.spilled() || self.docs.spilled()
     }
 
-    /// The read side.
-    pub(crate) fn into_reader(mut self) -> Result<TextReader, Error> {
+    /// The read side: the file memory-mapped when it is at most `mapped_share` bytes, else read
+    /// with positioned reads ([`TextReader`]).
+    pub(crate) fn into_reader(mut self, mapped_share: u64) -> Result<TextReader, Error> {
         // The sentinel: where the document after the last one would start.
         let mut doc = [0u8; DOC_ENTRY];
         doc[..8].copy_from_slice(&self.units.len().to_le_bytes());
@@ -155,7 +156,22 @@ impl TextStore {
             dir: dir.clone(),
             source: e.into_error(),
         })?;
+        let map = if self.len == 0 || self.len > mapped_share {
+            None
+        } else {
+            // SAFETY: the file is this run's own temporary file (created private, in the
+            // run's directory), complete and never written again; it is removed only when
+            // the reader is dropped, which unmaps it first (field order).
+            Some(
+                unsafe { memmap2::Mmap::map(&file) }.map_err(|source| Error::TextStore {
+                    what: "cannot map the sentence text file",
+                    dir: dir.clone(),
+                    source,
+                })?,
+            )
+        };
         Ok(TextReader {
+            map,
             file,
             _path: self.path,
             dir,
@@ -174,8 +190,19 @@ pub(crate) struct StoredUnit {
     pub(crate) chars: std::ops::Range<u64>,
 }
 
-/// The read side of [`TextStore`]; `get` takes `&self` (positioned reads), so workers share it.
+/// The read side of [`TextStore`]. Reads take `&self`, so workers share it.
+///
+/// A file within its share of the memory bound ([`MemoryPlan::mapped_texts`]) is mapped into
+/// memory, so a read is a copy from the page cache without a system call; its pages then count
+/// in the process's resident memory, at most the file's size. A larger file is read with
+/// positioned reads: a memory map bounded below the file's size would have to hand its pages
+/// back and fault them in again, which costs more than the reads on the random order in which
+/// clusters visit their members.
+///
+/// [`MemoryPlan::mapped_texts`]: crate::MemoryPlan::mapped_texts
 pub(crate) struct TextReader {
+    // Unmapped before the file is removed (fields drop in order).
+    map: Option<memmap2::Mmap>,
     file: File,
     _path: tempfile::TempPath,
     dir: PathBuf,
@@ -207,21 +234,34 @@ impl TextReader {
     fn doc_entries(&self, seq: u64) -> Result<[(u64, u64); 2], Error> {
         // `docs` ends with a sentinel, so `seq + 1` is in bounds for every stored document.
         assert!(seq + 1 < self.docs.len(), "document {seq} was not stored");
-        let mut buf = Vec::with_capacity(2 * DOC_ENTRY);
-        self.docs.read(seq, seq + 2, &mut buf)?;
-        let entry = |at: usize| (le64(&buf[at..]), le64(&buf[at + 8..]));
+        let mut buf = Vec::new();
+        let entries = self.docs.slice(seq, seq + 2, &mut buf)?;
+        let entry = |at: usize| (le64(&entries[at..]), le64(&entries[at + 8..]));
         Ok([entry(0), entry(DOC_ENTRY)])
     }
 
-    fn read_at(&self, start: u64, end: u64) -> Result<Vec<u8>, Error> {
+    /// `read` of bytes `start..end` of the file: from the map, or read into a buffer without
+    /// one.
+    fn with_bytes<R>(
+        &self,
+        start: u64,
+        end: u64,
+        read: impl FnOnce(&[u8]) -> Result<R, Error>,
+    ) -> Result<R, Error> {
         let Some(len) = end.checked_sub(start) else {
             return Err(self.changed("an index entry points backwards".into()));
         };
-        let mut buf = vec![0u8; len as usize];
-        self.file
-            .read_exact_at(&mut buf, start)
-            .map_err(|e| self.error("cannot read the sentence text file", e))?;
-        Ok(buf)
+        let Some(map) = &self.map else {
+            let mut buf = vec![0u8; len as usize];
+            self.file
+                .read_exact_at(&mut buf, start)
+                .map_err(|e| self.error("cannot read the sentence text file", e))?;
+            return read(&buf);
+        };
+        match (usize::try_from(start), usize::try_from(end)) {
+            (Ok(from), Ok(to)) if to <= map.len() => read(&map[from..to]),
+            _ => Err(self.changed("an index entry points past the file".into())),
+        }
     }
 
     /// The text and character span of unit `id`. Every clustered id was stored in stage 1, so
@@ -229,9 +269,9 @@ impl TextReader {
     pub(crate) fn get(&self, id: u64) -> Result<StoredUnit, Error> {
         let [(first, _), (end, next_meta)] = self.doc_entries(id >> 32)?;
         let mut buf = Vec::new();
-        self.units.read(first, end, &mut buf)?;
-        let idx = |i: usize| u32::from_le_bytes(buf[i * UNIT_ENTRY..][..4].try_into().unwrap());
-        let offset = |i: usize| le64(&buf[i * UNIT_ENTRY + 4..]);
+        let entries = self.units.slice(first, end, &mut buf)?;
+        let idx = |i: usize| u32::from_le_bytes(entries[i * UNIT_ENTRY..][..4].try_into().unwrap());
+        let offset = |i: usize| le64(&entries[i * UNIT_ENTRY + 4..]);
         let n = (end - first) as usize;
         let (mut lo, mut hi) = (0, n);
         while lo < hi {
@@ -253,17 +293,17 @@ impl TextReader {
         } else {
             next_meta
         };
-        let mut buf = self.read_at(offset(lo), unit_end)?;
-        let Some(at) = buf.len().checked_sub(SPAN_BYTES) else {
-            return Err(self.changed("a record is shorter than its span".into()));
-        };
-        let start = le64(&buf[at..]);
-        let end = le64(&buf[at + 8..]);
-        buf.truncate(at);
-        let text = String::from_utf8(buf).map_err(|e| self.changed(Box::new(e)))?;
-        Ok(StoredUnit {
-            text,
-            chars: start..end,
+        self.with_bytes(offset(lo), unit_end, |record| {
+            let Some(at) = record.len().checked_sub(SPAN_BYTES) else {
+                return Err(self.changed("a record is shorter than its span".into()));
+            };
+            let start = le64(&record[at..]);
+            let end = le64(&record[at + 8..]);
+            let text = std::str::from_utf8(&record[..at]).map_err(|e| self.changed(Box::new(e)))?;
+            Ok(StoredUnit {
+                text: text.to_owned(),
+                chars: start..end,
+            })
         })
     }
 
@@ -277,8 +317,9 @@ impl TextReader {
         } else {
             next_meta
         };
-        let bytes = self.read_at(meta, meta_end)?;
-        decode_meta(&bytes).ok_or_else(|| self.changed("a document record is damaged".into()))
+        self.with_bytes(meta, meta_end, |bytes| {
+            decode_meta(bytes).ok_or_else(|| self.changed("a document record is damaged".into()))
+        })
     }
 }
 
@@ -389,7 +430,8 @@ mod tests {
     #[test]
     fn texts_and_documents_come_back_in_memory_and_spilled() {
         let ids = [0u64, 3, 2 << 32 | 1, 2 << 32 | 7, 5 << 32];
-        for share in [0, 40, 1 << 20] {
+        // Index in memory and spilled; the file read and mapped (mapped up to its size).
+        for (share, mapped) in [(0, 0), (40, u64::MAX), (1 << 20, 10), (1 << 20, 1 << 20)] {
             let mut store = TextStore::new(None, share).unwrap();
             for seq in 0..7u64 {
                 let m = meta(seq);
@@ -401,7 +443,8 @@ mod tests {
                 }
             }
             assert_eq!(store.spilled(), share < 1 << 20);
-            let reader = store.into_reader().unwrap();
+            let reader = store.into_reader(mapped).unwrap();
+            assert_eq!(reader.map.is_some(), mapped > 10);
             for &id in ids.iter().rev() {
                 let unit = reader.get(id).unwrap();
                 assert_eq!(unit.text, format!("text of {id}"));
@@ -411,5 +454,17 @@ mod tests {
                 assert_eq!(reader.doc(seq).unwrap(), meta(seq));
             }
         }
+    }
+
+    #[test]
+    fn an_empty_store_reads_its_documents() {
+        let mut store = TextStore::new(None, 1 << 20).unwrap();
+        let reader = store.into_reader(0).unwrap();
+        drop(reader);
+        store = TextStore::new(None, 1 << 20).unwrap();
+        let m = meta(0);
+        store.push_doc(0, &m.id, &m.title, &m.origin).unwrap();
+        let reader = store.into_reader(0).unwrap();
+        assert_eq!(reader.doc(0).unwrap(), meta(0));
     }
 }

@@ -734,7 +734,12 @@ fn a_bound_below_the_minimum_is_refused() {
         .memory();
     assert_eq!(plan.max_memory, Some(1 << 30));
     assert_eq!(
-        plan.fixed + plan.sorts + plan.text_index + plan.components + plan.unbounded,
+        plan.fixed
+            + plan.sorts
+            + plan.text_index
+            + plan.mapped_texts
+            + plan.components
+            + plan.unbounded,
         1 << 30
     );
 }
