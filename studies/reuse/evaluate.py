@@ -43,9 +43,11 @@ SPLITS = {
     "s6-tuning": ("sample-s6", ("s6-tuning",), ("tuning",)),
     "s6-heldout": ("sample-s6", ("s6-heldout",), ("heldout",)),
     "s7-heldout": ("sample-s7", ("s7-heldout",), ("heldout",)),
+    "s8-heldout": ("sample-s8", ("s8-heldout",), ("heldout",)),
 }
 # Held-out halves kept from tuning: --errors never lists them.
-SEALED = ("heldout2", "db-heldout", "h3-heldout", "cp-heldout", "s6-heldout", "s7-heldout")
+# (s7-heldout was scored once, then became tuning data when the eighth sample was drawn.)
+SEALED = ("heldout2", "db-heldout", "h3-heldout", "cp-heldout", "s6-heldout", "s8-heldout")
 
 
 def doc_key(d):
@@ -102,8 +104,9 @@ def main():
                     "heldout2 was drawn); db-*: the halves of the DBpedia-14 sample "
                     "(sample-db); h3-*: the halves of the third Wikipedia sample (sample-h3); cp-*: "
                     "the halves of the sample of 2019 articles (sample-cp); s6-*: the halves of the second "
-                    "sample of 2019 articles (sample-s6); s7-heldout: the third, all held out "
-                    "(sample-s7)")
+                    "sample of 2019 articles (sample-s6); s7-heldout: the third, scored once held out, "
+                    "tuning data since the fourth was drawn (sample-s7); s8-heldout: the fourth, all "
+                    "held out (sample-s8)")
     ap.add_argument("--errors", action="store_true")
     args = ap.parse_args()
     if args.errors and args.split in SEALED:

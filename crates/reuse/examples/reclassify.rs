@@ -8,6 +8,8 @@
 //! python3 studies/reuse/evaluate.py again.jsonl --split dev
 //! ```
 //!
+//! An argument names the classifier (`default`, the default, or `thesis` for H1/H2).
+//!
 //! Reads the run's passage texts (`--passage-texts`) and titles; each document's length is
 //! recovered from the passage's length and its share, which gives the run's kinds exactly on
 //! the study's runs. Each line is written back with `kind` replaced and a `profile` object of
@@ -19,6 +21,10 @@ use serde_json::{Value, json};
 use textreuse_reuse::Classifier;
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let classifier: Classifier = match std::env::args().nth(1) {
+        Some(name) => name.parse()?,
+        None => Classifier::Default,
+    };
     let stdin = std::io::stdin();
     let mut out = std::io::BufWriter::new(std::io::stdout().lock());
     for (i, line) in stdin.lock().lines().enumerate() {
@@ -40,7 +46,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         };
         let title = |side: &str| case[side]["title"].as_str().unwrap_or("").to_owned();
         let (source_title, suspicious_title) = (title("source"), title("suspicious"));
-        let p = Classifier::Default.profile_titled(
+        let p = classifier.profile_titled(
             &source,
             &suspicious,
             document_len(&source, "source"),
