@@ -118,6 +118,7 @@ mod spill;
 mod stats;
 pub mod study;
 pub mod summaries;
+mod tally;
 mod text_store;
 
 pub use classify::ClusterType;

@@ -734,7 +734,7 @@ fn a_bound_below_the_minimum_is_refused() {
         .memory();
     assert_eq!(plan.max_memory, Some(1 << 30));
     assert_eq!(
-        plan.fixed + plan.sorts + plan.text_index + plan.components + plan.unbounded,
+        plan.fixed + plan.text_index + plan.components + plan.article_tally,
         1 << 30
     );
 }
