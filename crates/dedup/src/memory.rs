@@ -157,10 +157,7 @@ mod tests {
     fn shares_add_up_and_the_minimum_is_enforced() {
         let plan = MemoryPlan::bounded(2 << 30, None).unwrap();
         let left = (2 << 30) - FIXED;
-        assert_eq!(
-            plan.text_index + plan.components + plan.article_tally,
-            left
-        );
+        assert_eq!(plan.text_index + plan.components + plan.article_tally, left);
         assert!(plan.components >= left / 6 && plan.article_tally >= plan.sorts + left / 6);
         assert_eq!(plan.sorts, left / 2);
         assert_eq!(plan.chunk_members, CHUNK_MEMBERS);

@@ -228,7 +228,10 @@ impl ArticleTally {
             }
             return Ok(());
         }
-        let disk = self.disk.as_mut().expect("the tally is in memory or on disk");
+        let disk = self
+            .disk
+            .as_mut()
+            .expect("the tally is in memory or on disk");
         let counts = distinct_docs(members).count() <= MAX_CLUSTER_ARTICLES;
         let list = if counts {
             let list = u32::try_from(self.lists).expect("at most 2^32 clusters");
@@ -468,10 +471,7 @@ fn rank_on_disk(
         let (size, head) = (members.len() as u64, members[0]);
         chain_stats.chains += 1;
         chain_stats.articles += size;
-        *chain_stats
-            .size_histogram
-            .entry(size as usize)
-            .or_insert(0) += 1;
+        *chain_stats.size_histogram.entry(size as usize).or_insert(0) += 1;
         keep_smallest(&mut heads, (Reverse(size), head), LARGEST_CHAINS);
         for &a in members {
             member_head.push(a, head)?;
@@ -493,7 +493,7 @@ fn rank_on_disk(
         }
     }
     // Per largest chain: its clusters and its articles in the most clusters.
-    let mut largest: Vec<(u64, Vec<(Reverse<u64>, u64)>)> = vec![(0, Vec::new()); heads.len()];
+    let mut largest: Vec<(u64, Vec<ByClusters>)> = vec![(0, Vec::new()); heads.len()];
     let mut by_rank = member_head.finish()?;
     let mut counts = in_lists.finish()?;
     let mut pending = counts.next_record()?;
@@ -555,6 +555,9 @@ fn rank_on_disk(
         })
         .collect()
 }
+
+/// An article (rank) in the order of a chain's members: in the most clusters first.
+type ByClusters = (Reverse<u64>, u64);
 
 /// The pair of a pair-sort key `a << 32 | b`.
 fn pair(key: u64, shared: u32) -> ArticlePair {
@@ -706,7 +709,10 @@ impl OccurrenceSorter {
             let dir = tempfile::Builder::new()
                 .prefix("textreuse-tally-")
                 .tempdir_in(&parent)
-                .map_err(io_error(&parent, "cannot create a directory for spill files"))?;
+                .map_err(io_error(
+                    &parent,
+                    "cannot create a directory for spill files",
+                ))?;
             self.dir = Some(dir);
         }
         Ok(self.dir.as_ref().expect("made above").path().to_path_buf())
@@ -854,7 +860,9 @@ impl Merge {
     fn refill(&mut self, i: usize) -> Result<(), Error> {
         let (reader, path) = &mut self.readers[i];
         let dir = path.parent().expect("in the directory");
-        if let Some(o) = Occurrence::read(reader).map_err(io_error(dir, "cannot read a spill file"))? {
+        if let Some(o) =
+            Occurrence::read(reader).map_err(io_error(dir, "cannot read a spill file"))?
+        {
             self.heap.push(Reverse((o, i)));
         }
         Ok(())
@@ -880,7 +888,7 @@ mod tests {
     /// and strings mixed.
     fn doc_of(seq: u32, strings: bool) -> DocId {
         let n = seq % 97;
-        if strings && n % 3 == 0 {
+        if strings && n.is_multiple_of(3) {
             DocId::from(format!("page-{}", n * 7 % 31))
         } else {
             DocId::from(u64::from(n))
@@ -977,7 +985,7 @@ mod tests {
         let mut sorter = OccurrenceSorter::new(0, Some(dir.path().to_path_buf()));
         let mut all = Vec::new();
         for i in 0..500u64 {
-            let doc = if i % 2 == 0 {
+            let doc = if i.is_multiple_of(2) {
                 DocId::from(i * 7919 % 1000)
             } else {
                 DocId::from(format!("d{}", i * 31 % 200))
