@@ -228,7 +228,8 @@ impl DedupBuilder {
     /// [`MemoryPlan::MINIMUM`], else [`build`](DedupBuilder::build) returns
     /// [`Error::MemoryTooSmall`]). The fixed cost of a run is taken off first, and what is
     /// left is shared out: the sorts' budget, the text store's index (which moves to a
-    /// temporary file when its share is full), the chunks of stages 6-8; see [`MemoryPlan`]
+    /// temporary file when its share is full), stage 5's clusters and stage 8's article tally
+    /// (both on disk past their shares), the chunks of stages 6-8; see [`MemoryPlan`]
     /// for the shares and for the structures not held to one yet. The results are the same at
     /// any bound.
     pub fn max_memory(&mut self, bytes: u64) -> &mut Self {
