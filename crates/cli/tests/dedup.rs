@@ -212,7 +212,8 @@ fn the_old_name_of_work_mem_still_works() {
 
 /// `--max-memory` at its minimum writes the bytes of an unbounded run (all five files,
 /// `stats.json` but for its seconds and spilled bytes), also when every structure spills (the
-/// hidden `--spill-everything`: the sorts at 4 KiB, stage 5's connected components on disk);
+/// hidden `--spill-everything`: the sorts at 4 KiB, stage 5's connected components and stage
+/// 8's article ranking on disk);
 /// below the minimum it is refused before any input is read, naming the minimum; a `--work-mem`
 /// beyond the sorts' share is refused naming `--work-mem`.
 #[test]
@@ -238,6 +239,7 @@ fn max_memory_changes_no_output_and_refuses_too_little() {
         stderr.contains("connected components were computed on disk"),
         "{stderr}"
     );
+    assert!(stderr.contains("ranked on disk"), "{stderr}");
     let strip = |dir: &Path| {
         let mut v: serde_json::Value =
             serde_json::from_slice(&std::fs::read(dir.join("stats.json")).unwrap()).unwrap();

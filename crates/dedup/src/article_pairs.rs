@@ -64,7 +64,7 @@ impl ArticlePair {
 }
 
 /// The `k` best rows offered so far.
-struct TopPairs {
+pub(crate) struct TopPairs {
     k: usize,
     /// Rows are collected up to this many, then pruned back to `k`.
     limit: usize,
@@ -74,7 +74,7 @@ struct TopPairs {
 }
 
 impl TopPairs {
-    fn new(k: usize) -> TopPairs {
+    pub(crate) fn new(k: usize) -> TopPairs {
         TopPairs {
             k,
             // Amortized constant work per offered row, whatever `k` is.
@@ -85,7 +85,7 @@ impl TopPairs {
     }
 
     #[inline]
-    fn offer(&mut self, row: ArticlePair) {
+    pub(crate) fn offer(&mut self, row: ArticlePair) {
         if self.k == 0 || self.worst.is_some_and(|w| row.key() > w.key()) {
             return;
         }
@@ -104,7 +104,7 @@ impl TopPairs {
         }
     }
 
-    fn into_sorted(mut self) -> Vec<ArticlePair> {
+    pub(crate) fn into_sorted(mut self) -> Vec<ArticlePair> {
         self.prune();
         self.rows.sort_unstable_by_key(ArticlePair::key);
         self.rows

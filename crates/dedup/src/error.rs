@@ -68,6 +68,19 @@ pub enum Error {
         #[source]
         source: std::io::Error,
     },
+    /// The spill files of stage 8's article tally (under a memory bound) could not be written
+    /// or read back. Recover by pointing [`DedupBuilder::tmp_dir`](crate::DedupBuilder::tmp_dir)
+    /// at a writable file system with space, or by raising the bound.
+    #[error("{what} (article tally in {})", dir.display())]
+    ArticleTally {
+        /// What was being done.
+        what: &'static str,
+        /// The directory of the file.
+        dir: PathBuf,
+        /// The cause.
+        #[source]
+        source: std::io::Error,
+    },
     /// The input has more than 2^32 documents, so sentence ids (`seq << 32 | idx`) would
     /// overflow. Recover by splitting the input into runs.
     #[error("more than 2^32 documents: sentence ids would overflow (split the input)")]

@@ -78,11 +78,11 @@
 //! takes full English Wikipedia's 1.4 billion band-key records in 2.5 minutes under a 4 GB
 //! budget. [`DedupBuilder::max_memory`] bounds the peak memory of the whole run
 //! ([`MemoryPlan`]: the sorts, the text store's index, union-find (past its share the clusters
-//! are computed on disk) and the output batches get shares and spill beyond them; the
-//! article-pair tally is not bounded yet); without it memory is the sorts' budget plus the text
-//! store's index (12 bytes per kept sentence, 16 per document) plus union-find and the tally,
-//! plus the text store's file, memory-mapped while stages 6-8 read it when it is at most 1 GiB
-//! (`docs/performance.md`, "dedup").
+//! are computed on disk), the article-pair tally and ranking (past their share sorted on disk)
+//! and the output batches get shares and spill beyond them); without it memory is the sorts'
+//! budget plus the text store's index (12 bytes per kept sentence, 16 per document) plus
+//! union-find and the tally, plus the text store's file, memory-mapped while stages 6-8 read it
+//! when it is at most 1 GiB (`docs/performance.md`, "dedup").
 //!
 //! # Crate features
 //!
@@ -119,6 +119,7 @@ mod spill;
 mod stats;
 pub mod study;
 pub mod summaries;
+mod tally;
 mod text_store;
 
 pub use classify::ClusterType;

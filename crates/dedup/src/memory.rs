@@ -17,12 +17,13 @@ use crate::Error;
 /// mapped up to 1 GiB without a bound),
 /// three sixteenths to the clusters of stage 5 (union-find over the candidate pairs' ids and
 /// the cluster lists stages 6-8 read, about 70-90 bytes per clustered unit at their peak; beyond
-/// the share the connected components are computed on disk and read back a batch at a time),
-/// and the rest is left to the structures that are not bounded yet: the article-pair tally and
-/// ranking of stage 8 (about 100-140 bytes per clustered document), and the structures of the
-/// other paths: the candidate pairs and their texts of [`DedupBuilder::max_edit`], the
-/// fingerprints of [`Method::SimHash`] and the words and vectors of
-/// [`Method::RandomProjection`].
+/// the share the connected components are computed on disk and read back a batch at a time).
+/// Stage 8's article tally and ranking (about 100-140 bytes per clustered document in memory)
+/// come after the shuffle is done, so they take the sorts' half again and the three sixteenths
+/// left ([`MemoryPlan::article_tally`]); beyond it they are sorted on disk. The structures of
+/// the other paths are not bounded: the candidate pairs and their texts of
+/// [`DedupBuilder::max_edit`], the fingerprints of [`Method::SimHash`] and the words and
+/// vectors of [`Method::RandomProjection`].
 ///
 /// [`DedupBuilder::max_edit`]: crate::DedupBuilder::max_edit
 /// [`Method::SimHash`]: crate::Method::SimHash
@@ -49,9 +50,10 @@ pub struct MemoryPlan {
     /// The share of stage 5's clusters: union-find and the cluster lists in memory while their
     /// peak fits in it, else connected components on disk (`u64::MAX` without a bound).
     pub components: u64,
-    /// What is left for the structures without a share (the article-pair tally and ranking);
-    /// they are not held to it.
-    pub unbounded: u64,
+    /// The share of stage 8's article tally and ranking: in memory while their estimated peak
+    /// fits in it, else sorted on disk (`u64::MAX` without a bound). It reuses the sorts'
+    /// share, whose shuffle is done before stage 8 starts.
+    pub article_tally: u64,
     /// Members fetched and classified at a time in stages 6-8, and formatted at a time by the
     /// output files.
     pub chunk_members: usize,
@@ -104,7 +106,7 @@ impl MemoryPlan {
             text_index: u64::MAX,
             mapped_texts: MAPPED_TEXTS,
             components: u64::MAX,
-            unbounded: u64::MAX,
+            article_tally: u64::MAX,
             chunk_members: CHUNK_MEMBERS,
             batch_bytes: usize::MAX,
         }
@@ -153,7 +155,7 @@ impl MemoryPlan {
             text_index,
             mapped_texts,
             components,
-            unbounded: left - share - text_index - mapped_texts - components,
+            article_tally: left - text_index - mapped_texts - components,
             chunk_members,
             batch_bytes: BATCH_BYTES,
         })
@@ -169,10 +171,10 @@ mod tests {
         let plan = MemoryPlan::bounded(2 << 30, None).unwrap();
         let left = (2 << 30) - FIXED;
         assert_eq!(
-            plan.sorts + plan.text_index + plan.mapped_texts + plan.components + plan.unbounded,
+            plan.text_index + plan.mapped_texts + plan.components + plan.article_tally,
             left
         );
-        assert!(plan.components >= left / 6 && plan.unbounded >= left / 6);
+        assert!(plan.components >= left / 6 && plan.article_tally >= plan.sorts + left / 6);
         assert_eq!(plan.sorts, left / 2);
         assert_eq!(plan.chunk_members, CHUNK_MEMBERS);
         let small = MemoryPlan::bounded(MemoryPlan::MINIMUM, None).unwrap();

@@ -6,7 +6,7 @@ use std::time::Instant;
 
 use rayon::prelude::*;
 use textreuse_corpus::files::OutputSet;
-use textreuse_corpus::{DocId, Document, InputError, Progress, Source, Stage};
+use textreuse_corpus::{Document, InputError, Progress, Source, Stage};
 use textreuse_minhash::{Signer, SignerBuilder, Target, TextSigner};
 use textreuse_shingle::Shingler;
 use textreuse_shingle::units::{KeptSentences, SentenceFilter, Unit};
@@ -16,14 +16,16 @@ use textreuse_shuffle::{
 use textreuse_simhash::{ParagraphFingerprinter, SimHasher, TableSearch};
 use textreuse_unionfind::Clusters;
 
-use crate::article_pairs::{MAX_CLUSTER_ARTICLES, article_pair_rows};
+#[cfg(doc)]
+use crate::article_pairs::MAX_CLUSTER_ARTICLES;
 use crate::classify::ClusterType;
 use crate::cluster::{Cluster, Keep, Member, within_edit_distance};
 use crate::features::unit_simhash;
 use crate::pipeline::{DEFAULT_BATCH, DocumentPipeline};
 use crate::projection::{EmbeddingProjection, Vectors};
 use crate::sink::{ArticlePairRow, OutputDir, Sink};
-use crate::summaries::{ClusterCounts, article_chains};
+use crate::summaries::ClusterCounts;
+use crate::tally::ArticleTally;
 use crate::text_store::{DocMeta, TextReader, TextStore};
 use crate::{Error, MemoryPlan, ProjectionStats, Stats};
 use textreuse_embed::Corpus;
@@ -226,7 +228,8 @@ impl DedupBuilder {
     /// [`MemoryPlan::MINIMUM`], else [`build`](DedupBuilder::build) returns
     /// [`Error::MemoryTooSmall`]). The fixed cost of a run is taken off first, and what is
     /// left is shared out: the sorts' budget, the text store's index (which moves to a
-    /// temporary file when its share is full), the chunks of stages 6-8; see [`MemoryPlan`]
+    /// temporary file when its share is full), stage 5's clusters and stage 8's article tally
+    /// (both on disk past their shares), the chunks of stages 6-8; see [`MemoryPlan`]
     /// for the shares and for the structures not held to one yet. The results are the same at
     /// any bound.
     pub fn max_memory(&mut self, bytes: u64) -> &mut Self {
@@ -363,6 +366,7 @@ impl DedupBuilder {
             memory.sorts = 4 << 10;
             memory.text_index = 0;
             memory.components = 0;
+            memory.article_tally = 0;
             memory.chunk_members = 1;
             memory.batch_bytes = 1;
         }
@@ -513,71 +517,6 @@ struct Counted {
     tally: ArticleTally,
 }
 
-/// What stages 6-8 keep of each delivered cluster for the article-pair ranking: each distinct
-/// article once, and per counted cluster its articles as numbers (first-seen order).
-struct ArticleTally {
-    /// The distinct articles in first-seen order.
-    ids: Vec<DocId>,
-    /// Per article: `seq` of its first member in output order (whose title is written).
-    first_seq: Vec<u32>,
-    /// A hash of an article's id -> its number. The hash only finds the article (the ranking
-    /// orders by id); an id whose hash an earlier, different id has goes to `collided`.
-    by_hash: ahash::AHashMap<u64, u32>,
-    collided: HashMap<DocId, u32>,
-    hasher: ahash::RandomState,
-    /// The distinct articles of each cluster that counts, flat, with bounds.
-    pair_docs: Vec<u32>,
-    pair_bounds: Vec<usize>,
-    /// Clusters of more than [`MAX_CLUSTER_ARTICLES`] articles, left out of the lists.
-    left_out: u64,
-}
-
-impl ArticleTally {
-    fn new() -> ArticleTally {
-        ArticleTally {
-            ids: Vec::new(),
-            first_seq: Vec::new(),
-            by_hash: ahash::AHashMap::new(),
-            collided: HashMap::new(),
-            // Fixed seeds: the map is only looked up, never iterated into an output.
-            hasher: ahash::RandomState::with_seeds(1, 2, 3, 4),
-            pair_docs: Vec::new(),
-            pair_bounds: vec![0],
-            left_out: 0,
-        }
-    }
-
-    /// The number of article `id`, whose member `seq` is delivered now (a new article's is
-    /// recorded).
-    fn article(&mut self, id: &DocId, seq: u32) -> u32 {
-        let hash = self.hasher.hash_one(id);
-        let found = match self.by_hash.entry(hash) {
-            std::collections::hash_map::Entry::Vacant(e) => {
-                e.insert(self.ids.len() as u32);
-                None
-            }
-            std::collections::hash_map::Entry::Occupied(e) => {
-                let n = *e.get();
-                if self.ids[n as usize] == *id {
-                    return n;
-                }
-                self.collided.get(id).copied()
-            }
-        };
-        if let Some(n) = found {
-            return n;
-        }
-        let n = u32::try_from(self.ids.len()).expect("at most 2^32 documents (checked in stage 1)");
-        if self.by_hash[&hash] != n {
-            // Another id has this hash.
-            self.collided.insert(id.clone(), n);
-        }
-        self.ids.push(id.clone());
-        self.first_seq.push(seq);
-        n
-    }
-}
-
 impl Dedup {
     /// An engine with the research defaults ([`DedupBuilder::new`]).
     pub fn new() -> Dedup {
@@ -679,7 +618,7 @@ impl Dedup {
         let started = Instant::now();
         let clusters = self.list_clusters(clustering, progress, &mut stats)?;
         let tally = self.deliver_clusters(clusters, &texts, sink, progress, &mut stats)?;
-        self.warn_unbounded(&tally, progress);
+        self.log_tally(&tally, progress);
         let rows = self.article_pairs(tally, &texts, &mut stats)?;
         drop(texts);
         sink.article_pairs(rows).map_err(sink_error)?;
@@ -1095,7 +1034,7 @@ impl Dedup {
     ) -> Result<ArticleTally, Error> {
         let mut counted = Counted {
             types: ClusterType::ALL.iter().map(|t| (t.as_str(), 0)).collect(),
-            tally: ArticleTally::new(),
+            tally: ArticleTally::new(self.memory.article_tally, self.tmp_dir.clone()),
         };
         let mut deliver = |clusters: &Clusters, chunk: std::ops::Range<usize>| {
             self.deliver_chunk(clusters, chunk, texts, sink, stats, &mut counted)
@@ -1171,52 +1110,19 @@ impl Dedup {
                 .cluster_size_histogram
                 .entry(cluster.len())
                 .or_insert(0) += 1;
-            // The cluster's distinct documents (members are sorted by document).
-            let before = tally.pair_docs.len();
-            let mut last: Option<&DocId> = None;
-            for m in &cluster.members {
-                if last != Some(&m.doc) {
-                    let article = tally.article(&m.doc, m.seq());
-                    tally.pair_docs.push(article);
-                    last = Some(&m.doc);
-                }
-            }
-            if tally.pair_docs.len() - before <= MAX_CLUSTER_ARTICLES {
-                tally.pair_bounds.push(tally.pair_docs.len());
-            } else {
-                tally.pair_docs.truncate(before);
-                tally.left_out += 1;
-            }
+            tally.cluster(&cluster.members)?;
             sink.cluster(cluster).map_err(sink_error)?;
         }
         Ok(())
     }
 
-    /// Under a bound, says when the structures without a share of it (the article-pair tally
-    /// and ranking) were estimated to need more than the bound leaves them.
-    fn warn_unbounded(&self, tally: &ArticleTally, progress: &dyn Progress) {
-        if self.memory.max_memory.is_none() {
-            return;
-        }
-        let id_bytes = |id: &DocId| match id {
-            DocId::Int(_) => 0,
-            DocId::Str(s) => s.len().next_multiple_of(16) as u64 + 16,
-        };
-        // The tally: per article its id (and the id's text), its first `seq` and a map entry
-        // (about 56 bytes), per cluster's article a number. The ranking: per article its
-        // order, rank, reference and the pair counting's offsets (about 40 bytes), per
-        // cluster's article its index and its place in the occurrence lists (about 20 bytes).
-        let articles = tally.ids.len() as u64;
-        let estimate = tally.ids.iter().map(|id| 56 + id_bytes(id)).sum::<u64>()
-            + articles * 40
-            + tally.pair_docs.len() as u64 * 24;
-        if estimate > self.memory.unbounded {
+    /// Says when the article tally passed its share of the bound and was ranked on disk.
+    fn log_tally(&self, tally: &ArticleTally, progress: &dyn Progress) {
+        if let Some(articles) = tally.moved_at() {
             progress.log(&format!(
-                "warning: the article-pair tally and ranking take about {} MiB, more than the \
-                 {} MiB the memory bound leaves them: they are not bounded yet, so the peak may \
-                 pass the bound (docs/performance.md)",
-                estimate >> 20,
-                self.memory.unbounded >> 20
+                "stage 8: the article tally passed its {} MiB of the memory bound at {articles} \
+                 articles; the article pairs and chains were ranked on disk",
+                self.memory.article_tally >> 20
             ));
         }
     }
@@ -1271,62 +1177,19 @@ impl Dedup {
 
     /// Stage 8's ranking: the article pairs that share the most clusters (clusters of more than
     /// [`MAX_CLUSTER_ARTICLES`] articles, giant templates, are not counted), and the article
-    /// chains of the same lists.
+    /// chains of the same lists: in memory, or on disk when the tally passed its share
+    /// ([`ArticleTally`]).
     fn article_pairs(
         &self,
         tally: ArticleTally,
         texts: &TextReader,
         stats: &mut Stats,
     ) -> Result<Vec<ArticlePairRow>, Error> {
-        let ArticleTally {
-            ids,
-            first_seq,
-            by_hash,
-            collided,
-            hasher: _,
-            pair_docs,
-            pair_bounds,
-            left_out,
-        } = tally;
-        // The lookup is done with; free it before the ranking's arrays are made.
-        drop((by_hash, collided));
-        // The ranking numbers articles in id order.
-        let mut order: Vec<u32> = (0..ids.len() as u32).collect();
-        order.sort_unstable_by(|&a, &b| ids[a as usize].cmp(&ids[b as usize]));
-        let mut rank = vec![0u32; ids.len()];
-        for (r, &a) in order.iter().enumerate() {
-            rank[a as usize] = r as u32;
-        }
-        let articles: Vec<&DocId> = order.iter().map(|&a| &ids[a as usize]).collect();
-        stats.distinct_articles = articles.len() as u64;
-        let lists: Vec<u32> = pair_docs.iter().map(|&a| rank[a as usize]).collect();
-        drop(pair_docs);
-        drop(rank);
-        // Titles are read back from the text store; the first read error is returned.
-        let failed: std::cell::RefCell<Option<Error>> = std::cell::RefCell::new(None);
-        let seq = |doc: &DocId| {
-            let r = articles.binary_search(&doc).expect("a ranked article");
-            u64::from(first_seq[order[r] as usize])
+        let meta = |seq: u32| {
+            let meta = texts.doc(u64::from(seq))?;
+            Ok((meta.id, meta.title))
         };
-        let title = |doc: &DocId| match texts.doc(seq(doc)) {
-            Ok(meta) => meta.title,
-            Err(e) => {
-                failed.borrow_mut().get_or_insert(e);
-                String::new()
-            }
-        };
-        stats.article_chains = article_chains(&articles, &lists, &pair_bounds, left_out, title);
-        let rows = article_pair_rows(
-            &articles,
-            &lists,
-            &pair_bounds,
-            self.max_article_pairs,
-            title,
-        );
-        match failed.into_inner() {
-            Some(e) => Err(e),
-            None => Ok(rows),
-        }
+        tally.rank(self.max_article_pairs, meta, stats)
     }
 }
 

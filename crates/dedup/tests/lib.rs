@@ -668,11 +668,13 @@ fn outputs_under_the_smallest_bound_equal_the_unbounded_run() {
             .spill_everything(true),
         b.path(),
     );
-    // Stage 5's clusters were computed on disk, not by union-find in memory.
+    // Stage 5's clusters were computed on disk, not by union-find in memory, and stage 8's
+    // article pairs and chains were ranked on disk.
     assert!(
         log.contains("connected components were computed on disk"),
         "{log}"
     );
+    assert!(log.contains("ranked on disk"), "{log}");
     assert_eq!(unbounded.bytes_spilled, 0);
     assert!(bounded.bytes_spilled > 0, "the sorts must spill");
     assert!(
@@ -698,6 +700,78 @@ fn outputs_under_the_smallest_bound_equal_the_unbounded_run() {
                 x == y,
                 "{file} differs between the bounded and unbounded runs"
             );
+        }
+    }
+}
+
+/// Stage 8's article tally and ranking on disk (every sort spilling) give the in-memory
+/// ranking's `article-pairs.tsv` and `stats.json` on the bundled samples (the same pages in
+/// two dumps: one article at two `seq`s), with their integer ids and with string ids.
+#[test]
+fn the_article_ranking_on_disk_equals_the_one_in_memory_on_the_samples() {
+    use textreuse_corpus::Inputs;
+    let samples = [
+        concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../../data/enwiki-part-201.xml.bz2"
+        ),
+        concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../../data/enwiki-sample-206.xml.bz2"
+        ),
+    ];
+    let cleaner = textreuse_wikidump::Cleaner::new();
+    let docs: Vec<Document> = Inputs::new(samples)
+        .flatten()
+        .map(|s| Source::into_document(s, &cleaner))
+        .collect();
+    for strings in [false, true] {
+        let mut docs = docs.clone();
+        if strings {
+            for doc in &mut docs {
+                doc.id = DocId::from(format!("enwiki:{}", doc.id));
+            }
+        }
+        let run = |builder: &mut DedupBuilder, out: &Path| {
+            let dedup = builder.max_article_pairs(2_000).build().unwrap();
+            let sources = docs.iter().cloned().map(|d| Ok(Source::Text(d)));
+            let logged = Logged::default();
+            let stats = dedup.run_to_dir(sources, out, &logged).unwrap();
+            (stats, logged.0.into_inner().unwrap())
+        };
+        let (a, b) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+        let (memory, log) = run(&mut Dedup::builder(), a.path());
+        assert!(!log.contains("ranked on disk"), "{log}");
+        let (disk, log) = run(
+            Dedup::builder()
+                .max_memory(MemoryPlan::MINIMUM)
+                .spill_everything(true),
+            b.path(),
+        );
+        assert!(log.contains("ranked on disk"), "{log}");
+        assert!(
+            memory.distinct_articles > 50 && memory.article_chains.chains > 2,
+            "{} articles, {} chains",
+            memory.distinct_articles,
+            memory.article_chains.chains
+        );
+        assert_eq!(disk.distinct_articles, memory.distinct_articles);
+        assert_eq!(disk.article_chains, memory.article_chains);
+        for file in OutputDir::FILES {
+            let x = std::fs::read(a.path().join(file)).unwrap();
+            let y = std::fs::read(b.path().join(file)).unwrap();
+            if *file == "stats.json" {
+                let strip = |bytes: &[u8]| {
+                    let mut v: serde_json::Value = serde_json::from_slice(bytes).unwrap();
+                    let stats = v.as_object_mut().unwrap();
+                    stats.remove("seconds").unwrap();
+                    stats.remove("bytes_spilled").unwrap();
+                    v
+                };
+                assert_eq!(strip(&x), strip(&y), "stats.json differs");
+            } else {
+                assert!(x == y, "{file} differs (string ids: {strings})");
+            }
         }
     }
 }
@@ -734,12 +808,7 @@ fn a_bound_below_the_minimum_is_refused() {
         .memory();
     assert_eq!(plan.max_memory, Some(1 << 30));
     assert_eq!(
-        plan.fixed
-            + plan.sorts
-            + plan.text_index
-            + plan.mapped_texts
-            + plan.components
-            + plan.unbounded,
+        plan.fixed + plan.text_index + plan.mapped_texts + plan.components + plan.article_tally,
         1 << 30
     );
 }
