@@ -52,10 +52,7 @@
 //!   words hold a digit and the two share at least [`FIGURE_FRAME_MIN_SHARED_2GRAMS`] word
 //!   2-grams without a figure, few shared n-grams are a statistical frame (census figures,
 //!   election results) filled with each topic's own numbers, which is structure reuse (content
-//!   reuse when the titles' subjects are the same). And except for lists: two passages that
-//!   are lists of entries of one shape ([`ListShape`]: births against births on two date
-//!   articles, feast days against feast days) about topics the titles do not relate are one
-//!   structure filled twice, however few words they share;
+//!   reuse when the titles' subjects are the same);
 //! * **content reuse**: the documents' titles make the passages one topic ([`Topics::related`]:
 //!   the same subject, one inside the other, two aspects of one topic ([`Topics::aspects`]:
 //!   "Transport in Bulgaria" / "Economy of Bulgaria"), or, unless the subjects are siblings
@@ -260,82 +257,8 @@ pub struct ReuseProfile {
     pub frame_2grams: usize,
     /// What the documents' titles say of the two topics, when both titles are known.
     pub topics: Option<Topics>,
-    /// The shape of the entries of the source and of the suspicious passage, when each is a
-    /// list ([`ListShape::of`]).
-    pub list_shapes: (Option<ListShape>, Option<ListShape>),
     /// The verdict.
     pub kind: ReuseKind,
-}
-
-/// The shape of a passage that is a list: three paragraphs or more (its entries), most of them
-/// (at least [`LIST_MIN_SHARE`]) of one shape. Two lists of one shape are one structure filled
-/// twice ("1978 – Gianluigi Buffon, Italian footballer" against "1982 – Carli Lloyd, American
-/// soccer player"), where their shared words are few; two lists of different shapes (that
-/// births list against "546 – Siege of Rome: The Ostrogoths under king Totila plunder the
-/// city") share only the format of their keys.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum ListShape {
-    /// A figure, then a name of at most [`LIST_NAME_WORDS`] words before a comma or the end:
-    /// "1977 – Takuma Sato, Japanese race car driver".
-    KeyedName,
-    /// A figure, then a statement: "920 – Romanos I Lekapenos is crowned co-emperor".
-    KeyedStatement,
-    /// No figure first, at most [`LIST_SHORT_WORDS`] words: "Bonifacio Day (Philippines)".
-    Short,
-}
-
-/// Share of a list's entries that must have its shape.
-pub const LIST_MIN_SHARE: f64 = 0.6;
-/// Longest name after a key in a [`ListShape::KeyedName`] entry, in words.
-pub const LIST_NAME_WORDS: usize = 5;
-/// Longest [`ListShape::Short`] entry, in words.
-pub const LIST_SHORT_WORDS: usize = 8;
-
-impl ListShape {
-    /// The shape of `text`'s entries (its paragraphs), or `None` when it has fewer than three
-    /// or no shape holds most of them.
-    pub fn of(text: &str) -> Option<ListShape> {
-        let mut counts = [0usize; 3];
-        let mut entries = 0;
-        for entry in text.split('\n').map(str::trim).filter(|e| !e.is_empty()) {
-            entries += 1;
-            let mut all = words(entry);
-            let keyed = all.next().is_some_and(|w| has_digit(w.as_str()));
-            let shape = if keyed {
-                let head = &entry[..entry.find(',').unwrap_or(entry.len())];
-                // The key and any further figure of it ("497 BC") are not the name.
-                let name = words(head)
-                    .skip(1)
-                    .filter(|w| !has_digit(w.as_str()))
-                    .count();
-                Some(
-                    if name <= LIST_NAME_WORDS && name > 0 && entry.contains(',') {
-                        ListShape::KeyedName
-                    } else {
-                        ListShape::KeyedStatement
-                    },
-                )
-            } else if words(entry).count() <= LIST_SHORT_WORDS {
-                Some(ListShape::Short)
-            } else {
-                None
-            };
-            if let Some(shape) = shape {
-                counts[shape as usize] += 1;
-            }
-        }
-        if entries < 3 {
-            return None;
-        }
-        let (i, &n) = counts.iter().enumerate().max_by_key(|&(_, n)| *n)?;
-        (n as f64 >= LIST_MIN_SHARE * entries as f64).then(|| {
-            [
-                ListShape::KeyedName,
-                ListShape::KeyedStatement,
-                ListShape::Short,
-            ][i]
-        })
-    }
 }
 
 /// The two documents' topics as their titles give them: the subject of a title is its text
@@ -482,7 +405,6 @@ fn measure(
             .intersection(&frame_2grams(&b, &class_b))
             .count(),
         topics: titles.map(|(x, y)| topics(x, y, &a, &b)),
-        list_shapes: (ListShape::of(source), ListShape::of(suspicious)),
         kind: ReuseKind::Unclassified,
     }
 }
@@ -632,11 +554,7 @@ fn default_rules(p: &ReuseProfile) -> ReuseKind {
     } else if little_shared {
         // Figures break the n-grams of a statistical frame: two figure-dense passages are the
         // frame filled twice (one topic's figures updated, when the subjects are the same).
-        let one_list_shape = p.list_shapes.0.is_some() && p.list_shapes.0 == p.list_shapes.1;
-        if one_list_shape && !topics.related() {
-            // Two lists of one shape about two topics: one structure filled twice.
-            ReuseKind::Structure
-        } else if p.figure_share.0.min(p.figure_share.1) < FIGURE_FRAME_MIN_SHARE
+        if p.figure_share.0.min(p.figure_share.1) < FIGURE_FRAME_MIN_SHARE
             || p.frame_2grams < FIGURE_FRAME_MIN_SHARED_2GRAMS
         {
             ReuseKind::Spurious
@@ -804,7 +722,6 @@ mod tests {
             figure_share: (0.0, 0.0),
             frame_2grams: 0,
             topics: None,
-            list_shapes: (None, None),
             kind: ReuseKind::Unclassified,
         }
     }
@@ -1118,60 +1035,6 @@ mod tests {
         );
         assert!(p.shared_4grams < SPURIOUS_MIN_SHARED_4GRAMS, "{p:?}");
         assert_eq!(p.kind, ReuseKind::Spurious, "{p:?}");
-    }
-
-    #[test]
-    fn list_shapes() {
-        use ListShape::*;
-        let births = "1977 – Takuma Sato, Japanese race car driver\n\n1978 – Gianluigi Buffon, \
-                      Italian footballer\n\n1978 – Jamie Carragher, English footballer and \
-                      sportscaster";
-        let events = "Events\n\n497 BC – The first Saturnalia festival was celebrated in ancient \
-                      Rome.\n\n546 – Siege of Rome: The Ostrogoths under king Totila plunder the \
-                      city, by bribing the Byzantine garrison.\n\n920 – Romanos I Lekapenos is \
-                      crowned co-emperor of the underage Constantine VII.";
-        let holidays = "Holidays and observances\n\nBonifacio Day (Philippines)\n\nChristian feast \
-                        day:\n\nAndrew and its related observances.";
-        assert_eq!(ListShape::of(births), Some(KeyedName));
-        // Three statements of four entries (0.75): the heading does not change the shape.
-        assert_eq!(ListShape::of(events), Some(KeyedStatement));
-        assert_eq!(ListShape::of(holidays), Some(Short));
-        // Two entries, or prose, are not a list.
-        assert_eq!(ListShape::of("1977 – A B, c\n\n1978 – D E, f"), None);
-        let prose = "The town lies on the river and has a long history of trade and fishing.";
-        assert_eq!(ListShape::of(&[prose; 3].join("\n\n")), None);
-        // No shape for most entries.
-        let mixed = format!("{prose}\n\n{prose}\n\n1977 – A B, c\n\nBonifacio Day");
-        assert_eq!(ListShape::of(&mixed), None);
-    }
-
-    #[test]
-    fn lists_of_one_shape_are_structure_and_of_two_shapes_spurious() {
-        let births_b = "1982 – Carli Lloyd, American soccer player\n\n1982 – Michael Umaña, Costa \
-                        Rican footballer\n\n1983 – Duncan Keith, Canadian ice hockey player";
-        let births_a = "1977 – Takuma Sato, Japanese race car driver\n\n1978 – Gianluigi Buffon, \
-                        Italian footballer\n\n1978 – Jamie Carragher, English footballer and \
-                        sportscaster";
-        let events = "1863 – American Civil War: Battle of Mine Run: Union forces take up \
-                      positions.\n\n1864 – The Union troops attack the fort at dawn.\n\n1865 – \
-                      The war ends with the surrender of the army.";
-        let kind = |a: &str, b: &str| {
-            let len = a.len() + b.len();
-            Classifier::Default
-                .profile_titled(a, b, len, len, Some(("July 9", "November 27")))
-                .kind
-        };
-        assert_eq!(kind(births_a, births_b), ReuseKind::Structure);
-        assert_eq!(kind(births_a, events), ReuseKind::Spurious);
-        // One topic's two lists are not a structure shared between topics.
-        let p = Classifier::Default.profile_titled(
-            births_a,
-            births_b,
-            1000,
-            1000,
-            Some(("July 9", "July 9 (births)")),
-        );
-        assert_ne!(p.kind, ReuseKind::Structure);
     }
 
     #[test]
