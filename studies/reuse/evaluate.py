@@ -44,10 +44,12 @@ SPLITS = {
     "s6-heldout": ("sample-s6", ("s6-heldout",), ("heldout",)),
     "s7-heldout": ("sample-s7", ("s7-heldout",), ("heldout",)),
     "s8-heldout": ("sample-s8", ("s8-heldout",), ("heldout",)),
+    "s9-heldout": ("sample-s9", ("s9-heldout",), ("heldout",)),
 }
 # Held-out halves kept from tuning: --errors never lists them.
 # (s7-heldout was scored once, then became tuning data when the eighth sample was drawn.)
-SEALED = ("heldout2", "db-heldout", "h3-heldout", "cp-heldout", "s6-heldout", "s8-heldout")
+SEALED = ("heldout2", "db-heldout", "h3-heldout", "cp-heldout", "s6-heldout", "s8-heldout",
+          "s9-heldout")
 
 
 def doc_key(d):
@@ -105,8 +107,8 @@ def main():
                     "(sample-db); h3-*: the halves of the third Wikipedia sample (sample-h3); cp-*: "
                     "the halves of the sample of 2019 articles (sample-cp); s6-*: the halves of the second "
                     "sample of 2019 articles (sample-s6); s7-heldout: the third, scored once held out, "
-                    "tuning data since the fourth was drawn (sample-s7); s8-heldout: the fourth, all "
-                    "held out (sample-s8)")
+                    "tuning data since the fourth was drawn (sample-s7); s8-heldout, s9-heldout: the "
+                    "fourth and fifth, all held out (sample-s8, sample-s9)")
     ap.add_argument("--errors", action="store_true")
     args = ap.parse_args()
     if args.errors and args.split in SEALED:
