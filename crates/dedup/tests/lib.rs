@@ -649,15 +649,7 @@ fn outputs_under_the_smallest_bound_equal_the_unbounded_run() {
         }
     }
     let run = |builder: &mut DedupBuilder, out: &Path| {
-        let dedup = builder
-            .min_shingles(0)
-            .max_article_pairs(5_000)
-            .build()
-            .unwrap();
-        let sources = docs.iter().cloned().map(|d| Ok(Source::Text(d)));
-        let logged = Logged::default();
-        let stats = dedup.run_to_dir(sources, out, &logged).unwrap();
-        (stats, logged.0.into_inner().unwrap())
+        run_logged(builder.min_shingles(0).max_article_pairs(5_000), &docs, out)
     };
     let (a, b) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
     let (unbounded, log) = run(&mut Dedup::builder(), a.path());
@@ -733,11 +725,7 @@ fn the_article_ranking_on_disk_equals_the_one_in_memory_on_the_samples() {
             }
         }
         let run = |builder: &mut DedupBuilder, out: &Path| {
-            let dedup = builder.max_article_pairs(2_000).build().unwrap();
-            let sources = docs.iter().cloned().map(|d| Ok(Source::Text(d)));
-            let logged = Logged::default();
-            let stats = dedup.run_to_dir(sources, out, &logged).unwrap();
-            (stats, logged.0.into_inner().unwrap())
+            run_logged(builder.max_article_pairs(2_000), &docs, out)
         };
         let (a, b) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
         let (memory, log) = run(&mut Dedup::builder(), a.path());
@@ -779,6 +767,19 @@ fn the_article_ranking_on_disk_equals_the_one_in_memory_on_the_samples() {
 /// The log lines of a run.
 #[derive(Default)]
 struct Logged(std::sync::Mutex<String>);
+
+/// Runs `builder`'s engine over `docs` into `out`: its stats and what it logged.
+fn run_logged(
+    builder: &mut DedupBuilder,
+    docs: &[Document],
+    out: &Path,
+) -> (textreuse_dedup::Stats, String) {
+    let dedup = builder.build().unwrap();
+    let sources = docs.iter().cloned().map(|d| Ok(Source::Text(d)));
+    let logged = Logged::default();
+    let stats = dedup.run_to_dir(sources, out, &logged).unwrap();
+    (stats, logged.0.into_inner().unwrap())
+}
 
 impl textreuse_corpus::Progress for Logged {
     fn log(&self, line: &str) {
