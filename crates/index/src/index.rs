@@ -1156,9 +1156,11 @@ fn to_match(
 }
 
 /// The candidates of one signed unit: `(part, entry, shared bands, equal minhashes)` of every
-/// live entry sharing a band key, in part and entry order.
+/// live entry sharing a band key, in part and entry order. Each entry read is counted against
+/// `index`'s pages share.
 fn candidates(
     parts: &[(&dyn Part, u64, u64)],
+    index: &Index,
     mins: &[u64],
     keys: &[u64],
     width: usize,
@@ -1171,6 +1173,7 @@ fn candidates(
             part.lookup(k, &mut seen);
         }
         count_members(&mut seen, |e, shared| {
+            index.note_hit();
             let [d, _, _] = part.entry(e);
             if !part.deleted(d) {
                 let equal = equal_minhashes(part.signature(e), mins, width);
@@ -1202,7 +1205,7 @@ fn unit_matches(
         _ => Vec::new(),
     };
     let mut out = Vec::new();
-    for (p, e, shared, equal) in candidates(parts, mins, keys, width) {
+    for (p, e, shared, equal) in candidates(parts, index, mins, keys, width) {
         let (part, doc_base, entry_base) = parts[p];
         let estimate = equal as f64 / hashes;
         let jaccard = if verify {
