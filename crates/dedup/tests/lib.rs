@@ -675,25 +675,7 @@ fn outputs_under_the_smallest_bound_equal_the_unbounded_run() {
         bounded.clusters,
         bounded.duplicates
     );
-    for file in OutputDir::FILES {
-        let x = std::fs::read(a.path().join(file)).unwrap();
-        let y = std::fs::read(b.path().join(file)).unwrap();
-        if *file == "stats.json" {
-            let strip = |bytes: &[u8]| {
-                let mut v: serde_json::Value = serde_json::from_slice(bytes).unwrap();
-                let stats = v.as_object_mut().unwrap();
-                stats.remove("seconds").unwrap();
-                stats.remove("bytes_spilled").unwrap();
-                v
-            };
-            assert_eq!(strip(&x), strip(&y), "stats.json differs");
-        } else {
-            assert!(
-                x == y,
-                "{file} differs between the bounded and unbounded runs"
-            );
-        }
-    }
+    assert_same_outputs(a.path(), b.path(), "between the bounded and unbounded runs");
 }
 
 /// Stage 8's article tally and ranking on disk (every sort spilling) give the in-memory
@@ -745,28 +727,34 @@ fn the_article_ranking_on_disk_equals_the_one_in_memory_on_the_samples() {
         );
         assert_eq!(disk.distinct_articles, memory.distinct_articles);
         assert_eq!(disk.article_chains, memory.article_chains);
-        for file in OutputDir::FILES {
-            let x = std::fs::read(a.path().join(file)).unwrap();
-            let y = std::fs::read(b.path().join(file)).unwrap();
-            if *file == "stats.json" {
-                let strip = |bytes: &[u8]| {
-                    let mut v: serde_json::Value = serde_json::from_slice(bytes).unwrap();
-                    let stats = v.as_object_mut().unwrap();
-                    stats.remove("seconds").unwrap();
-                    stats.remove("bytes_spilled").unwrap();
-                    v
-                };
-                assert_eq!(strip(&x), strip(&y), "stats.json differs");
-            } else {
-                assert!(x == y, "{file} differs (string ids: {strings})");
-            }
-        }
+        assert_same_outputs(a.path(), b.path(), &format!("(string ids: {strings})"));
     }
 }
 
 /// The log lines of a run.
 #[derive(Default)]
 struct Logged(std::sync::Mutex<String>);
+
+/// Every output file of two runs is the same bytes, `stats.json` but for its seconds and bytes
+/// spilled.
+fn assert_same_outputs(a: &Path, b: &Path, context: &str) {
+    for file in OutputDir::FILES {
+        let x = std::fs::read(a.join(file)).unwrap();
+        let y = std::fs::read(b.join(file)).unwrap();
+        if *file == "stats.json" {
+            let strip = |bytes: &[u8]| {
+                let mut v: serde_json::Value = serde_json::from_slice(bytes).unwrap();
+                let stats = v.as_object_mut().unwrap();
+                stats.remove("seconds").unwrap();
+                stats.remove("bytes_spilled").unwrap();
+                v
+            };
+            assert_eq!(strip(&x), strip(&y), "stats.json differs {context}");
+        } else {
+            assert!(x == y, "{file} differs {context}");
+        }
+    }
+}
 
 /// Runs `builder`'s engine over `docs` into `out`: its stats and what it logged.
 fn run_logged(
