@@ -72,14 +72,7 @@ def labelled_cases(run):
                 k = json.loads(line)
                 if k["split"] not in splits:
                     continue
-                best, most = None, 0
-                for c in by_pair.get((E.doc_key(k["suspicious"]), E.doc_key(k["source"])), []):
-                    o = E.overlap(c["suspicious_offset"], c["suspicious_length"],
-                                  k["suspicious_offset"], k["suspicious_length"]) + E.overlap(
-                        c["source_offset"], c["source_length"], k["source_offset"],
-                        k["source_length"])
-                    if o > most:
-                        best, most = c, o
+                best = E.best_case(by_pair, k)
                 if best:
                     yield labels[k["id"]], best
 

@@ -45,11 +45,12 @@ SPLITS = {
     "s7-heldout": ("sample-s7", ("s7-heldout",), ("heldout",)),
     "s8-heldout": ("sample-s8", ("s8-heldout",), ("heldout",)),
     "s9-heldout": ("sample-s9", ("s9-heldout",), ("heldout",)),
+    "s10-heldout": ("sample-s10", ("s10-heldout",), ("heldout",)),
 }
 # Held-out halves kept from tuning: --errors never lists them.
 # (s7-heldout was scored once, then became tuning data when the eighth sample was drawn.)
 SEALED = ("heldout2", "db-heldout", "h3-heldout", "cp-heldout", "s6-heldout", "s8-heldout",
-          "s9-heldout")
+          "s9-heldout", "s10-heldout")
 
 
 def doc_key(d):
@@ -98,6 +99,20 @@ def overlap(a0, alen, b0, blen):
     return max(0, min(a0 + alen, b0 + blen) - max(a0, b0))
 
 
+def best_case(by_pair, k):
+    """The run's case for the sampled case `k`: of the run's cases of the same document pair
+    (`by_pair`: (suspicious, source) doc keys -> cases), the one whose passages overlap k's
+    most, or None."""
+    best, best_overlap = None, 0
+    for c in by_pair.get((doc_key(k["suspicious"]), doc_key(k["source"])), []):
+        o = overlap(c["suspicious_offset"], c["suspicious_length"],
+                    k["suspicious_offset"], k["suspicious_length"]) + overlap(
+            c["source_offset"], c["source_length"], k["source_offset"], k["source_length"])
+        if o > best_overlap:
+            best, best_overlap = c, o
+    return best
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("reuse_jsonl")
@@ -108,7 +123,8 @@ def main():
                     "the halves of the sample of 2019 articles (sample-cp); s6-*: the halves of the second "
                     "sample of 2019 articles (sample-s6); s7-heldout: the third, scored once held out, "
                     "tuning data since the fourth was drawn (sample-s7); s8-heldout, s9-heldout: the "
-                    "fourth and fifth, all held out (sample-s8, sample-s9)")
+                    "fourth and fifth, all held out (sample-s8, sample-s9); s10-heldout: the sixth, all held "
+                    "out, drawn to score the learned classifier (sample-s10)")
     ap.add_argument("--errors", action="store_true")
     args = ap.parse_args()
     if args.errors and args.split in SEALED:
@@ -144,14 +160,7 @@ def main():
     predictions = {}
     for cid in sorted(key):
         k = key[cid]
-        cases = by_pair.get((doc_key(k["suspicious"]), doc_key(k["source"])), [])
-        best, best_overlap = None, 0
-        for c in cases:
-            o = overlap(c["suspicious_offset"], c["suspicious_length"],
-                        k["suspicious_offset"], k["suspicious_length"]) + overlap(
-                c["source_offset"], c["source_length"], k["source_offset"], k["source_length"])
-            if o > best_overlap:
-                best, best_overlap = c, o
+        best = best_case(by_pair, k)
         # A case the run marks spurious is reported as not reuse.
         predicted = best["kind"] if best else "none"
         if predicted == "spurious":

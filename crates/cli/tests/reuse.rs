@@ -2,6 +2,7 @@
 //! copied paragraph is found against the corpus, written as JSON lines, TSV aggregates, stats
 //! and PAN detections.
 use super::common;
+use textreuse_reuse::Classifier;
 
 #[test]
 fn finds_the_copied_paragraph_against_a_corpus() {
@@ -243,7 +244,7 @@ fn features_classes_and_passage_texts_reach_reuse_jsonl() {
     assert_eq!(default.len(), thesis.len(), "the classes change no passage");
     assert_eq!(
         (&stats["classifier"], &thesis_stats["classifier"]),
-        (&"default".into(), &"thesis".into())
+        (&Classifier::default().as_str().into(), &"thesis".into())
     );
     let text = std::fs::read_to_string(common::workspace("testdata/check/suspicious.txt")).unwrap();
     for (d, t) in default.iter().zip(&thesis) {

@@ -8,13 +8,15 @@
 //! python3 studies/reuse/evaluate.py again.jsonl --split dev
 //! ```
 //!
-//! An argument names the classifier (`default`, the default, or `thesis` for H1/H2).
+//! An argument names the classifier (`rules`, `learned`, `thesis` for H1/H2, or `default`, the
+//! default).
 //!
 //! Reads the run's passage texts (`--passage-texts`) and titles; each document's length is
 //! recovered from the passage's length and its share, which gives the run's kinds exactly on
 //! the study's runs. Each line is written back with `kind` replaced and a `profile` object of
 //! the measures the rules read (containment, shared 4-grams, figure shares, frame words, what
-//! the titles say).
+//! the titles say) and `features`, the measures `learned` reads
+//! (`ReuseProfile::features`, which `studies/reuse/fit.py` fits the model to).
 use std::io::{BufRead, Write};
 
 use serde_json::{Value, json};
@@ -23,7 +25,7 @@ use textreuse_reuse::Classifier;
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let classifier: Classifier = match std::env::args().nth(1) {
         Some(name) => name.parse()?,
-        None => Classifier::Default,
+        None => Classifier::default(),
     };
     let stdin = std::io::stdin();
     let mut out = std::io::BufWriter::new(std::io::stdout().lock());
@@ -54,6 +56,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             Some((&source_title, &suspicious_title)),
         );
         case["kind"] = json!(p.kind.as_str());
+        case["features"] = json!(p.features().to_vec());
         case["profile"] = json!({
             "containment": p.containment,
             "shared_4grams": p.shared_4grams,

@@ -338,8 +338,9 @@ impl ReuseBuilder {
         }
     }
 
-    /// The rules that class each passage as content or structure reuse
-    /// ([`Classifier::Default`] unless set; [`Classifier::Thesis`] is the thesis's H1 and H2).
+    /// What classes each passage as content or structure reuse ([`Classifier::default`]
+    /// unless set: [`Classifier::Learned`], the fitted model; [`Classifier::Rules`] are the
+    /// rules it was fitted over, [`Classifier::Thesis`] the thesis's H1 and H2).
     pub fn classifier(&mut self, classifier: Classifier) -> &mut Self {
         self.classifier = classifier;
         self
@@ -742,7 +743,7 @@ pub struct ReuseStats {
     pub fallback_ngram: Option<usize>,
     /// Whether alignment matched English words with their synonyms.
     pub synonyms: bool,
-    /// The classifier of the passages: `default` or `thesis`.
+    /// The classifier of the passages: `rules`, `learned` or `thesis`.
     pub classifier: &'static str,
     /// The bucket cap.
     pub max_bucket: usize,

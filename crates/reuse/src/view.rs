@@ -21,18 +21,18 @@
 //! let shared = "Honey bees live in large colonies with a single queen, thousands of workers \
 //!               and a few hundred drones, and they store honey in wax combs for the winter.";
 //! let corpus = vec![
-//!     Document::new(1, "Bees", format!("{shared}\n\nBees visit flowers for nectar and pollen.")),
-//!     Document::new(2, "Wasps", "Wasps build paper nests from chewed wood fibre every spring."),
-//!     Document::new(3, "Hives", format!("Keeping bees is an old craft.\n\n{shared}")),
+//!     Document::new(1, "Honey bee", format!("{shared}\n\nBees visit flowers for nectar.")),
+//!     Document::new(2, "Wasp", "Wasps build paper nests from chewed wood fibre every spring."),
+//!     Document::new(3, "Honey bee colony", format!("A colony is one household.\n\n{shared}")),
 //! ];
 //! let mut view = CorpusView::new();
 //! Reuse::builder().min_passage_len(60).build()?.run(&corpus, None, &mut view)?;
 //! let summary = view.summary();
 //! assert_eq!((summary.graph.articles, summary.graph.edges), (2, 1));
-//! assert_eq!(summary.graph.largest_components[0].members[0].title, "Bees");
+//! assert_eq!(summary.graph.largest_components[0].members[0].title, "Honey bee");
 //! assert_eq!(summary.kinds.content, 1);
 //! assert_eq!(summary.jaccard_10.above, 1); // a verbatim copy: 10-gram Jaccard 1
-//! assert_eq!(summary.top_pairs[0].source.title, "Bees");
+//! assert_eq!(summary.top_pairs[0].source.title, "Honey bee");
 //! let json = serde_json::to_string(&summary)?;
 //! assert!(json.starts_with(r#"{"version":1,"documents":3,"#));
 //! # Ok::<(), Box<dyn std::error::Error>>(())

@@ -245,7 +245,7 @@ def _parser() -> argparse.ArgumentParser:
     r.add_argument("--synonyms", choices=("on", "off"),
                    default="on" if rd.synonyms else "off",
                    help="match English words with their WordNet synonyms (default on)")
-    r.add_argument("--classes", choices=("default", "thesis"), default=rd.classes,
+    r.add_argument("--classes", choices=("default", "rules", "learned", "thesis"), default=rd.classes,
                    help="how passages are classed: default, or thesis (H1 and H2 exactly; "
                    "cases neither covers are unclassified)")
     r.add_argument("--passage-texts", action="store_true",

@@ -63,8 +63,9 @@ class ReuseParams:
     fallback_ngram: int | None = _DEFAULTS["reuse_fallback_ngram"]
     #: Match English words with their WordNet synonyms (``--synonyms``).
     synonyms: bool = _DEFAULTS["synonyms"]
-    #: How passages are classed (``--classes``): "default", or "thesis" for the thesis's
-    #: heuristics H1 and H2 (cases neither covers are "unclassified").
+    #: How passages are classed (``--classes``): "default", "rules", "learned" (the fitted
+    #: model), or "thesis" for the thesis's heuristics H1 and H2 (cases neither covers are
+    #: "unclassified").
     classes: str = "default"
     #: Also write the passages' texts into ``reuse.jsonl`` (``--passage-texts``).
     passage_texts: bool = False

@@ -46,10 +46,12 @@ pub struct Args {
     /// near-verbatim reuse only).
     #[arg(long, value_name = "METHOD", default_value = "tfidf")]
     candidates: textreuse_reuse::Candidates,
-    /// How passages are classed as content or structure reuse: `default` (shared wording
-    /// without shared entities is structure reuse, the rest content reuse) or `thesis` (the
-    /// thesis's heuristics H1 and H2 exactly; cases neither covers are `unclassified`).
-    #[arg(long, value_name = "RULES", default_value = "default")]
+    /// How passages are classed as content or structure reuse, or marked spurious: `rules`
+    /// (the evidence, then the articles' titles: one topic is content reuse, sibling topics
+    /// structure reuse), `learned` (decision trees fitted to labelled Wikipedia cases over
+    /// the same measures), `thesis` (the thesis's heuristics H1 and H2 exactly; cases neither
+    /// covers are `unclassified`), or `default`.
+    #[arg(long, value_name = "CLASSIFIER", default_value = "default")]
     classes: textreuse_reuse::Classifier,
     /// Also write each passage's text on both sides into reuse.jsonl (`suspicious_text`,
     /// `source_text`).

@@ -43,7 +43,7 @@
 //! * a case neither rule covers is [`ReuseKind::Unclassified`] (H1 is tried first; the two
 //!   cannot both hold, since a 10-gram Jaccard above 0.5 leaves the 5-gram Jaccard above 0.5).
 //!
-//! [`Classifier::Default`] weighs the evidence first, then the topics:
+//! [`Classifier::Rules`] weighs the evidence first, then the topics:
 //! * **spurious** ([`ReuseKind::Spurious`]): the longer passage has more than
 //!   [`SPURIOUS_MAX_LENGTH_RATIO`] times the words of the shorter, or the shorter has fewer of
 //!   its word 2-grams and 3-grams in the longer than [`SPURIOUS_MIN_CONTAINMENT`], or the two
@@ -73,11 +73,18 @@
 //! structure reuse when the wording is shared but the entities are not (word 2-gram Jaccard at
 //! least [`STRUCTURE_MIN_J2`], 10-gram Jaccard below [`CONTENT_MIN_J10`], entity Jaccard below
 //! [`CONTENT_MIN_ENTITIES`] with an entity on each side), content reuse otherwise. The thresholds
-//! were tuned on the tuning half of a labelled sample of real Wikipedia cases; the repository's
-//! `studies/reuse` has the sample, the labels and the held-out scores.
+//! were tuned on the tuning halves of labelled samples of real Wikipedia cases; the repository's
+//! `studies/reuse` has the samples, the labels and the held-out scores.
+//!
+//! [`Classifier::Learned`], the default, reads the same measures ([`ReuseProfile::features`])
+//! with decision trees fitted to those tuning halves ([`learned`]), and leaves cases without
+//! titles to the rules above. On the study's held-out cases it is right more often than the
+//! rules (0.870 against 0.819 over 1,141 cases).
 use ahash::AHashSet;
 use textreuse_hash::fingerprint_words;
 use textreuse_shingle::{is_stopword, words};
+
+pub mod learned;
 
 /// Word n-gram lengths of [`ReuseProfile::ngram_jaccard`].
 pub const NGRAM_LENGTHS: [usize; 4] = [2, 5, 10, 15];
@@ -126,9 +133,9 @@ pub enum ReuseKind {
     Structure,
     /// Neither: the classifier's rules do not cover the case ([`Classifier::Thesis`] only).
     Unclassified,
-    /// Not reuse by the evidence ([`Classifier::Default`] only): the two passages' lengths are
-    /// too far apart, or they share too few word n-grams. Reported, marked, so that a reader
-    /// can leave such cases out.
+    /// Not reuse by the evidence ([`Classifier::Rules`] and [`Classifier::Learned`]): the
+    /// passages' lengths are too far apart, or they share too few word n-grams. Reported,
+    /// marked, so that a reader can leave such cases out.
     Spurious,
 }
 
@@ -155,12 +162,17 @@ impl ReuseKind {
 impl std::str::FromStr for Classifier {
     type Err = String;
 
-    /// `default` or `thesis`.
+    /// `rules`, `thesis`, `learned`, or `default` for [`Classifier::default`].
     fn from_str(s: &str) -> Result<Classifier, String> {
-        [Classifier::Default, Classifier::Thesis]
+        if s == "default" {
+            return Ok(Classifier::default());
+        }
+        [Classifier::Rules, Classifier::Thesis, Classifier::Learned]
             .into_iter()
             .find(|c| c.as_str() == s)
-            .ok_or_else(|| format!("unknown classifier {s:?}: use default or thesis"))
+            .ok_or_else(|| {
+                format!("unknown classifier {s:?}: use rules, thesis, learned or default")
+            })
     }
 }
 
@@ -170,19 +182,25 @@ pub enum Classifier {
     /// Evidence, topics and wording: spurious when the passages' lengths or shared n-grams do
     /// not support reuse, content reuse when the two are about one topic (by their articles'
     /// titles) or share long word sequences, structure reuse otherwise.
-    #[default]
-    Default,
+    Rules,
     /// The thesis's heuristics H1 (content) and H2 (structure), exactly; other cases are
     /// unclassified.
     Thesis,
+    /// Decision trees fitted to the study's labelled cases, over the measures the default
+    /// rules read and the rules' own thresholds left to the fit ([`learned`]); cases without
+    /// titles as [`Classifier::Rules`]. The default: on the study's held-out cases it is right
+    /// more often than the rules.
+    #[default]
+    Learned,
 }
 
 impl Classifier {
-    /// `"default"` or `"thesis"`.
+    /// `"rules"`, `"thesis"` or `"learned"`.
     pub fn as_str(self) -> &'static str {
         match self {
-            Classifier::Default => "default",
+            Classifier::Rules => "rules",
             Classifier::Thesis => "thesis",
+            Classifier::Learned => "learned",
         }
     }
 
@@ -198,7 +216,7 @@ impl Classifier {
     }
 
     /// [`Classifier::profile`] with the titles of the two documents, `(source, suspicious)`:
-    /// the topics [`Classifier::Default`] compares (an empty title counts as unknown).
+    /// the topics [`Classifier::Rules`] compares (an empty title counts as unknown).
     pub fn profile_titled(
         self,
         source: &str,
@@ -222,8 +240,10 @@ impl Classifier {
     /// The kind of a measured case by these rules (its own `kind` is not read).
     pub fn classify(self, p: &ReuseProfile) -> ReuseKind {
         match self {
-            Classifier::Default => default_rules(p),
+            Classifier::Rules => default_rules(p),
             Classifier::Thesis => thesis(p),
+            Classifier::Learned if p.topics.is_some() => learned::classify(p),
+            Classifier::Learned => default_rules(p),
         }
     }
 }
@@ -319,7 +339,7 @@ impl ReuseProfile {
     }
 }
 
-/// Measures and classifies a reuse case by the [`Classifier::Default`] rules: `source` and
+/// Measures and classifies a reuse case by the [`Classifier::Rules`] rules: `source` and
 /// `suspicious` are the two passages' texts, the lengths are those of the whole documents (in the
 /// same unit as the passages' `len()`; values below the passage length count as the passage
 /// length).
@@ -329,7 +349,7 @@ pub fn profile(
     source_doc_len: usize,
     suspicious_doc_len: usize,
 ) -> ReuseProfile {
-    Classifier::Default.profile(source, suspicious, source_doc_len, suspicious_doc_len)
+    Classifier::Rules.profile(source, suspicious, source_doc_len, suspicious_doc_len)
 }
 
 /// The measures of a case, its kind left [`ReuseKind::Unclassified`].
@@ -540,7 +560,7 @@ fn aspects(a: &[&str], b: &[&str]) -> bool {
     }
 }
 
-/// The [`Classifier::Default`] rules (see the [module docs](self)).
+/// The [`Classifier::Rules`] rules (see the [module docs](self)).
 fn default_rules(p: &ReuseProfile) -> ReuseKind {
     let Some(topics) = &p.topics else {
         return classify(p.ngram_jaccard, p.entity_jaccard, p.has_entities());
@@ -588,7 +608,7 @@ fn thesis(p: &ReuseProfile) -> ReuseKind {
     }
 }
 
-/// The [`Classifier::Default`] rule on measured values for documents without titles (after
+/// The [`Classifier::Rules`] rule on measured values for documents without titles (after
 /// the evidence checks): `has_entities` says whether both passages have at least one entity.
 pub fn classify(ngram_jaccard: [f64; 4], entity_jaccard: f64, has_entities: bool) -> ReuseKind {
     let [j2, _, j10, _] = ngram_jaccard;
@@ -743,7 +763,10 @@ mod tests {
         assert_eq!(t([0.6, 0.5, 0.1, 0.0], 0.0, (0.9, 0.9)), Unclassified);
         assert_eq!(t([0.6, 0.4, 0.1, 0.0], 0.0, (0.5, 0.5)), Unclassified);
         assert_eq!("thesis".parse(), Ok(Classifier::Thesis));
-        assert_eq!("default".parse(), Ok(Classifier::Default));
+        assert_eq!("rules".parse(), Ok(Classifier::Rules));
+        assert_eq!("learned".parse(), Ok(Classifier::Learned));
+        assert_eq!("default".parse(), Ok(Classifier::default()));
+        assert!("best".parse::<Classifier>().is_err());
         assert!("h1".parse::<Classifier>().unwrap_err().contains("thesis"));
     }
 
@@ -780,7 +803,7 @@ mod tests {
                         2,345 families residing in the town. The racial makeup of the town was \
                         75.0% White and 19.3% African American.";
         let titled = |a: &str, b: &str, titles| {
-            Classifier::Default
+            Classifier::Rules
                 .profile_titled(a, b, 10_000, 10_000, titles)
                 .kind
         };
@@ -798,7 +821,7 @@ mod tests {
         let long = census_b.repeat(8);
         assert_eq!(titled(census_a, &long, towns), Spurious);
         // Without titles the entities decide, as before.
-        let p = Classifier::Default.profile(census_a, census_a, 10_000, 10_000);
+        let p = Classifier::Rules.profile(census_a, census_a, 10_000, 10_000);
         assert_eq!((p.kind, p.topics), (Content, None));
         assert_eq!(p.containment, [1.0, 1.0]);
     }
@@ -817,7 +840,7 @@ mod tests {
                       Non-Hispanics of some other race, 1.33% Non-Hispanics reporting two or \
                       more races and 2.61% Hispanics.";
         let titles = Some(("Alaska", "Carroll County, Maryland"));
-        let p = Classifier::Default.profile_titled(state, county, 10_000, 10_000, titles);
+        let p = Classifier::Rules.profile_titled(state, county, 10_000, 10_000, titles);
         assert!(p.shared_4grams < SPURIOUS_MIN_SHARED_4GRAMS, "{p:?}");
         assert!(
             p.figure_share.0.min(p.figure_share.1) >= FIGURE_FRAME_MIN_SHARE,
@@ -827,7 +850,7 @@ mod tests {
         // The same frame in one topic's two articles: its figures updated.
         let same = Some(("Alaska", "Alaska (state)"));
         assert_eq!(
-            Classifier::Default
+            Classifier::Rules
                 .profile_titled(state, county, 10_000, 10_000, same)
                 .kind,
             Content
@@ -835,13 +858,13 @@ mod tests {
         // Figure-dense passages with no frame in common (two formulas) share nothing.
         let formula_a = "x = 2 y + 3 z - 4 where 5 < 6 and 7 > 8 so 9 = 10 - 1";
         let formula_b = "E = 1 m c 2 for 3 of 4 at 0 . 5 then 6 + 7 = 13";
-        let p = Classifier::Default.profile_titled(formula_a, formula_b, 10_000, 10_000, titles);
+        let p = Classifier::Rules.profile_titled(formula_a, formula_b, 10_000, 10_000, titles);
         assert!(p.frame_2grams < FIGURE_FRAME_MIN_SHARED_2GRAMS, "{p:?}");
         assert_eq!(p.kind, Spurious);
         // Without the figures the two share only phrasing.
         let bare = |t: &str| t.replace(|c: char| c.is_ascii_digit(), "");
         let p =
-            Classifier::Default.profile_titled(&bare(state), &bare(county), 10_000, 10_000, titles);
+            Classifier::Rules.profile_titled(&bare(state), &bare(county), 10_000, 10_000, titles);
         assert_eq!(p.figure_share, (0.0, 0.0));
         assert_eq!(p.kind, Spurious);
     }
@@ -863,7 +886,7 @@ mod tests {
                  cone snails and their allies. Like all species within the genus Conus, these \
                  snails are predatory and venomous. They are capable of stinging humans, therefore.";
         let kind = |ta, tb, la, lb| {
-            Classifier::Default
+            Classifier::Rules
                 .profile_titled(a, b, la, lb, Some((ta, tb)))
                 .kind
         };
@@ -1001,7 +1024,7 @@ mod tests {
         let a = "The team played its home games at Gillette Stadium and was led by head coach \
                  Bill Belichick, who also served as general manager, in the regular season.";
         let kind = |ta, tb| {
-            Classifier::Default
+            Classifier::Rules
                 .profile_titled(a, a, 40 * a.len(), 40 * a.len(), Some((ta, tb)))
                 .kind
         };
@@ -1026,7 +1049,7 @@ mod tests {
                  artists, students and retired teachers from the north.";
         let b = "The village is located on the banks of a lake, where fishermen and farmers \
                  have lived since the middle ages with their families.";
-        let p = Classifier::Default.profile_titled(
+        let p = Classifier::Rules.profile_titled(
             a,
             b,
             50 * a.len(),

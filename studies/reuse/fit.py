@@ -1,0 +1,214 @@
+#!/usr/bin/env python3
+"""Fit the `learned` reuse classifier (crates/reuse/src/classify/learned.rs) to the labelled
+tuning cases of the reuse-class study, and write its trees as Rust.
+
+    fit.py --run now=RC_NOW --run db=RC_DB --run cp=RC_CP [--write]
+
+Each RUN is a study run's reuse.jsonl reclassified by the `reclassify` example, which adds each
+case's `features` (`ReuseProfile::features`, computed by the Rust code the classifier runs):
+
+    cargo run --release -p textreuse-reuse --example reclassify < RUN/reuse.jsonl > RC.jsonl
+
+`now` is the run of the first samples (README, "Data"), `db` the DBpedia-14 run, `cp` the run of
+2019 articles (README, "The fifth sample"). Only the tuning data is read: the splits in
+TUNING below, never a split evaluate.py lists in SEALED (the script refuses one).
+
+Prints the leave-one-sample-out cross-validation (each of the six tuning samples scored by a
+model fitted on the other five) for each threshold on the probability of "not reuse", and picks
+the threshold with the best cross-validated accuracy among those whose reported cases are reuse
+at least 95 times in 100. With --write, fits the model on all tuning cases and writes
+crates/reuse/src/classify/learned/model.rs and the test fixture
+crates/reuse/src/classify/learned/fixture.tsv (features and probabilities of 64 cases, which the
+Rust tests compare with their own).
+
+Needs numpy and scikit-learn (a virtualenv: `pip install scikit-learn`); the model was written
+with the versions printed in model.rs.
+"""
+
+import argparse
+import collections
+import json
+import os
+import sys
+
+import numpy as np
+import sklearn
+from sklearn.ensemble import GradientBoostingClassifier
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import evaluate as ev  # noqa: E402
+
+ROOT = os.path.dirname(os.path.dirname(ev.HERE))
+MODEL = os.path.join(ROOT, "crates/reuse/src/classify/learned/model.rs")
+FIXTURE = os.path.join(ROOT, "crates/reuse/src/classify/learned/fixture.tsv")
+# The tuning splits and the run each was drawn from.
+TUNING = {"dev": "now", "h3-tuning": "now", "db-tuning": "db", "cp-tuning": "cp",
+          "s6-tuning": "cp", "s7-heldout": "cp"}
+CLASSES = ("content", "structure", "none")
+TREES = 150
+DEPTH = 2
+LEARNING_RATE = 0.1
+THRESHOLDS = (0.5, 0.45, 0.4, 0.35, 0.3, 0.25, 0.2, 0.15)
+MIN_REPORTED_REUSE = 0.95
+
+
+def cases(runs):
+    """(split, id, label, features) of every labelled tuning case the runs report."""
+    by_run = {}
+    for name, path in runs.items():
+        by_pair = collections.defaultdict(list)
+        with open(path, encoding="utf-8") as f:
+            for line in f:
+                c = json.loads(line)
+                by_pair[(ev.doc_key(c["suspicious"]), ev.doc_key(c["source"]))].append(c)
+        by_run[name] = by_pair
+    out = []
+    for split, run in TUNING.items():
+        assert split not in ev.SEALED, split
+        sample, prefixes, splits = ev.SPLITS[split]
+        labels = {}
+        for prefix in prefixes:
+            labels.update(ev.read_labels(prefix))
+        with open(os.path.join(ev.HERE, sample, "key.jsonl"), encoding="utf-8") as f:
+            for line in f:
+                k = json.loads(line)
+                if k["split"] not in splits or k["id"] not in labels:
+                    continue
+                best = ev.best_case(by_run[run], k)
+                if best is None:
+                    continue  # the run no longer reports it: nothing to learn from
+                if "features" not in best:
+                    raise SystemExit(f"{run}: no features (reclassify the run first)")
+                out.append((split, k["id"], labels[k["id"]], best["features"]))
+    return out
+
+
+def model():
+    return GradientBoostingClassifier(n_estimators=TREES, max_depth=DEPTH,
+                                      learning_rate=LEARNING_RATE, random_state=0)
+
+
+def decide(p, threshold):
+    return np.where(p[:, 2] > threshold, 2, np.argmax(p[:, :2], axis=1))
+
+
+def cross_validate(groups, x, y):
+    p = np.zeros((len(y), 3))
+    for g in sorted(set(groups)):
+        test = groups == g
+        p[test] = model().fit(x[~test], y[~test]).predict_proba(x[test])
+    print(f"leave-one-sample-out, {len(y)} cases ({TREES} trees of depth {DEPTH}):")
+    print("  threshold  accuracy  reported reuse   " + "  ".join(sorted(set(groups))))
+    best = None
+    for t in THRESHOLDS:
+        pred = decide(p, t)
+        reported = pred != 2
+        rep = ((y != 2) & reported).sum() / max(reported.sum(), 1)
+        acc = (pred == y).mean()
+        per = "  ".join(f"{(pred[groups == g] == y[groups == g]).mean():.3f}"
+                        for g in sorted(set(groups)))
+        print(f"  {t:>9}  {acc:.3f}     {rep:.3f}           {per}")
+        if rep >= MIN_REPORTED_REUSE and (best is None or acc > best[1]):
+            best = (t, acc)
+    if best is None:
+        raise SystemExit("no threshold reaches the reported-reuse floor")
+    print(f"chosen threshold: {best[0]} (accuracy {best[1]:.3f})")
+    return best[0]
+
+
+def rust_float(v):
+    r = repr(float(v))
+    return r if ("." in r or "e" in r or "inf" in r) else r + ".0"
+
+
+def export(m, threshold, x):
+    """Writes model.rs and checks, in Python, that the written trees give the model's
+    probabilities."""
+    nodes, roots = [], []
+    for stage in m.estimators_:
+        row = []
+        for tree in stage:
+            t = tree.tree_
+            base = len(nodes)
+            row.append(base)
+            for i in range(t.node_count):
+                left, right = t.children_left[i], t.children_right[i]
+                if left == -1:
+                    nodes.append((0, 0.0, 0, 0, float(t.value[i].reshape(-1)[0])))
+                else:
+                    nodes.append((int(t.feature[i]), float(t.threshold[i]), base + left,
+                                  base + right, 0.0))
+        roots.append(row)
+    init = m._raw_predict_init(x[:1])[0]
+
+    def probs(f):
+        score = np.array(init, dtype=float)
+        for row in roots:
+            for k, r in enumerate(row):
+                i = r
+                while nodes[i][2] != 0:
+                    xv = float(np.float32(f[nodes[i][0]]))
+                    i = nodes[i][2] if xv <= nodes[i][1] else nodes[i][3]
+                score[k] += LEARNING_RATE * nodes[i][4]
+        e = np.exp(score - score.max())
+        return e / e.sum()
+
+    mine = np.array([probs(f) for f in x])
+    diff = np.abs(mine - m.predict_proba(x)).max()
+    assert diff < 1e-9, diff
+    lines = [
+        "// Written by studies/reuse/fit.py (scikit-learn "
+        f"{sklearn.__version__}, numpy {np.__version__}): do not edit.",
+        f"// {TREES} rounds of {DEPTH}-deep regression trees, one per class (content,"
+        " structure, none), fitted",
+        f"// to {len(x)} labelled tuning cases; the written trees reproduce the fit's"
+        f" probabilities within {diff:.1e}.",
+        "use super::Node;",
+        "",
+        f"pub(super) const LEARNING_RATE: f64 = {rust_float(LEARNING_RATE)};",
+        "pub(super) const INIT: [f64; 3] = [" + ", ".join(rust_float(v) for v in init) + "];",
+        "/// A case is not reuse when its probability of none is above this.",
+        f"pub const NONE_ABOVE: f64 = {rust_float(threshold)};",
+        f"pub(super) static ROOTS: [[u32; 3]; {len(roots)}] = [",
+    ]
+    lines += [f"    [{r[0]}, {r[1]}, {r[2]}]," for r in roots]
+    lines += ["];", f"pub(super) static NODES: [Node; {len(nodes)}] = ["]
+    for feature, threshold_, left, right, value in nodes:
+        lines.append(f"    Node {{ feature: {feature}, threshold: {rust_float(threshold_)}, "
+                     f"left: {left}, right: {right}, value: {rust_float(value)} }},")
+    lines.append("];")
+    with open(MODEL, "w", encoding="utf-8") as f:
+        f.write("\n".join(lines) + "\n")
+    # The fixture: every 1 in len/64 cases, its features and the model's probabilities.
+    step = max(1, len(x) // 64)
+    with open(FIXTURE, "w", encoding="utf-8") as f:
+        f.write("# features (26, tab-separated) then the probabilities of content, structure,"
+                " none; written by studies/reuse/fit.py\n")
+        for i in range(0, len(x), step)[:64]:
+            p = m.predict_proba(x[i:i + 1])[0]
+            f.write("\t".join(rust_float(v) for v in list(x[i]) + list(p)) + "\n")
+    print(f"wrote {MODEL} ({len(nodes)} nodes) and {FIXTURE}")
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--run", action="append", required=True, metavar="NAME=RC.jsonl")
+    ap.add_argument("--write", action="store_true")
+    args = ap.parse_args()
+    runs = dict(r.split("=", 1) for r in args.run)
+    missing = set(TUNING.values()) - set(runs)
+    if missing:
+        raise SystemExit(f"--run needed for {sorted(missing)}")
+    data = cases(runs)
+    groups = np.array([s for s, _, _, _ in data])
+    x = np.array([f for _, _, _, f in data], dtype=float)
+    y = np.array([CLASSES.index(label) for _, _, label, _ in data])
+    print("cases per split:", dict(collections.Counter(groups)), "labels:",
+          {c: int((y == i).sum()) for i, c in enumerate(CLASSES)})
+    threshold = cross_validate(groups, x, y)
+    if args.write:
+        export(model().fit(x, y), threshold, x)
+
+
+if __name__ == "__main__":
+    main()
