@@ -49,7 +49,7 @@
 //! 5.8 % factual drift, 0.3 % references, 2.9 % other.
 use ahash::AHashMap;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 mod diff;
 mod tokens;
@@ -125,7 +125,7 @@ pub struct Member<'a> {
 }
 
 /// Which rule decided a cluster's type.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 #[non_exhaustive]
 pub enum Rule {
@@ -181,7 +181,7 @@ impl Rule {
 }
 
 /// What kind of change a [`Difference`] is.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 #[non_exhaustive]
 pub enum DifferenceKind {
@@ -225,7 +225,7 @@ impl DifferenceKind {
 
 /// One place where two groups' texts differ: `a` in member `members[0]`'s text, `b` in
 /// `members[1]`'s (either may be empty), as written.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Difference {
     /// What kind of change it is.
     pub kind: DifferenceKind,

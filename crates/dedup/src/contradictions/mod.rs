@@ -14,9 +14,15 @@
 //! let c = Contradiction::of(&cluster).expect("factual drift");
 //! assert_eq!((c.facts[0].a.as_str(), c.facts[0].b.as_str()), ("4.5", "7"));
 //! assert_eq!(c.statements[0].title, "Home front during World War I");
-//! assert!(c.to_json().starts_with(r#"{"cluster":7,"confidence":0.9,"rule":"shared_subject","facts":[{"kind":"number","a":"4.5","b":"7","statements":[0,1]}]"#));
+//! // The paper's own contradiction, between two articles: likely drift.
+//! assert!(c.confidence >= 0.5, "{}", c.confidence);
+//! let json = c.to_json();
+//! assert!(json.starts_with(r#"{"cluster":7,"confidence":"#));
+//! assert!(json.contains(r#""rule":"shared_subject","facts":[{"kind":"number","a":"4.5","b":"7","statements":[0,1]}]"#));
 //! ```
 use serde::Serialize;
+
+pub mod drift;
 
 use crate::Cluster;
 use crate::classify::{ClusterType, DifferenceKind, Rule};
@@ -27,10 +33,10 @@ use textreuse_corpus::DocId;
 pub struct Contradiction {
     /// The cluster id (as in `clusters.jsonl`).
     pub cluster: u64,
-    /// A score in `0..=1` that ranks contradictions (not a calibrated probability): the
-    /// strongest fact's kind (a number 0.9, a negation 0.8, a name 0.7), times 0.9 for each
-    /// non-factual difference beside the facts (at least 0.5), times 0.5 when every statement
-    /// is one article in different revisions (an update rather than a standing contradiction).
+    /// The probability, in `0..=1`, that the cluster is factual drift by the paper's definition
+    /// ([`drift`]: a model of the rules' evidence fitted to labelled clusters). On the
+    /// cluster-type study's held-out clusters the rules typed drift, 0.56 of those at 0.5 or
+    /// more were drift, against 0.26 of all of them; the ranking's first 20, 0.60.
     pub confidence: f64,
     /// The rule that typed the cluster (`same_article`, `related_articles`, `shared_subject`).
     pub rule: Rule,
@@ -109,10 +115,8 @@ impl Contradiction {
             statements.len() - 1
         };
         let mut facts = Vec::new();
-        let mut other_differences = 0;
         for d in &cluster.evidence.differences {
             if !d.kind.is_factual() {
-                other_differences += 1;
                 continue;
             }
             let a = index_of(d.members[0], &mut statements);
@@ -124,33 +128,13 @@ impl Contradiction {
                 statements: [a, b],
             });
         }
-        let strongest = facts
-            .iter()
-            .map(|f| match f.kind {
-                DifferenceKind::Number => 0.9,
-                DifferenceKind::Negation => 0.8,
-                _ => 0.7,
-            })
-            .fold(None, |best: Option<f64>, x| {
-                Some(best.map_or(x, |b| b.max(x)))
-            })?;
-        let noise = 0.9f64.powi(other_differences.min(64)).max(0.5);
-        // One article: one document (a renamed page keeps its id) or one title.
-        let one_article = statements
-            .windows(2)
-            .all(|w| w[0].doc == w[1].doc || w[0].title == w[1].title);
-        let revisions_differ = statements
-            .windows(2)
-            .any(|w| w[0].revision != w[1].revision);
-        let update = if one_article && revisions_differ {
-            0.5
-        } else {
-            1.0
-        };
+        if facts.is_empty() {
+            return None;
+        }
         mark_newest(&mut statements);
         Some(Contradiction {
             cluster: cluster.id,
-            confidence: round3(strongest * noise * update),
+            confidence: round3(drift::of(cluster)),
             rule: cluster.evidence.rule,
             facts,
             statements,
@@ -259,7 +243,8 @@ mod tests {
             ],
         );
         let c = Contradiction::of(&cluster).unwrap();
-        assert_eq!(c.confidence, 0.45);
+        assert_eq!(c.confidence, round3(drift::of(&cluster)));
+        assert!((0.0..=1.0).contains(&c.confidence));
         assert_eq!(c.rule, Rule::SameArticle);
         let newest: Vec<_> = c
             .statements
