@@ -495,15 +495,14 @@ fn tidy(src: &str, out: &mut String) {
     while i < b.len() {
         let j = TIDY_SPECIAL.spaced_run_end(b, i);
         if j > i {
-            let mut run = &src[i..j];
+            let run = &src[i..j];
             if after_removal {
                 // Removing `()` must not join `[` and `[` (or similar) into markup.
-                let first = run.chars().next().unwrap_or(' ');
-                push_guarded(out, first);
-                run = &run[first.len_utf8()..];
+                push_joined(out, run);
                 after_removal = false;
+            } else {
+                out.push_str(run);
             }
-            out.push_str(run);
             i = j;
             continue;
         }
@@ -540,7 +539,12 @@ fn tidy(src: &str, out: &mut String) {
                 out.push(c);
             }
             // A non-ASCII char with a white-space lead byte that is not white space.
-            _ if after_removal => push_guarded(out, c),
+            _ if after_removal => {
+                if !push_guarded(out, c) {
+                    // Dropped: the next character joins in its place.
+                    continue;
+                }
+            }
             _ => out.push(c),
         }
         after_removal = false;
@@ -1033,7 +1037,8 @@ const URL_SCHEMES: &[&[u8]] = &[
 /// Pushes a character of markup origin, unless it would form `{{ }} [[ ]] {| |} '''` with
 /// what precedes: such sequences are leftovers of removed markup, never text. A tag name
 /// character after a literal `<` (`<re` + `f`) drops the `<` first ([`break_tag_opener`]).
-fn push_guarded(out: &mut String, c: char) {
+/// Whether it was pushed.
+fn push_guarded(out: &mut String, c: char) -> bool {
     if c.is_ascii() {
         break_tag_opener(out, c as u8);
     }
@@ -1049,6 +1054,19 @@ fn push_guarded(out: &mut String, c: char) {
     };
     if !bad {
         out.push(c);
+    }
+    !bad
+}
+
+/// Pushes `run`, text that follows removed markup: its characters go through [`push_guarded`]
+/// until one is pushed (a dropped one leaves the next to join in its place: `{` + `||` must not
+/// become `{|`), the rest as they are.
+fn push_joined(out: &mut String, run: &str) {
+    for (at, c) in run.char_indices() {
+        if push_guarded(out, c) {
+            out.push_str(&run[at + c.len_utf8()..]);
+            return;
+        }
     }
 }
 
@@ -1094,17 +1112,16 @@ fn push_space(out: &mut String) {
     }
 }
 
-/// Pushes a run of ordinary text; its first character goes through [`push_guarded`].
+/// Pushes a run of ordinary text; where it could join markup with what precedes, through
+/// [`push_joined`].
 fn push_text(out: &mut String, run: &str) {
-    let run = if out.ends_with(['{', '}', '[', ']', '|', '\''])
+    if out.ends_with(['{', '}', '[', ']', '|', '\''])
         && run.starts_with(['{', '}', '[', ']', '|', '\''])
     {
-        push_guarded(out, char::from(run.as_bytes()[0]));
-        &run[1..]
+        push_joined(out, run);
     } else {
-        run
-    };
-    out.push_str(run);
+        out.push_str(run);
+    }
 }
 
 /// Decodes an HTML entity at the start of `s` (`&name;`, `&#N;`, `&#xH;`): (char, length).
@@ -1215,8 +1232,9 @@ fn inline(line: &str, out: &mut String) {
             b'\'' => {
                 let n = b[i..].iter().take_while(|&&c| c == b'\'').count();
                 match n {
-                    1 => push_guarded(out, '\''),
-                    4 => push_guarded(out, '\''),
+                    1 | 4 => {
+                        push_guarded(out, '\'');
+                    }
                     _ => seam = true,
                 }
                 i += n;

@@ -199,7 +199,11 @@ fn tidy_reference(src: &str, out: &mut String) {
                 }
                 out.push(c);
             }
-            _ if after_removal => push_guarded(out, c),
+            _ if after_removal => {
+                if !push_guarded(out, c) {
+                    continue;
+                }
+            }
             _ => out.push(c),
         }
         after_removal = false;
@@ -329,6 +333,27 @@ proptest::proptest! {
                     proptest::prop_assert!(!p.text.contains(r), "{:?} left in {:?} from {:?}", r, p.text, s);
                 }
             }
+        }
+    }
+}
+
+#[test]
+fn a_dropped_leftover_lets_the_next_join_in_its_place() {
+    // `{()||`, found by the wikidump_clean fuzz target (testdata/fuzz/wikidump_clean): removing
+    // `()` joined `{` and `||`; the first `|` was dropped as a leftover, and the second made
+    // `{|` with the `{`. Every character that would join markup is dropped.
+    assert_eq!(one("{()||"), "{");
+    assert_eq!(one("a {()|||b"), "a {b");
+    assert_eq!(one("a [()[[b"), "a [b");
+    assert_eq!(one("a }()}}b"), "a }b");
+    let fuzzed = std::fs::read(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../testdata/fuzz/wikidump_clean/crash-1de2229f80da7fa3e369b681b86136a7a0977f7a"
+    ))
+    .unwrap();
+    for p in &Cleaner::new().clean(&String::from_utf8_lossy(&fuzzed)) {
+        for r in RESIDUE {
+            assert!(!p.text.contains(r), "{r:?} left in {:?}", p.text);
         }
     }
 }
