@@ -307,6 +307,11 @@ fn max_memory_changes_no_output_and_refuses_too_little() {
     assert!(log.contains("memory bound 128 MiB"), "{log}");
     let (spilled, log) = run("spilled", &["--max-memory", "128MiB", "--spill-everything"]);
     assert!(log.contains("index blocks"), "{log}");
+    // The store's offsets, the documents' first chunks and posting counts, the tokens' places.
+    assert!(
+        log.contains(", 4 per-document arrays in temporary files"),
+        "{log}"
+    );
     let strip = |dir: &std::path::Path| {
         let mut v: serde_json::Value =
             serde_json::from_slice(&std::fs::read(dir.join("stats.json")).unwrap()).unwrap();

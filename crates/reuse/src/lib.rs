@@ -33,8 +33,9 @@
 //! alignment is collected in that order.
 //!
 //! [`ReuseBuilder::max_memory`] bounds the peak resident memory of a run over a
-//! [`DocumentStore`]: [`MemoryPlan`] gives the sorts and index blocks, the alignment's parts and
-//! the stored texts' mapped pages each a share, and says what is not bounded yet.
+//! [`DocumentStore`]: [`MemoryPlan`] gives the sorts and index blocks, the alignment's parts,
+//! the stored texts' mapped pages and the per-document arrays each a share, and says what is
+//! not bounded yet.
 //!
 //! The plagiarism checker of `textreuse check` (one suspicious document at a time against a
 //! corpus indexed with MinHash band keys, in memory or on disk) is [`Checker`] ([`check`]).
@@ -72,6 +73,7 @@ struct ReadmeDoctests;
 mod candidates;
 pub mod check;
 pub mod classify;
+mod doc_array;
 mod memory;
 mod output;
 mod store;
@@ -212,6 +214,16 @@ pub enum ReuseError {
     /// The candidate pairs' temporary file could not be written or read.
     #[error("the candidate pairs' temporary file in {} (is there space? --tmp picks another directory)", dir.display())]
     Candidates {
+        /// The directory of the file.
+        dir: PathBuf,
+        /// The cause.
+        #[source]
+        source: std::io::Error,
+    },
+    /// A temporary file of per-document arrays (past their share of the memory bound) could
+    /// not be written or read.
+    #[error("a temporary file of per-document arrays in {} (is there space? --tmp picks another directory)", dir.display())]
+    Arrays {
         /// The directory of the file.
         dir: PathBuf,
         /// The cause.
@@ -461,9 +473,11 @@ impl ReuseBuilder {
     /// [`MemoryPlan::MINIMUM`], else [`build`](ReuseBuilder::build) returns
     /// [`ReuseError::MemoryTooSmall`]). The fixed cost of a run is taken off first, and what
     /// is left is shared out: the sorts and the tf-idf index blocks, the parts of the
-    /// alignment batches, the mapped pages of the stored texts; see [`MemoryPlan`] for the
-    /// shares and for the structures not held to one yet. The results are the same at any
-    /// bound.
+    /// alignment batches, the mapped pages of the stored texts, the per-document arrays (the
+    /// stores take theirs from
+    /// [`DocumentStoreBuilder::max_offsets_memory`] with [`MemoryPlan::store_offsets`]); see
+    /// [`MemoryPlan`] for the shares and for the structures not held to one yet. The results
+    /// are the same at any bound.
     pub fn max_memory(&mut self, bytes: u64) -> &mut Self {
         self.max_memory = Some(bytes);
         self
@@ -471,7 +485,9 @@ impl ReuseBuilder {
 
     /// Spills everything that can spill from its first entry, whatever the bound: the sorts
     /// and index blocks get a few KiB, each candidate pair is aligned in a part of its own,
-    /// and the stored texts' pages are handed back after every read. Slow; for tests that
+    /// the stored texts' pages are handed back after every read, and the per-document arrays
+    /// are in temporary files (the stores' too when built with
+    /// [`MemoryPlan::store_offsets`], 0 here). Slow; for tests that
     /// check that the results do not depend on the memory (default false).
     pub fn spill_everything(&mut self, yes: bool) -> &mut Self {
         self.spill_everything = yes;
@@ -489,6 +505,7 @@ impl ReuseBuilder {
             plan.sorts = 6 * MIN_MEM_BUDGET;
             plan.align_text = 1;
             plan.mapped_texts = 0;
+            plan.doc_arrays = 0;
         }
         Ok(plan)
     }
@@ -526,6 +543,8 @@ impl ReuseBuilder {
                 sorts.mem_budget(sorter.max(MIN_MEM_BUDGET));
                 sorts
             },
+            first_chunk_share: plan.doc_array_share(memory::FIRST_CHUNK_BYTES),
+            postings_share: plan.doc_array_share(memory::POSTINGS_OF_DOC_BYTES),
         }
     }
 
@@ -799,6 +818,11 @@ pub struct ReuseStats {
     /// `stats.json`.
     #[serde(skip)]
     pub align_parts: u64,
+    /// Per-document arrays kept in temporary files past their shares of the memory bound
+    /// ([`MemoryPlan::doc_arrays`]): the stores' offsets, the tf-idf stage's first chunks
+    /// and posting counts, the tokens' places; not in `stats.json`.
+    #[serde(skip)]
+    pub doc_arrays_on_disk: u64,
     /// Wall time per stage.
     pub seconds: ReuseSeconds,
 }
@@ -898,6 +922,11 @@ impl Reuse {
         let stats = self.run_on(&docs, against.is_some(), sink, progress);
         stats.map(|mut stats| {
             stats.text_releases = releases() - before;
+            stats.doc_arrays_on_disk += [Some(corpus), against]
+                .into_iter()
+                .flatten()
+                .filter(|s| s.offsets_on_disk())
+                .count() as u64;
             stats
         })
     }
@@ -954,8 +983,12 @@ impl Reuse {
         // Each document is tokenized once for the run, then read back from disk.
         let mut tokens = o
             .align
-            .then(|| TokenFile::new(o.shuffle.spill_parent(), total))
+            .then(|| {
+                let share = self.memory.doc_array_share(memory::TOKEN_PLACE_BYTES);
+                TokenFile::new(o.shuffle.spill_parent(), total, share)
+            })
             .transpose()?;
+        stats.doc_arrays_on_disk += u64::from(tokens.as_ref().is_some_and(TokenFile::on_disk));
         while candidates.next_batch(&mut batch, ALIGN_BATCH)? {
             let mut rest = &batch[..];
             while !rest.is_empty() {
@@ -1044,20 +1077,19 @@ impl Reuse {
         Ok(stats)
     }
 
-    /// Logs a warning when the structures without a share of the memory bound (per document,
-    /// chunk and distinct term; [`MemoryPlan`]) take more than what the bound leaves them.
+    /// Logs a warning when the structures without a share of the memory bound that are known
+    /// before alignment (per distinct term; [`MemoryPlan`]) take more than what the bound
+    /// leaves them.
     fn warn_unbounded(&self, stats: &ReuseStats, progress: &dyn Progress) {
         if !self.memory.is_bounded() {
             return;
         }
-        let estimate = (stats.documents + stats.against_documents) * memory::BYTES_PER_DOCUMENT
-            + stats.chunks * memory::BYTES_PER_CHUNK
-            + stats.distinct_terms * memory::BYTES_PER_TERM;
+        let estimate = stats.distinct_terms * memory::BYTES_PER_TERM;
         if estimate > self.memory.unbounded {
             progress.log(&format!(
-                "warning: the per-document, per-chunk and per-term arrays and maps take about \
-                 {} MiB, more than the {} MiB the memory bound leaves them: they are not \
-                 bounded yet, so the peak may pass the bound (docs/performance.md)",
+                "warning: the terms' document frequencies take about {} MiB, more than the {} \
+                 MiB the memory bound leaves them: they are not bounded yet, so the peak may \
+                 pass the bound (docs/performance.md)",
                 estimate >> 20,
                 self.memory.unbounded >> 20
             ));

@@ -26,19 +26,37 @@ use crate::{PREPARED_TEXT_BYTES, ReuseError};
 ///   into memory ([`MemoryPlan::mapped_texts`]): once the run has read that many bytes of them,
 ///   their pages are handed back to the operating system (they are read again from the page
 ///   cache or the disk when needed).
+/// * an eighth to the arrays of one entry per document ([`MemoryPlan::doc_arrays`]), each
+///   in proportion to its bytes per document: the text stores' offsets (16 bytes: where a
+///   document's text and information end), the tokens' places (12), the tf-idf stage's first
+///   chunk numbers (4) and posting counts (8). An array that would take more than its part
+///   moves to a temporary file, read back by positioned reads (the stores' offsets and the
+///   tokens' places, once per document read) or a batch of documents at a time (the tf-idf
+///   arrays). The document of each chunk is held per index block, within the sorts' share.
 /// * the rest ([`unbounded`](MemoryPlan#structfield.unbounded)) to the structures that are
-///   not bounded yet, which the run estimates and warns about when they pass it: per
-///   document, the text store's offsets (16 bytes), the tokens' offsets (12), the tf-idf
-///   stage's chunk numbers and posting counts (12), the corpus view's degree, case count and
-///   union-find entry (16), and
-///   for each document with a passage its row of `documents.tsv` and its names in the corpus
-///   view; per chunk 4 bytes (its document); per distinct term its document frequency (under
-///   a bound the terms' document frequencies and posting counts are counted by external sorts
-///   within the sorts' share, and kept as sorted arrays of 12 bytes a term, the posting counts
-///   only for the terms over the cap; without one, in two hash maps of 20 to 40 bytes a term).
+///   not bounded yet: per document with a passage (an article) its row of `documents.tsv`
+///   and, in the corpus view, its slot, degree, case count, union-find entry and names (about
+///   40 bytes and its id and title); per distinct term its document frequency (under a bound
+///   the terms' document frequencies and posting counts are counted by external sorts within
+///   the sorts' share, and kept as sorted arrays of 12 bytes a term, the posting counts only
+///   for the terms over the cap; without one, in two hash maps of 20 to 40 bytes a term),
+///   which the run estimates and warns about when it passes this share.
 ///
 /// The documents of [`Reuse::run`](crate::Reuse::run) are the caller's memory and outside the
 /// bound; [`Reuse::run_stored`](crate::Reuse::run_stored) keeps them on disk.
+///
+/// Measured with `textreuse reuse CORPUS --terms 1 --max-memory B` under `/usr/bin/time -v` on
+/// 6,200,000 short documents (1.29 GB; `docs/performance.md` in the repository has the commands)
+/// on a 2-core VM (AMD EPYC, 23 GiB) shared with a niced fuzzer and other runs, one run each;
+/// peak RSS with the per-document arrays' share, and before they had one:
+///
+/// | B | peak RSS | before |
+/// |---|---|---|
+/// | 128MiB | 90 MiB | 262 MiB |
+/// | 256MB (244 MiB) | 197 MiB | 360 MiB |
+/// | 1GB (954 MiB) | 344 MiB | 542 MiB |
+///
+/// The output files were the same bytes in every run.
 ///
 /// [`ReuseBuilder::max_memory`]: crate::ReuseBuilder::max_memory
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -59,6 +77,10 @@ pub struct MemoryPlan {
     /// Bytes of the stored texts and their information read before their mapped pages are
     /// handed back to the operating system (`u64::MAX`: never).
     pub mapped_texts: u64,
+    /// Bytes of the arrays of one entry per document kept in memory, all of them together
+    /// (`u64::MAX`: no limit); past its part ([`MemoryPlan::store_offsets`] and the like), an
+    /// array moves to a temporary file.
+    pub doc_arrays: u64,
     /// What is left for the structures without a share (per document, per chunk, per distinct
     /// term); they are not held to it.
     pub unbounded: u64,
@@ -71,12 +93,25 @@ pub struct MemoryPlan {
 const FIXED: u64 = 80 << 20;
 
 /// The smallest share of what is left after the fixed cost: 48 MiB, so that the sorts get at
-/// least 18 MiB, alignment 12 MiB (2 MiB of text at a time) and the mapped texts 6 MiB.
+/// least 18 MiB, alignment 12 MiB (2 MiB of text at a time), the mapped texts 6 MiB and the
+/// per-document arrays 6 MiB.
 const LEFT_FLOOR: u64 = 48 << 20;
 
 /// Bytes of memory per byte of text in a part of an alignment batch: the text's mapped pages
 /// and its tokens (about five times the text), with room for the aligner's work space.
 pub(crate) const ALIGN_BYTES_PER_TEXT_BYTE: u64 = 6;
+
+/// Bytes per document of the text stores' offsets (where its text and information end).
+pub(crate) const STORE_OFFSETS_BYTES: u64 = 16;
+/// Bytes per document of the tokens' places (start and length in their file).
+pub(crate) const TOKEN_PLACE_BYTES: u64 = 12;
+/// Bytes per document of the tf-idf stage's first chunk numbers.
+pub(crate) const FIRST_CHUNK_BYTES: u64 = 4;
+/// Bytes per document of the tf-idf stage's posting counts.
+pub(crate) const POSTINGS_OF_DOC_BYTES: u64 = 8;
+/// Bytes per document of all the arrays that share [`MemoryPlan::doc_arrays`].
+const DOC_ARRAY_BYTES: u64 =
+    STORE_OFFSETS_BYTES + TOKEN_PLACE_BYTES + FIRST_CHUNK_BYTES + POSTINGS_OF_DOC_BYTES;
 
 impl MemoryPlan {
     /// The smallest `max_memory` accepted: the fixed cost of a run (80 MiB) and the smallest
@@ -92,6 +127,7 @@ impl MemoryPlan {
             sorts,
             align_text: PREPARED_TEXT_BYTES,
             mapped_texts: u64::MAX,
+            doc_arrays: u64::MAX,
             unbounded: u64::MAX,
         }
     }
@@ -123,6 +159,7 @@ impl MemoryPlan {
         };
         let align = left / 4;
         let mapped_texts = left / 8;
+        let doc_arrays = left / 8;
         Ok(MemoryPlan {
             max_memory: Some(max_memory),
             minimum,
@@ -131,7 +168,8 @@ impl MemoryPlan {
             align_text: (align / ALIGN_BYTES_PER_TEXT_BYTE).min(PREPARED_TEXT_BYTES as u64)
                 as usize,
             mapped_texts,
-            unbounded: left - share - align - mapped_texts,
+            doc_arrays,
+            unbounded: left - share - align - mapped_texts - doc_arrays,
         })
     }
 
@@ -139,12 +177,25 @@ impl MemoryPlan {
     pub fn is_bounded(&self) -> bool {
         self.max_memory.is_some()
     }
+
+    /// The part of [`MemoryPlan::doc_arrays`] of an array of `bytes` per document: its share
+    /// of their bytes per document together.
+    pub(crate) fn doc_array_share(&self, bytes: u64) -> u64 {
+        match self.doc_arrays {
+            u64::MAX => u64::MAX,
+            all => all / DOC_ARRAY_BYTES * bytes,
+        }
+    }
+
+    /// The bytes of the text stores' offsets kept in memory, for the stores of a run together
+    /// (the part of [`MemoryPlan::doc_arrays`] of their 16 bytes per document;
+    /// [`DocumentStoreBuilder::max_offsets_memory`](crate::DocumentStoreBuilder::max_offsets_memory)
+    /// takes it, halved for each of two stores).
+    pub fn store_offsets(&self) -> u64 {
+        self.doc_array_share(STORE_OFFSETS_BYTES)
+    }
 }
 
-/// Bytes each document costs the structures without a share (see [`MemoryPlan`]).
-pub(crate) const BYTES_PER_DOCUMENT: u64 = 56;
-/// Bytes each chunk costs (its document's number).
-pub(crate) const BYTES_PER_CHUNK: u64 = 4;
 /// Bytes each distinct term costs under a bound: its key and document frequency in sorted
 /// arrays (12 bytes), twice while the arrays grow by doubling.
 pub(crate) const BYTES_PER_TERM: u64 = 24;
@@ -158,9 +209,20 @@ mod tests {
         let plan = MemoryPlan::bounded(2 << 30, None).unwrap();
         let left = (2 << 30) - FIXED;
         assert_eq!(
-            plan.sorts + left / 4 + plan.mapped_texts + plan.unbounded,
+            plan.sorts + left / 4 + plan.mapped_texts + plan.doc_arrays + plan.unbounded,
             left
         );
+        // The arrays' parts add up to at most their share.
+        let parts = [
+            STORE_OFFSETS_BYTES,
+            TOKEN_PLACE_BYTES,
+            FIRST_CHUNK_BYTES,
+            POSTINGS_OF_DOC_BYTES,
+        ]
+        .map(|b| plan.doc_array_share(b));
+        assert!(parts.iter().sum::<u64>() <= plan.doc_arrays);
+        assert_eq!(plan.store_offsets(), parts[0]);
+        assert!(parts[0] > plan.doc_arrays / 3);
         assert_eq!(plan.sorts, left / 8 * 3);
         assert_eq!(plan.align_text, PREPARED_TEXT_BYTES);
         let small = MemoryPlan::bounded(MemoryPlan::MINIMUM, None).unwrap();
@@ -180,5 +242,6 @@ mod tests {
         assert!(MemoryPlan::bounded(1 << 30, Some(1 << 30)).is_err());
         let none = MemoryPlan::unbounded(1 << 30);
         assert!(!none.is_bounded() && none.mapped_texts == u64::MAX);
+        assert_eq!(none.store_offsets(), u64::MAX);
     }
 }

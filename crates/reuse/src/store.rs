@@ -2,6 +2,7 @@
 use std::collections::HashMap;
 use std::fs::File;
 use std::io::{self, BufWriter, Write};
+use std::ops::Range;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -9,9 +10,12 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use memmap2::Mmap;
 use textreuse_corpus::{DocId, Document, Link, MAX_LINKS, Origin};
 
+use crate::doc_array::DocArray;
+
 /// Builds a [`DocumentStore`]: each pushed document's text is appended to a temporary file,
 /// and its id, title, provenance and links to another; memory keeps 16 bytes per document
-/// (where the two are) and each distinct input name once. Links stay on disk like the rest
+/// (where the two are; in a third temporary file past
+/// [`DocumentStoreBuilder::max_offsets_memory`]) and each distinct input name once. Links stay on disk like the rest
 /// (readers keep at most [`MAX_LINKS`] of a page's): on the real pages of
 /// `testdata/web` they take about as many bytes as the pages' texts.
 ///
@@ -33,9 +37,11 @@ pub struct DocumentStoreBuilder {
     file: BufWriter<File>,
     path: tempfile::TempPath,
     dir: PathBuf,
-    ends: Vec<u64>,
+    /// Per document: where its text and its information end in their files.
+    ends: DocArray<(u64, u64)>,
+    text_end: u64,
     info: BufWriter<File>,
-    info_ends: Vec<u64>,
+    info_end: u64,
     record: Vec<u8>,
     sources: Vec<Arc<str>>,
     source_numbers: HashMap<Arc<str>, u32>,
@@ -52,9 +58,9 @@ pub struct DocumentStoreBuilder {
 pub struct DocumentStore {
     map: Option<Mmap>,
     _path: tempfile::TempPath,
-    ends: Vec<u64>,
+    /// Per document: where its text and its information end.
+    ends: DocArray<(u64, u64)>,
     info: Option<Mmap>,
-    info_ends: Vec<u64>,
     sources: Vec<Arc<str>>,
     /// Bytes of texts and information read since the pages were last handed back.
     read: AtomicU64,
@@ -77,13 +83,24 @@ impl DocumentStoreBuilder {
             file: BufWriter::with_capacity(1 << 20, file),
             path,
             dir,
-            ends: Vec::new(),
+            ends: DocArray::new(u64::MAX),
+            text_end: 0,
             info: BufWriter::with_capacity(1 << 16, info),
-            info_ends: Vec::new(),
+            info_end: 0,
             record: Vec::new(),
             sources: Vec::new(),
             source_numbers: HashMap::new(),
         })
+    }
+
+    /// Keeps the per-document offsets (16 bytes a document) in memory while they take at
+    /// most `bytes`, and in a temporary file beside the texts past that (read back by a
+    /// positioned read for each text or information read). Default: always in memory.
+    /// `textreuse reuse --max-memory` gives the store its share of the bound
+    /// ([`MemoryPlan::store_offsets`](crate::MemoryPlan::store_offsets)).
+    pub fn max_offsets_memory(&mut self, bytes: u64) -> &mut Self {
+        self.ends.set_share(bytes);
+        self
     }
 
     /// Appends a document.
@@ -91,8 +108,7 @@ impl DocumentStoreBuilder {
         self.file
             .write_all(doc.text.as_bytes())
             .map_err(|e| with_path(e, "cannot write the document texts to", &self.dir))?;
-        let end = self.ends.last().copied().unwrap_or(0) + doc.text.len() as u64;
-        self.ends.push(end);
+        self.text_end += doc.text.len() as u64;
         let source = doc.origin.source.as_ref().map(|s| {
             let next = self.sources.len() as u32;
             *self.source_numbers.entry(s.clone()).or_insert_with(|| {
@@ -105,9 +121,16 @@ impl DocumentStoreBuilder {
         self.info
             .write_all(&self.record)
             .map_err(|e| with_path(e, "cannot write the document information to", &self.dir))?;
-        let end = self.info_ends.last().copied().unwrap_or(0) + self.record.len() as u64;
-        self.info_ends.push(end);
-        Ok(())
+        self.info_end += self.record.len() as u64;
+        self.ends
+            .push((self.text_end, self.info_end), Some(&self.dir))
+            .map_err(|e| with_path(e, "cannot write the document offsets to", &self.dir))
+    }
+
+    /// Whether the per-document offsets moved to a file
+    /// ([`DocumentStoreBuilder::max_offsets_memory`]).
+    pub fn offsets_on_disk(&self) -> bool {
+        self.ends.on_disk()
     }
 
     /// The number of documents pushed.
@@ -129,7 +152,7 @@ impl DocumentStoreBuilder {
                 &self.dir,
             )
         })?;
-        let map = if self.ends.last().copied().unwrap_or(0) == 0 {
+        let map = if self.text_end == 0 {
             None // an empty file cannot be mapped everywhere
         } else {
             // SAFETY: the file is this store's own temporary file, written above and never
@@ -155,7 +178,7 @@ impl DocumentStoreBuilder {
                 &self.dir,
             )
         })?;
-        let info = if self.info_ends.is_empty() {
+        let info = if self.ends.is_empty() {
             None
         } else {
             // SAFETY: as for the texts: the store's own temporary file, not written again.
@@ -166,7 +189,6 @@ impl DocumentStoreBuilder {
             _path: self.path,
             ends: self.ends,
             info,
-            info_ends: self.info_ends,
             sources: self.sources,
             read: AtomicU64::new(0),
             releases: AtomicU64::new(0),
@@ -225,17 +247,41 @@ impl DocumentStore {
         self.ends.is_empty()
     }
 
+    /// Whether the per-document offsets are in a file
+    /// ([`DocumentStoreBuilder::max_offsets_memory`]).
+    pub fn offsets_on_disk(&self) -> bool {
+        self.ends.on_disk()
+    }
+
+    /// Where document `i`'s text and its information are in their files.
+    ///
+    /// # Panics
+    ///
+    /// When the offsets are on disk and their temporary file cannot be read.
+    fn spans(&self, i: usize) -> (Range<usize>, Range<usize>) {
+        let get = |i| {
+            self.ends.get(i).unwrap_or_else(|e| {
+                panic!("the document store cannot read its offsets' temporary file: {e}")
+            })
+        };
+        let (start, info_start) = if i == 0 { (0, 0) } else { get(i - 1) };
+        let (end, info_end) = get(i);
+        (
+            start as usize..end as usize,
+            info_start as usize..info_end as usize,
+        )
+    }
+
     /// The length of document `i`'s text in bytes, without reading the text.
     pub fn text_len(&self, i: usize) -> usize {
-        let start = if i == 0 { 0 } else { self.ends[i - 1] };
-        (self.ends[i] - start) as usize
+        self.spans(i).0.len()
     }
 
     /// The bytes of the mapping that reading document `i`'s text can make resident: the 64 KiB
     /// windows it touches (see [`DocumentStore::release_past`]).
     pub(crate) fn text_window_bytes(&self, i: usize) -> u64 {
-        let start = if i == 0 { 0 } else { self.ends[i - 1] } as usize;
-        mapped(start, self.ends[i] as usize)
+        let span = self.spans(i).0;
+        mapped(span.start, span.end)
     }
 
     /// Hands the mapped pages of the texts and information back to the operating system once
@@ -269,9 +315,13 @@ impl DocumentStore {
     }
 
     /// Document `i`'s text.
+    ///
+    /// # Panics
+    ///
+    /// When the offsets are on disk ([`DocumentStoreBuilder::max_offsets_memory`]) and their
+    /// temporary file cannot be read.
     pub fn text(&self, i: usize) -> &str {
-        let start = if i == 0 { 0 } else { self.ends[i - 1] } as usize;
-        let end = self.ends[i] as usize;
+        let Range { start, end } = self.spans(i).0;
         self.read.fetch_add(mapped(start, end), Ordering::Relaxed);
         let bytes = self.map.as_deref().map_or(&[][..], |m| &m[start..end]);
         // SAFETY: the file holds the UTF-8 texts of `String`s back to back, checked whole
@@ -282,9 +332,12 @@ impl DocumentStore {
 
     /// Document `i`'s id, title, provenance and links, read from disk (its `text` is empty:
     /// see [`DocumentStore::text`]).
+    ///
+    /// # Panics
+    ///
+    /// As [`DocumentStore::text`].
     pub fn info(&self, i: usize) -> Document {
-        let start = if i == 0 { 0 } else { self.info_ends[i - 1] } as usize;
-        let end = self.info_ends[i] as usize;
+        let Range { start, end } = self.spans(i).1;
         self.read.fetch_add(mapped(start, end), Ordering::Relaxed);
         let bytes = self.info.as_deref().map_or(&[][..], |m| &m[start..end]);
         decode_info(bytes, &self.sources)
@@ -511,5 +564,33 @@ mod tests {
             store.info(2).origin.source.as_ref().unwrap(),
             &input
         ));
+    }
+
+    /// Past their share the offsets go to a file, and every text and information read gives
+    /// what it gave from memory.
+    #[test]
+    fn offsets_on_disk_read_the_same_documents() {
+        let docs: Vec<Document> = (0..300)
+            .map(|i| Document::new(i, format!("Title {i}"), "word ".repeat(i as usize % 7)))
+            .collect();
+        let build = |share: u64| {
+            let mut store = DocumentStoreBuilder::new(None::<&Path>).unwrap();
+            store.max_offsets_memory(share);
+            for d in &docs {
+                store.push(d.clone()).unwrap();
+            }
+            assert_eq!(store.offsets_on_disk(), share < 300 * 16);
+            store.finish().unwrap()
+        };
+        let (memory, partly, disk) = (build(u64::MAX), build(100 * 16), build(0));
+        assert!(!memory.offsets_on_disk() && partly.offsets_on_disk() && disk.offsets_on_disk());
+        for (i, d) in docs.iter().enumerate() {
+            for store in [&memory, &partly, &disk] {
+                assert_eq!(store.text(i), d.text);
+                assert_eq!(store.text_len(i), d.text.len());
+                assert_eq!(store.info(i).title, d.title);
+                assert_eq!(store.text_window_bytes(i), memory.text_window_bytes(i));
+            }
+        }
     }
 }

@@ -23,6 +23,7 @@
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 use std::ops::Range;
+use std::path::Path;
 use std::time::Instant;
 
 use rayon::prelude::*;
@@ -33,11 +34,14 @@ use textreuse_corpus::{Progress, Stage};
 use textreuse_shuffle::{RecordSorter, ShuffleBuilder};
 
 use crate::candidates::{CandidateList, CandidateWriter};
+use crate::doc_array::DocArray;
 use crate::{ReuseError, ReuseStats, SIGN_BATCH};
 
 /// Bytes of memory a posting costs while its block's index is built (the sort buffer and the
 /// index): the unit of the block budget.
 const POSTING_BYTES: u64 = 32;
+/// Bytes of a block's chunk (its document's number), also counted in the block budget.
+const CHUNK_DOC_BYTES: u64 = 4;
 
 /// The keys are fingerprints already, so the map uses them as they are.
 #[derive(Default)]
@@ -157,6 +161,10 @@ pub(crate) struct TfIdfOptions {
     pub(crate) bounded: bool,
     /// The budget and spill directory of the sorts of nominations and pairs.
     pub(crate) sorter: ShuffleBuilder,
+    /// Bytes of the documents' first chunk numbers kept in memory (past it, in a file).
+    pub(crate) first_chunk_share: u64,
+    /// Bytes of the documents' posting counts kept in memory (past it, in a file).
+    pub(crate) postings_share: u64,
 }
 
 /// The keys of the terms of `text`: its words of at least three characters.
@@ -218,20 +226,28 @@ pub(crate) fn chunk_vectors(
     out
 }
 
-/// The postings of one block: the terms' chunks and weights, by term.
+/// The postings of one block: the terms' chunks and weights, by term, and the documents of
+/// its chunks.
 struct Block {
     terms: Vec<u64>,
     starts: Vec<usize>,
     postings: Vec<(u32, f32)>,
+    /// The block's first chunk: its chunks are numbered `first..first + chunk_doc.len()`.
+    first: u32,
+    /// The document of each of the block's chunks.
+    chunk_doc: Vec<u32>,
 }
 
 impl Block {
-    /// The block of `(term, chunk, weight)` entries sorted by term and chunk.
-    fn from_sorted(entries: Vec<(u64, u32, f32)>) -> Block {
+    /// The block of `(term, chunk, weight)` entries sorted by term and chunk, whose chunks
+    /// from `first` on are in the documents `chunk_doc`.
+    fn from_sorted(entries: Vec<(u64, u32, f32)>, first: u32, chunk_doc: Vec<u32>) -> Block {
         let mut block = Block {
             terms: Vec::new(),
             starts: Vec::new(),
             postings: Vec::with_capacity(entries.len()),
+            first,
+            chunk_doc,
         };
         for (t, chunk, w) in entries {
             if block.terms.last() != Some(&t) {
@@ -249,6 +265,12 @@ impl Block {
             Ok(i) => &self.postings[self.starts[i]..self.starts[i + 1]],
             Err(_) => &[],
         }
+    }
+
+    /// The document of one of the block's chunks.
+    #[inline]
+    fn doc(&self, chunk: u32) -> u32 {
+        self.chunk_doc[(chunk - self.first) as usize]
     }
 }
 
@@ -284,21 +306,20 @@ fn best_documents(
     query: &[(u64, f32)],
     own_doc: u32,
     block: &Block,
-    chunk_doc: &[u32],
     o: &TfIdfOptions,
     (acc, best): &mut Scratch,
 ) -> Picks {
     acc.clear();
     for &(term, wq) in query {
         for &(chunk, w) in block.postings(term) {
-            if chunk_doc[chunk as usize] != own_doc {
+            if block.doc(chunk) != own_doc {
                 acc.push((chunk, wq * w));
             }
         }
     }
     // Stable: each chunk's products stay in the query's term order.
     acc.sort_by_key(|&(chunk, _)| chunk);
-    let scored = rank(acc, |chunk| chunk_doc[chunk as usize], o, best);
+    let scored = rank(acc, |chunk| block.doc(chunk), o, best);
     // Kept for the whole run, one list per query chunk: no spare capacity.
     (scored, best.to_vec())
 }
@@ -431,36 +452,47 @@ pub(crate) fn candidates<'d>(
         o,
     };
 
-    // Stage 2: chunk numbers, postings per term, postings per document.
-    let mut chunk_doc: Vec<u32> = Vec::new();
-    let mut first_chunk: Vec<u32> = Vec::with_capacity(total + 1);
+    // Stage 2: chunk numbers, postings per term, postings per document. The two arrays per
+    // document go to files past their shares of the memory bound; the stages after read them
+    // a batch of documents at a time.
+    let dir = o.sorter.spill_parent();
+    let arrays = |e| ReuseError::Arrays {
+        dir: dir.map_or_else(std::env::temp_dir, Path::to_path_buf),
+        source: e,
+    };
+    let mut n_chunks = 0u32;
+    // Per document its first chunk's number (and one past the last document: the chunks).
+    let mut first_chunk: DocArray<u32> = DocArray::new(o.first_chunk_share);
+    let mut postings_of_doc: DocArray<u64> = DocArray::new(o.postings_share);
     let mut postings_map = DocFreqs::default();
     let mut postings_sort = o.bounded.then(term_sorter).transpose()?;
-    let mut postings_of_doc: Vec<u64> = Vec::with_capacity(total);
     for first in (0..total).step_by(SIGN_BATCH) {
         let last = (first + SIGN_BATCH).min(total);
-        for (i, chunks) in (first..last).zip(pass.vectors(first..last)) {
-            first_chunk.push(chunk_doc.len() as u32);
+        for chunks in pass.vectors(first..last) {
+            first_chunk.push(n_chunks, dir).map_err(arrays)?;
             let mut entries = 0u64;
             for v in chunks {
-                if chunk_doc.len() >= u32::MAX as usize {
+                if n_chunks == u32::MAX {
                     return Err(ReuseError::TooManyChunks);
                 }
-                chunk_doc.push(i as u32);
+                let chunk = n_chunks;
+                n_chunks += 1;
                 entries += v.len() as u64;
                 for (term, _) in v {
                     match &mut postings_sort {
-                        Some(sorter) => sorter.push(term, chunk_doc.len() as u64 - 1)?,
+                        Some(sorter) => sorter.push(term, u64::from(chunk))?,
                         None => *postings_map.entry(term).or_default() += 1,
                     }
                 }
             }
-            postings_of_doc.push(entries);
+            postings_of_doc.push(entries, dir).map_err(arrays)?;
+            stats.term_records += entries;
         }
     }
-    first_chunk.push(chunk_doc.len() as u32);
-    stats.chunks = chunk_doc.len() as u64;
-    stats.term_records = postings_of_doc.iter().sum();
+    first_chunk.push(n_chunks, dir).map_err(arrays)?;
+    stats.chunks = u64::from(n_chunks);
+    stats.doc_arrays_on_disk +=
+        u64::from(first_chunk.on_disk()) + u64::from(postings_of_doc.on_disk());
     let postings_of_term = match postings_sort {
         Some(sorter) => sorted_counts(sorter, Some(o.max_postings), stats)?,
         None => TermCounts::Map(postings_map),
@@ -472,23 +504,37 @@ pub(crate) fn candidates<'d>(
     let started = Instant::now();
     let indexed = if against { n_corpus..total } else { 0..total };
     let queries = if against { 0..n_corpus } else { 0..total };
-    let per_block = (o.budget / POSTING_BYTES).max(1);
+    // A block holds its postings and the document of each of its chunks.
+    let (mut postings, mut firsts) = (Vec::new(), Vec::new());
     let mut blocks: Vec<Range<usize>> = Vec::new();
     let mut start = indexed.start;
     let mut size = 0u64;
-    for d in indexed.clone() {
-        if size > 0 && size + postings_of_doc[d] > per_block {
-            blocks.push(start..d);
-            (start, size) = (d, 0);
+    for first in indexed.clone().step_by(SIGN_BATCH) {
+        let last = (first + SIGN_BATCH).min(indexed.end);
+        postings_of_doc
+            .read_range(first..last, &mut postings)
+            .map_err(arrays)?;
+        first_chunk
+            .read_range(first..last + 1, &mut firsts)
+            .map_err(arrays)?;
+        for (k, d) in (first..last).enumerate() {
+            let chunks = u64::from(firsts[k + 1] - firsts[k]);
+            let cost = postings[k] * POSTING_BYTES + chunks * CHUNK_DOC_BYTES;
+            if size > 0 && size + cost > o.budget {
+                blocks.push(start..d);
+                (start, size) = (d, 0);
+            }
+            size += cost;
         }
-        size += postings_of_doc[d];
     }
     blocks.push(start..indexed.end);
     stats.index_blocks = blocks.len() as u64;
-    let q_chunks = (first_chunk[queries.end] - first_chunk[queries.start]) as usize;
+    let chunk_at = |d: usize| first_chunk.get(d).map_err(arrays);
+    let q_chunks = (chunk_at(queries.end)? - chunk_at(queries.start)?) as usize;
     // With one block each query chunk's picks are final and go straight to the pairs; with
-    // more, each block's picks `(chunk, doc << 32 | score bits)` are sorted by chunk and merged
-    // afterwards. Both sorts spill beyond the budget, so nothing here grows with the corpus.
+    // more, each block's picks `(doc << 32 | chunk, doc << 32 | score bits)` are sorted by
+    // chunk (a chunk's document numbers ascend with it) and merged afterwards. Both sorts
+    // spill beyond the budget, so nothing here grows with the corpus.
     let mut pairs = o.sorter.build_sorter()?;
     let mut picks = match blocks.len() {
         1 => None,
@@ -506,25 +552,42 @@ pub(crate) fn candidates<'d>(
         Some(q_chunks as u64 * blocks.len() as u64),
     );
     for docs in blocks {
-        // Allocated once at its largest (entries over the postings cap are left out), not grown
-        // by doubling: the block's memory stays within POSTING_BYTES per posting.
-        let most: u64 = postings_of_doc[docs.clone()].iter().sum();
-        let mut entries: Vec<(u64, u32, f32)> = Vec::with_capacity(most as usize);
+        // Allocated once at their largest (entries over the postings cap are left out), not
+        // grown by doubling: the block's memory stays within POSTING_BYTES per posting and
+        // CHUNK_DOC_BYTES per chunk.
+        let mut most = 0u64;
         for first in docs.clone().step_by(SIGN_BATCH) {
             let last = (first + SIGN_BATCH).min(docs.end);
-            for (i, chunks) in (first..last).zip(pass.vectors(first..last)) {
+            postings_of_doc
+                .read_range(first..last, &mut postings)
+                .map_err(arrays)?;
+            most += postings.iter().sum::<u64>();
+        }
+        let base = chunk_at(docs.start)?;
+        let mut entries: Vec<(u64, u32, f32)> = Vec::with_capacity(most as usize);
+        let mut chunk_doc: Vec<u32> = Vec::with_capacity((chunk_at(docs.end)? - base) as usize);
+        for first in docs.clone().step_by(SIGN_BATCH) {
+            let last = (first + SIGN_BATCH).min(docs.end);
+            first_chunk
+                .read_range(first..last, &mut firsts)
+                .map_err(arrays)?;
+            for ((i, chunks), &fc) in (first..last).zip(pass.vectors(first..last)).zip(&firsts) {
                 for (c, mut v) in chunks.into_iter().enumerate() {
-                    let chunk = first_chunk[i] + c as u32;
+                    let chunk = fc + c as u32;
+                    chunk_doc.push(i as u32);
                     searchable(&mut v);
                     entries.extend(v.into_iter().map(|(t, w)| (t, chunk, w)));
                 }
             }
         }
         entries.par_sort_unstable_by_key(|&(t, chunk, _)| (t, chunk));
-        let block = Block::from_sorted(entries);
+        let block = Block::from_sorted(entries, base, chunk_doc);
 
         for first in queries.clone().step_by(SIGN_BATCH) {
             let last = (first + SIGN_BATCH).min(queries.end);
+            first_chunk
+                .read_range(first..last, &mut firsts)
+                .map_err(arrays)?;
             let found: Vec<Vec<Picks>> = (first..last)
                 .into_par_iter()
                 .map_init(Default::default, |scratch, i| {
@@ -533,22 +596,23 @@ pub(crate) fn candidates<'d>(
                         .iter_mut()
                         .map(|v| {
                             searchable(v);
-                            best_documents(v, i as u32, &block, &chunk_doc, o, scratch)
+                            best_documents(v, i as u32, &block, o, scratch)
                         })
                         .collect()
                 })
                 .collect();
-            for (i, chunks) in (first..last).zip(found) {
+            for ((i, chunks), &fc) in (first..last).zip(found).zip(&firsts) {
                 progress.advance(chunks.len() as u64);
                 for (c, (scored, docs)) in chunks.into_iter().enumerate() {
                     stats.chunk_pairs += scored;
-                    let chunk = u64::from(first_chunk[i]) + c as u64;
+                    let chunk = u64::from(fc) + c as u64;
                     match &mut picks {
                         None => nominate(&mut pairs, chunk, i as u32, &docs)?,
                         Some(sorter) => {
+                            let key = (i as u64) << 32 | chunk;
                             for (d, score) in docs {
                                 sorter
-                                    .push(chunk, u64::from(d) << 32 | u64::from(score.to_bits()))?;
+                                    .push(key, u64::from(d) << 32 | u64::from(score.to_bits()))?;
                             }
                         }
                     }
@@ -564,14 +628,15 @@ pub(crate) fn candidates<'d>(
     if let Some(sorter) = picks {
         let mut sorted = sorter.finish()?;
         let mut best: Vec<(u32, f32)> = Vec::new();
-        while let Some(chunk) = sorted.next_group(&mut ids)? {
+        while let Some(key) = sorted.next_group(&mut ids)? {
+            let (own, chunk) = ((key >> 32) as u32, key & 0xffff_ffff);
             best.clear();
             best.extend(
                 ids.iter()
                     .map(|&v| ((v >> 32) as u32, f32::from_bits(v as u32))),
             );
             keep_best(&mut best, o.top_docs);
-            nominate(&mut pairs, chunk, chunk_doc[chunk as usize], &best)?;
+            nominate(&mut pairs, chunk, own, &best)?;
         }
         stats.bytes_spilled += sorted.bytes_spilled();
     }
@@ -614,6 +679,8 @@ mod tests {
             budget: 1 << 20,
             bounded: false,
             sorter: ShuffleBuilder::new(),
+            first_chunk_share: u64::MAX,
+            postings_share: u64::MAX,
         }
     }
 
@@ -697,10 +764,9 @@ mod tests {
                 .flat_map(|(c, (_, v))| v.iter().map(move |(&t, &w)| (t, c as u32, w)))
                 .collect();
             entries.sort_by_key(|&(t, c, _)| (t, c));
-            let block = Block::from_sorted(entries);
+            let block = Block::from_sorted(entries, 0, chunk_doc.clone());
             let query: Vec<(u64, f32)> = query.into_iter().collect();
-            let expected =
-                best_documents(&query, own_doc, &block, &chunk_doc, &o, &mut Default::default());
+            let expected = best_documents(&query, own_doc, &block, &o, &mut Default::default());
 
             // The same products as a join gives them: unordered, chunks under other numbers.
             let mut matches: Vec<ChunkMatch> = Vec::new();

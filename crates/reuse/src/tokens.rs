@@ -9,17 +9,29 @@ use std::path::{Path, PathBuf};
 use textreuse_align::Prepared;
 
 use crate::ReuseError;
+use crate::doc_array::{DocArray, read_at, write_at};
 
-/// Where each document's bytes are in the file: `NONE` until they are written.
-const NONE: u64 = u64::MAX;
+/// Where a document's tokens are in the file: their start plus one (0: not written yet), low
+/// word first, and their length.
+type Slot = [u32; 3];
+
+fn slot(start: u64, len: u32) -> Slot {
+    let s = start + 1;
+    [s as u32, (s >> 32) as u32, len]
+}
+
+fn unslot(slot: Slot) -> Option<(u64, u32)> {
+    let s = u64::from(slot[0]) | u64::from(slot[1]) << 32;
+    (s != 0).then(|| (s - 1, slot[2]))
+}
 
 /// The tokenized documents of a run, by document number, in a temporary file (deleted when
-/// dropped). Memory holds 12 bytes per document.
+/// dropped). Memory holds 12 bytes per document (where its tokens are), or past their share a
+/// second temporary file does.
 pub(crate) struct TokenFile {
     file: File,
     dir: PathBuf,
-    starts: Vec<u64>,
-    lens: Vec<u32>,
+    slots: DocArray<Slot>,
     end: u64,
     stored: usize,
     /// The bytes of one [`TokenFile::put`], kept for the next (at most one part of a batch:
@@ -39,24 +51,35 @@ fn error(dir: &Path, e: io::Error) -> ReuseError {
 }
 
 impl TokenFile {
-    /// An empty file for `docs` documents under `dir` (default: the system's).
-    pub(crate) fn new(dir: Option<&Path>, docs: usize) -> Result<TokenFile, ReuseError> {
+    /// An empty file for `docs` documents under `dir` (default: the system's), their places
+    /// in memory if they fit in `share` bytes.
+    pub(crate) fn new(
+        dir: Option<&Path>,
+        docs: usize,
+        share: u64,
+    ) -> Result<TokenFile, ReuseError> {
         let dir = dir.map_or_else(std::env::temp_dir, Path::to_path_buf);
         let file = tempfile::tempfile_in(&dir).map_err(|e| error(&dir, e))?;
+        let slots = DocArray::zeroed(docs, share, Some(&dir)).map_err(|e| error(&dir, e))?;
         Ok(TokenFile {
             file,
             dir,
-            starts: vec![NONE; docs],
-            lens: vec![0; docs],
+            slots,
             end: 0,
             stored: 0,
             buf: Vec::new(),
         })
     }
 
-    /// Whether document `i` is in the file.
-    pub(crate) fn has(&self, i: usize) -> bool {
-        self.starts[i] != NONE
+    /// Where document `i`'s tokens are in the file, if they are.
+    fn place(&self, i: usize) -> Result<Option<(u64, u32)>, ReuseError> {
+        let slot = self.slots.get(i).map_err(|e| error(&self.dir, e))?;
+        Ok(unslot(slot))
+    }
+
+    /// Whether the places of the documents are in a file.
+    pub(crate) fn on_disk(&self) -> bool {
+        self.slots.on_disk()
     }
 
     /// Document `i` read back, with `text`, its text; `None` if it is not in the file.
@@ -65,12 +88,12 @@ impl TokenFile {
         i: usize,
         text: &'t str,
     ) -> Result<Option<Prepared<'t>>, ReuseError> {
-        if !self.has(i) {
+        let Some((start, len)) = self.place(i)? else {
             return Ok(None);
-        }
+        };
         BUF.with_borrow_mut(|buf| {
-            buf.resize(self.lens[i] as usize, 0);
-            read_at(&self.file, buf, self.starts[i]).map_err(|e| error(&self.dir, e))?;
+            buf.resize(len as usize, 0);
+            read_at(&self.file, buf, start).map_err(|e| error(&self.dir, e))?;
             Prepared::decode(text, buf)
                 .map(Some)
                 .map_err(|e| error(&self.dir, io::Error::new(io::ErrorKind::InvalidData, e)))
@@ -86,7 +109,7 @@ impl TokenFile {
         bytes.clear();
         let start = self.end;
         for (i, p) in docs {
-            if self.has(i) {
+            if self.place(i)?.is_some() {
                 continue;
             }
             let at = bytes.len();
@@ -95,8 +118,9 @@ impl TokenFile {
                 bytes.truncate(at); // over 4 GiB: tokenized again each time instead
                 continue;
             };
-            self.starts[i] = start + at as u64;
-            self.lens[i] = len;
+            self.slots
+                .set(i, slot(start + at as u64, len))
+                .map_err(|e| error(&self.dir, e))?;
             self.stored += 1;
         }
         write_at(&self.file, &bytes, start).map_err(|e| error(&self.dir, e))?;
@@ -109,46 +133,6 @@ impl TokenFile {
     pub(crate) fn size(&self) -> (usize, u64) {
         (self.stored, self.end)
     }
-}
-
-#[cfg(unix)]
-fn read_at(file: &File, buf: &mut [u8], at: u64) -> io::Result<()> {
-    std::os::unix::fs::FileExt::read_exact_at(file, buf, at)
-}
-
-#[cfg(unix)]
-fn write_at(file: &File, buf: &[u8], at: u64) -> io::Result<()> {
-    std::os::unix::fs::FileExt::write_all_at(file, buf, at)
-}
-
-#[cfg(windows)]
-fn read_at(file: &File, mut buf: &mut [u8], mut at: u64) -> io::Result<()> {
-    use std::os::windows::fs::FileExt;
-    while !buf.is_empty() {
-        match file.seek_read(buf, at)? {
-            0 => return Err(io::ErrorKind::UnexpectedEof.into()),
-            n => {
-                buf = &mut buf[n..];
-                at += n as u64;
-            }
-        }
-    }
-    Ok(())
-}
-
-#[cfg(windows)]
-fn write_at(file: &File, mut buf: &[u8], mut at: u64) -> io::Result<()> {
-    use std::os::windows::fs::FileExt;
-    while !buf.is_empty() {
-        match file.seek_write(buf, at)? {
-            0 => return Err(io::ErrorKind::WriteZero.into()),
-            n => {
-                buf = &buf[n..];
-                at += n as u64;
-            }
-        }
-    }
-    Ok(())
 }
 
 #[cfg(test)]
@@ -165,12 +149,18 @@ mod tests {
             "Wasps build nests of paper. They hunt other insects.",
         ];
         let prepared: Vec<Prepared<'_>> = texts.iter().map(|t| aligner.prepare(t)).collect();
-        let mut file = TokenFile::new(None, 4).unwrap();
+        // The places in memory, and in a file.
+        for share in [u64::MAX, 0] {
+            documents_come_back(&texts, &prepared, TokenFile::new(None, 4, share).unwrap());
+        }
+    }
+
+    fn documents_come_back(texts: &[&str], prepared: &[Prepared<'_>], mut file: TokenFile) {
         assert!(file.get(0, texts[0]).unwrap().is_none());
         file.put([(0, &prepared[0]), (2, &prepared[2])]).unwrap();
         file.put([(1, &prepared[1]), (2, &prepared[2])]).unwrap();
         let mut expected = 0;
-        for (i, (t, p)) in texts.iter().zip(&prepared).enumerate() {
+        for (i, (t, p)) in texts.iter().zip(prepared).enumerate() {
             let back = file.get(i, t).unwrap().unwrap();
             let (mut a, mut b) = (Vec::new(), Vec::new());
             back.encode(&mut a);

@@ -3,8 +3,9 @@
 //! bounded whatever the run's size.
 //!
 //! [`CorpusView`] is a [`ReuseSink`]: it reads each [`PairResult`] as it passes and keeps, per
-//! document number, a degree, a case count, a union-find entry and the document's id and
-//! title, plus fixed-size histograms and the `K` top pairs; nothing per case. At the end,
+//! article (document with a case), its number, a degree, a case count, a union-find entry and
+//! the document's id and title, plus fixed-size histograms and the `K` top pairs; nothing per
+//! case, and nothing for the documents without a case. At the end,
 //! [`CorpusView::summary`] makes a [`CorpusSummary`], which serialises as `corpus.json`
 //! ([`ReuseOutputDir`](crate::ReuseOutputDir) writes it beside the other outputs, and the
 //! report of `textreuse report` reads it back).
@@ -57,7 +58,7 @@
 //!   Jaccard in bins of 0.05, and how many are at most the thesis's split, 0.1, or above it;
 //! * `top_pairs` ([`TopPair`]): the pairs with the most reused characters.
 use std::cmp::{Ordering, Reverse};
-use std::collections::BinaryHeap;
+use std::collections::{BinaryHeap, HashMap};
 use std::ops::Range;
 
 use serde::{Deserialize, Serialize};
@@ -192,6 +193,7 @@ impl CorpusViewBuilder {
     pub fn build(&self) -> CorpusView {
         CorpusView {
             options: self.clone(),
+            slots: HashMap::new(),
             degree: Vec::new(),
             cases_of: Vec::new(),
             components: UnionFind::new(0),
@@ -215,12 +217,17 @@ impl CorpusViewBuilder {
 #[derive(Debug)]
 pub struct CorpusView {
     options: CorpusViewBuilder,
-    /// Per document number: pairs with a case it is in (0: not an article).
+    /// The slot of each article (document number with a case): articles are numbered in the
+    /// order they are first seen, so that the view grows with the articles, not with the
+    /// documents.
+    slots: HashMap<u32, u32>,
+    /// Per slot: pairs with a case the article is in.
     degree: Vec<u32>,
-    /// Per document number: cases it is in (on either side).
+    /// Per slot: cases the article is in (on either side).
     cases_of: Vec<u32>,
-    /// Over document numbers `0..degree.len()`.
+    /// Over the slots `0..degree.len()`.
     components: UnionFind,
+    /// Per slot.
     names: Names,
     documents: u64,
     candidate_pairs: u64,
@@ -245,7 +252,7 @@ impl Default for CorpusView {
 /// The ids and titles of the articles, one string arena (no allocation per article).
 #[derive(Debug, Default)]
 struct Names {
-    /// Per document number: where its entry starts in `bytes` (`u64::MAX`: none yet).
+    /// Per slot: where its entry starts in `bytes` (`u64::MAX`: none yet).
     start: Vec<u64>,
     /// Entries: the id's length (u32, little-endian), the id, the title's length, the title.
     bytes: Vec<u8>,
@@ -455,20 +462,14 @@ impl CorpusView {
         }
         self.pairs += 1;
         self.cases += n;
-        if self.degree.len() <= most {
-            self.degree.resize(most + 1, 0);
-            self.cases_of.resize(most + 1, 0);
-            while self.components.len() <= most {
-                self.components.push().expect("below u32::MAX");
-            }
-        }
         let cases_u32 = u32::try_from(n).unwrap_or(u32::MAX);
-        for (d, doc) in [suspicious, source] {
-            self.degree[d] = self.degree[d].saturating_add(1);
-            self.cases_of[d] = self.cases_of[d].saturating_add(cases_u32);
-            self.names.insert(d, doc);
+        let mut slots = [0; 2];
+        for ((d, doc), slot) in [suspicious, source].into_iter().zip(&mut slots) {
+            *slot = self.slot(d, doc);
+            self.degree[*slot] = self.degree[*slot].saturating_add(1);
+            self.cases_of[*slot] = self.cases_of[*slot].saturating_add(cases_u32);
         }
-        self.components.union(a as u32, b as u32);
+        self.components.union(slots[0] as u32, slots[1] as u32);
         let (susp_chars, src_chars) = (
             covered(&mut susp_ranges) as u64,
             covered(&mut src_ranges) as u64,
@@ -483,8 +484,8 @@ impl CorpusView {
                 source_chars: src_chars,
                 numbers: (a, b),
                 pair: TopPair {
-                    suspicious: self.names.article(a),
-                    source: self.names.article(b),
+                    suspicious: self.names.article(slots[0]),
+                    source: self.names.article(slots[1]),
                     cases: n,
                     content,
                     structure,
@@ -499,6 +500,22 @@ impl CorpusView {
             }
         }
         Ok(())
+    }
+
+    /// The slot of article `d` (a document number below `u32::MAX`), made for it (with its
+    /// names) the first time.
+    fn slot(&mut self, d: usize, doc: &Document) -> usize {
+        let next = self.degree.len() as u32;
+        let slot = *self.slots.entry(d as u32).or_insert(next);
+        if slot == next {
+            self.degree.push(0);
+            self.cases_of.push(0);
+            self.components
+                .push()
+                .expect("fewer than u32::MAX articles");
+            self.names.insert(slot as usize, doc);
+        }
+        slot as usize
     }
 
     /// Sets the number of documents of the run (both sides), which [`ReuseSink::finish`] takes
@@ -551,16 +568,18 @@ impl CorpusView {
 
     fn graph(&self) -> GraphSummary {
         let o = &self.options;
+        // The articles by document number, with their slots.
+        let mut by_number: Vec<(u32, u32)> = self.slots.iter().map(|(&d, &s)| (d, s)).collect();
+        by_number.sort_unstable();
         // Per root: size, degree sum (twice the edges), cases sum (twice the cases), smallest
         // member.
         let mut of_root: Vec<u32> = vec![u32::MAX; self.degree.len()];
         let mut comps: Vec<(u64, u64, u64, usize)> = Vec::new();
         let mut degrees: Vec<u64> = Vec::new();
         let (mut articles, mut max_degree) = (0u64, 0u32);
-        for (d, &deg) in self.degree.iter().enumerate() {
-            if deg == 0 {
-                continue;
-            }
+        for &(d, slot) in &by_number {
+            let (d, slot) = (d as usize, slot as usize);
+            let deg = self.degree[slot];
             articles += 1;
             max_degree = max_degree.max(deg);
             let bin = degree_bin(u64::from(deg));
@@ -568,7 +587,7 @@ impl CorpusView {
                 degrees.resize(bin + 1, 0);
             }
             degrees[bin] += 1;
-            let root = self.components.root(d as u32) as usize;
+            let root = self.components.root(slot as u32) as usize;
             if of_root[root] == u32::MAX {
                 of_root[root] = comps.len() as u32;
                 comps.push((0, 0, 0, d));
@@ -576,7 +595,7 @@ impl CorpusView {
             let c = &mut comps[of_root[root] as usize];
             c.0 += 1;
             c.1 += u64::from(deg);
-            c.2 += u64::from(self.cases_of[d]);
+            c.2 += u64::from(self.cases_of[slot]);
         }
         let mut sizes: Vec<u64> = Vec::new();
         for c in &comps {
@@ -606,14 +625,12 @@ impl CorpusView {
         }
         let m = o.component_members;
         if m > 0 && !order.is_empty() {
-            for (d, &deg) in self.degree.iter().enumerate() {
-                if deg == 0 {
-                    continue;
-                }
-                let root = self.components.root(d as u32) as usize;
-                let slot = listed[of_root[root] as usize];
-                if slot != u32::MAX {
-                    let list = &mut members[slot as usize];
+            for &(d, slot) in &by_number {
+                let (d, deg) = (d as usize, self.degree[slot as usize]);
+                let root = self.components.root(slot) as usize;
+                let at = listed[of_root[root] as usize];
+                if at != u32::MAX {
+                    let list = &mut members[at as usize];
                     list.push((Reverse(deg), d));
                     if list.len() > 4 * m {
                         list.sort_unstable();
@@ -644,13 +661,16 @@ impl CorpusView {
         let mut top: Vec<(Reverse<u32>, Reverse<u32>, usize)> = Vec::new();
         let k = o.top_articles;
         if k > 0 {
-            for (d, &deg) in self.degree.iter().enumerate() {
-                if deg > 0 {
-                    top.push((Reverse(deg), Reverse(self.cases_of[d]), d));
-                    if top.len() > 4 * k {
-                        top.sort_unstable();
-                        top.truncate(k);
-                    }
+            for &(d, slot) in &by_number {
+                let slot = slot as usize;
+                top.push((
+                    Reverse(self.degree[slot]),
+                    Reverse(self.cases_of[slot]),
+                    d as usize,
+                ));
+                if top.len() > 4 * k {
+                    top.sort_unstable();
+                    top.truncate(k);
                 }
             }
         }
@@ -683,12 +703,13 @@ impl CorpusView {
     }
 
     fn article(&self, d: usize, degree: u32) -> Article {
-        let (doc, title) = self.names.get(d);
+        let slot = self.slots[&(d as u32)] as usize;
+        let (doc, title) = self.names.get(slot);
         Article {
             doc: doc.to_string(),
             title: title.to_string(),
             degree: u64::from(degree),
-            cases: u64::from(self.cases_of[d]),
+            cases: u64::from(self.cases_of[slot]),
         }
     }
 

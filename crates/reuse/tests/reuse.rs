@@ -569,8 +569,15 @@ fn stored_run(
 ) -> (Vec<Vec<u8>>, ReuseStats) {
     use textreuse_reuse::DocumentStoreBuilder;
 
+    let job = job.build().unwrap();
+    // The stores' offsets get their share of the bound, as `textreuse reuse` gives them.
+    let offsets = match against {
+        Some(_) => job.memory().store_offsets() / 2,
+        None => job.memory().store_offsets(),
+    };
     let store = |docs: &[Document]| {
         let mut b = DocumentStoreBuilder::new(None::<&std::path::Path>).unwrap();
+        b.max_offsets_memory(offsets);
         for d in docs {
             b.push(d.clone()).unwrap();
         }
@@ -578,8 +585,6 @@ fn stored_run(
     };
     let (corpus, other) = (store(docs), against.map(store));
     let stats = job
-        .build()
-        .unwrap()
         .run_stored(
             &corpus,
             other.as_ref(),
@@ -595,7 +600,8 @@ fn stored_run(
 }
 
 /// Everything that can spill under a bound does (the sorts and the index blocks, the
-/// alignment's parts, the mapped texts), and the files are the same bytes as without a bound.
+/// alignment's parts, the mapped texts, the per-document arrays), and the files are the same
+/// bytes as without a bound.
 #[test]
 fn a_memory_bound_spills_and_gives_the_same_files() {
     use textreuse_reuse::MemoryPlan;
@@ -625,7 +631,20 @@ fn a_memory_bound_spills_and_gives_the_same_files() {
             assert!(plain.cases >= 1, "{method:?} {name}");
             assert_eq!(bounded, reference, "{method:?} {name}");
             assert_eq!(stats.cases, plain.cases);
-            assert_eq!((plain.bytes_spilled, plain.text_releases), (0, 0));
+            assert_eq!(
+                (
+                    plain.bytes_spilled,
+                    plain.text_releases,
+                    plain.doc_arrays_on_disk
+                ),
+                (0, 0, 0)
+            );
+            // The stores' offsets and the tokens' places, and with tf-idf the documents' first
+            // chunks and posting counts.
+            let arrays = [1, 2][usize::from(against.is_some())]
+                + 1
+                + [2, 0][usize::from(method == Candidates::MinHash)];
+            assert_eq!(stats.doc_arrays_on_disk, arrays, "{method:?} {name}");
             assert!(stats.bytes_spilled > 0, "{method:?} {name}: {stats:?}");
             assert!(stats.text_releases > 0, "{method:?} {name}");
             assert_eq!(

@@ -116,10 +116,11 @@ pub struct Args {
     #[command(flatten)]
     work_mem: WorkMemArgs<Sorts>,
     /// Bound on the peak resident memory of the whole run (e.g. 256MB, 4GB; at least 128MiB,
-    /// checked before anything is read): the sorts and index blocks, the alignment's parts
-    /// and the mapped pages of the document texts get shares of it and spill, cut or are
-    /// handed back beyond them; the per-document, per-chunk and per-term arrays and the web
-    /// study are not bounded yet (docs/performance.md). The outputs are the same at any bound.
+    /// checked before anything is read): the sorts and index blocks, the alignment's parts,
+    /// the mapped pages of the document texts and the per-document arrays get shares of it
+    /// and spill, cut, are handed back or move to files beyond them; the corpus view's
+    /// per-document arrays, the per-term counts and the web study are not bounded yet
+    /// (docs/performance.md). The outputs are the same at any bound.
     /// Default: no bound
     #[arg(long, value_name = "SIZE")]
     max_memory: Option<String>,
@@ -239,16 +240,22 @@ pub fn run(args: &Args, global: &Global) -> anyhow::Result<()> {
         None => None,
     };
     let bars = Bars::new(global);
+    // Each store keeps its offsets in memory within its part of the bound's share.
+    let offsets = match args.against.is_empty() {
+        true => job.memory().store_offsets(),
+        false => job.memory().store_offsets() / 2,
+    };
     let (corpus, mut problems) = read(
         &global.inputs_or_samples(&args.corpus),
         args,
         tmp.path(),
+        offsets,
         &bars,
     )?;
     let against = if args.against.is_empty() {
         None
     } else {
-        let (docs, p) = read(&args.against, args, tmp.path(), &bars)?;
+        let (docs, p) = read(&args.against, args, tmp.path(), offsets, &bars)?;
         problems += p;
         Some(docs)
     };
@@ -304,12 +311,14 @@ pub fn run(args: &Args, global: &Global) -> anyhow::Result<()> {
     if let Some(bound) = job.memory().max_memory {
         global.log(format_args!(
             "memory bound {} MiB: {:.1} MB spilled by the sorts, {} index blocks, the texts' \
-             mapped pages handed back {} times, alignment batches cut into {} parts",
+             mapped pages handed back {} times, alignment batches cut into {} parts, {} \
+             per-document arrays in temporary files",
             bound >> 20,
             stats.bytes_spilled as f64 / 1e6,
             stats.index_blocks,
             stats.text_releases,
-            stats.align_parts
+            stats.align_parts,
+            stats.doc_arrays_on_disk
         ));
     }
     if let Some(web) = &web {
@@ -378,15 +387,18 @@ fn log_web(web: &WebStudy, global: &Global) {
 }
 
 /// The documents of `paths` in input order, their texts in a temporary file (so the corpus
-/// need not fit in memory), and the number of bad files and records skipped.
+/// need not fit in memory), their offsets in memory up to `offsets` bytes, and the number of
+/// bad files and records skipped.
 fn read(
     paths: &[PathBuf],
     args: &Args,
     tmp: &Path,
+    offsets: u64,
     bars: &Bars<'_>,
 ) -> anyhow::Result<(DocumentStore, u64)> {
     let cleaner = textreuse_wikidump::Cleaner::new();
     let mut docs = DocumentStoreBuilder::new(Some(tmp))?;
+    docs.max_offsets_memory(offsets);
     let mut problems = 0;
     bars.start(Stage::ReadDocuments, None);
     for source in args
