@@ -501,17 +501,27 @@ def test_classify_types_a_cluster_as_dedup_does():
     import textreuse
 
     t = textreuse.classify([
-        {"title": "Albedo", "text": "The albedo of the Earth was 0.30 in the survey of the year.",
+        {"title": "Bulgaria", "text": "In 1910 Bulgaria had a population of 7 million people.",
          "revision": 1, "timestamp": "2013-01-01T00:00:00Z"},
-        {"title": "Albedo", "text": "The albedo of the Earth was 0.29 in the survey of the year.",
+        {"title": "History of Bulgaria",
+         "text": "In 1910 Bulgaria had a population of 4.5 million people.",
          "revision": 2, "timestamp": "2016-01-01T00:00:00Z", "url": "https://x/?oldid=2"},
     ])
-    assert (t["type"], t["rule"]) == ("factual_drift", "same_article")
+    assert (t["type"], t["rule"], t["rule_type"]) == (
+        "factual_drift", "related_articles", "factual_drift")
+    assert 0.5 < t["confidence"] <= 1
+    assert t["contradiction"]["confidence"] == round(t["confidence"], 3)
     facts = t["contradiction"]["facts"]
-    assert [(f["kind"], f["a"], f["b"]) for f in facts] == [("number", "0.29", "0.30")]
+    assert [(f["kind"], f["a"], f["b"]) for f in facts] == [("number", "4.5", "7")]
     newest = [s for s in t["contradiction"]["statements"] if s.get("newest")]
     assert [(s["member"], s["url"]) for s in newest] == [(1, "https://x/?oldid=2")]
     same = textreuse.classify([("A", "The Fischer-Tropsch process."), ("B", "the Fischer–Tropsch process")])
     assert (same["type"], same["groups"], same["contradiction"]) == ("identical", [[0, 1]], None)
+    assert same["confidence"] == 1
+    # A figure changed within one article: the rules' factual drift, the model's template.
+    entries = textreuse.classify([("Albedo", "The albedo of the Earth was 0.30 in the survey."),
+                                  ("Albedo", "The albedo of the Earth was 0.29 in the survey.")])
+    assert (entries["type"], entries["rule_type"], entries["contradiction"]) == (
+        "template", "factual_drift", None)
     with pytest.raises(ValueError):
         textreuse.classify([])

@@ -78,14 +78,16 @@ __all__ = [
 
 def classify(members: _Iterable) -> dict:
     """The type of a cluster of near-duplicate sentences, as ``textreuse dedup`` types its
-    clusters (the rules of Weissman et al., docs/dedup.md "Cluster types"), with the evidence.
+    clusters (the types of Weissman et al. by a model fitted to labelled clusters over the
+    rules' evidence, docs/dedup.md "Cluster types"), with the evidence.
 
     ``members`` are ``(title, text)`` pairs or mappings with ``title`` and ``text`` and
     optionally ``doc`` (members with equal ``doc``, or equal titles, are one article),
-    ``revision``, ``timestamp`` and ``url``. Returns ``{"type", "rule", "groups",
-    "differences", "contradiction"}``: ``groups`` and the differences' ``members`` are indices
-    into ``members``; ``contradiction`` is the ``contradictions.jsonl`` object for a
-    ``factual_drift`` cluster, else None.
+    ``revision``, ``timestamp`` and ``url``. Returns ``{"type", "confidence", "rule",
+    "rule_type", "groups", "differences", "contradiction"}``: ``confidence`` is the model's
+    probability of ``type``, ``rule_type`` the type the rules alone give; ``groups`` and the
+    differences' ``members`` are indices into ``members``; ``contradiction`` is the
+    ``contradictions.jsonl`` object for a ``factual_drift`` cluster, else None.
 
     >>> import textreuse
     >>> t = textreuse.classify([

@@ -32,11 +32,12 @@ import os
 import sys
 
 import numpy as np
-import sklearn
 from sklearn.ensemble import GradientBoostingClassifier
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 import evaluate as ev  # noqa: E402
+import trees  # noqa: E402  (studies/trees.py)
 
 ROOT = os.path.dirname(os.path.dirname(ev.HERE))
 MODEL = os.path.join(ROOT, "crates/reuse/src/classify/learned/model.rs")
@@ -116,78 +117,17 @@ def cross_validate(groups, x, y):
     return best[0]
 
 
-def rust_float(v):
-    r = repr(float(v))
-    return r if ("." in r or "e" in r or "inf" in r) else r + ".0"
-
-
 def export(m, threshold, x):
-    """Writes model.rs and checks, in Python, that the written trees give the model's
-    probabilities."""
-    nodes, roots = [], []
-    for stage in m.estimators_:
-        row = []
-        for tree in stage:
-            t = tree.tree_
-            base = len(nodes)
-            row.append(base)
-            for i in range(t.node_count):
-                left, right = t.children_left[i], t.children_right[i]
-                if left == -1:
-                    nodes.append((0, 0.0, 0, 0, float(t.value[i].reshape(-1)[0])))
-                else:
-                    nodes.append((int(t.feature[i]), float(t.threshold[i]), base + left,
-                                  base + right, 0.0))
-        roots.append(row)
-    init = m._raw_predict_init(x[:1])[0]
-
-    def probs(f):
-        score = np.array(init, dtype=float)
-        for row in roots:
-            for k, r in enumerate(row):
-                i = r
-                while nodes[i][2] != 0:
-                    xv = float(np.float32(f[nodes[i][0]]))
-                    i = nodes[i][2] if xv <= nodes[i][1] else nodes[i][3]
-                score[k] += LEARNING_RATE * nodes[i][4]
-        e = np.exp(score - score.max())
-        return e / e.sum()
-
-    mine = np.array([probs(f) for f in x])
-    diff = np.abs(mine - m.predict_proba(x)).max()
-    assert diff < 1e-9, diff
-    lines = [
-        "// Written by studies/reuse/fit.py (scikit-learn "
-        f"{sklearn.__version__}, numpy {np.__version__}): do not edit.",
-        f"// {TREES} rounds of {DEPTH}-deep regression trees, one per class (content,"
-        " structure, none), fitted",
-        f"// to {len(x)} labelled tuning cases; the written trees reproduce the fit's"
-        f" probabilities within {diff:.1e}.",
-        "use super::Node;",
-        "",
-        f"pub(super) const LEARNING_RATE: f64 = {rust_float(LEARNING_RATE)};",
-        "pub(super) const INIT: [f64; 3] = [" + ", ".join(rust_float(v) for v in init) + "];",
-        "/// A case is not reuse when its probability of none is above this.",
-        f"pub const NONE_ABOVE: f64 = {rust_float(threshold)};",
-        f"pub(super) static ROOTS: [[u32; 3]; {len(roots)}] = [",
-    ]
-    lines += [f"    [{r[0]}, {r[1]}, {r[2]}]," for r in roots]
-    lines += ["];", f"pub(super) static NODES: [Node; {len(nodes)}] = ["]
-    for feature, threshold_, left, right, value in nodes:
-        lines.append(f"    Node {{ feature: {feature}, threshold: {rust_float(threshold_)}, "
-                     f"left: {left}, right: {right}, value: {rust_float(value)} }},")
-    lines.append("];")
-    with open(MODEL, "w", encoding="utf-8") as f:
-        f.write("\n".join(lines) + "\n")
-    # The fixture: every 1 in len/64 cases, its features and the model's probabilities.
-    step = max(1, len(x) // 64)
-    with open(FIXTURE, "w", encoding="utf-8") as f:
-        f.write("# features (26, tab-separated) then the probabilities of content, structure,"
-                " none; written by studies/reuse/fit.py\n")
-        for i in range(0, len(x), step)[:64]:
-            p = m.predict_proba(x[i:i + 1])[0]
-            f.write("\t".join(rust_float(v) for v in list(x[i]) + list(p)) + "\n")
-    print(f"wrote {MODEL} ({len(nodes)} nodes) and {FIXTURE}")
+    """Writes model.rs (the trees and the threshold) and the fixture."""
+    diff = trees.write_model(
+        m, x, MODEL, "studies/reuse/fit.py",
+        [f"{TREES} rounds of {DEPTH}-deep regression trees, one per class (content, structure, "
+         "none),", f"fitted to {len(x)} labelled tuning cases."],
+        ["/// A case is not reuse when its probability of none is above this.",
+         f"pub const NONE_ABOVE: f64 = {trees.rust_float(threshold)};", ""])
+    trees.write_fixture(m, x, FIXTURE, "features (26, tab-separated) then the probabilities of "
+                        "content, structure, none; written by studies/reuse/fit.py")
+    print(f"wrote {MODEL} (trees within {diff:.1e} of the fit) and {FIXTURE}")
 
 
 def main():

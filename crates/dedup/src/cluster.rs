@@ -124,18 +124,28 @@ impl Member {
 /// assert_eq!(cluster.kind, ClusterType::Identical);
 /// assert_eq!(cluster.members[0].doc, 7); // sorted by document
 /// assert!(cluster.to_json().starts_with(
-///     r#"{"cluster":0,"size":2,"type":"identical","representative":0,"rule":"same_text","members":[{"doc":7,"#
+///     r#"{"cluster":0,"size":2,"type":"identical","confidence":1.0,"representative":0,"rule":"same_text","rule_type":"identical","members":[{"doc":7,"#
 /// ));
 ///
-/// // A near-duplicate: its groups and what differs between them.
-/// let drift = Cluster::new(1, vec![
+/// // A near-duplicate: its groups and what differs between them. The rules call a figure
+/// // changed within one page factual drift; the model, fitted to labelled clusters where such
+/// // sentences were mostly a list's entries, a template.
+/// let entries = Cluster::new(1, vec![
 ///     Member::new(0, 3, "Albedo", "The albedo of the Earth was 0.30 in the survey."),
 ///     Member::new(1, 3, "Albedo", "The albedo of the Earth was 0.29 in the survey."),
 /// ]);
-/// assert_eq!(drift.kind, ClusterType::FactualDrift);
-/// assert!(drift.to_json().contains(
-///     r#""rule":"same_article","groups":[[1],[0]],"differences":[{"kind":"number","members":[1,0],"a":"0.29","b":"0.30"}]"#
+/// assert_eq!((entries.kind, entries.evidence.rule_type), (ClusterType::Template, ClusterType::FactualDrift));
+/// assert!(entries.to_json().contains(
+///     r#""rule":"same_article","rule_type":"factual_drift","groups":[[1],[0]],"differences":[{"kind":"number","members":[1,0],"a":"0.29","b":"0.30"}]"#
 /// ));
+///
+/// // The same change between two articles on one subject: factual drift.
+/// let drift = Cluster::new(2, vec![
+///     Member::new(0, 3, "Bulgaria", "In 1910 Bulgaria had a population of 7 million people."),
+///     Member::new(1 << 32, 4, "History of Bulgaria", "In 1910 Bulgaria had a population of 4.5 million people."),
+/// ]);
+/// assert_eq!(drift.kind, ClusterType::FactualDrift);
+/// assert!(drift.confidence > 0.5);
 /// ```
 #[derive(Clone, Debug, PartialEq)]
 pub struct Cluster {
@@ -143,6 +153,9 @@ pub struct Cluster {
     pub id: u64,
     /// What kind of reuse it is ([`classify::type_cluster`]).
     pub kind: ClusterType,
+    /// The probability of `kind` by the fitted model, in `0..=1` (1 for a cluster of one
+    /// folded text, identical by the rules alone).
+    pub confidence: f64,
     /// Why: the rule, the groups of identical members, the differences between groups.
     pub evidence: Evidence,
     /// Its members, sorted by `(doc, idx, id)`.
@@ -181,10 +194,10 @@ impl Cluster {
     /// use textreuse_dedup::{Cluster, ClusterType, Member};
     ///
     /// let c = Cluster::in_order(0, vec![
-    ///     Member::new(0, "b", "Albedo", "The albedo of the Earth was 0.29 in the survey."),
-    ///     Member::new(1, "a", "Albedo", "The albedo of the Earth was 0.30 in the survey."),
+    ///     Member::new(0, "b", "History of Bulgaria", "In 1910 Bulgaria had 4.5 million people."),
+    ///     Member::new(1, "a", "Bulgaria", "In 1910 Bulgaria had 7 million people."),
     /// ]);
-    /// assert_eq!((c.kind, c.members[0].text.contains("0.29")), (ClusterType::FactualDrift, true));
+    /// assert_eq!((c.kind, c.members[0].text.contains("4.5")), (ClusterType::FactualDrift, true));
     /// ```
     pub fn in_order(id: u64, members: Vec<Member>) -> Cluster {
         // The classifier's document keys: the distinct document ids, numbered.
@@ -205,7 +218,11 @@ impl Cluster {
     /// Classifies `members` whose document keys are `keys` (equal for members of one
     /// document).
     fn typed(id: u64, members: Vec<Member>, keys: &[u64]) -> Cluster {
-        let Typing { kind, evidence } = classify::type_cluster(
+        let Typing {
+            kind,
+            confidence,
+            evidence,
+        } = classify::type_cluster(
             &members
                 .iter()
                 .zip(keys)
@@ -223,6 +240,7 @@ impl Cluster {
         Cluster {
             id,
             kind,
+            confidence,
             evidence,
             members,
             representative: 0,
@@ -320,7 +338,7 @@ impl Cluster {
     }
 
     /// Its line of `clusters.jsonl`, without the newline: `{"cluster", "size", "type",
-    /// "representative", "rule", "groups", "differences", "members": [{"doc", "title", "idx", "text", "source", "record",
+    /// "confidence", "representative", "rule", "rule_type", "groups", "differences", "members": [{"doc", "title", "idx", "text", "source", "record",
     /// "revision", "timestamp", "url", "start", "end", "similarity", "jaccard"}, ...]}`; fields without a
     /// value (no source, no revision, no similarity) are left out.
     pub fn to_json(&self) -> String {
@@ -336,8 +354,10 @@ impl Cluster {
             cluster: self.id,
             size: self.members.len(),
             kind: self.kind.as_str(),
+            confidence: (self.confidence * 1000.0).round() / 1000.0,
             representative: self.representative,
             rule: self.evidence.rule.as_str(),
+            rule_type: self.evidence.rule_type.as_str(),
             groups: &self.evidence.groups,
             differences: &self.evidence.differences,
             members: OutMembers(&self.members),
@@ -392,8 +412,10 @@ struct OutCluster<'a> {
     size: usize,
     #[serde(rename = "type")]
     kind: &'static str,
+    confidence: f64,
     representative: usize,
     rule: &'static str,
+    rule_type: &'static str,
     /// Left out for one group (every member the same text): it would list every member.
     #[serde(skip_serializing_if = "one_group")]
     groups: &'a [Vec<usize>],

@@ -417,8 +417,9 @@ pub(crate) fn plan<'py>(
 /// classify(members) -> str
 ///
 /// The type of a cluster of sentences, as `textreuse dedup` types its clusters, with the
-/// evidence and, for factual drift, the contradiction: one JSON object `{"type", "rule",
-/// "groups", "differences", "contradiction"}` (`contradiction` null unless the type is
+/// evidence and, for factual drift, the contradiction: one JSON object `{"type",
+/// "confidence", "rule", "rule_type", "groups", "differences", "contradiction"}`
+/// (`contradiction` null unless the type is
 /// `factual_drift`; its `statements` name members by their index in `members`). Each member
 /// is `(doc, title, text, revision, timestamp, url)`: `doc` a string key (members with equal
 /// keys or equal titles are one article), the last three may be None.
@@ -454,7 +455,9 @@ pub(crate) fn classify(
         let contradiction = textreuse_dedup::contradictions::Contradiction::of(&cluster);
         serde_json::json!({
             "type": cluster.kind.as_str(),
+            "confidence": cluster.confidence,
             "rule": cluster.evidence.rule.as_str(),
+            "rule_type": cluster.evidence.rule_type.as_str(),
             "groups": cluster.evidence.groups,
             "differences": cluster.evidence.differences,
             "contradiction": contradiction,

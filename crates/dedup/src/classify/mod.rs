@@ -52,13 +52,14 @@ use ahash::AHashMap;
 use serde::{Deserialize, Serialize};
 
 mod diff;
+pub mod learned;
 mod tokens;
 
 use diff::{Hunk, diff};
 use tokens::{Token, key, recycle, tokenize};
 
 /// The kind of a cluster, written as `type` in `clusters.jsonl`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum ClusterType {
     /// Same text up to case, spacing, punctuation and typographic variants.
@@ -255,16 +256,22 @@ pub enum Relation {
 pub struct Typing {
     /// The type.
     pub kind: ClusterType,
+    /// The model's probability of `kind`, in `0..=1` (1 for a cluster of one group, which the
+    /// rules type identical without the model, and for [`by_rules`]).
+    pub confidence: f64,
     /// Why.
     pub evidence: Evidence,
 }
 
-/// Why a cluster has its type: the rule that decided, the groups of identical members and the
-/// differences between the groups.
+/// Why a cluster has its type: the rule that fired and the type it gave, the groups of
+/// identical members and the differences between the groups.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Evidence {
-    /// The rule that decided the type.
+    /// The rule that decided the rules' type.
     pub rule: Rule,
+    /// The type the rules give (the model, which decides the cluster's type, reads it through
+    /// `rule`; they differ where the model overrules the rules).
+    pub rule_type: ClusterType,
     /// The groups of members with the same folded text, as indices into the members, largest
     /// first (ties: by folded text); each group in member order.
     pub groups: Vec<Vec<usize>>,
@@ -1231,12 +1238,22 @@ fn same_stem(a: &[Token], b: &[Token]) -> bool {
     common >= 5 && common * 3 >= shorter * 2
 }
 
-/// Types a cluster (at least one member), with the evidence.
+/// Types a cluster (at least one member), with the evidence: the rules gather it
+/// ([`by_rules`]), then the fitted model ([`learned`]) decides the type from it, unless every
+/// member has the same folded text (identical, by the rules alone).
 pub fn type_cluster(members: &[Member<'_>]) -> Typing {
+    learned::retype(by_rules(members), members)
+}
+
+/// The rules alone: the evidence and the type the rules give it (`kind` and
+/// [`Evidence::rule_type`] agree; `confidence` is 1). [`type_cluster`] uses this evidence.
+pub fn by_rules(members: &[Member<'_>]) -> Typing {
     let typing = |kind, rule, groups, differences| Typing {
         kind,
+        confidence: 1.0,
         evidence: Evidence {
             rule,
+            rule_type: kind,
             groups,
             differences,
         },

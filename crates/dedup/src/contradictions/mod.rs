@@ -22,8 +22,6 @@
 //! ```
 use serde::Serialize;
 
-pub mod drift;
-
 use crate::Cluster;
 use crate::classify::{ClusterType, DifferenceKind, Rule};
 use textreuse_corpus::DocId;
@@ -34,11 +32,10 @@ pub struct Contradiction {
     /// The cluster id (as in `clusters.jsonl`).
     pub cluster: u64,
     /// The probability, in `0..=1`, that the cluster is factual drift by the paper's definition
-    /// ([`drift`]: a model of the rules' evidence fitted to labelled clusters). On the
-    /// cluster-type study's held-out clusters the rules typed drift, 0.56 of those at 0.5 or
-    /// more were drift, against 0.26 of all of them; the ranking's first 20, 0.60.
+    /// (the cluster's [`confidence`](Cluster::confidence): the model that types clusters,
+    /// [`classify::learned`](crate::classify::learned), fitted to labelled clusters).
     pub confidence: f64,
-    /// The rule that typed the cluster (`same_article`, `related_articles`, `shared_subject`).
+    /// The rule that fired on the cluster's evidence.
     pub rule: Rule,
     /// The differing facts, aligned: `a` in statement `statements[0]`, `b` in `statements[1]`.
     pub facts: Vec<Fact>,
@@ -134,7 +131,7 @@ impl Contradiction {
         mark_newest(&mut statements);
         Some(Contradiction {
             cluster: cluster.id,
-            confidence: round3(drift::of(cluster)),
+            confidence: round3(cluster.confidence),
             rule: cluster.evidence.rule,
             facts,
             statements,
@@ -220,32 +217,32 @@ mod tests {
     }
 
     #[test]
-    fn revisions_of_one_article_are_an_update() {
+    fn the_newer_statement_is_marked() {
         let cluster = Cluster::new(
             3,
             vec![
                 member(
                     0,
                     9,
-                    "Albedo",
-                    "The albedo of the Earth was 0.30 in the survey.",
+                    "Bulgaria",
+                    "In 1910 Bulgaria had a population of 7 million people.",
                     10,
                     "2013-05-01T00:00:00Z",
                 ),
                 member(
                     1 << 32,
-                    9,
-                    "Albedo",
-                    "The albedo of the Earth was 0.29 in the survey.",
+                    10,
+                    "History of Bulgaria",
+                    "In 1910 Bulgaria had a population of 4.5 million people.",
                     20,
                     "2016-08-01T00:00:00Z",
                 ),
             ],
         );
         let c = Contradiction::of(&cluster).unwrap();
-        assert_eq!(c.confidence, round3(drift::of(&cluster)));
+        assert_eq!(c.confidence, round3(cluster.confidence));
         assert!((0.0..=1.0).contains(&c.confidence));
-        assert_eq!(c.rule, Rule::SameArticle);
+        assert_eq!(c.rule, Rule::RelatedArticles);
         let newest: Vec<_> = c
             .statements
             .iter()
@@ -279,16 +276,16 @@ mod tests {
                     member(
                         0,
                         9,
-                        "Albedo",
-                        "The albedo was 0.30 in that survey of the year.",
+                        "Bulgaria",
+                        "Bulgaria was a poor rural nation of 7 million people in that year.",
                         1,
                         "2013",
                     ),
                     member(
                         1,
-                        9,
-                        "Albedo",
-                        "The albedo was 0.29 in that survey of the year.",
+                        10,
+                        "History of Bulgaria",
+                        "Bulgaria was a poor rural nation of 4.5 million people in that year.",
                         2,
                         "2016",
                     ),

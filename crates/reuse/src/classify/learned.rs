@@ -100,35 +100,8 @@ impl ReuseProfile {
 /// The probabilities of content reuse, structure reuse and no reuse the model gives a case's
 /// [`ReuseProfile::features`].
 pub fn probabilities(features: &[f64; FEATURES]) -> [f64; 3] {
-    let mut score = model::INIT;
-    for roots in model::ROOTS.iter() {
-        for (s, &root) in score.iter_mut().zip(roots) {
-            *s += model::LEARNING_RATE * leaf(root, features);
-        }
-    }
-    let top = score.iter().copied().fold(f64::NEG_INFINITY, f64::max);
-    let e = score.map(|s| (s - top).exp());
-    let sum: f64 = e.iter().sum();
-    e.map(|x| x / sum)
-}
-
-/// The value of the leaf a case reaches from `root`. The fit compared single-precision values
-/// (scikit-learn's trees store their inputs as `f32`), so each feature is rounded to `f32`
-/// first: the same leaf as in the fit for every input.
-fn leaf(root: u32, features: &[f64; FEATURES]) -> f64 {
-    let mut i = root as usize;
-    loop {
-        let n = &model::NODES[i];
-        if n.left == 0 {
-            return n.value;
-        }
-        let x = features[n.feature as usize] as f32 as f64;
-        i = if x <= n.threshold {
-            n.left as usize
-        } else {
-            n.right as usize
-        };
-    }
+    let p = model::MODEL.probabilities(features);
+    [p[0], p[1], p[2]]
 }
 
 /// The model's kind for a case with titles (see the [module docs](self)).
@@ -141,15 +114,6 @@ pub(super) fn classify(p: &ReuseProfile) -> ReuseKind {
     } else {
         ReuseKind::Content
     }
-}
-
-/// One node of a tree: a split (`left` > 0) or a leaf (`left` = 0, `value`).
-pub(super) struct Node {
-    feature: u8,
-    threshold: f64,
-    left: u32,
-    right: u32,
-    value: f64,
 }
 
 #[cfg(test)]
@@ -180,6 +144,8 @@ mod tests {
             checked += 1;
         }
         assert_eq!(checked, 64);
+        assert_eq!((model::MODEL.classes(), model::MODEL.rounds()), (3, 150));
+        model::MODEL.check(FEATURES).unwrap();
     }
 
     #[test]
