@@ -312,7 +312,7 @@ async function drawRow(name, row) {
         memberContext((r.members_articles || [])[i]))));
     const diffs = (d.differences || []).map((x) => el("li", {}, el("span", { class: "badge" }, x.kind), " ", el("mark", {}, x.a), " vs ", el("mark", {}, x.b)));
     show(el("h1", {}, `Cluster ${d.cluster} `, badge(d.type)), back,
-      features([["size", fmt(d.size)], ["rule", d.rule || "–"], ["articles", String(titlesOf(name, d).length)]]),
+      features([["size", fmt(d.size)], ["confidence", fmt(d.confidence)], ["rule", d.rule || "–"], ["rules' type", d.rule_type || d.type], ["articles", String(titlesOf(name, d).length)]]),
       diffs.length ? [el("h2", {}, "Differences"), el("ul", { class: "differences" }, diffs)] : null,
       el("h2", {}, `Members${r.members_total > (d.members || []).length ? ` (first ${d.members.length} of ${fmt(r.members_total)})` : ""}: words that differ from the representative marked`),
       el("table", {}, el("tr", {}, ...["", "article", "similarity", "text"].map((h) => el("th", {}, h))), members),

@@ -29,7 +29,7 @@ use crate::ExploreError;
 use crate::schema::{Kind, MAX_CATEGORIES, OTHER_CATEGORY, Parsed, Table, Value};
 
 /// The format of the index files; a different one is built again.
-const VERSION: u32 = 2;
+const VERSION: u32 = 3;
 
 /// Bytes of the output file parsed as one batch (in parallel, then merged in order).
 const CHUNK_BYTES: usize = 16 << 20;

@@ -92,8 +92,13 @@ impl Table {
                 let cluster: ClusterLine<'a> =
                     serde_json::from_slice(line).map_err(|e| e.to_string())?;
                 row.values.push(Value::Id(cluster.cluster));
+                // Files written before the model typed clusters: the rules' type is `type`.
+                let rule_type = cluster.rule_type.unwrap_or_else(|| cluster.kind.clone());
                 row.category(1, cluster.kind);
                 row.category(2, cluster.rule.unwrap_or(Cow::Borrowed("")));
+                row.category(3, rule_type);
+                row.values
+                    .push(Value::Real(cluster.confidence.unwrap_or(f64::NAN)));
                 for m in &cluster.members {
                     row.titles.push(m.title.clone());
                     row.website(m.url.as_deref());
@@ -168,7 +173,13 @@ const REUSE_COLUMNS: &[Column] = &[
 const CLUSTERS_COLUMNS: &[Column] = &[
     Column::new("cluster", Id, "the cluster's id"),
     Column::new("type", Category, "type of the cluster"),
-    Column::new("rule", Category, "the rule that typed it"),
+    Column::new("rule", Category, "the rule that fired on its evidence"),
+    Column::new("rule_type", Category, "the type the rules alone give"),
+    Column::new(
+        "confidence",
+        Real,
+        "probability of its type by the fitted model",
+    ),
     Column::new("size", Count, "members"),
     Column::new(
         "articles",
@@ -346,6 +357,10 @@ struct ClusterLine<'a> {
     kind: Cow<'a, str>,
     #[serde(borrow, default)]
     rule: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    rule_type: Option<Cow<'a, str>>,
+    #[serde(default)]
+    confidence: Option<f64>,
     #[serde(default)]
     differences: Vec<serde::de::IgnoredAny>,
     #[serde(borrow)]
@@ -400,11 +415,21 @@ mod tests {
         let mut row = Parsed::default();
         Table::Clusters.parse(line, &mut row).unwrap();
         assert_eq!(row.titles, ["A", "B"]);
+        assert_eq!(row.values.len(), Table::Clusters.columns().len());
         assert_eq!(row.values[0], Value::Id(5));
-        assert_eq!(row.values[3], Value::Count(3));
-        assert_eq!(row.values[4], Value::Count(2));
-        assert_eq!(row.values[5], Value::Count(1));
-        assert_eq!(row.values[6], Value::Real(0.7));
+        // Written before the model: the rules' type is the type, no confidence.
+        assert_eq!(row.values[3], Value::Category(vec!["template".into()]));
+        assert!(matches!(row.values[4], Value::Real(x) if x.is_nan()));
+        assert_eq!(row.values[5], Value::Count(3));
+        assert_eq!(row.values[6], Value::Count(2));
+        assert_eq!(row.values[7], Value::Count(1));
+        assert_eq!(row.values[8], Value::Real(0.7));
+        let line = br#"{"cluster":5,"size":2,"type":"template","confidence":0.7,"rule":"same_article","rule_type":"factual_drift","members":[{"title":"A"},{"title":"A"}]}"#;
+        let mut row = Parsed::default();
+        Table::Clusters.parse(line, &mut row).unwrap();
+        assert_eq!(row.values[1], Value::Category(vec!["template".into()]));
+        assert_eq!(row.values[3], Value::Category(vec!["factual_drift".into()]));
+        assert_eq!(row.values[4], Value::Real(0.7));
     }
 
     #[test]
