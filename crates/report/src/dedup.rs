@@ -280,7 +280,8 @@ impl DedupReport {
         counts.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(b.0)));
         page.figure(
             &plot::type_counts_svg(&counts)?,
-            "Clusters per type (the classifier's rules are in docs/dedup.md).",
+            "Clusters per type: the types of Weissman et al., decided by a model fitted to \
+             labelled clusters over the rules' evidence (docs/dedup.md, \"Cluster types\").",
         );
         let total: u64 = counts.iter().map(|c| c.1).sum::<u64>().max(1);
         let rows: Vec<Vec<String>> = counts
@@ -907,15 +908,25 @@ fn pairs_section(page: &mut Page, pairs: &[[String; 5]], top: usize) {
     page.end_section();
 }
 
-/// What each cluster type means (docs/dedup.md has the rules).
+/// What each cluster type means: the paper's definitions (docs/dedup.md).
 fn describe(kind: &str) -> &'static str {
     match kind {
-        "identical" => "the same text once case and whitespace are normalized",
-        "template" => "the same frame with other names or numbers, across articles",
-        "copyedit" => "a small wording change with no new names or numbers",
-        "factual_drift" => "one article's sentence with changed numbers or names",
-        "reference" => "citation-like text",
-        "other" => "larger rewrites, templates with wording changes",
+        "identical" => {
+            "the same sentence up to case, punctuation and typographic variants: copy and paste"
+        }
+        "template" => {
+            "the same frame whose differing parts are each article's own subject or figures"
+        }
+        "copyedit" => {
+            "the same statement with non-substantive edits (a pronoun for a name, spelling, reordering)"
+        }
+        "factual_drift" => {
+            "the same subject with a changed fact (number, date, name, negation), within or across articles"
+        }
+        "reference" => "citations",
+        "other" => {
+            "similar text that is not related (sentence-splitting errors, boilerplate fragments)"
+        }
         _ => "",
     }
 }
