@@ -292,6 +292,19 @@ mod tests {
         assert!(p.iter().all(|&x| x <= p[kind]), "the likeliest type");
     }
 
+    proptest::proptest! {
+        /// Whatever the evidence, six probabilities that add up to one.
+        #[test]
+        fn any_features_give_a_distribution(
+            f in proptest::collection::vec(-1.0f64..1e4, FEATURES),
+        ) {
+            let f: [f64; FEATURES] = f.try_into().unwrap();
+            let p = probabilities(&f);
+            proptest::prop_assert!(p.iter().all(|x| (0.0..=1.0).contains(x)), "{p:?}");
+            proptest::prop_assert!((p.iter().sum::<f64>() - 1.0).abs() < 1e-9, "{p:?}");
+        }
+    }
+
     #[test]
     fn one_folded_text_stays_identical_without_the_model() {
         let m = |doc, text| Member {
