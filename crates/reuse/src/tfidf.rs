@@ -98,15 +98,6 @@ impl TermCounts {
         }
     }
 
-    /// The terms counted.
-    fn len(&self) -> usize {
-        match self {
-            TermCounts::Map(map) => map.len(),
-            TermCounts::Sorted { keys, .. } => keys.len(),
-            TermCounts::OverCap(over) => over.len(),
-        }
-    }
-
     /// The number of terms whose count is above `cap`.
     fn count_over(&self, cap: usize) -> u64 {
         match self {
@@ -119,31 +110,37 @@ impl TermCounts {
     }
 }
 
-/// Counts `(term, item)` records (distinct) by term, as sorted arrays, keeping the terms whose
-/// count is above `cap` only when one is given.
+/// Counts `(term, item)` records (distinct) by term, as sorted arrays: with a `cap`, only the
+/// terms whose count is above it; without one, the terms counted more than once (a term
+/// missing from the counts counts once: [`TermCounts::get`]'s callers read it as 1), and the
+/// number of distinct terms beside them.
 fn sorted_counts(
     sorter: textreuse_shuffle::RecordSorter,
     cap: Option<usize>,
     stats: &mut ReuseStats,
-) -> Result<TermCounts, ReuseError> {
+) -> Result<(TermCounts, u64), ReuseError> {
     let mut sorted = sorter.finish()?;
     let (mut keys, mut counts, mut ids) = (Vec::new(), Vec::new(), Vec::new());
+    let mut distinct = 0u64;
     while let Some(term) = sorted.next_group(&mut ids)? {
-        match cap {
-            Some(cap) if ids.len() <= cap => {}
-            _ => {
-                keys.push(term);
-                counts.push(u32::try_from(ids.len()).unwrap_or(u32::MAX));
-            }
+        distinct += 1;
+        let kept = match cap {
+            Some(cap) => ids.len() > cap,
+            None => ids.len() > 1,
+        };
+        if kept {
+            keys.push(term);
+            counts.push(u32::try_from(ids.len()).unwrap_or(u32::MAX));
         }
     }
     stats.bytes_spilled += sorted.bytes_spilled();
     keys.shrink_to_fit();
     counts.shrink_to_fit();
-    Ok(match cap {
+    let counts = match cap {
         Some(_) => TermCounts::OverCap(keys),
         None => TermCounts::Sorted { keys, counts },
-    })
+    };
+    Ok((counts, distinct))
 }
 
 /// The options of the tf-idf stage.
@@ -440,11 +437,19 @@ pub(crate) fn candidates<'d>(
             }
         }
     }
-    let df = match df_sort {
+    // A term of one document weighs as if its count were 1 when it is missing, so the counts
+    // keep only the terms of several documents: outputs are the same, and on real text most
+    // distinct terms (names, numbers, typos) occur once.
+    let (df, distinct) = match df_sort {
         Some(sorter) => sorted_counts(sorter, None, stats)?,
-        None => TermCounts::Map(df_map),
+        None => {
+            let distinct = df_map.len() as u64;
+            df_map.retain(|_, n| *n > 1);
+            df_map.shrink_to_fit();
+            (TermCounts::Map(df_map), distinct)
+        }
     };
-    stats.distinct_terms = df.len() as u64;
+    stats.distinct_terms = distinct;
     let pass = Pass {
         doc,
         df: &df,
@@ -494,7 +499,7 @@ pub(crate) fn candidates<'d>(
     stats.doc_arrays_on_disk +=
         u64::from(first_chunk.on_disk()) + u64::from(postings_of_doc.on_disk());
     let postings_of_term = match postings_sort {
-        Some(sorter) => sorted_counts(sorter, Some(o.max_postings), stats)?,
+        Some(sorter) => sorted_counts(sorter, Some(o.max_postings), stats)?.0,
         None => TermCounts::Map(postings_map),
     };
     stats.terms_over_cap = postings_of_term.count_over(o.max_postings);
