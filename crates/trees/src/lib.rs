@@ -158,6 +158,44 @@ impl<'a> Boosted<'a> {
         Ok(())
     }
 
+    /// Checks the model against a fixture written with it by `studies/trees.py`: lines of
+    /// tab-separated numbers, `features` of them then one probability per class (the positive
+    /// class's for a one-class model), `#` lines skipped. Returns the number of cases, or the
+    /// first case whose probabilities differ from the fixture's by more than `tolerance`.
+    /// Meant for the models' tests.
+    pub fn check_fixture(
+        &self,
+        fixture: &str,
+        features: usize,
+        tolerance: f64,
+    ) -> Result<usize, String> {
+        let mut checked = 0;
+        for line in fixture.lines().filter(|l| !l.starts_with('#')) {
+            let v = line
+                .split('\t')
+                .map(str::parse)
+                .collect::<Result<Vec<f64>, _>>()
+                .map_err(|e| format!("{e} in {line}"))?;
+            if v.len() != features + self.classes() {
+                return Err(format!(
+                    "{} numbers, not {features} + {}: {line}",
+                    v.len(),
+                    self.classes()
+                ));
+            }
+            let mine = self.probabilities(&v[..features]);
+            if mine
+                .iter()
+                .zip(&v[features..])
+                .any(|(a, b)| (a - b).abs() > tolerance)
+            {
+                return Err(format!("{mine:?} against {:?}", &v[features..]));
+            }
+            checked += 1;
+        }
+        Ok(checked)
+    }
+
     /// Each class's raw score (before the logistic function or softmax) for a case's
     /// `features`, written to `scores` (one per class).
     ///
@@ -295,6 +333,26 @@ mod tests {
                 .unwrap_err()
                 .contains("cycle")
         );
+    }
+
+    #[test]
+    fn fixtures_are_checked_line_by_line() {
+        let m = Boosted::new(0.5, &[1.0], &[0, 0], &STUMPS);
+        let p = |x: f64| m.probabilities(&[x])[0];
+        let good = format!("# x then p\n0.7\t{}\n0.2\t{}\n", p(0.7), p(0.2));
+        assert_eq!(m.check_fixture(&good, 1, 1e-12), Ok(2));
+        let off = format!("0.7\t{}\n", p(0.7) + 1e-6);
+        assert!(
+            m.check_fixture(&off, 1, 1e-12)
+                .unwrap_err()
+                .contains("against")
+        );
+        assert!(
+            m.check_fixture("0.7\t0.5\t0.5\n", 1, 1e-12)
+                .unwrap_err()
+                .contains("numbers")
+        );
+        assert!(m.check_fixture("x\t0.5\n", 1, 1e-12).is_err());
     }
 
     #[test]

@@ -225,25 +225,8 @@ mod tests {
     /// model).
     #[test]
     fn the_trees_give_the_fits_probabilities() {
-        let mut checked = 0;
-        for line in include_str!("learned/fixture.tsv").lines() {
-            if line.starts_with('#') {
-                continue;
-            }
-            let v: Vec<f64> = line.split('\t').map(|x| x.parse().unwrap()).collect();
-            assert_eq!(v.len(), FEATURES + 6, "{line}");
-            let features: [f64; FEATURES] = v[..FEATURES].try_into().unwrap();
-            let p = probabilities(&features);
-            for (mine, fit) in p.iter().zip(&v[FEATURES..]) {
-                assert!(
-                    (mine - fit).abs() < 1e-12,
-                    "{p:?} against {:?}",
-                    &v[FEATURES..]
-                );
-            }
-            checked += 1;
-        }
-        assert_eq!(checked, 64);
+        let fixture = include_str!("learned/fixture.tsv");
+        assert_eq!(model::MODEL.check_fixture(fixture, FEATURES, 1e-12), Ok(64));
         assert_eq!(model::MODEL.classes(), 6);
         model::MODEL.check(FEATURES).unwrap();
     }
