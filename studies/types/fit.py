@@ -63,11 +63,12 @@ DEPTH = 2
 LEARNING_RATE = 0.1
 
 
-def labels(second=False):
+def labels():
+    """The first annotator's labels of every sample."""
     out = {}
     folder = os.path.join(HERE, "labels")
     for name in sorted(os.listdir(folder)):
-        if name.endswith(".labels.jsonl") and name.startswith("second-") == second:
+        if name.endswith(".labels.jsonl") and not name.startswith("second-"):
             with open(os.path.join(folder, name), encoding="utf-8") as f:
                 for line in f:
                     if line.strip():
