@@ -1,12 +1,12 @@
 //! [`Classifier::Learned`](super::Classifier::Learned): gradient-boosted decision trees over a
-//! case's measures ([`ReuseProfile::features`]), fitted to the labelled tuning cases of the
-//! reuse-class study (`studies/reuse/fit.py` writes `model.rs`; the held-out halves were never
-//! read by it).
+//! case's measures ([`ReuseProfile::features`]), fitted to the labelled cases of the reuse-class
+//! study (`studies/reuse/fit.py` writes `model.rs`; the sample it was scored on, the eleventh,
+//! was never read by it).
 //!
 //! The model scores each class (content reuse, structure reuse, not reuse) as a sum of small
 //! trees; the scores' softmax gives the three probabilities. A case is not reuse
 //! ([`ReuseKind::Spurious`]) when that probability passes [`NONE_ABOVE`] (a threshold
-//! below one half: the fit chose it so that the cases reported as reuse are reuse at least 95
+//! below one half: the fit chose it so that the cases reported as reuse are reuse at least 96
 //! times in 100 on its cross-validation), else the likelier of content and structure reuse.
 //! Cases without titles are left to the [`Classifier::Rules`](super::Classifier::Rules)
 //! rules: the model was fitted on articles only.
