@@ -286,7 +286,8 @@ fn features_classes_and_passage_texts_reach_reuse_jsonl() {
 
 /// `--max-memory` at its minimum writes the bytes of an unbounded run (`reuse.jsonl`,
 /// `pairs.tsv`, `documents.tsv`, `corpus.json`, and `stats.json` but for its seconds, spilled
-/// bytes and index blocks), also when every structure spills (the hidden `--spill-everything`);
+/// bytes and index blocks), also when every structure spills (the hidden `--spill-everything`:
+/// `documents.tsv` then merges a run per row);
 /// below the minimum it is refused before any input is read, naming the minimum; a
 /// `--work-mem` beyond the sorts' share is refused naming `--work-mem`.
 #[test]
@@ -308,10 +309,21 @@ fn max_memory_changes_no_output_and_refuses_too_little() {
     let (spilled, log) = run("spilled", &["--max-memory", "128MiB", "--spill-everything"]);
     assert!(log.contains("index blocks"), "{log}");
     // The store's offsets, the documents' first chunks and posting counts, the tokens' places.
-    assert!(
-        log.contains(", 4 per-document arrays in temporary files"),
-        "{log}"
-    );
+    assert!(log.contains(", 4 per-document arrays and "), "{log}");
+    // A run of documents.tsv's rows per pair with a passage (two rows each).
+    let runs: usize = log
+        .split(" per-document arrays and ")
+        .nth(1)
+        .and_then(|rest| rest.split(' ').next())
+        .and_then(|n| n.parse().ok())
+        .expect("the runs of documents.tsv rows in the log");
+    let pairs = std::fs::read_to_string(bounded.join("pairs.tsv")).unwrap();
+    let with_cases = pairs
+        .lines()
+        .skip(1)
+        .filter(|l| l.split('\t').nth(5) != Some("0"))
+        .count();
+    assert_eq!(runs, 2 * with_cases, "{log}");
     let strip = |dir: &std::path::Path| {
         let mut v: serde_json::Value =
             serde_json::from_slice(&std::fs::read(dir.join("stats.json")).unwrap()).unwrap();

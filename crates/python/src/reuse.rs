@@ -876,7 +876,7 @@ impl PyReuseDocuments {
             chars,
             cases,
             starts.into_iter().zip(ends).map(|(s, e)| s..e),
-        );
+        )?;
         Ok(())
     }
 

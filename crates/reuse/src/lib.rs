@@ -485,9 +485,10 @@ impl ReuseBuilder {
 
     /// Spills everything that can spill from its first entry, whatever the bound: the sorts
     /// and index blocks get a few KiB, each candidate pair is aligned in a part of its own,
-    /// the stored texts' pages are handed back after every read, and the per-document arrays
+    /// the stored texts' pages are handed back after every read, the per-document arrays
     /// are in temporary files (the stores' too when built with
-    /// [`MemoryPlan::store_offsets`], 0 here). Slow; for tests that
+    /// [`MemoryPlan::store_offsets`], 0 here), and so is every row of `documents.tsv` (with
+    /// [`MemoryPlan::documents`], 0 here). Slow; for tests that
     /// check that the results do not depend on the memory (default false).
     pub fn spill_everything(&mut self, yes: bool) -> &mut Self {
         self.spill_everything = yes;
@@ -506,6 +507,7 @@ impl ReuseBuilder {
             plan.align_text = 1;
             plan.mapped_texts = 0;
             plan.doc_arrays = 0;
+            plan.documents = 0;
         }
         Ok(plan)
     }

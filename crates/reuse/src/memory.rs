@@ -33,9 +33,11 @@ use crate::{PREPARED_TEXT_BYTES, ReuseError};
 ///   moves to a temporary file, read back by positioned reads (the stores' offsets and the
 ///   tokens' places, once per document read) or a batch of documents at a time (the tf-idf
 ///   arrays). The document of each chunk is held per index block, within the sorts' share.
+/// * a sixteenth to the rows of `documents.tsv` ([`MemoryPlan::documents`]: per document with
+///   a passage its id, title, input, counts and reused ranges); past it, the rows are written
+///   to a temporary file as a sorted run, and the runs are merged when the file is written.
 /// * the rest ([`unbounded`](MemoryPlan#structfield.unbounded)) to the structures that are
-///   not bounded yet: per document with a passage (an article) its row of `documents.tsv`
-///   and, in the corpus view, its slot, degree, case count, union-find entry and names (about
+///   not bounded yet: per document with a passage (an article), in the corpus view, its slot, degree, case count, union-find entry and names (about
 ///   40 bytes and its id and title); per distinct term of more than one document its
 ///   document frequency (a term of one document is left out: its weight is the same without
 ///   it; 290,472 of 728,636 terms kept on 63,362 Wikipedia articles) (under a bound the terms'
@@ -83,6 +85,9 @@ pub struct MemoryPlan {
     /// (`u64::MAX`: no limit); past its part ([`MemoryPlan::store_offsets`] and the like), an
     /// array moves to a temporary file.
     pub doc_arrays: u64,
+    /// Bytes of the rows of `documents.tsv` held in memory (`u64::MAX`: no limit); past it,
+    /// they go to sorted runs on disk.
+    pub documents: u64,
     /// What is left for the structures without a share (per document, per chunk, per distinct
     /// term); they are not held to it.
     pub unbounded: u64,
@@ -95,8 +100,8 @@ pub struct MemoryPlan {
 const FIXED: u64 = 80 << 20;
 
 /// The smallest share of what is left after the fixed cost: 48 MiB, so that the sorts get at
-/// least 18 MiB, alignment 12 MiB (2 MiB of text at a time), the mapped texts 6 MiB and the
-/// per-document arrays 6 MiB.
+/// least 18 MiB, alignment 12 MiB (2 MiB of text at a time), the mapped texts 6 MiB, the
+/// per-document arrays 6 MiB and the rows of `documents.tsv` 3 MiB.
 const LEFT_FLOOR: u64 = 48 << 20;
 
 /// Bytes of memory per byte of text in a part of an alignment batch: the text's mapped pages
@@ -130,6 +135,7 @@ impl MemoryPlan {
             align_text: PREPARED_TEXT_BYTES,
             mapped_texts: u64::MAX,
             doc_arrays: u64::MAX,
+            documents: u64::MAX,
             unbounded: u64::MAX,
         }
     }
@@ -162,6 +168,7 @@ impl MemoryPlan {
         let align = left / 4;
         let mapped_texts = left / 8;
         let doc_arrays = left / 8;
+        let documents = left / 16;
         Ok(MemoryPlan {
             max_memory: Some(max_memory),
             minimum,
@@ -171,7 +178,8 @@ impl MemoryPlan {
                 as usize,
             mapped_texts,
             doc_arrays,
-            unbounded: left - share - align - mapped_texts - doc_arrays,
+            documents,
+            unbounded: left - share - align - mapped_texts - doc_arrays - documents,
         })
     }
 
@@ -211,7 +219,12 @@ mod tests {
         let plan = MemoryPlan::bounded(2 << 30, None).unwrap();
         let left = (2 << 30) - FIXED;
         assert_eq!(
-            plan.sorts + left / 4 + plan.mapped_texts + plan.doc_arrays + plan.unbounded,
+            plan.sorts
+                + left / 4
+                + plan.mapped_texts
+                + plan.doc_arrays
+                + plan.documents
+                + plan.unbounded,
             left
         );
         // The arrays' parts add up to at most their share.

@@ -1,9 +1,11 @@
 //! Sinks that write a run's results to files.
-use std::collections::BTreeMap;
+use std::cmp::Reverse;
+use std::collections::{BTreeMap, BinaryHeap};
 use std::fs::File;
 use std::io::{self, BufWriter, Write};
 use std::ops::Range;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use serde::Serialize;
 use textreuse_align::pan;
@@ -50,19 +52,134 @@ pub struct ReuseOutputDir {
 /// character ranges (kept merged, so a much-reused document stays small). [`ReuseOutputDir`]
 /// fills one from the pairs; an engine that aligns pairs elsewhere fills one with
 /// [`DocumentTable::add`] and writes the same file.
-#[derive(Debug, Default)]
+///
+/// The rows are held in memory up to a budget ([`DocumentTable::with_budget`]; none by
+/// default): past it, they are written to a temporary file as one sorted run and the table
+/// starts again empty, and [`DocumentTable::write`] merges the runs, adding up the rows of a
+/// document that is in several. The file is the same bytes at any budget.
+///
+/// ```
+/// use textreuse_corpus::Document;
+/// use textreuse_reuse::DocumentTable;
+///
+/// let mut small = DocumentTable::with_budget(1, None); // a run on disk after every row
+/// let mut all = DocumentTable::default();
+/// let doc = Document::new(7, "Bees", "Honey bees live in colonies.");
+/// for table in [&mut small, &mut all] {
+///     table.add(0, &doc, 28, 1, [0..10])?;
+///     table.add(0, &doc, 28, 1, [5..20])?;
+/// }
+/// assert_eq!(small.runs_on_disk(), 2);
+/// let (mut a, mut b) = (Vec::new(), Vec::new());
+/// small.write(&mut a)?;
+/// all.write(&mut b)?;
+/// assert_eq!(a, b);
+/// assert!(String::from_utf8(a)?.ends_with("7\tBees\t\t28\t2\t20\t0.7143\n"));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Debug)]
 pub struct DocumentTable {
     rows: BTreeMap<usize, DocumentRow>,
+    /// Estimated bytes of `rows`.
+    bytes: u64,
+    /// Past this many bytes the rows go to a run on disk (`u64::MAX`: never).
+    budget: u64,
+    tmp_dir: Option<PathBuf>,
+    /// Sorted runs of rows written to temporary files, with their lengths in bytes.
+    runs: Vec<(File, u64)>,
+    /// Runs written since the table was made.
+    runs_written: usize,
+}
+
+impl Default for DocumentTable {
+    fn default() -> DocumentTable {
+        DocumentTable::with_budget(u64::MAX, None)
+    }
 }
 
 #[derive(Debug)]
 struct DocumentRow {
     id: String,
     title: String,
-    input: String,
+    /// Shared with the document (one input names many).
+    input: Arc<str>,
     chars: usize,
     cases: u64,
     ranges: Vec<Range<usize>>,
+}
+
+/// Bytes a row costs in memory besides its strings and ranges: the row and its map entry.
+const ROW_BYTES: u64 = (std::mem::size_of::<DocumentRow>() + 64) as u64;
+
+impl DocumentRow {
+    /// Estimated bytes of the row in a [`DocumentTable`]'s map.
+    fn bytes(&self) -> u64 {
+        ROW_BYTES
+            + (self.id.capacity() + self.title.capacity()) as u64
+            + (self.ranges.capacity() * std::mem::size_of::<Range<usize>>()) as u64
+    }
+
+    /// Writes the row of document `n` to a run: `n`, `chars`, `cases`, the three strings and the
+    /// ranges, each length first, integers as little-endian `u64`.
+    fn write_to(&self, n: usize, w: &mut impl Write) -> io::Result<()> {
+        for v in [n, self.chars, self.cases as usize] {
+            w.write_all(&(v as u64).to_le_bytes())?;
+        }
+        for s in [&*self.id, &*self.title, &*self.input] {
+            w.write_all(&(s.len() as u64).to_le_bytes())?;
+            w.write_all(s.as_bytes())?;
+        }
+        w.write_all(&(self.ranges.len() as u64).to_le_bytes())?;
+        for r in &self.ranges {
+            w.write_all(&(r.start as u64).to_le_bytes())?;
+            w.write_all(&(r.end as u64).to_le_bytes())?;
+        }
+        Ok(())
+    }
+
+    /// Reads a row [`DocumentRow::write_to`] wrote, with its document's number.
+    fn read_from(r: &mut impl io::Read) -> io::Result<(usize, DocumentRow)> {
+        let damaged = || {
+            io::Error::new(
+                io::ErrorKind::InvalidData,
+                "damaged run of documents.tsv rows",
+            )
+        };
+        let word = |r: &mut dyn io::Read| -> io::Result<usize> {
+            let mut b = [0u8; 8];
+            r.read_exact(&mut b)?;
+            usize::try_from(u64::from_le_bytes(b)).map_err(|_| damaged())
+        };
+        let (n, chars, cases) = (word(r)?, word(r)?, word(r)? as u64);
+        let mut strings = [String::new(), String::new(), String::new()];
+        for s in &mut strings {
+            let mut b = vec![0u8; word(r)?];
+            r.read_exact(&mut b)?;
+            *s = String::from_utf8(b).map_err(|_| damaged())?;
+        }
+        let ranges = (0..word(r)?)
+            .map(|_| Ok(word(r)?..word(r)?))
+            .collect::<io::Result<Vec<_>>>()?;
+        let [id, title, input] = strings;
+        let row = DocumentRow {
+            id,
+            title,
+            input: input.into(),
+            chars,
+            cases,
+            ranges,
+        };
+        Ok((n, row))
+    }
+
+    /// Adds `other`'s cases and ranges (the same document's, from another run).
+    fn absorb(&mut self, other: DocumentRow) {
+        self.cases += other.cases;
+        self.ranges.extend(other.ranges);
+        if self.ranges.len() > 64 {
+            self.ranges = merge(std::mem::take(&mut self.ranges));
+        }
+    }
 }
 
 const TMP_SUFFIX: &str = ".partial";
@@ -102,6 +219,20 @@ impl ReuseOutputDir {
     pub fn passage_texts(&mut self, yes: bool) -> &mut Self {
         self.texts = yes;
         self
+    }
+
+    /// Holds about `budget` bytes of `documents.tsv`'s rows in memory, the rest in sorted runs
+    /// in temporary files in `tmp_dir` (see [`DocumentTable`]; no limit by default). `textreuse
+    /// reuse` gives it [`MemoryPlan::documents`](crate::MemoryPlan::documents).
+    pub fn documents_memory(&mut self, budget: u64, tmp_dir: Option<PathBuf>) -> &mut Self {
+        self.documents = DocumentTable::with_budget(budget, tmp_dir);
+        self
+    }
+
+    /// The runs of `documents.tsv`'s rows written to temporary files (see
+    /// [`DocumentTable::runs_on_disk`]).
+    pub fn document_runs_on_disk(&self) -> usize {
+        self.documents.runs_on_disk()
     }
 
     fn open(&self, name: &str) -> io::Result<BufWriter<File>> {
@@ -268,9 +399,29 @@ pub fn write_pair_row(w: &mut dyn Write, pair: &PairResult<'_>) -> io::Result<()
 }
 
 impl DocumentTable {
+    /// A table that holds about `budget` bytes of rows in memory and writes the rest to sorted
+    /// runs in temporary files in `tmp_dir` (the system's temporary directory when `None`).
+    pub fn with_budget(budget: u64, tmp_dir: Option<PathBuf>) -> DocumentTable {
+        DocumentTable {
+            rows: BTreeMap::new(),
+            bytes: 0,
+            budget,
+            tmp_dir,
+            runs: Vec::new(),
+            runs_written: 0,
+        }
+    }
+
+    /// The number of sorted runs written to temporary files since the table was made (also
+    /// after [`DocumentTable::write`] merged them).
+    pub fn runs_on_disk(&self) -> usize {
+        self.runs_written
+    }
+
     /// Adds `cases` passages covering `ranges` (characters) of document number `n`: its id,
     /// title, input (where it was read from) and length in characters are taken the first time
-    /// it is seen.
+    /// it is seen. Fails only when the rows past the budget cannot be written to a temporary
+    /// file.
     pub fn add(
         &mut self,
         n: usize,
@@ -278,44 +429,119 @@ impl DocumentTable {
         chars: usize,
         cases: u64,
         ranges: impl IntoIterator<Item = Range<usize>>,
-    ) {
-        let row = self.rows.entry(n).or_insert_with(|| DocumentRow {
-            id: doc.id.to_string(),
-            title: doc.title.clone(),
-            input: doc.origin.source.as_deref().unwrap_or("").to_string(),
-            chars,
-            cases: 0,
-            ranges: Vec::new(),
+    ) -> io::Result<()> {
+        let mut added = 0;
+        let row = self.rows.entry(n).or_insert_with(|| {
+            let row = DocumentRow {
+                id: doc.id.to_string(),
+                title: doc.title.clone(),
+                input: doc.origin.source.clone().unwrap_or_else(|| Arc::from("")),
+                chars,
+                cases: 0,
+                ranges: Vec::new(),
+            };
+            added = row.bytes();
+            row
         });
+        let before = row.bytes();
         row.cases += cases;
         row.ranges.extend(ranges);
         if row.ranges.len() > 64 {
             row.ranges = merge(std::mem::take(&mut row.ranges));
         }
+        self.bytes = (self.bytes + added + row.bytes()).saturating_sub(before);
+        if self.bytes > self.budget {
+            self.spill()?;
+        }
+        Ok(())
+    }
+
+    /// Writes the rows in memory to a new run, in document order, and empties the map.
+    fn spill(&mut self) -> io::Result<()> {
+        let file = match &self.tmp_dir {
+            Some(dir) => tempfile::tempfile_in(dir)?,
+            None => tempfile::tempfile()?,
+        };
+        let mut w = BufWriter::with_capacity(1 << 16, file);
+        for (n, mut row) in std::mem::take(&mut self.rows) {
+            row.ranges = merge(row.ranges);
+            row.write_to(n, &mut w)?;
+        }
+        w.flush()?;
+        let mut file = w.into_inner().map_err(io::IntoInnerError::into_error)?;
+        let len = io::Seek::stream_position(&mut file)?;
+        self.runs.push((file, len));
+        self.runs_written += 1;
+        self.bytes = 0;
+        Ok(())
     }
 
     /// Adds both documents of a pair with passages (nothing for a pair without).
-    pub fn add_pair(&mut self, pair: &PairResult<'_>) {
+    pub fn add_pair(&mut self, pair: &PairResult<'_>) -> io::Result<()> {
         if pair.cases.is_empty() {
-            return;
+            return Ok(());
         }
         let n = pair.cases.len() as u64;
         let (susp_n, susp) = pair.suspicious;
         let (src_n, src) = pair.source;
         let (susp_chars, src_chars) = (pair.texts.0.chars().count(), pair.texts.1.chars().count());
         let susp_ranges = pair.cases.iter().map(|c| c.suspicious.clone());
-        self.add(susp_n, susp, susp_chars, n, susp_ranges);
+        self.add(susp_n, susp, susp_chars, n, susp_ranges)?;
         let src_ranges = pair.cases.iter().map(|c| c.source.clone());
-        self.add(src_n, src, src_chars, n, src_ranges);
+        self.add(src_n, src, src_chars, n, src_ranges)
     }
 
-    /// Writes `documents.tsv`: the header and a row per document, by number.
+    /// Writes `documents.tsv`: the header and a row per document, by number (the runs on disk
+    /// and the rows in memory merged).
     pub fn write(&mut self, w: &mut dyn Write) -> io::Result<()> {
         writeln!(
             w,
             "doc\ttitle\tinput\tchars\tcases\treused_chars\treused_share"
         )?;
-        for row in self.rows.values_mut() {
+        let mut runs = Vec::with_capacity(self.runs.len());
+        for (file, len) in &self.runs {
+            let mut file = file.try_clone()?;
+            io::Seek::rewind(&mut file)?;
+            runs.push(RunReader::new(file, *len)?);
+        }
+        // The smallest document number of each run's next row, and the rows in memory last.
+        let mut memory = std::mem::take(&mut self.rows).into_iter().peekable();
+        let mut heap: BinaryHeap<Reverse<(usize, usize)>> = runs
+            .iter()
+            .enumerate()
+            .filter_map(|(i, r)| r.next.as_ref().map(|(n, _)| Reverse((*n, i))))
+            .collect();
+        loop {
+            let next_run = heap.peek().map(|Reverse((n, _))| *n);
+            let next_mem = memory.peek().map(|(n, _)| *n);
+            let n = match (next_run, next_mem) {
+                (None, None) => break,
+                (Some(a), Some(b)) => a.min(b),
+                (a, b) => a.or(b).expect("one is some"),
+            };
+            let mut row: Option<DocumentRow> = None;
+            while let Some(&Reverse((m, i))) = heap.peek() {
+                if m != n {
+                    break;
+                }
+                heap.pop();
+                let (_, r) = runs[i].take()?;
+                if let Some((m, _)) = &runs[i].next {
+                    heap.push(Reverse((*m, i)));
+                }
+                match &mut row {
+                    Some(row) => row.absorb(r),
+                    None => row = Some(r),
+                }
+            }
+            if next_mem == Some(n) {
+                let (_, r) = memory.next().expect("peeked");
+                match &mut row {
+                    Some(row) => row.absorb(r),
+                    None => row = Some(r),
+                }
+            }
+            let mut row = row.expect("a row of document n");
             let reused = covered(&mut row.ranges);
             writeln!(
                 w,
@@ -329,7 +555,39 @@ impl DocumentTable {
                 reused as f64 / row.chars.max(1) as f64
             )?;
         }
+        self.runs.clear();
+        self.bytes = 0;
         Ok(())
+    }
+}
+
+/// Reads one run of a [`DocumentTable`] row by row, one row ahead.
+struct RunReader {
+    reader: io::Take<io::BufReader<File>>,
+    next: Option<(usize, DocumentRow)>,
+}
+
+impl RunReader {
+    fn new(file: File, len: u64) -> io::Result<RunReader> {
+        let reader = io::Read::take(io::BufReader::with_capacity(1 << 14, file), len);
+        let mut run = RunReader { reader, next: None };
+        run.advance()?;
+        Ok(run)
+    }
+
+    fn advance(&mut self) -> io::Result<()> {
+        self.next = match self.reader.limit() {
+            0 => None,
+            _ => Some(DocumentRow::read_from(&mut self.reader)?),
+        };
+        Ok(())
+    }
+
+    /// The next row, and the one after it read ahead.
+    fn take(&mut self) -> io::Result<(usize, DocumentRow)> {
+        let row = self.next.take().expect("a row is ahead");
+        self.advance()?;
+        Ok(row)
     }
 }
 
@@ -353,7 +611,7 @@ impl ReuseOutputDir {
         self.start()?;
         write_case_lines(self.cases.as_mut().expect("started"), pair, self.texts)?;
         write_pair_row(self.pairs.as_mut().expect("started"), pair)?;
-        self.documents.add_pair(pair);
+        self.documents.add_pair(pair)?;
         self.view.add_pair(pair)?;
         Ok(())
     }
@@ -478,6 +736,41 @@ mod tests {
         assert_eq!(covered(&mut [0..10, 5..15, 20..25]), 20);
         assert_eq!(covered(&mut []), 0);
         assert_eq!(merge(vec![5..8, 0..3, 2..6, 10..11]), vec![0..8, 10..11]);
+    }
+
+    proptest::proptest! {
+        /// Rows spilled to runs on disk at any budget (one byte: a run per row) merge into the
+        /// file the table writes from memory, whatever documents recur in which runs.
+        #[test]
+        fn documents_tsv_is_the_same_at_any_budget(
+            adds in proptest::collection::vec((0usize..40, 1u64..4, 0usize..300, 1usize..200), 1..120),
+            budget in proptest::prop_oneof![proptest::strategy::Just(1u64), 1u64..20_000],
+        ) {
+            let docs: Vec<Document> = (0..40u64)
+                .map(|i| {
+                    let mut d = Document::new(i * 3, format!("Title\t{i}"), "");
+                    d.origin.source = Some(format!("input-{}.jsonl", i % 3).into());
+                    d
+                })
+                .collect();
+            let dir = tempfile::tempdir().unwrap();
+            let mut small = DocumentTable::with_budget(budget, Some(dir.path().to_path_buf()));
+            let mut all = DocumentTable::default();
+            for &(n, cases, start, len) in &adds {
+                let chars = 300 + n;
+                for t in [&mut small, &mut all] {
+                    t.add(n, &docs[n], chars, cases, [start..start + len, start / 2..start]).unwrap();
+                }
+            }
+            proptest::prop_assert_eq!(all.runs_on_disk(), 0);
+            if budget == 1 {
+                proptest::prop_assert_eq!(small.runs_on_disk(), adds.len());
+            }
+            let (mut a, mut b) = (Vec::new(), Vec::new());
+            small.write(&mut a).unwrap();
+            all.write(&mut b).unwrap();
+            proptest::prop_assert_eq!(String::from_utf8(a).unwrap(), String::from_utf8(b).unwrap());
+        }
     }
 
     #[test]

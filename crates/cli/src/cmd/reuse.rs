@@ -282,11 +282,13 @@ pub fn run(args: &Args, global: &Global) -> anyhow::Result<()> {
         ));
     }
     let mut sink = ReuseOutputDir::new(out.dir());
-    sink.passage_texts(args.passage_texts);
+    sink.passage_texts(args.passage_texts)
+        .documents_memory(job.memory().documents, Some(tmp.path().to_path_buf()));
     let pan = pan_out.as_ref().map(|p| PanOutput::new(p.dir()));
     let mut sinks = (sink, (pan, web));
     let stats = job.run_stored(&corpus, against.as_ref(), &mut sinks, &bars)?;
     let web = sinks.1.1;
+    let document_runs = sinks.0.document_runs_on_disk();
     out.commit()?;
     if let Some(pan) = pan_out {
         pan.commit()?;
@@ -312,13 +314,14 @@ pub fn run(args: &Args, global: &Global) -> anyhow::Result<()> {
         global.log(format_args!(
             "memory bound {} MiB: {:.1} MB spilled by the sorts, {} index blocks, the texts' \
              mapped pages handed back {} times, alignment batches cut into {} parts, {} \
-             per-document arrays in temporary files",
+             per-document arrays and {} runs of documents.tsv rows in temporary files",
             bound >> 20,
             stats.bytes_spilled as f64 / 1e6,
             stats.index_blocks,
             stats.text_releases,
             stats.align_parts,
-            stats.doc_arrays_on_disk
+            stats.doc_arrays_on_disk,
+            document_runs
         ));
     }
     if let Some(web) = &web {
