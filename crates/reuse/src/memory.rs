@@ -33,12 +33,15 @@ use crate::{PREPARED_TEXT_BYTES, ReuseError};
 ///   moves to a temporary file, read back by positioned reads (the stores' offsets and the
 ///   tokens' places, once per document read) or a batch of documents at a time (the tf-idf
 ///   arrays). The document of each chunk is held per index block, within the sorts' share.
-/// * a sixteenth to the rows of `documents.tsv` ([`MemoryPlan::documents`]: per document with
-///   a passage its id, title, input, counts and reused ranges); past it, the rows are written
-///   to a temporary file as a sorted run, and the runs are merged when the file is written.
+/// * a sixteenth to what is kept per document with a passage by name ([`MemoryPlan::documents`]):
+///   half to the rows of `documents.tsv` (id, title, counts and reused ranges; past it, the
+///   rows are written to a temporary file as a sorted run, and the runs are merged when the file
+///   is written), half to the corpus view's ids and titles (past it, in a temporary file, read
+///   back for the names the summary lists).
 /// * the rest ([`unbounded`](MemoryPlan#structfield.unbounded)) to the structures that are
-///   not bounded yet: per document with a passage (an article), in the corpus view, its slot, degree, case count, union-find entry and names (about
-///   40 bytes and its id and title); per distinct term of more than one document its
+///   not bounded yet: per document with a passage (an article), in the corpus view, its slot,
+///   degree, case count, union-find entry and where its names are (about 40 bytes); per
+///   distinct term of more than one document its
 ///   document frequency (a term of one document is left out: its weight is the same without
 ///   it; 290,472 of 728,636 terms kept on 63,362 Wikipedia articles) (under a bound the terms'
 ///   document frequencies and posting counts are counted by external sorts within the sorts'

@@ -221,11 +221,17 @@ impl ReuseOutputDir {
         self
     }
 
-    /// Holds about `budget` bytes of `documents.tsv`'s rows in memory, the rest in sorted runs
-    /// in temporary files in `tmp_dir` (see [`DocumentTable`]; no limit by default). `textreuse
-    /// reuse` gives it [`MemoryPlan::documents`](crate::MemoryPlan::documents).
+    /// Holds about `budget` bytes of what it keeps per document with a passage in memory, the
+    /// rest in temporary files in `tmp_dir`: half to `documents.tsv`'s rows (past it, sorted
+    /// runs: see [`DocumentTable`]), half to the corpus view's ids and titles
+    /// ([`CorpusViewBuilder::names_memory`](crate::CorpusViewBuilder::names_memory)). No limit by
+    /// default; call it before the run. `textreuse reuse` gives it
+    /// [`MemoryPlan::documents`](crate::MemoryPlan::documents).
     pub fn documents_memory(&mut self, budget: u64, tmp_dir: Option<PathBuf>) -> &mut Self {
-        self.documents = DocumentTable::with_budget(budget, tmp_dir);
+        self.documents = DocumentTable::with_budget(budget / 2, tmp_dir.clone());
+        self.view = CorpusView::builder()
+            .names_memory(budget / 2, tmp_dir)
+            .build();
         self
     }
 
