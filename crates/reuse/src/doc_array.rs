@@ -255,7 +255,8 @@ impl<T: Entry> DocArray<T> {
 /// The largest [`Entry::BYTES`] of the entries in use.
 const MAX_BYTES: usize = 16;
 
-fn temp_file(dir: Option<&Path>) -> io::Result<File> {
+/// An anonymous temporary file in `dir` (the system's temporary directory when `None`).
+pub(crate) fn temp_file(dir: Option<&Path>) -> io::Result<File> {
     match dir {
         Some(dir) => tempfile::tempfile_in(dir),
         None => tempfile::tempfile(),

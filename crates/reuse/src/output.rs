@@ -175,7 +175,12 @@ impl DocumentRow {
     /// Adds `other`'s cases and ranges (the same document's, from another run).
     fn absorb(&mut self, other: DocumentRow) {
         self.cases += other.cases;
-        self.ranges.extend(other.ranges);
+        self.add_ranges(other.ranges);
+    }
+
+    /// Adds reused ranges, merging them once there are more than 64.
+    fn add_ranges(&mut self, ranges: impl IntoIterator<Item = Range<usize>>) {
+        self.ranges.extend(ranges);
         if self.ranges.len() > 64 {
             self.ranges = merge(std::mem::take(&mut self.ranges));
         }
@@ -451,10 +456,7 @@ impl DocumentTable {
         });
         let before = row.bytes();
         row.cases += cases;
-        row.ranges.extend(ranges);
-        if row.ranges.len() > 64 {
-            row.ranges = merge(std::mem::take(&mut row.ranges));
-        }
+        row.add_ranges(ranges);
         self.bytes = (self.bytes + added + row.bytes()).saturating_sub(before);
         if self.bytes > self.budget {
             self.spill()?;
@@ -464,10 +466,7 @@ impl DocumentTable {
 
     /// Writes the rows in memory to a new run, in document order, and empties the map.
     fn spill(&mut self) -> io::Result<()> {
-        let file = match &self.tmp_dir {
-            Some(dir) => tempfile::tempfile_in(dir)?,
-            None => tempfile::tempfile()?,
-        };
+        let file = crate::doc_array::temp_file(self.tmp_dir.as_deref())?;
         let mut w = BufWriter::with_capacity(1 << 16, file);
         for (n, mut row) in std::mem::take(&mut self.rows) {
             row.ranges = merge(row.ranges);

@@ -324,10 +324,9 @@ impl Names {
         if self.bytes.len() as u64 > self.budget {
             let file = match &mut self.file {
                 Some(file) => file,
-                None => self.file.insert(match &self.tmp_dir {
-                    Some(dir) => tempfile::tempfile_in(dir)?,
-                    None => tempfile::tempfile()?,
-                }),
+                None => self
+                    .file
+                    .insert(crate::doc_array::temp_file(self.tmp_dir.as_deref())?),
             };
             crate::doc_array::write_at(file, &self.bytes, self.on_disk)?;
             self.on_disk += self.bytes.len() as u64;
