@@ -85,7 +85,7 @@ impl Shuffle {
                     .par_iter()
                     .map(|part| partition_pairs(part, &options))
                     .collect();
-                add_wave(done, &mut stats, &mut pairs, progress)?;
+                add_wave(&done, &mut stats, &mut pairs, progress)?;
             }
         } else if let Some(runs) = buckets.all_spilled() {
             // Every run is sorted and partitioned the same way, so ranges of partitions merge
@@ -94,12 +94,24 @@ impl Shuffle {
                 .step_by(MERGE_RANGE)
                 .map(|p| p..(p + MERGE_RANGE).min(PARTS))
                 .collect();
+            // Each range hands over its pairs a slice at a time (a round), so the pairs in
+            // flight stay bounded however many records a range holds.
             for wave in ranges.chunks(PARTITIONS_IN_FLIGHT / MERGE_RANGE) {
-                let done: Vec<PartitionPairs> = wave
-                    .par_iter()
-                    .map(|parts| merge_range(runs, parts.clone(), &options))
-                    .collect::<Result<_, _>>()?;
-                add_wave(done, &mut stats, &mut pairs, progress)?;
+                let mut merges = wave
+                    .iter()
+                    .map(|parts| RangeMerge::open(runs, parts.clone()))
+                    .collect::<Result<Vec<_>, _>>()?;
+                while merges.iter().any(|m| !m.done) {
+                    merges
+                        .par_iter_mut()
+                        .try_for_each(|m| m.next_pairs(&options, ROUND_PAIRS))?;
+                    add_wave(
+                        merges.iter().map(|m| &m.out),
+                        &mut stats,
+                        &mut pairs,
+                        progress,
+                    )?;
+                }
             }
         } else {
             let (mut ids, mut merged) = (Vec::new(), 0u64);
@@ -136,30 +148,55 @@ const MERGE_RANGE: usize = 8;
 /// Read buffer per run and range in the parallel merge (two tasks at a time on two cores).
 const RANGE_READ_BUFFER: usize = 128 << 10;
 
-/// The pairs of partitions `parts` of every run: a k-way merge of those slices of the runs.
-fn merge_range(
-    runs: &[Run],
-    parts: std::ops::Range<usize>,
-    options: &ShuffleBuilder,
-) -> Result<PartitionPairs, ShuffleError> {
-    let sources = runs
-        .iter()
-        .map(|run| open_run(run, parts.clone(), RANGE_READ_BUFFER))
-        .collect::<Result<Vec<_>, _>>()?;
-    let mut records = SortedRecords {
-        merger: Merger::new(sources)?,
-        pending: None,
-        bytes_spilled: 0,
-        runs: 0,
-        run_files: Vec::new(),
-        _dir: None,
-    };
-    let mut out = PartitionPairs::default();
-    let mut ids = Vec::new();
-    while records.next_group(&mut ids)?.is_some() {
-        out.add_bucket(&mut ids, options);
+/// Pairs a range merge hands over at most per round (one bucket more may pass it): 1 MiB, so a
+/// wave's pairs in flight are a few MiB whatever the corpus (a corpus of copies makes a pair of
+/// nearly every record).
+pub(super) const ROUND_PAIRS: usize = 1 << 16;
+
+/// The merge of partitions `parts` of every run (a k-way merge of those slices of the runs),
+/// turned into pairs a round at a time.
+struct RangeMerge {
+    records: SortedRecords,
+    ids: Vec<u64>,
+    /// The round's pairs (the buffer kept from round to round).
+    out: PartitionPairs,
+    done: bool,
+}
+
+impl RangeMerge {
+    fn open(runs: &[Run], parts: std::ops::Range<usize>) -> Result<RangeMerge, ShuffleError> {
+        let sources = runs
+            .iter()
+            .map(|run| open_run(run, parts.clone(), RANGE_READ_BUFFER))
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(RangeMerge {
+            records: SortedRecords {
+                merger: Merger::new(sources)?,
+                pending: None,
+                bytes_spilled: 0,
+                runs: 0,
+                run_files: Vec::new(),
+                _dir: None,
+            },
+            ids: Vec::new(),
+            out: PartitionPairs::default(),
+            done: false,
+        })
     }
-    Ok(out)
+
+    /// Replaces `out` with the pairs of the next buckets, until `cap` pairs or the end of the
+    /// range.
+    fn next_pairs(&mut self, options: &ShuffleBuilder, cap: usize) -> Result<(), ShuffleError> {
+        self.out.clear();
+        while !self.done && self.out.pairs.len() < cap {
+            if self.records.next_group(&mut self.ids)?.is_some() {
+                self.out.add_bucket(&mut self.ids, options);
+            } else {
+                self.done = true;
+            }
+        }
+        Ok(())
+    }
 }
 
 /// What some partitions of sorted records contribute (the parallel paths of
@@ -174,6 +211,16 @@ struct PartitionPairs {
 }
 
 impl PartitionPairs {
+    /// Empties it, keeping the pairs' buffer.
+    fn clear(&mut self) {
+        let mut pairs = std::mem::take(&mut self.pairs);
+        pairs.clear();
+        *self = PartitionPairs {
+            pairs,
+            ..PartitionPairs::default()
+        };
+    }
+
     /// Adds one bucket (its ids ascending and distinct) and its pairs.
     fn add_bucket(&mut self, ids: &mut Vec<u64>, options: &ShuffleBuilder) {
         self.records += ids.len() as u64;
@@ -189,8 +236,8 @@ impl PartitionPairs {
 }
 
 /// Adds the results of one parallel wave, in partition order: counts, pairs and progress.
-fn add_wave(
-    done: Vec<PartitionPairs>,
+fn add_wave<'a>(
+    done: impl IntoIterator<Item = &'a PartitionPairs>,
     stats: &mut ShuffleStats,
     pairs: &mut RecordSorter,
     progress: &mut dyn FnMut(u64),

@@ -178,6 +178,22 @@ proptest! {
     }
 }
 
+/// A range of partitions with many more pairs than a round hands over (all keys in the first
+/// partition: 200,000 pairs) gives them over several rounds, and the same pairs and clusters
+/// as in memory.
+#[test]
+fn a_range_of_many_pairs_is_handed_over_in_rounds() {
+    let records: Vec<(u64, u64)> = (0..300_000u64)
+        .map(|id| (textreuse_hash::mix64(id / 3) >> 8, id))
+        .collect();
+    let spilled = run(&records, 1 << 20, usize::MAX, PairMode::Star);
+    assert!(spilled.stats.runs > 0);
+    assert!(spilled.stats.candidate_pairs > 3 * super::pairs::ROUND_PAIRS as u64);
+    let in_memory = run(&records, 1 << 30, usize::MAX, PairMode::Star);
+    assert_eq!(in_memory.stats.runs, 0);
+    assert_eq!(spilled.budget_independent(), in_memory);
+}
+
 #[test]
 fn shuffle_through_merge_passes_matches_naive() {
     // 12,000 records in runs of 64: 188 runs, so merge passes write runs of their own (with
