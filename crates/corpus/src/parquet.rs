@@ -505,6 +505,27 @@ pub enum WriteError {
     },
 }
 
+/// Checks that row numbers come in ascending order, and remembers the first that does not.
+#[derive(Default)]
+struct Ascending {
+    last: Option<u64>,
+    taken: usize,
+    unsorted: Option<(usize, u64)>,
+}
+
+impl Ascending {
+    /// `row` when it is not smaller than the one before, else `None` (and it is recorded).
+    fn check(&mut self, row: u64) -> Option<u64> {
+        if self.last.is_some_and(|last| row < last) {
+            self.unsorted = Some((self.taken, row));
+            return None;
+        }
+        self.last = Some(row);
+        self.taken += 1;
+        Some(row)
+    }
+}
+
 /// Copies the Parquet file `src` to `dst` without the rows whose 1-based row numbers are in
 /// `drop` (sorted ascending; duplicates and numbers past the last row are allowed), and returns
 /// the number of rows written.
@@ -527,6 +548,31 @@ pub fn write_without_rows(src: &Path, dst: &Path, drop: &[u64]) -> Result<u64, W
             row: drop[index + 1],
         });
     }
+    write_without_sorted_rows(src, dst, drop.iter().copied())
+}
+
+/// [`write_without_rows`] with the row numbers as an iterator (ascending), read as the copy
+/// goes, so that a long list need not be in memory: from a file, say.
+///
+/// # Errors
+///
+/// As [`write_without_rows`]; a row smaller than the one before it is found when the copy
+/// reaches it, and `dst` is then left as it was.
+///
+/// ```no_run
+/// use std::path::Path;
+/// use textreuse_corpus::parquet::write_without_sorted_rows;
+///
+/// // Every tenth row left out.
+/// let rows = (1..).step_by(10).take(1000);
+/// write_without_sorted_rows(Path::new("in.parquet"), Path::new("out.parquet"), rows)?;
+/// # Ok::<(), textreuse_corpus::parquet::WriteError>(())
+/// ```
+pub fn write_without_sorted_rows(
+    src: &Path,
+    dst: &Path,
+    drop: impl IntoIterator<Item = u64>,
+) -> Result<u64, WriteError> {
     let read_error = |source: Box<dyn std::error::Error + Send + Sync>| WriteError::Read {
         path: src.to_path_buf(),
         source,
@@ -590,8 +636,12 @@ pub fn write_without_rows(src: &Path, dst: &Path, drop: &[u64]) -> Result<u64, W
         Some(properties.build()),
     )
     .map_err(|e| write_error(e.into()))?;
-    // The rows still to drop, ascending.
-    let mut rows = drop.iter().copied().peekable();
+    // The rows still to drop, checked to be ascending as they are taken.
+    let mut order = Ascending::default();
+    let mut rows = drop
+        .into_iter()
+        .map_while(|row| order.check(row))
+        .peekable();
     let mut read = 0u64;
     let mut written = 0u64;
     for batch in reader {
@@ -616,6 +666,11 @@ pub fn write_without_rows(src: &Path, dst: &Path, drop: &[u64]) -> Result<u64, W
         read += len;
         written += batch.num_rows() as u64;
         writer.write(&batch).map_err(|e| write_error(e.into()))?;
+    }
+    // Rows past the last one are allowed, but still checked for their order.
+    rows.for_each(|_| ());
+    if let Some((index, row)) = order.unsorted {
+        return Err(WriteError::Unsorted { index, row });
     }
     let out = writer.into_inner().map_err(|e| write_error(e.into()))?;
     let file = out

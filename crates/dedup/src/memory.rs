@@ -19,8 +19,10 @@ use crate::Error;
 /// the cluster lists stages 6-8 read, about 70-90 bytes per clustered unit at their peak; beyond
 /// the share the connected components are computed on disk and read back a batch at a time).
 /// Stage 8's article tally and ranking (about 100-140 bytes per clustered document in memory)
-/// come after the shuffle is done, so they take the sorts' half again and the three sixteenths
-/// left ([`MemoryPlan::article_tally`]); beyond it they are sorted on disk. The structures of
+/// come after the shuffle is done, so they take the sorts' half again and what is left but a
+/// thirty-second ([`MemoryPlan::article_tally`]); beyond it they are sorted on disk. That
+/// thirty-second holds the records a deduplicated copy leaves out ([`MemoryPlan::drop_list`],
+/// 16 bytes a duplicate, sorted runs on disk past it). The structures of
 /// the other paths are not bounded: the candidate pairs and their texts of
 /// [`DedupBuilder::max_edit`], the fingerprints of [`Method::SimHash`] and the words and
 /// vectors of [`Method::RandomProjection`].
@@ -54,6 +56,11 @@ pub struct MemoryPlan {
     /// fits in it, else sorted on disk (`u64::MAX` without a bound). It reuses the sorts'
     /// share, whose shuffle is done before stage 8 starts.
     pub article_tally: u64,
+    /// The share of the duplicate records a deduplicated copy leaves out
+    /// ([`DropList::with_budget`](crate::rewrite::DropList::with_budget): 16 bytes a record,
+    /// sorted runs on disk past it), collected while stages 6-8 run (`u64::MAX` without a
+    /// bound).
+    pub drop_list: u64,
     /// Members fetched and classified at a time in stages 6-8, and formatted at a time by the
     /// output files.
     pub chunk_members: usize,
@@ -107,6 +114,7 @@ impl MemoryPlan {
             mapped_texts: MAPPED_TEXTS,
             components: u64::MAX,
             article_tally: u64::MAX,
+            drop_list: u64::MAX,
             chunk_members: CHUNK_MEMBERS,
             batch_bytes: usize::MAX,
         }
@@ -143,6 +151,7 @@ impl MemoryPlan {
         let text_index = left / 16;
         let mapped_texts = left / 16;
         let components = left / 16 * 3;
+        let drop_list = left / 32;
         // Chunks of stages 6-8 grow with the bound, from 1,024 members near the minimum to the
         // unbounded run's 32,768 (at about 1.1 GiB of bound).
         let chunk_members =
@@ -155,7 +164,8 @@ impl MemoryPlan {
             text_index,
             mapped_texts,
             components,
-            article_tally: left - text_index - mapped_texts - components,
+            article_tally: left - text_index - mapped_texts - components - drop_list,
+            drop_list,
             chunk_members,
             batch_bytes: BATCH_BYTES,
         })
@@ -171,10 +181,14 @@ mod tests {
         let plan = MemoryPlan::bounded(2 << 30, None).unwrap();
         let left = (2 << 30) - FIXED;
         assert_eq!(
-            plan.text_index + plan.mapped_texts + plan.components + plan.article_tally,
+            plan.text_index
+                + plan.mapped_texts
+                + plan.components
+                + plan.article_tally
+                + plan.drop_list,
             left
         );
-        assert!(plan.components >= left / 6 && plan.article_tally >= plan.sorts + left / 6);
+        assert!(plan.components >= left / 6 && plan.article_tally >= plan.sorts + left / 8);
         assert_eq!(plan.sorts, left / 2);
         assert_eq!(plan.chunk_members, CHUNK_MEMBERS);
         let small = MemoryPlan::bounded(MemoryPlan::MINIMUM, None).unwrap();

@@ -2,8 +2,9 @@
 //! run found, in the input's own format and compression.
 //!
 //! [`DropList`] is a [`Sink`] that collects the [duplicates](Cluster::duplicates) of each
-//! cluster by input and record; [`write_deduplicated`] then reads the inputs again and writes
-//! each one under the output directory without those records:
+//! cluster by input and record (on disk past its memory budget); [`DropList::finish`] sorts them
+//! into a [`Dropped`], and [`write_deduplicated`] then reads the inputs again and writes each
+//! one under the output directory without those records:
 //!
 //! * JSON Lines: the other lines, byte for byte (blank and malformed lines included), compressed
 //!   as the input was (gzip, zstd, bzip2 or not at all);
@@ -30,16 +31,17 @@
 //! let mut drop = DropList::default();
 //! dedup.run(Inputs::new([&input]), &mut drop, &NoProgress)?;
 //! let out = dir.path().join("clean");
+//! let drop = drop.finish()?;
 //! let written = write_deduplicated([&input], &Include::default(), &drop, &out)?;
 //! assert_eq!((written.records_kept, written.records_dropped), (2, 1));
 //! let copy = std::fs::read_to_string(out.join(input.strip_prefix("/")?))?;
 //! assert!(copy.contains("\"id\": 1") && !copy.contains("\"id\": 2"));
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
-use std::collections::{BTreeMap, BTreeSet};
-use std::convert::Infallible;
+use std::collections::HashMap;
 use std::fs::File;
 use std::io::{BufRead, BufWriter, Write};
+use std::os::unix::fs::FileExt;
 use std::path::{Component, Path, PathBuf};
 
 use crate::cluster::Cluster;
@@ -47,62 +49,247 @@ use crate::sink::Sink;
 use textreuse_corpus::InputError;
 use textreuse_corpus::input::{self, Compression, Format};
 use textreuse_corpus::source::Include;
+use textreuse_shuffle::{MIN_MEM_BUDGET, RecordSorter, ShuffleBuilder, ShuffleError};
 
 /// The duplicate records of a run, by input (a [`Sink`]). Units without a source (documents a
 /// program built) are not listed.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+///
+/// The records are `(input, record)` pairs in an external sort ([`RecordSorter`]): past the
+/// budget of [`DropList::with_budget`] they go to sorted runs in a temporary directory, so a run
+/// that drops millions of records stays within its memory bound (`--max-memory`). What stays
+/// in memory is each input's name, once. [`DropList::finish`] sorts them into a [`Dropped`],
+/// which [`write_deduplicated`] reads.
+#[derive(Debug)]
 pub struct DropList {
-    /// Source (as given) -> the records to drop: line numbers (JSON Lines), row numbers
-    /// (Parquet), or 0 for a whole plain-text file.
-    by_source: BTreeMap<String, BTreeSet<u64>>,
-    units: u64,
+    /// Input (as given) -> its number, in the order first seen.
+    ids: HashMap<String, u32>,
+    /// `(input number, record)`: line numbers (JSON Lines), row numbers (Parquet), or 0 for a
+    /// whole plain-text file.
+    records: RecordSorter,
+    tmp_dir: Option<PathBuf>,
+}
+
+impl Default for DropList {
+    /// No budget: the records stay in memory.
+    fn default() -> DropList {
+        DropList::with_budget(u64::MAX, None::<PathBuf>)
+    }
 }
 
 impl DropList {
-    /// Adds the duplicates of `cluster`.
-    pub fn add(&mut self, cluster: &Cluster) {
-        for m in cluster.duplicates() {
-            self.add_record(&m.origin);
+    /// A list that keeps at most about `budget` bytes of records in memory (16 bytes a record;
+    /// at least [`MIN_MEM_BUDGET`](textreuse_shuffle::MIN_MEM_BUDGET)) and writes sorted runs
+    /// past it to a private directory under `tmp_dir` (default: the system temporary directory).
+    ///
+    /// ```
+    /// use textreuse_dedup::Dedup;
+    /// use textreuse_dedup::rewrite::DropList;
+    ///
+    /// let dedup = Dedup::builder().max_memory(256 << 20).build()?;
+    /// // The share of the run's memory plan, and its temporary directory.
+    /// let drop = DropList::with_budget(dedup.memory().drop_list, dedup.tmp_dir());
+    /// assert!(drop.is_empty());
+    /// # Ok::<(), textreuse_dedup::Error>(())
+    /// ```
+    pub fn with_budget<P: Into<PathBuf>>(budget: u64, tmp_dir: Option<P>) -> DropList {
+        let tmp_dir = tmp_dir.map(Into::into);
+        let mut shuffle = ShuffleBuilder::new();
+        shuffle.mem_budget(budget.max(MIN_MEM_BUDGET));
+        if let Some(dir) = &tmp_dir {
+            shuffle.tmp_dir(dir);
         }
+        DropList {
+            ids: HashMap::new(),
+            records: shuffle
+                .build_sorter()
+                .expect("a budget of at least the minimum"),
+            tmp_dir,
+        }
+    }
+
+    /// Adds the duplicates of `cluster`.
+    ///
+    /// # Errors
+    ///
+    /// Writing a sorted run failed (see [`ShuffleError`] for how to recover).
+    pub fn add(&mut self, cluster: &Cluster) -> Result<(), ShuffleError> {
+        for m in cluster.duplicates() {
+            self.add_record(&m.origin)?;
+        }
+        Ok(())
     }
 
     /// Adds the record of a document known to be a duplicate from elsewhere (of a document in a
-    /// persistent index, say); nothing for a document without a source.
-    pub fn add_record(&mut self, origin: &textreuse_corpus::Origin) {
+    /// persistent index, say); nothing for a document without a source. A record added twice is
+    /// dropped once.
+    ///
+    /// # Errors
+    ///
+    /// Writing a sorted run failed (see [`ShuffleError`] for how to recover).
+    pub fn add_record(&mut self, origin: &textreuse_corpus::Origin) -> Result<(), ShuffleError> {
         if let Some(source) = &origin.source {
-            let record = origin.record.unwrap_or(0);
-            if self
-                .by_source
-                .entry(source.to_string())
-                .or_default()
-                .insert(record)
-            {
-                self.units += 1;
-            }
+            let next = self.ids.len() as u32;
+            let id = match self.ids.get(&**source) {
+                Some(&id) => id,
+                None => *self.ids.entry(source.to_string()).or_insert(next),
+            };
+            self.records
+                .push(u64::from(id), origin.record.unwrap_or(0))?;
         }
+        Ok(())
     }
 
-    /// The number of records to drop.
-    pub fn len(&self) -> u64 {
-        self.units
-    }
-
-    /// Whether nothing is dropped.
+    /// Whether nothing was added.
     pub fn is_empty(&self) -> bool {
-        self.units == 0
+        self.records.is_empty()
     }
 
-    /// The records to drop from `source` (as given).
-    pub fn records(&self, source: &str) -> Option<&BTreeSet<u64>> {
-        self.by_source.get(source)
+    /// Sorted runs written so far (0 while the records fit in the budget).
+    pub fn runs(&self) -> u64 {
+        self.records.runs()
+    }
+
+    /// Sorts the records (each once) into a temporary file, by input and record, for
+    /// [`write_deduplicated`].
+    ///
+    /// # Errors
+    ///
+    /// Reading the runs or writing the file failed (see [`ShuffleError`] for how to recover).
+    pub fn finish(self) -> Result<Dropped, ShuffleError> {
+        let parent = self.tmp_dir.unwrap_or_else(std::env::temp_dir);
+        let spill = |path: &Path| {
+            let path = path.to_path_buf();
+            move |source| ShuffleError::Spill { path, source }
+        };
+        let file = tempfile::Builder::new()
+            .prefix("textreuse-dropped-")
+            .tempfile_in(&parent)
+            .map_err(|source| ShuffleError::TempDir {
+                path: parent.clone(),
+                source,
+            })?;
+        let (file, path) = file.into_parts();
+        let mut out = BufWriter::with_capacity(1 << 16, file);
+        let mut ranges = vec![(0u64, 0u64); self.ids.len()];
+        let mut written = 0u64;
+        for record in self.records.finish()? {
+            let (id, record) = record?;
+            let range = &mut ranges[id as usize];
+            if range.1 == 0 {
+                range.0 = written;
+            }
+            range.1 += 1;
+            out.write_all(&record.to_le_bytes()).map_err(spill(&path))?;
+            written += 1;
+        }
+        let file = out
+            .into_inner()
+            .map_err(|e| e.into_error())
+            .map_err(spill(&path))?;
+        let sources = self
+            .ids
+            .into_iter()
+            .map(|(name, id)| (name, ranges[id as usize]))
+            .collect();
+        Ok(Dropped {
+            sources,
+            len: written,
+            file,
+            _path: path,
+        })
     }
 }
 
 impl Sink for DropList {
-    type Error = Infallible;
-    fn cluster(&mut self, cluster: Cluster) -> Result<(), Infallible> {
-        self.add(&cluster);
-        Ok(())
+    type Error = ShuffleError;
+    fn cluster(&mut self, cluster: Cluster) -> Result<(), ShuffleError> {
+        self.add(&cluster)
+    }
+}
+
+/// The records to drop, sorted by input and record ([`DropList::finish`]), in a temporary file
+/// deleted when this is dropped.
+#[derive(Debug)]
+pub struct Dropped {
+    /// Input (as given) -> (first record's position in the file, records).
+    sources: HashMap<String, (u64, u64)>,
+    len: u64,
+    file: File,
+    _path: tempfile::TempPath,
+}
+
+impl Dropped {
+    /// The number of records to drop (each once).
+    pub fn len(&self) -> u64 {
+        self.len
+    }
+
+    /// Whether nothing is dropped.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// The records to drop from `source` (as given), ascending: line numbers (JSON Lines), row
+    /// numbers (Parquet), or 0 for a whole plain-text file.
+    pub fn records(&self, source: &str) -> DroppedRecords<'_> {
+        let (start, count) = self.sources.get(source).copied().unwrap_or((0, 0));
+        DroppedRecords {
+            file: &self.file,
+            next: start,
+            end: start + count,
+            buf: Vec::new(),
+            pos: 0,
+            error: None,
+        }
+    }
+}
+
+/// The records [`Dropped::records`] lists for one input, read from its file a block at a time.
+/// A read error ends the iteration early and is kept ([`DroppedRecords::error`]).
+#[derive(Debug)]
+pub struct DroppedRecords<'a> {
+    file: &'a File,
+    /// The next record's position in the file (in records), and the end of the input's.
+    next: u64,
+    end: u64,
+    buf: Vec<u8>,
+    pos: usize,
+    error: Option<std::io::Error>,
+}
+
+impl DroppedRecords<'_> {
+    /// Records read per block.
+    const BLOCK: u64 = 8192;
+
+    /// The error that ended the iteration early, if one did.
+    pub fn error(&mut self) -> Option<std::io::Error> {
+        self.error.take()
+    }
+}
+
+impl Iterator for DroppedRecords<'_> {
+    type Item = u64;
+
+    fn next(&mut self) -> Option<u64> {
+        if self.pos == self.buf.len() {
+            if self.next == self.end || self.error.is_some() {
+                return None;
+            }
+            let n = (self.end - self.next).min(Self::BLOCK) as usize;
+            self.buf.resize(n * 8, 0);
+            self.pos = 0;
+            if let Err(e) = self.file.read_exact_at(&mut self.buf, self.next * 8) {
+                self.buf.clear();
+                self.error = Some(e);
+                return None;
+            }
+            self.next += n as u64;
+        }
+        let bytes = self.buf[self.pos..self.pos + 8]
+            .try_into()
+            .expect("8 bytes");
+        self.pos += 8;
+        Some(u64::from_le_bytes(bytes))
     }
 }
 
@@ -156,7 +343,7 @@ pub fn copy_path(out: &Path, input: &Path) -> PathBuf {
 pub fn write_deduplicated<P: AsRef<Path>>(
     inputs: impl IntoIterator<Item = P>,
     include: &Include,
-    drop: &DropList,
+    drop: &Dropped,
     out: &Path,
 ) -> Result<Rewritten, RewriteError> {
     let mut done = Rewritten::default();
@@ -183,22 +370,25 @@ pub fn write_deduplicated<P: AsRef<Path>>(
             vec![input.to_path_buf()]
         };
         for file in files {
-            let records = drop.records(&file.to_string_lossy());
-            copy_one(&file, records, &copy_path(out, &file), &mut done)?;
+            let mut records = drop.records(&file.to_string_lossy());
+            let dst = copy_path(out, &file);
+            copy_one(&file, &mut records, &dst, &mut done)?;
+            if let Some(source) = records.error() {
+                // The list of records to drop could not be read: the copy may hold some.
+                return Err(RewriteError { path: dst, source });
+            }
         }
     }
     Ok(done)
 }
 
-/// Copies one input file without `drop`'s records.
+/// Copies one input file without the records of `drop` (ascending).
 fn copy_one(
     file: &Path,
-    drop: Option<&BTreeSet<u64>>,
+    drop: &mut DroppedRecords<'_>,
     dst: &Path,
     done: &mut Rewritten,
 ) -> Result<(), RewriteError> {
-    let empty = BTreeSet::new();
-    let drop = drop.unwrap_or(&empty);
     let opened = match input::open_file(file) {
         Ok(opened) => opened,
         Err(e) => {
@@ -235,7 +425,7 @@ fn copy_one(
             copy_parquet(file, drop, dst, opened.compression, done)
         }
         Format::Text => {
-            let dropped = drop.contains(&0);
+            let dropped = drop.next() == Some(0);
             if dropped {
                 done.records_dropped += 1;
                 return Ok(());
@@ -244,16 +434,24 @@ fn copy_one(
             let mut writer = Encoder::new(tmp.file, opened.compression).map_err(write_error)?;
             let mut reader = opened.reader;
             // Damage in the input (a cut or padded compressed stream) is the input's problem,
-            // reported and skipped like every damaged input; only writing can stop the copy.
-            let mut text = Vec::new();
-            if let Err(e) = std::io::Read::read_to_end(&mut reader, &mut text) {
-                done.problems.push(InputError::Format {
-                    path: file.to_path_buf(),
-                    message: format!("{e}: the file is damaged and is not copied"),
-                });
-                return Ok(());
+            // reported and skipped like every damaged input (the part copied is deleted); only
+            // writing can stop the copy. The file streams through a buffer, whatever its size.
+            let mut buf = vec![0; 1 << 16];
+            loop {
+                let n = match std::io::Read::read(&mut reader, &mut buf) {
+                    Ok(0) => break,
+                    Ok(n) => n,
+                    Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+                    Err(e) => {
+                        done.problems.push(InputError::Format {
+                            path: file.to_path_buf(),
+                            message: format!("{e}: the file is damaged and is not copied"),
+                        });
+                        return Ok(());
+                    }
+                };
+                writer.write_all(&buf[..n]).map_err(write_error)?;
             }
-            writer.write_all(&text).map_err(write_error)?;
             let file = writer.finish().map_err(write_error)?;
             Tmp::persist(tmp.path, file, dst).map_err(write_error)?;
             done.files += 1;
@@ -265,6 +463,7 @@ fn copy_one(
             let mut writer = Encoder::new(tmp.file, opened.compression).map_err(write_error)?;
             let mut reader = opened.reader;
             let (mut line, mut buf) = (0u64, Vec::new());
+            let mut drop = drop.peekable();
             loop {
                 buf.clear();
                 // Damage in the input (a cut or padded compressed stream) is reported, and the
@@ -289,7 +488,7 @@ fn copy_one(
                 line += 1;
                 // Blank lines hold no record; they are copied like any other line that is
                 // not a duplicate.
-                if drop.contains(&line) {
+                if drop.next_if_eq(&line).is_some() {
                     done.records_dropped += 1;
                 } else {
                     if !buf.trim_ascii().is_empty() {
@@ -320,12 +519,12 @@ fn copy_one(
 #[cfg(feature = "parquet")]
 fn copy_parquet(
     file: &Path,
-    drop: &BTreeSet<u64>,
+    drop: &mut DroppedRecords<'_>,
     dst: &Path,
     compression: Compression,
     done: &mut Rewritten,
 ) -> Result<(), RewriteError> {
-    use textreuse_corpus::parquet::{WriteError, write_without_rows};
+    use textreuse_corpus::parquet::{WriteError, write_without_sorted_rows};
     if compression != Compression::None {
         done.problems.push(InputError::Format {
             path: file.to_path_buf(),
@@ -340,12 +539,13 @@ fn copy_parquet(
             source,
         })?;
     }
-    let rows: Vec<u64> = drop.iter().copied().collect();
-    match write_without_rows(file, dst, &rows) {
+    let mut dropped = 0u64;
+    let rows = drop.inspect(|_| dropped += 1);
+    match write_without_sorted_rows(file, dst, rows) {
         Ok(kept) => {
             done.files += 1;
             done.records_kept += kept;
-            done.records_dropped += rows.len() as u64;
+            done.records_dropped += dropped;
             Ok(())
         }
         Err(WriteError::Write { source, .. }) => Err(RewriteError {
@@ -366,7 +566,7 @@ fn copy_parquet(
 #[cfg(not(feature = "parquet"))]
 fn copy_parquet(
     file: &Path,
-    _drop: &BTreeSet<u64>,
+    _drop: &mut DroppedRecords<'_>,
     _dst: &Path,
     _compression: Compression,
     done: &mut Rewritten,
@@ -506,6 +706,7 @@ mod tests {
             .unwrap();
         // Three files of four documents: two texts, six copies of each.
         assert_eq!(stats.clusters, 2);
+        let drop = drop.finish().unwrap();
         assert_eq!(drop.len(), 10);
         let out = dir.path().join("out");
         let done = write_deduplicated(&inputs, &Include::default(), &drop, &out).unwrap();
@@ -536,6 +737,140 @@ mod tests {
         assert_eq!(read(&copy_path(&out, &zst)), removed);
     }
 
+    fn origin(source: &str, record: u64) -> textreuse_corpus::Origin {
+        textreuse_corpus::Origin {
+            source: Some(source.into()),
+            record: Some(record),
+            ..Default::default()
+        }
+    }
+
+    proptest::proptest! {
+        /// Whatever the budget (down to the smallest, 64 records a run), every input lists
+        /// the records added for it, each once and ascending, as a set in memory would.
+        #[test]
+        fn the_records_are_the_same_at_any_budget(
+            adds in proptest::collection::vec((0..5u8, 0..300u64), 0..2000),
+            budget in proptest::sample::select(vec![MIN_MEM_BUDGET, 4096, u64::MAX]),
+        ) {
+            let tmp = tempfile::tempdir().unwrap();
+            let mut list = DropList::with_budget(budget, Some(tmp.path()));
+            let mut model: std::collections::BTreeMap<String, std::collections::BTreeSet<u64>> =
+                Default::default();
+            for &(source, record) in &adds {
+                let name = format!("in-{source}.jsonl");
+                list.add_record(&origin(&name, record)).unwrap();
+                model.entry(name).or_default().insert(record);
+            }
+            // A document without a source is not listed.
+            list.add_record(&textreuse_corpus::Origin::default()).unwrap();
+            if budget == MIN_MEM_BUDGET && adds.len() > 64 {
+                proptest::prop_assert!(list.runs() > 0);
+            }
+            let dropped = list.finish().unwrap();
+            let total: usize = model.values().map(|set| set.len()).sum();
+            proptest::prop_assert_eq!(dropped.len(), total as u64);
+            for source in 0..6u8 {
+                let name = format!("in-{source}.jsonl");
+                let mut records = dropped.records(&name);
+                let got: Vec<u64> = records.by_ref().collect();
+                proptest::prop_assert!(records.error().is_none());
+                let want: Vec<u64> =
+                    model.get(&name).map(|set| set.iter().copied().collect()).unwrap_or_default();
+                proptest::prop_assert_eq!(got, want);
+            }
+        }
+    }
+
+    /// A copy made with the smallest budget (the duplicates in sorted runs on disk) is the
+    /// same bytes as one made with the records in memory, for JSON Lines and plain text.
+    #[test]
+    fn a_copy_is_the_same_whether_the_duplicates_were_spilled() {
+        let dir = tempfile::tempdir().unwrap();
+        let input = dir.path().join("in");
+        std::fs::create_dir_all(&input).unwrap();
+        // 43 unrelated texts: twenty words each, drawn from a small vocabulary.
+        let words = [
+            "harbour",
+            "ships",
+            "grain",
+            "timber",
+            "merchants",
+            "river",
+            "castle",
+            "bishop",
+            "railway",
+            "station",
+            "market",
+            "winter",
+            "orchard",
+            "quarry",
+            "bridge",
+            "mill",
+            "council",
+            "school",
+            "chapel",
+            "forest",
+            "meadow",
+            "fishermen",
+            "lighthouse",
+            "tannery",
+            "brewery",
+            "abbey",
+            "garrison",
+            "weavers",
+            "canal",
+            "granary",
+        ];
+        let texts: Vec<String> = (0..43u64)
+            .map(|i| {
+                let mut x = i.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+                let mut text = String::from("The");
+                for _ in 0..20 {
+                    x ^= x << 13;
+                    x ^= x >> 7;
+                    x ^= x << 17;
+                    text.push(' ');
+                    text.push_str(words[(x % words.len() as u64) as usize]);
+                }
+                text + "."
+            })
+            .collect();
+        // 400 lines: each text ten times, so 360 duplicates over several runs of 64.
+        let body: String = (0..400)
+            .map(|n| line(&format!("d{n}"), &texts[n * 7 % 40]))
+            .collect();
+        std::fs::write(input.join("a.jsonl"), &body).unwrap();
+        for (i, text) in texts[40..].iter().enumerate() {
+            std::fs::write(input.join(format!("t{i}.txt")), text).unwrap();
+            std::fs::write(input.join(format!("u{i}.txt")), text).unwrap();
+        }
+        let inputs = [input];
+        let dedup = Dedup::builder().unit(Unit::Document).build().unwrap();
+        let mut copies = Vec::new();
+        for budget in [MIN_MEM_BUDGET, u64::MAX] {
+            let mut drop = DropList::with_budget(budget, Some(dir.path()));
+            dedup
+                .run(Inputs::new(&inputs), &mut drop, &NoProgress)
+                .unwrap();
+            assert_eq!(drop.runs() > 0, budget == MIN_MEM_BUDGET);
+            let drop = drop.finish().unwrap();
+            let out = dir.path().join(format!("out-{budget}"));
+            let done = write_deduplicated(&inputs, &Include::default(), &drop, &out).unwrap();
+            assert_eq!((done.records_kept, done.records_dropped), (40 + 3, 360 + 3));
+            let mut files = Vec::new();
+            for name in [
+                "a.jsonl", "t0.txt", "t1.txt", "t2.txt", "u0.txt", "u1.txt", "u2.txt",
+            ] {
+                files.push(std::fs::read(copy_path(&out, &inputs[0].join(name))).ok());
+            }
+            copies.push(files);
+        }
+        assert_eq!(copies[0], copies[1]);
+        // One of each pair of equal text files is kept.
+        assert_eq!(copies[0].iter().filter(|f| f.is_some()).count(), 4);
+    }
+
     #[test]
     fn dumps_and_stdin_are_reported_not_copied() {
         let dir = tempfile::tempdir().unwrap();
@@ -546,7 +881,7 @@ mod tests {
         let done = write_deduplicated(
             [sample, "-"],
             &Include::default(),
-            &DropList::default(),
+            &DropList::default().finish().unwrap(),
             dir.path(),
         )
         .unwrap();

@@ -1,7 +1,7 @@
 //! The engine: [`Dedup`], built by [`DedupBuilder`], runs stages 1-8 over a stream of sources
 //! and delivers clusters to a [`Sink`].
 use std::collections::{BTreeMap, HashMap};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use rayon::prelude::*;
@@ -554,6 +554,12 @@ impl Dedup {
     /// How the run's memory is shared out ([`DedupBuilder::max_memory`]).
     pub fn memory(&self) -> &MemoryPlan {
         &self.memory
+    }
+
+    /// Where spill files and the text store go ([`DedupBuilder::tmp_dir`]; `None`: the system
+    /// temporary directory).
+    pub fn tmp_dir(&self) -> Option<&Path> {
+        self.tmp_dir.as_deref()
     }
 
     /// The unit filter of stage 1.

@@ -797,7 +797,12 @@ fn a_bound_below_the_minimum_is_refused() {
         .memory();
     assert_eq!(plan.max_memory, Some(1 << 30));
     assert_eq!(
-        plan.fixed + plan.text_index + plan.mapped_texts + plan.components + plan.article_tally,
+        plan.fixed
+            + plan.text_index
+            + plan.mapped_texts
+            + plan.components
+            + plan.article_tally
+            + plan.drop_list,
         1 << 30
     );
 }

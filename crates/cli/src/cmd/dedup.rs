@@ -421,7 +421,7 @@ pub fn run(args: &Args, global: &Global) -> anyhow::Result<()> {
         Some(_) => {
             let mut sink = Tee(
                 OutputDir::new(out.dir()).batch_members(dedup.memory().chunk_members),
-                DropList::default(),
+                DropList::with_budget(dedup.memory().drop_list, dedup.tmp_dir()),
             );
             (dedup.run(inputs, &mut sink, &bars)?, Some(sink.1))
         }
@@ -457,7 +457,7 @@ pub fn run(args: &Args, global: &Global) -> anyhow::Result<()> {
                 if let Some(drop) = &mut drop
                     && units.iter().any(|u| !u.matches.is_empty())
                 {
-                    drop.add_record(&doc.origin);
+                    drop.add_record(&doc.origin)?;
                 }
                 crate::cmd::index::write_units(&mut out, doc, unit.as_str(), units, false, false)
             },
@@ -479,8 +479,15 @@ pub fn run(args: &Args, global: &Global) -> anyhow::Result<()> {
             }
         ));
     }
-    if let (Some(dir), Some(copy), Some(drop)) = (&args.write_deduplicated, copy, &drop) {
-        let done = write_deduplicated(&files, &args.input.include()?, drop, copy.dir())?;
+    if let (Some(dir), Some(copy), Some(drop)) = (&args.write_deduplicated, copy, drop) {
+        if drop.runs() > 0 {
+            global.log(format_args!(
+                "the duplicates to leave out went to {} sorted runs on disk (--max-memory)",
+                drop.runs()
+            ));
+        }
+        let drop = drop.finish()?;
+        let done = write_deduplicated(&files, &args.input.include()?, &drop, copy.dir())?;
         copy.commit()?;
         for p in &done.problems {
             global.log(format_args!(
