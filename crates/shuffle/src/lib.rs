@@ -77,8 +77,8 @@
 //! Memory: the record buffer is at most the budget; the merge adds 256 KiB of read buffer per run
 //! (at most 64 runs at once; 128 KiB per run and range in the parallel merge) and the pairs of
 //! the 32 partitions being turned into pairs at a time (after a spill, the four ranges of a wave
-//! hand them over in rounds of at most 64 Ki pairs each, about 4 MiB in flight however many
-//! pairs the records make; in memory, at most one pair per record of those partitions); the
+//! hand them over in rounds of at most a 256th of the budget in pairs each (16 Ki to 256 Ki
+//! pairs: 1 to 16 MiB in flight however many pairs the records make); in memory, at most one pair per record of those partitions); the
 //! pair sorter gets whatever part of the
 //! budget the records do not hold, but at least a sixteenth of the budget (so when the records
 //! stayed in memory and fill the budget, the peak can reach 17/16 of it). Disk: every record is

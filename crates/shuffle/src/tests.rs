@@ -188,7 +188,7 @@ fn a_range_of_many_pairs_is_handed_over_in_rounds() {
         .collect();
     let spilled = run(&records, 1 << 20, usize::MAX, PairMode::Star);
     assert!(spilled.stats.runs > 0);
-    assert!(spilled.stats.candidate_pairs > 3 * super::pairs::ROUND_PAIRS as u64);
+    assert!(spilled.stats.candidate_pairs > 3 * super::pairs::round_pairs(1 << 20) as u64);
     let in_memory = run(&records, 1 << 30, usize::MAX, PairMode::Star);
     assert_eq!(in_memory.stats.runs, 0);
     assert_eq!(spilled.budget_independent(), in_memory);
