@@ -81,7 +81,7 @@ const CHUNK_BYTES_PER_MEMBER: u64 = 4 * 1024;
 /// The fixed cost of a run: the program (about 12 MiB resident), the stage 1-2 pipeline (its
 /// batches in flight, of 512 documents and at most about [`BATCH_BYTES`] of text each),
 /// the read buffers of the shuffle's merge (up to 64 spilled runs read at once with 256 KiB
-/// buffers, and each read again by four parallel range merges with 128 KiB buffers: 48 MiB),
+/// buffers, and each read again by four parallel range merges with 64 KiB buffers: 32 MiB),
 /// the write buffers of the text store, the spill files and the outputs (a few MiB).
 const FIXED: u64 = 80 << 20;
 

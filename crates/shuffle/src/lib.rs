@@ -40,7 +40,7 @@
 //!   distributed shuffle would exchange. When nothing was spilled, [`Shuffle::finish`] turns the
 //!   partitions into pairs in parallel (their keys are disjoint); after a spill each run knows
 //!   where its partitions start, so ranges of 8 partitions are k-way merged in parallel, each
-//!   from its own slices of the runs (128 KiB read buffer per run and range).
+//!   from its own slices of the runs (64 KiB read buffer per run and range).
 //! * [`Shuffle`] composes the stages: [`Shuffle::push`] feeds band-key records to one sorter;
 //!   [`Shuffle::finish`] merges them into buckets, turns each bucket into pairs
 //!   ([`PairMode`]; in [`PairMode::All`] buckets larger than `max_bucket` are capped to their
@@ -75,8 +75,8 @@
 //! # Performance
 //!
 //! Memory: the record buffer is at most the budget; the merge adds 256 KiB of read buffer per run
-//! (at most 64 runs at once; 128 KiB per run and range in the parallel merge) and the pairs of
-//! the 32 partitions being turned into pairs at a time (after a spill, the four ranges of a wave
+//! (at most 64 runs at once; 64 KiB per run and range in the parallel merge, four ranges open)
+//! and the pairs of the 32 partitions being turned into pairs at a time (after a spill, the four ranges of a wave
 //! hand them over in rounds of at most a 256th of the budget in pairs each (16 Ki to 256 Ki
 //! pairs: 1 to 16 MiB in flight however many pairs the records make); in memory, at most one pair per record of those partitions); the
 //! pair sorter gets whatever part of the

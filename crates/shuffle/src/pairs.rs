@@ -146,8 +146,9 @@ const PARTITIONS_IN_FLIGHT: usize = 32;
 /// Partitions per range merged by one task when every record was spilled.
 const MERGE_RANGE: usize = 8;
 
-/// Read buffer per run and range in the parallel merge (two tasks at a time on two cores).
-const RANGE_READ_BUFFER: usize = 128 << 10;
+/// Read buffer per run and range in the parallel merge: the four ranges of a wave stay open
+/// from round to round, so at most 64 runs x 4 ranges x 64 KiB = 16 MiB.
+const RANGE_READ_BUFFER: usize = 64 << 10;
 
 /// Pairs a range merge hands over at most per round (one bucket more may pass it): a
 /// 256th of the budget (16 bytes a pair, four ranges a wave: a sixty-fourth of the budget in
