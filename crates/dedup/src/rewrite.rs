@@ -488,6 +488,9 @@ fn copy_one(
                 line += 1;
                 // Blank lines hold no record; they are copied like any other line that is
                 // not a duplicate.
+                // Records ascend; one below this line (a record 0 of a file read as plain
+                // text before, say) names no line and is passed over.
+                while drop.next_if(|&r| r < line).is_some() {}
                 if drop.next_if_eq(&line).is_some() {
                     done.records_dropped += 1;
                 } else {
