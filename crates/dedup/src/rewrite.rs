@@ -78,7 +78,7 @@ impl Default for DropList {
 
 impl DropList {
     /// A list that keeps at most about `budget` bytes of records in memory (16 bytes a record;
-    /// at least [`MIN_MEM_BUDGET`](textreuse_shuffle::MIN_MEM_BUDGET)) and writes sorted runs
+    /// at least [`MIN_MEM_BUDGET`]) and writes sorted runs
     /// past it to a private directory under `tmp_dir` (default: the system temporary directory).
     ///
     /// ```
