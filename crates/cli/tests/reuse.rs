@@ -287,7 +287,8 @@ fn features_classes_and_passage_texts_reach_reuse_jsonl() {
 /// `--max-memory` at its minimum writes the bytes of an unbounded run (`reuse.jsonl`,
 /// `pairs.tsv`, `documents.tsv`, `corpus.json`, and `stats.json` but for its seconds, spilled
 /// bytes and index blocks), also when every structure spills (the hidden `--spill-everything`:
-/// `documents.tsv` then merges a run per row);
+/// `documents.tsv` then merges a run per row, the corpus view keeps its article graph in a
+/// file);
 /// below the minimum it is refused before any input is read, naming the minimum; a
 /// `--work-mem` beyond the sorts' share is refused naming `--work-mem`.
 #[test]
@@ -310,6 +311,11 @@ fn max_memory_changes_no_output_and_refuses_too_little() {
     assert!(log.contains("index blocks"), "{log}");
     // The store's offsets, the documents' first chunks and posting counts, the tokens' places.
     assert!(log.contains(", 4 per-document arrays and "), "{log}");
+    // The corpus view's article graph, on disk from the first article.
+    assert!(
+        log.contains("article graph passed its 0 MiB at 0 articles"),
+        "{log}"
+    );
     // A run of documents.tsv's rows per pair with a passage (two rows each).
     let runs: usize = log
         .split(" per-document arrays and ")

@@ -74,6 +74,7 @@ mod candidates;
 pub mod check;
 pub mod classify;
 mod doc_array;
+mod graph;
 mod memory;
 mod output;
 mod store;
@@ -508,6 +509,7 @@ impl ReuseBuilder {
             plan.mapped_texts = 0;
             plan.doc_arrays = 0;
             plan.documents = 0;
+            plan.articles = 0;
         }
         Ok(plan)
     }

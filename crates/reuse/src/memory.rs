@@ -38,10 +38,12 @@ use crate::{PREPARED_TEXT_BYTES, ReuseError};
 ///   rows are written to a temporary file as a sorted run, and the runs are merged when the file
 ///   is written), half to the corpus view's ids and titles (past it, in a temporary file, read
 ///   back for the names the summary lists).
+/// * a thirty-second to the corpus view's article graph ([`MemoryPlan::articles`]): per
+///   document with a passage (an article) its degree, case count, union-find entry and where
+///   its names are, 35 to 70 bytes an article in memory; past it, in a temporary file of 24
+///   bytes per document number, read and written by positioned reads.
 /// * the rest ([`unbounded`](MemoryPlan#structfield.unbounded)) to the structures that are
-///   not bounded yet: per document with a passage (an article), in the corpus view, its slot,
-///   degree, case count, union-find entry and where its names are (about 40 bytes); per
-///   distinct term of more than one document its
+///   not bounded yet: per distinct term of more than one document its
 ///   document frequency (a term of one document is left out: its weight is the same without
 ///   it; 290,472 of 728,636 terms kept on 63,362 Wikipedia articles) (under a bound the terms'
 ///   document frequencies and posting counts are counted by external sorts within the sorts'
@@ -91,6 +93,9 @@ pub struct MemoryPlan {
     /// Bytes of the rows of `documents.tsv` held in memory (`u64::MAX`: no limit); past it,
     /// they go to sorted runs on disk.
     pub documents: u64,
+    /// Bytes of the corpus view's article graph held in memory (`u64::MAX`: no limit); past
+    /// it, the graph moves to a temporary file.
+    pub articles: u64,
     /// What is left for the structures without a share (per document, per chunk, per distinct
     /// term); they are not held to it.
     pub unbounded: u64,
@@ -139,6 +144,7 @@ impl MemoryPlan {
             mapped_texts: u64::MAX,
             doc_arrays: u64::MAX,
             documents: u64::MAX,
+            articles: u64::MAX,
             unbounded: u64::MAX,
         }
     }
@@ -172,6 +178,7 @@ impl MemoryPlan {
         let mapped_texts = left / 8;
         let doc_arrays = left / 8;
         let documents = left / 16;
+        let articles = left / 32;
         Ok(MemoryPlan {
             max_memory: Some(max_memory),
             minimum,
@@ -182,7 +189,8 @@ impl MemoryPlan {
             mapped_texts,
             doc_arrays,
             documents,
-            unbounded: left - share - align - mapped_texts - doc_arrays - documents,
+            articles,
+            unbounded: left - share - align - mapped_texts - doc_arrays - documents - articles,
         })
     }
 
@@ -227,6 +235,7 @@ mod tests {
                 + plan.mapped_texts
                 + plan.doc_arrays
                 + plan.documents
+                + plan.articles
                 + plan.unbounded,
             left
         );

@@ -11,7 +11,7 @@ use serde::Serialize;
 use textreuse_align::pan;
 use textreuse_corpus::Document;
 
-use crate::{CorpusView, PairResult, ReuseSink, ReuseStats};
+use crate::{CorpusView, MemoryPlan, PairResult, ReuseSink, ReuseStats};
 
 /// Writes a run into a directory (created if needed), each file under a temporary name renamed
 /// into place when the run finishes:
@@ -226,18 +226,30 @@ impl ReuseOutputDir {
         self
     }
 
-    /// Holds about `budget` bytes of what it keeps per document with a passage in memory, the
-    /// rest in temporary files in `tmp_dir`: half to `documents.tsv`'s rows (past it, sorted
-    /// runs: see [`DocumentTable`]), half to the corpus view's ids and titles
-    /// ([`CorpusViewBuilder::names_memory`](crate::CorpusViewBuilder::names_memory)). No limit by
-    /// default; call it before the run. `textreuse reuse` gives it
-    /// [`MemoryPlan::documents`](crate::MemoryPlan::documents).
-    pub fn documents_memory(&mut self, budget: u64, tmp_dir: Option<PathBuf>) -> &mut Self {
-        self.documents = DocumentTable::with_budget(budget / 2, tmp_dir.clone());
+    /// Holds what it keeps per document with a passage within the shares of `plan`, the rest
+    /// in temporary files in `tmp_dir`: [`MemoryPlan::documents`], half to `documents.tsv`'s
+    /// rows (past it, sorted runs: see [`DocumentTable`]) and half to the corpus view's ids and
+    /// titles ([`CorpusViewBuilder::names_memory`]); [`MemoryPlan::articles`] to the view's
+    /// article graph ([`CorpusViewBuilder::articles_memory`]). No limit by default; call it
+    /// before the run. `textreuse reuse` gives it the run's plan ([`Reuse::memory`]).
+    ///
+    /// [`CorpusViewBuilder::names_memory`]: crate::CorpusViewBuilder::names_memory
+    /// [`CorpusViewBuilder::articles_memory`]: crate::CorpusViewBuilder::articles_memory
+    /// [`Reuse::memory`]: crate::Reuse::memory
+    pub fn memory(&mut self, plan: &MemoryPlan, tmp_dir: Option<PathBuf>) -> &mut Self {
+        self.documents = DocumentTable::with_budget(plan.documents / 2, tmp_dir.clone());
         self.view = CorpusView::builder()
-            .names_memory(budget / 2, tmp_dir)
+            .names_memory(plan.documents / 2)
+            .articles_memory(plan.articles)
+            .tmp_dir(tmp_dir)
             .build();
         self
+    }
+
+    /// The number of articles when the corpus view's article graph moved to a temporary file
+    /// ([`CorpusView::articles_moved_at`]), if it did.
+    pub fn articles_moved_at(&self) -> Option<u64> {
+        self.view.articles_moved_at()
     }
 
     /// The runs of `documents.tsv`'s rows written to temporary files (see

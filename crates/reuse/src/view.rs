@@ -5,7 +5,10 @@
 //! [`CorpusView`] is a [`ReuseSink`]: it reads each [`PairResult`] as it passes and keeps, per
 //! article (document with a case), its number, a degree, a case count, a union-find entry and
 //! the document's id and title, plus fixed-size histograms and the `K` top pairs; nothing per
-//! case, and nothing for the documents without a case. At the end,
+//! case, and nothing for the documents without a case. Under a memory bound the articles and
+//! their names move to temporary files past their shares
+//! ([`CorpusViewBuilder::articles_memory`], [`CorpusViewBuilder::names_memory`]), with the
+//! same summary. At the end,
 //! [`CorpusView::summary`] makes a [`CorpusSummary`], which serialises as `corpus.json`
 //! ([`ReuseOutputDir`](crate::ReuseOutputDir) writes it beside the other outputs, and the
 //! report of `textreuse report` reads it back).
@@ -66,8 +69,8 @@ use std::path::PathBuf;
 
 use serde::{Deserialize, Serialize};
 use textreuse_corpus::Document;
-use textreuse_unionfind::UnionFind;
 
+use crate::graph::ArticleGraph;
 use crate::output::covered;
 use crate::{PairResult, ReuseCase, ReuseKind, ReuseSink, ReuseStats};
 
@@ -149,6 +152,7 @@ pub struct CorpusViewBuilder {
     largest_components: usize,
     component_members: usize,
     names_memory: u64,
+    articles_memory: u64,
     tmp_dir: Option<PathBuf>,
 }
 
@@ -168,6 +172,7 @@ impl CorpusViewBuilder {
             largest_components: DEFAULT_LARGEST_COMPONENTS,
             component_members: DEFAULT_COMPONENT_MEMBERS,
             names_memory: u64::MAX,
+            articles_memory: u64::MAX,
             tmp_dir: None,
         }
     }
@@ -197,12 +202,28 @@ impl CorpusViewBuilder {
     }
 
     /// Holds about `bytes` of the articles' ids and titles in memory; past it they go to a
-    /// temporary file in `tmp_dir` (the system's temporary directory when `None`), read back
-    /// for the names the summary lists. No limit by default. The summary is the same either
-    /// way.
-    pub fn names_memory(&mut self, bytes: u64, tmp_dir: Option<PathBuf>) -> &mut Self {
+    /// temporary file in [`tmp_dir`](CorpusViewBuilder::tmp_dir), read back for the names
+    /// the summary lists. No limit by default. The summary is the same either way.
+    pub fn names_memory(&mut self, bytes: u64) -> &mut Self {
         self.names_memory = bytes;
-        self.tmp_dir = tmp_dir;
+        self
+    }
+
+    /// Holds the articles' degrees, case counts and components in memory while they take
+    /// at most `bytes` (35 to 70 bytes an article, as its arrays and hash map grow); past it
+    /// they move to a temporary file in [`tmp_dir`](CorpusViewBuilder::tmp_dir), 24 bytes per
+    /// document number up to the largest article's (written only for the articles), read and
+    /// written with positioned reads. No limit by default. The summary is the same either way.
+    pub fn articles_memory(&mut self, bytes: u64) -> &mut Self {
+        self.articles_memory = bytes;
+        self
+    }
+
+    /// Where the temporary files of [`names_memory`](CorpusViewBuilder::names_memory) and
+    /// [`articles_memory`](CorpusViewBuilder::articles_memory) go (`None`, the default: the
+    /// system's temporary directory).
+    pub fn tmp_dir(&mut self, dir: Option<PathBuf>) -> &mut Self {
+        self.tmp_dir = dir;
         self
     }
 
@@ -210,10 +231,7 @@ impl CorpusViewBuilder {
     pub fn build(&self) -> CorpusView {
         CorpusView {
             options: self.clone(),
-            slots: HashMap::new(),
-            degree: Vec::new(),
-            cases_of: Vec::new(),
-            components: UnionFind::new(0),
+            graph: ArticleGraph::default(),
             names: Names {
                 budget: self.names_memory,
                 tmp_dir: self.tmp_dir.clone(),
@@ -238,17 +256,9 @@ impl CorpusViewBuilder {
 #[derive(Debug)]
 pub struct CorpusView {
     options: CorpusViewBuilder,
-    /// The slot of each article (document number with a case): articles are numbered in the
-    /// order they are first seen, so that the view grows with the articles, not with the
-    /// documents.
-    slots: HashMap<u32, u32>,
-    /// Per slot: pairs with a case the article is in.
-    degree: Vec<u32>,
-    /// Per slot: cases the article is in (on either side).
-    cases_of: Vec<u32>,
-    /// Over the slots `0..degree.len()`.
-    components: UnionFind,
-    /// Per slot.
+    /// The articles (documents with a case): degree, cases, component, where their names are.
+    graph: ArticleGraph,
+    /// The articles' ids and titles.
     names: Names,
     documents: u64,
     candidate_pairs: u64,
@@ -273,11 +283,9 @@ impl Default for CorpusView {
 /// The ids and titles of the articles, one string arena (no allocation per article), held in
 /// memory up to a budget: past it, the arena so far is appended to a temporary file and read
 /// back from there (a positioned read per name asked for: the top pairs, articles and
-/// components' members).
+/// components' members). The article graph keeps where each article's entry starts.
 #[derive(Debug)]
 struct Names {
-    /// Per slot: where its entry starts in the arena (`u64::MAX`: none yet).
-    start: Vec<u64>,
     /// Entries from `on_disk` on: the id's length (u32, little-endian), the id, the title's
     /// length, the title.
     bytes: Vec<u8>,
@@ -292,7 +300,6 @@ struct Names {
 impl Default for Names {
     fn default() -> Names {
         Names {
-            start: Vec::new(),
             bytes: Vec::new(),
             on_disk: 0,
             file: None,
@@ -303,14 +310,9 @@ impl Default for Names {
 }
 
 impl Names {
-    fn insert(&mut self, n: usize, doc: &Document) -> io::Result<()> {
-        if self.start.len() <= n {
-            self.start.resize(n + 1, u64::MAX);
-        }
-        if self.start[n] != u64::MAX {
-            return Ok(());
-        }
-        self.start[n] = self.on_disk + self.bytes.len() as u64;
+    /// Appends a document's id and title; returns where they start.
+    fn append(&mut self, doc: &Document) -> io::Result<u64> {
+        let start = self.on_disk + self.bytes.len() as u64;
         let id = doc.id.to_string();
         for s in [id.as_str(), doc.title.as_str()] {
             // Titles and ids of more than 4 GiB are cut (on a character boundary).
@@ -335,7 +337,7 @@ impl Names {
             // more peak on a 1M-document run).
             self.bytes.clear();
         }
-        Ok(())
+        Ok(start)
     }
 
     /// `len` bytes of the arena from `at`, from memory or the file.
@@ -358,11 +360,8 @@ impl Names {
         Ok(out)
     }
 
-    /// The id and title of document `n` (empty when never seen).
-    fn get(&self, n: usize) -> io::Result<(String, String)> {
-        let Some(&start) = self.start.get(n).filter(|&&s| s != u64::MAX) else {
-            return Ok((String::new(), String::new()));
-        };
+    /// The id and title that start at `start`.
+    fn get(&self, start: u64) -> io::Result<(String, String)> {
         let mut at = start;
         let mut next = || -> io::Result<String> {
             let len = u32::from_le_bytes(self.read(at, 4)?.try_into().expect("4 bytes"));
@@ -375,11 +374,19 @@ impl Names {
         Ok((id, next()?))
     }
 
-    fn article(&self, n: usize) -> io::Result<ArticleRef> {
-        let (doc, title) = self.get(n)?;
+    fn article(&self, start: u64) -> io::Result<ArticleRef> {
+        let (doc, title) = self.get(start)?;
         Ok(ArticleRef { doc, title })
     }
 }
+
+/// A component while the summary picks the largest: its rank (size, then edges, largest first,
+/// then the smallest member), its root and its sums (see `graph::RootSums`).
+type LargestComponent = ((Reverse<u64>, Reverse<u64>, u64), u32, [u64; 4]);
+
+/// A member of a listed component while the summary picks those of highest degree: degree
+/// (highest first), number, cases, where its names are.
+type ListedMember = (Reverse<u32>, u32, u32, u64);
 
 /// A top pair while the run goes: ranked by the suspicious side's reused characters, then the
 /// source side's, then by document numbers (lower first).
@@ -540,13 +547,19 @@ impl CorpusView {
         self.pairs += 1;
         self.cases += n;
         let cases_u32 = u32::try_from(n).unwrap_or(u32::MAX);
-        let mut slots = [0; 2];
-        for ((d, doc), slot) in [suspicious, source].into_iter().zip(&mut slots) {
-            *slot = self.slot(d, doc)?;
-            self.degree[*slot] = self.degree[*slot].saturating_add(1);
-            self.cases_of[*slot] = self.cases_of[*slot].saturating_add(cases_u32);
+        self.graph.make_room(
+            [a as u32, b as u32],
+            self.options.articles_memory,
+            self.options.tmp_dir.as_deref(),
+        )?;
+        let mut keys = [0; 2];
+        for ((d, doc), key) in [suspicious, source].into_iter().zip(&mut keys) {
+            let names = &mut self.names;
+            *key = self
+                .graph
+                .count(d as u32, cases_u32, || names.append(doc))?;
         }
-        self.components.union(slots[0] as u32, slots[1] as u32);
+        self.graph.union(keys[0], keys[1])?;
         let (susp_chars, src_chars) = (
             covered(&mut susp_ranges) as u64,
             covered(&mut src_ranges) as u64,
@@ -561,8 +574,8 @@ impl CorpusView {
                 source_chars: src_chars,
                 numbers: (a, b),
                 pair: TopPair {
-                    suspicious: self.names.article(slots[0])?,
-                    source: self.names.article(slots[1])?,
+                    suspicious: self.names.article(self.graph.name(keys[0])?)?,
+                    source: self.names.article(self.graph.name(keys[1])?)?,
                     cases: n,
                     content,
                     structure,
@@ -579,20 +592,10 @@ impl CorpusView {
         Ok(())
     }
 
-    /// The slot of article `d` (a document number below `u32::MAX`), made for it (with its
-    /// names) the first time.
-    fn slot(&mut self, d: usize, doc: &Document) -> io::Result<usize> {
-        let next = self.degree.len() as u32;
-        let slot = *self.slots.entry(d as u32).or_insert(next);
-        if slot == next {
-            self.degree.push(0);
-            self.cases_of.push(0);
-            self.components
-                .push()
-                .expect("fewer than u32::MAX articles");
-            self.names.insert(slot as usize, doc)?;
-        }
-        Ok(slot as usize)
+    /// The number of articles when they moved to a temporary file
+    /// ([`CorpusViewBuilder::articles_memory`]), if they did.
+    pub fn articles_moved_at(&self) -> Option<u64> {
+        self.graph.moved_at()
     }
 
     /// Sets the number of documents of the run (both sides), which [`ReuseSink::finish`] takes
@@ -645,114 +648,102 @@ impl CorpusView {
 
     fn graph(&self) -> io::Result<GraphSummary> {
         let o = &self.options;
-        // The articles by document number, with their slots.
-        let mut by_number: Vec<(u32, u32)> = self.slots.iter().map(|(&d, &s)| (d, s)).collect();
-        by_number.sort_unstable();
-        // Per root: size, degree sum (twice the edges), cases sum (twice the cases), smallest
-        // member.
-        let mut of_root: Vec<u32> = vec![u32::MAX; self.degree.len()];
-        let mut comps: Vec<(u64, u64, u64, usize)> = Vec::new();
+        // Articles in document order: the degrees, the top articles (degree, then cases, then
+        // number) and the sums per component.
+        let mut sums = self.graph.roots()?;
         let mut degrees: Vec<u64> = Vec::new();
         let (mut articles, mut max_degree) = (0u64, 0u32);
-        for &(d, slot) in &by_number {
-            let (d, slot) = (d as usize, slot as usize);
-            let deg = self.degree[slot];
+        let mut top: Vec<(Reverse<u32>, Reverse<u32>, u32, u64)> = Vec::new();
+        let k = o.top_articles;
+        self.graph.for_each(|d, a, root| {
             articles += 1;
-            max_degree = max_degree.max(deg);
-            let bin = degree_bin(u64::from(deg));
+            max_degree = max_degree.max(a.degree);
+            let bin = degree_bin(u64::from(a.degree));
             if degrees.len() <= bin {
                 degrees.resize(bin + 1, 0);
             }
             degrees[bin] += 1;
-            let root = self.components.root(slot as u32) as usize;
-            if of_root[root] == u32::MAX {
-                of_root[root] = comps.len() as u32;
-                comps.push((0, 0, 0, d));
-            }
-            let c = &mut comps[of_root[root] as usize];
-            c.0 += 1;
-            c.1 += u64::from(deg);
-            c.2 += u64::from(self.cases_of[slot]);
-        }
-        let mut sizes: Vec<u64> = Vec::new();
-        for c in &comps {
-            let bin = degree_bin(c.0);
-            if sizes.len() <= bin {
-                sizes.resize(bin + 1, 0);
-            }
-            sizes[bin] += 1;
-        }
-        // Largest first: size, then edges, then the smallest member (lower first).
-        let mut order: Vec<usize> = (0..comps.len()).collect();
-        let rank = |i: &usize| {
-            let c = comps[*i];
-            (Reverse(c.0), Reverse(c.1), c.3)
-        };
-        let keep = o.largest_components.min(order.len());
-        if keep < order.len() {
-            order.select_nth_unstable_by_key(keep, rank);
-            order.truncate(keep);
-        }
-        order.sort_by_key(rank);
-        // The members of highest degree of the listed components (ties: lower number first).
-        let mut members: Vec<Vec<(Reverse<u32>, usize)>> = vec![Vec::new(); order.len()];
-        let mut listed: Vec<u32> = vec![u32::MAX; comps.len()];
-        for (slot, &i) in order.iter().enumerate() {
-            listed[i] = slot as u32;
-        }
-        let m = o.component_members;
-        if m > 0 && !order.is_empty() {
-            for &(d, slot) in &by_number {
-                let (d, deg) = (d as usize, self.degree[slot as usize]);
-                let root = self.components.root(slot) as usize;
-                let at = listed[of_root[root] as usize];
-                if at != u32::MAX {
-                    let list = &mut members[at as usize];
-                    list.push((Reverse(deg), d));
-                    if list.len() > 4 * m {
-                        list.sort_unstable();
-                        list.truncate(m);
-                    }
-                }
-            }
-        }
-        let largest_components = order
-            .iter()
-            .zip(members)
-            .map(|(&i, mut list)| {
-                let (size, degree_sum, cases_sum, _) = comps[i];
-                list.sort_unstable();
-                list.truncate(m);
-                Ok(Component {
-                    size,
-                    edges: degree_sum / 2,
-                    cases: cases_sum / 2,
-                    members: list
-                        .into_iter()
-                        .map(|(Reverse(degree), d)| self.article(d, degree))
-                        .collect::<io::Result<_>>()?,
-                })
-            })
-            .collect::<io::Result<Vec<_>>>()?;
-        // Top articles: degree, then cases, then number.
-        let mut top: Vec<(Reverse<u32>, Reverse<u32>, usize)> = Vec::new();
-        let k = o.top_articles;
-        if k > 0 {
-            for &(d, slot) in &by_number {
-                let slot = slot as usize;
-                top.push((
-                    Reverse(self.degree[slot]),
-                    Reverse(self.cases_of[slot]),
-                    d as usize,
-                ));
+            if k > 0 {
+                top.push((Reverse(a.degree), Reverse(a.cases), d, a.name));
                 if top.len() > 4 * k {
                     top.sort_unstable();
                     top.truncate(k);
                 }
             }
-        }
+            sums.add(root, d, a)
+        })?;
         top.sort_unstable();
         top.truncate(k);
+        // Components: sizes, and the largest (size, then edges, then the smallest member,
+        // lower first).
+        let mut sizes: Vec<u64> = Vec::new();
+        let mut components = 0u64;
+        let mut largest: Vec<LargestComponent> = Vec::new();
+        let keep = o.largest_components;
+        sums.for_each(|root, c| {
+            components += 1;
+            let bin = degree_bin(c[0]);
+            if sizes.len() <= bin {
+                sizes.resize(bin + 1, 0);
+            }
+            sizes[bin] += 1;
+            if keep > 0 {
+                largest.push(((Reverse(c[0]), Reverse(c[1]), c[3]), root, c));
+                if largest.len() > 4 * keep {
+                    largest.sort_unstable();
+                    largest.truncate(keep);
+                }
+            }
+        })?;
+        largest.sort_unstable();
+        largest.truncate(keep);
+        // The members of highest degree of the listed components (ties: lower number first).
+        let listed: HashMap<u32, usize> = largest
+            .iter()
+            .enumerate()
+            .map(|(i, &(_, root, _))| (root, i))
+            .collect();
+        let m = o.component_members;
+        let mut members: Vec<Vec<ListedMember>> = vec![Vec::new(); largest.len()];
+        if m > 0 && !listed.is_empty() {
+            self.graph.for_each(|d, a, root| {
+                if let Some(&i) = listed.get(&root) {
+                    let list = &mut members[i];
+                    list.push((Reverse(a.degree), d, a.cases, a.name));
+                    if list.len() > 4 * m {
+                        list.sort_unstable();
+                        list.truncate(m);
+                    }
+                }
+                Ok(())
+            })?;
+        }
+        let article = |degree: u32, cases: u32, name: u64| -> io::Result<Article> {
+            let (doc, title) = self.names.get(name)?;
+            Ok(Article {
+                doc,
+                title,
+                degree: u64::from(degree),
+                cases: u64::from(cases),
+            })
+        };
+        let largest_components = largest
+            .iter()
+            .zip(members)
+            .map(|((_, _, c), mut list)| {
+                list.sort_unstable();
+                list.truncate(m);
+                Ok(Component {
+                    size: c[0],
+                    edges: c[1] / 2,
+                    cases: c[2] / 2,
+                    members: list
+                        .into_iter()
+                        .map(|(Reverse(degree), _, cases, name)| article(degree, cases, name))
+                        .collect::<io::Result<_>>()?,
+                })
+            })
+            .collect::<io::Result<Vec<_>>>()?;
         let bins = |counts: &[u64]| -> Vec<DegreeBin> {
             counts
                 .iter()
@@ -769,24 +760,13 @@ impl CorpusView {
             edges: self.pairs,
             max_degree: u64::from(max_degree),
             degrees: bins(&degrees),
-            components: comps.len() as u64,
+            components,
             component_sizes: bins(&sizes),
             largest_components,
             top_articles: top
                 .into_iter()
-                .map(|(Reverse(degree), _, d)| self.article(d, degree))
+                .map(|(Reverse(degree), Reverse(cases), _, name)| article(degree, cases, name))
                 .collect::<io::Result<_>>()?,
-        })
-    }
-
-    fn article(&self, d: usize, degree: u32) -> io::Result<Article> {
-        let slot = self.slots[&(d as u32)] as usize;
-        let (doc, title) = self.names.get(slot)?;
-        Ok(Article {
-            doc,
-            title,
-            degree: u64::from(degree),
-            cases: u64::from(self.cases_of[slot]),
         })
     }
 
@@ -1190,7 +1170,9 @@ mod tests {
             .collect();
         let dir = tempfile::tempdir().unwrap();
         let mut small = CorpusView::builder();
-        small.names_memory(1, Some(dir.path().to_path_buf()));
+        small
+            .names_memory(1)
+            .tmp_dir(Some(dir.path().to_path_buf()));
         let (mut small, mut all) = (small.build(), CorpusView::new());
         for v in [&mut small, &mut all] {
             for n in 1..400 {
@@ -1208,6 +1190,65 @@ mod tests {
         let (a, b) = (small.summary().unwrap(), all.summary().unwrap());
         assert_eq!(a, b);
         assert!(a.graph.top_articles[0].title.starts_with("Tïtle"));
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(64))]
+
+        /// The article graph in memory, moved to a file part way (a budget of a few dozen
+        /// articles) or on disk from the first article (and the names too) gives the same
+        /// summary, for random graphs with long lists and short ones.
+        #[test]
+        fn articles_on_disk_give_the_same_summary(
+            edges in proptest::collection::vec((0usize..300, 0usize..300, 0usize..4), 1..400),
+            lists in proptest::sample::select(vec![1usize, 3, 50]),
+        ) {
+            let docs: Vec<Document> = (0..300)
+                .map(|n| Document::new(n as u64, format!("T{n} {}", "é".repeat(n % 7)), ""))
+                .collect();
+            let dir = tempfile::tempdir().unwrap();
+            let view = |articles: u64, names: u64| {
+                CorpusView::builder()
+                    .top_pairs(lists)
+                    .top_articles(lists)
+                    .largest_components(lists)
+                    .component_members(lists)
+                    .articles_memory(articles)
+                    .names_memory(names)
+                    .tmp_dir(Some(dir.path().to_path_buf()))
+                    .build()
+            };
+            let mut views = [
+                view(u64::MAX, u64::MAX),
+                view(2_000, u64::MAX),
+                view(0, 1),
+            ];
+            let mut seen = std::collections::BTreeSet::new();
+            for v in &mut views {
+                seen.clear();
+                for &(a, b, n) in &edges {
+                    // Each pair once, as a run gives them.
+                    if a == b || !seen.insert((a.min(b), a.max(b))) {
+                        continue;
+                    }
+                    let cases = (0..n).map(|i| {
+                        case(i * 10..i * 10 + a + 1, ReuseKind::Content, a + i, 0.3, 0.6)
+                    });
+                    v.add((a, &docs[a]), (b, &docs[b]), cases).unwrap();
+                }
+            }
+            let articles = views[0].summary().unwrap().graph.articles;
+            proptest::prop_assert_eq!(views[0].articles_moved_at(), None);
+            proptest::prop_assert_eq!(views[2].articles_moved_at(), (articles > 0).then_some(0));
+            if articles > 100 {
+                // 2,000 bytes hold a few dozen articles.
+                proptest::prop_assert!(views[1].articles_moved_at().is_some_and(|n| n > 0));
+            }
+            let want = views[0].summary().unwrap();
+            for v in &views[1..] {
+                proptest::prop_assert_eq!(&v.summary().unwrap(), &want);
+            }
+        }
     }
 
     #[test]

@@ -283,12 +283,13 @@ pub fn run(args: &Args, global: &Global) -> anyhow::Result<()> {
     }
     let mut sink = ReuseOutputDir::new(out.dir());
     sink.passage_texts(args.passage_texts)
-        .documents_memory(job.memory().documents, Some(tmp.path().to_path_buf()));
+        .memory(job.memory(), Some(tmp.path().to_path_buf()));
     let pan = pan_out.as_ref().map(|p| PanOutput::new(p.dir()));
     let mut sinks = (sink, (pan, web));
     let stats = job.run_stored(&corpus, against.as_ref(), &mut sinks, &bars)?;
     let web = sinks.1.1;
     let document_runs = sinks.0.document_runs_on_disk();
+    let articles_moved = sinks.0.articles_moved_at();
     out.commit()?;
     if let Some(pan) = pan_out {
         pan.commit()?;
@@ -323,6 +324,13 @@ pub fn run(args: &Args, global: &Global) -> anyhow::Result<()> {
             stats.doc_arrays_on_disk,
             document_runs
         ));
+        if let Some(articles) = articles_moved {
+            global.log(format_args!(
+                "the corpus view's article graph passed its {} MiB at {articles} articles and \
+                 was moved to a temporary file",
+                job.memory().articles >> 20
+            ));
+        }
     }
     if let Some(web) = &web {
         log_web(web, global);
