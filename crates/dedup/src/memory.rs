@@ -22,10 +22,11 @@ use crate::Error;
 /// come after the shuffle is done, so they take the sorts' half again and what is left but a
 /// thirty-second ([`MemoryPlan::article_tally`]); beyond it they are sorted on disk. That
 /// thirty-second holds the records a deduplicated copy leaves out ([`MemoryPlan::drop_list`],
-/// 16 bytes a duplicate, sorted runs on disk past it). The structures of
-/// the other paths are not bounded: the candidate pairs and their texts of
-/// [`DedupBuilder::max_edit`], the fingerprints of [`Method::SimHash`] and the words and
-/// vectors of [`Method::RandomProjection`].
+/// 16 bytes a duplicate, sorted runs on disk past it). With [`Method::SimHash`] the
+/// fingerprints (16 bytes a unit) take half the sorts' share, in a temporary file past it, and
+/// each table of the search is sorted within the other half by an external sort. The
+/// structures of the other paths are not bounded: the candidate pairs and their texts of
+/// [`DedupBuilder::max_edit`] and the words and vectors of [`Method::RandomProjection`].
 ///
 /// [`DedupBuilder::max_edit`]: crate::DedupBuilder::max_edit
 /// [`Method::SimHash`]: crate::Method::SimHash

@@ -24,6 +24,7 @@ use crate::features::unit_simhash;
 use crate::pipeline::{DEFAULT_BATCH, DocumentPipeline};
 use crate::projection::{EmbeddingProjection, Vectors};
 use crate::sink::{ArticlePairRow, OutputDir, Sink};
+use crate::spill::SpillArray;
 use crate::summaries::ClusterCounts;
 use crate::tally::ArticleTally;
 use crate::text_store::{DocMeta, TextReader, TextStore};
@@ -497,11 +498,46 @@ struct Signed {
     /// MinHash: the band-key records.
     shuffle: shuffle::Shuffle,
     /// SimHash: `(fingerprint, sentence id)`.
-    fingerprints: Vec<(u64, u64)>,
+    fingerprints: Fingerprints,
     /// Random projection: the cleaned words of every kept unit, and the unit ids in the same
     /// order.
     words: Corpus,
     word_ids: Vec<u64>,
+}
+
+/// Fingerprints read back at a time by the SimHash search under a memory bound.
+const FINGERPRINTS_READ: usize = 4096;
+
+/// SimHash: `(fingerprint, unit id)` of every kept unit, in a vector without a memory bound;
+/// under one, within half the sorts' share (the shuffle of band keys is not used) and past it in
+/// a temporary file, 16 bytes each.
+enum Fingerprints {
+    Memory(Vec<(u64, u64)>),
+    Bounded(SpillArray<16>),
+}
+
+impl Fingerprints {
+    fn push_slice(&mut self, records: &[(u64, u64)]) -> Result<(), Error> {
+        match self {
+            Fingerprints::Memory(v) => v.extend_from_slice(records),
+            Fingerprints::Bounded(array) => {
+                for &(fp, id) in records {
+                    let mut r = [0u8; 16];
+                    r[..8].copy_from_slice(&fp.to_le_bytes());
+                    r[8..].copy_from_slice(&id.to_le_bytes());
+                    array.push(r)?;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn len(&self) -> u64 {
+        match self {
+            Fingerprints::Memory(v) => v.len() as u64,
+            Fingerprints::Bounded(array) => array.len(),
+        }
+    }
 }
 
 /// The output of stages 3-5 (and 7).
@@ -689,7 +725,13 @@ impl Dedup {
         let mut out = Signed {
             texts: TextStore::new(self.tmp_dir.as_deref(), self.memory.text_index)?,
             shuffle: self.shuffle.build()?,
-            fingerprints: Vec::new(),
+            fingerprints: match self.memory.max_memory {
+                None => Fingerprints::Memory(Vec::new()),
+                Some(_) => Fingerprints::Bounded(SpillArray::new(
+                    self.memory.sorts / 2,
+                    &self.tmp_dir.clone().unwrap_or_else(std::env::temp_dir),
+                )),
+            },
             words: Corpus::new(),
             word_ids: Vec::new(),
         };
@@ -734,7 +776,7 @@ impl Dedup {
                         start = end;
                     }
                     if simhash {
-                        out.fingerprints.extend_from_slice(&piece.records);
+                        out.fingerprints.push_slice(&piece.records)?;
                     } else if !projection {
                         out.shuffle.push_slice(&piece.records)?;
                     }
@@ -747,7 +789,7 @@ impl Dedup {
         stats.sentences = sentences;
         stats.sentences_kept = kept;
         stats.band_key_records = if simhash {
-            out.fingerprints.len() as u64
+            out.fingerprints.len()
         } else if projection {
             out.words.len() as u64
         } else {
@@ -816,7 +858,7 @@ impl Dedup {
     fn candidate_clusters(
         &self,
         shuffle: shuffle::Shuffle,
-        fingerprints: Vec<(u64, u64)>,
+        fingerprints: Fingerprints,
         (words, word_ids): (Corpus, Vec<u64>),
         progress: &dyn Progress,
         stats: &mut Stats,
@@ -880,23 +922,30 @@ impl Dedup {
             stats
         } else if let Some(search) = &self.search {
             drop(shuffle);
-            let fps: Vec<u64> = fingerprints.iter().map(|&(fp, _)| fp).collect();
-            let found = search.pairs(&fps)?;
-            for p in &found {
-                let (a, b) = (fingerprints[p.a as usize].1, fingerprints[p.b as usize].1);
-                out.pairs.push((a.min(b), a.max(b)));
-            }
-            out.pairs.sort_unstable();
-            if !keep_pairs {
-                for &(a, b) in &out.pairs {
-                    out.clustering.union(a, b)?;
+            match fingerprints {
+                Fingerprints::Bounded(array) => {
+                    self.simhash_bounded(search, array, &mut out, keep_pairs)?
                 }
-                out.pairs = Vec::new();
+                Fingerprints::Memory(fingerprints) => {
+                    let fps: Vec<u64> = fingerprints.iter().map(|&(fp, _)| fp).collect();
+                    let found = search.pairs(&fps)?;
+                    for p in &found {
+                        let (a, b) = (fingerprints[p.a as usize].1, fingerprints[p.b as usize].1);
+                        out.pairs.push((a.min(b), a.max(b)));
+                    }
+                    out.pairs.sort_unstable();
+                    if !keep_pairs {
+                        for &(a, b) in &out.pairs {
+                            out.clustering.union(a, b)?;
+                        }
+                        out.pairs = Vec::new();
+                    }
+                    let mut stats = ShuffleStats::default();
+                    stats.records = fps.len() as u64;
+                    stats.candidate_pairs = found.len() as u64;
+                    stats
+                }
             }
-            let mut stats = ShuffleStats::default();
-            stats.records = fps.len() as u64;
-            stats.candidate_pairs = found.len() as u64;
-            stats
         } else {
             progress.start(Stage::MergeRecords, Some(shuffle.len()));
             let mut stream = shuffle.finish_with_progress(&mut |n| progress.advance(n))?;
@@ -946,6 +995,98 @@ impl Dedup {
             ));
         }
         Ok(out)
+    }
+
+    /// Stages 3-5 of SimHash under a memory bound: the table search of
+    /// [`TableSearch::pairs`] with each table sorted by an external sort (half the sorts'
+    /// share) instead of in memory, and each pair found joined at once (or kept for the edit
+    /// filter). The same pairs, so the same clusters.
+    fn simhash_bounded(
+        &self,
+        search: &TableSearch,
+        fingerprints: SpillArray<16>,
+        out: &mut Candidates,
+        keep_pairs: bool,
+    ) -> Result<ShuffleStats, Error> {
+        let fingerprints = fingerprints.into_reader()?;
+        let n = fingerprints.len();
+        let mut found = 0u64;
+        let mut spilled = 0u64;
+        let mut pair = |a: u64, b: u64, out: &mut Candidates| -> Result<(), Error> {
+            found += 1;
+            let (a, b) = (a.min(b), a.max(b));
+            if keep_pairs {
+                out.pairs.push((a, b));
+            } else {
+                out.clustering.union(a, b)?;
+            }
+            Ok(())
+        };
+        let mut buf = Vec::new();
+        let mut each = |f: &mut dyn FnMut(u64, u64) -> Result<(), Error>| -> Result<(), Error> {
+            for start in (0..n).step_by(FINGERPRINTS_READ) {
+                fingerprints.read(start, (start + FINGERPRINTS_READ as u64).min(n), &mut buf)?;
+                for r in buf.chunks_exact(16) {
+                    let fp = u64::from_le_bytes(r[..8].try_into().expect("8 bytes"));
+                    f(fp, u64::from_le_bytes(r[8..].try_into().expect("8 bytes")))?;
+                }
+            }
+            Ok(())
+        };
+        let tables = search.tables(n as usize);
+        if tables.is_empty() {
+            // Within 64 bits or more every pair is a pair.
+            let mut ids = Vec::new();
+            each(&mut |_, id| {
+                ids.push(id);
+                Ok(())
+            })?;
+            for (i, &a) in ids.iter().enumerate() {
+                for &b in &ids[i + 1..] {
+                    pair(a, b, out)?;
+                }
+            }
+        }
+        let mut sorters = self.shuffle.clone();
+        sorters.mem_budget((self.memory.sorts / 2).max(shuffle::MIN_MEM_BUDGET));
+        let mut run: Vec<(u64, u64)> = Vec::new();
+        for table in &tables {
+            let mut sorter = sorters.build_sorter()?;
+            each(&mut |fp, id| Ok(sorter.push(table.permute(fp), id)?))?;
+            let mut sorted = sorter.finish()?;
+            // Runs of equal prefix, compared pairwise as in memory.
+            let mut compare = |run: &[(u64, u64)], out: &mut Candidates| -> Result<(), Error> {
+                for (i, &(x, a)) in run.iter().enumerate() {
+                    for &(y, b) in &run[i + 1..] {
+                        if table.reports(x, y).is_some() {
+                            pair(a, b, out)?;
+                        }
+                    }
+                }
+                Ok(())
+            };
+            while let Some((key, id)) = sorted.next_record()? {
+                if run
+                    .first()
+                    .is_some_and(|&(k, _)| table.prefix(k) != table.prefix(key))
+                {
+                    compare(&run, out)?;
+                    run.clear();
+                }
+                run.push((key, id));
+            }
+            compare(&run, out)?;
+            run.clear();
+            spilled += sorted.bytes_spilled();
+        }
+        if keep_pairs {
+            out.pairs.sort_unstable();
+        }
+        let mut stats = ShuffleStats::default();
+        stats.records = n;
+        stats.candidate_pairs = found;
+        stats.bytes_spilled = spilled;
+        Ok(stats)
     }
 
     /// Stage 7: keeps the candidate pairs within the edit distance and clusters them (without

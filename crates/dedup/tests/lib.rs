@@ -678,6 +678,50 @@ fn outputs_under_the_smallest_bound_equal_the_unbounded_run() {
     assert_same_outputs(a.path(), b.path(), "between the bounded and unbounded runs");
 }
 
+/// SimHash under the smallest bound finds the pairs the in-memory search finds: the same
+/// files, at 3 bits with every structure spilling (the fingerprints in a temporary file, each
+/// table of the search sorted by an external sort of 2 KiB), and at 0 bits and with the edit
+/// filter under the bound alone.
+#[test]
+fn simhash_under_the_smallest_bound_equals_the_unbounded_run() {
+    let mut docs = template_corpus();
+    docs.truncate(300);
+    for (max_hamming, max_edit, spill) in [(3, None, true), (0, None, false), (3, Some(0.2), false)]
+    {
+        let run = |builder: &mut DedupBuilder, out: &Path| {
+            builder
+                .min_shingles(0)
+                .max_article_pairs(5_000)
+                .method(textreuse_dedup::Method::SimHash { max_hamming });
+            if let Some(d) = max_edit {
+                builder.max_edit(d);
+            }
+            run_logged(builder, &docs, out)
+        };
+        let (a, b) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+        let (unbounded, _) = run(&mut Dedup::builder(), a.path());
+        let (bounded, _) = run(
+            Dedup::builder()
+                .max_memory(MemoryPlan::MINIMUM)
+                .spill_everything(spill),
+            b.path(),
+        );
+        let context = format!("(SimHash, {max_hamming} bits, max_edit {max_edit:?})");
+        assert_eq!(bounded.bytes_spilled > 0, spill, "{context}");
+        assert!(
+            unbounded.clusters > 100 && unbounded.candidate_pairs > 1_000,
+            "{} clusters, {} pairs {context}",
+            unbounded.clusters,
+            unbounded.candidate_pairs
+        );
+        assert_eq!(
+            bounded.candidate_pairs, unbounded.candidate_pairs,
+            "{context}"
+        );
+        assert_same_outputs(a.path(), b.path(), &context);
+    }
+}
+
 /// Stage 8's article tally and ranking on disk (every sort spilling) give the in-memory
 /// ranking's `article-pairs.tsv` and `stats.json` on the bundled samples (the same pages in
 /// two dumps: one article at two `seq`s), with their integer ids and with string ids.

@@ -115,8 +115,8 @@ pub use paragraph::{
     ParagraphMethod, ParagraphScratch, ParagraphSplit, set_cosine,
 };
 pub use search::{
-    BitPermutation, HammingPair, MAX_PERMUTATIONS, TablePlan, TableSearch, TableSearchBuilder,
-    WindowSearch, WindowSearchBuilder, brute_force_pairs, recall,
+    BitPermutation, HammingPair, MAX_PERMUTATIONS, Table, TablePlan, TableSearch,
+    TableSearchBuilder, WindowSearch, WindowSearchBuilder, brute_force_pairs, recall,
 };
 pub use sets::{
     DEFAULT_SET_THRESHOLD, FingerprintSet, SetPair, SetSearch, SetSearchBuilder, set_similarity,

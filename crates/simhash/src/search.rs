@@ -208,17 +208,18 @@ impl TableSearch {
         }
     }
 
-    /// Every pair of `fingerprints` within `k` bits, sorted by `(a, b)`.
-    ///
-    /// Memory: one table at a time, 16 bytes per fingerprint, plus the output.
-    pub fn pairs(&self, fingerprints: &[u64]) -> Result<Vec<HammingPair>, SimHashError> {
-        check_len(fingerprints.len())?;
+    /// The tables of the search for `n` fingerprints (its [`plan`](TableSearch::plan)), in
+    /// the order [`pairs`](TableSearch::pairs) goes through them; empty when `k >= 64`, where
+    /// every pair is within `k` bits. For a search whose tables do not fit in memory: permute
+    /// every fingerprint with [`Table::permute`], sort (an external sort), and compare within
+    /// each run of equal [`Table::prefix`] with [`Table::reports`]; every pair within `k` bits
+    /// is then reported by exactly one table.
+    pub fn tables(&self, n: usize) -> Vec<Table> {
         let k = self.max_hamming;
         if k >= 64 {
-            return brute_force_pairs(fingerprints, k);
+            return Vec::new();
         }
-        let plan = self.plan(fingerprints.len());
-        let m = plan.blocks as usize;
+        let m = self.plan(n).blocks as usize;
         // Block t covers bits [start[t], start[t] + len[t]); the first 64 % m blocks are longer.
         let (mut start, mut len) = (vec![0u32; m], vec![0u32; m]);
         let mut s = 0;
@@ -229,18 +230,14 @@ impl TableSearch {
         }
         let r = m - k as usize;
         let mut chosen: Vec<usize> = (0..r).collect();
-        let mut table: Vec<(u64, u32)> = Vec::with_capacity(fingerprints.len());
-        let mut scratch: Vec<(u64, u32)> = Vec::new();
-        let mut out = Vec::new();
-        // Where each original block lands in the permuted word, per table.
-        let mut shift_to = vec![0u32; m];
-        let mut perm_mask = vec![0u64; m];
+        let mut tables = Vec::new();
         loop {
             // Permutation: chosen blocks from the top, then the others, each in block order.
             let mut chosen_mask = 0u64;
             for &t in &chosen {
                 chosen_mask |= 1 << t;
             }
+            let (mut shift_to, mut perm_mask) = (vec![0u32; m], vec![0u64; m]);
             let mut top = 64u32;
             let mut prefix_bits = 0;
             for pass in 0..2 {
@@ -255,42 +252,134 @@ impl TableSearch {
                     }
                 }
             }
+            tables.push(Table {
+                start: start.clone(),
+                len: len.clone(),
+                shift_to,
+                perm_mask,
+                chosen_mask,
+                prefix_bits,
+                r,
+                max_hamming: k,
+            });
+            if !next_combination(&mut chosen, m) {
+                break;
+            }
+        }
+        tables
+    }
+
+    /// Every pair of `fingerprints` within `k` bits, sorted by `(a, b)`.
+    ///
+    /// Memory: one table at a time, 16 bytes per fingerprint, plus the output.
+    pub fn pairs(&self, fingerprints: &[u64]) -> Result<Vec<HammingPair>, SimHashError> {
+        check_len(fingerprints.len())?;
+        if self.max_hamming >= 64 {
+            return brute_force_pairs(fingerprints, self.max_hamming);
+        }
+        let mut table: Vec<(u64, u32)> = Vec::with_capacity(fingerprints.len());
+        let mut scratch: Vec<(u64, u32)> = Vec::new();
+        let mut out = Vec::new();
+        for t in self.tables(fingerprints.len()) {
             table.clear();
-            table.extend(fingerprints.iter().enumerate().map(|(i, &fp)| {
-                let mut p = 0u64;
-                for t in 0..m {
-                    p |= ((fp >> start[t]) & low_mask(len[t])) << shift_to[t];
-                }
-                (p, i as u32)
-            }));
+            table.extend(
+                fingerprints
+                    .iter()
+                    .enumerate()
+                    .map(|(i, &fp)| (t.permute(fp), i as u32)),
+            );
             // Only runs of equal prefix matter, so sorting by the prefix is enough.
-            radix_sort_by_prefix(&mut table, &mut scratch, prefix_bits);
-            let prefix = low_mask(prefix_bits) << (64 - prefix_bits);
+            radix_sort_by_prefix(&mut table, &mut scratch, t.prefix_bits);
             let mut run = 0;
             while run < table.len() {
-                let key = table[run].0 & prefix;
+                let key = t.prefix(table[run].0);
                 let mut end = run + 1;
-                while end < table.len() && table[end].0 & prefix == key {
+                while end < table.len() && t.prefix(table[end].0) == key {
                     end += 1;
                 }
                 for p in run..end {
                     let (x, i) = table[p];
                     for &(y, j) in &table[p + 1..end] {
-                        let diff = x ^ y;
-                        let d = diff.count_ones();
-                        if d <= k && first_table(diff, &perm_mask, r) == chosen_mask {
+                        if let Some(d) = t.reports(x, y) {
                             out.push(HammingPair::new(i, j, d));
                         }
                     }
                 }
                 run = end;
             }
-            if !next_combination(&mut chosen, m) {
-                break;
-            }
         }
         out.sort_unstable();
         Ok(out)
+    }
+}
+
+/// One table of a [`TableSearch`] ([`TableSearch::tables`]): a permutation of the 64 bits that
+/// brings its `m - k` chosen blocks to the top, as a prefix.
+///
+/// ```
+/// use textreuse_simhash::TableSearch;
+///
+/// let (a, b) = (0xffff_0000_ffff_0000u64, 0xffff_0000_ffff_0007u64);
+/// let tables = TableSearch::new(3)?.tables(2);
+/// // Exactly one table reports the pair, and it shares its prefix there.
+/// let reporting: Vec<_> = tables
+///     .iter()
+///     .filter(|t| t.reports(t.permute(a), t.permute(b)).is_some())
+///     .collect();
+/// assert_eq!(reporting.len(), 1);
+/// let t = reporting[0];
+/// assert_eq!(t.prefix(t.permute(a)), t.prefix(t.permute(b)));
+/// assert_eq!(t.reports(t.permute(a), t.permute(b)), Some(3));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Clone, Debug)]
+pub struct Table {
+    start: Vec<u32>,
+    len: Vec<u32>,
+    /// Where each block lands in the permuted word.
+    shift_to: Vec<u32>,
+    /// Each block's bits in the permuted word.
+    perm_mask: Vec<u64>,
+    /// The chosen blocks, as a bit set over block indices.
+    chosen_mask: u64,
+    prefix_bits: u32,
+    /// Chosen blocks.
+    r: usize,
+    max_hamming: u32,
+}
+
+impl Table {
+    /// `fp` with its blocks permuted: the chosen ones first (the prefix).
+    #[inline]
+    pub fn permute(&self, fp: u64) -> u64 {
+        let mut p = 0u64;
+        for t in 0..self.start.len() {
+            p |= ((fp >> self.start[t]) & low_mask(self.len[t])) << self.shift_to[t];
+        }
+        p
+    }
+
+    /// The prefix of a permuted fingerprint (its other bits zero): permuted fingerprints
+    /// within `k` bits that this table reports have the same prefix.
+    #[inline]
+    pub fn prefix(&self, permuted: u64) -> u64 {
+        permuted & (low_mask(self.prefix_bits) << (64 - self.prefix_bits))
+    }
+
+    /// Bits of the prefix.
+    pub fn prefix_bits(&self) -> u32 {
+        self.prefix_bits
+    }
+
+    /// The distance of two permuted fingerprints of the same prefix when it is at most `k` and
+    /// this is the first table (in the search's order) whose blocks they agree on, so the one
+    /// table that reports them; `None` otherwise.
+    #[inline]
+    pub fn reports(&self, x: u64, y: u64) -> Option<u32> {
+        let diff = x ^ y;
+        let d = diff.count_ones();
+        (d <= self.max_hamming && first_table(diff, &self.perm_mask, self.r) == self.chosen_mask)
+            .then_some(d)
     }
 }
 
