@@ -24,9 +24,11 @@ use crate::Error;
 /// thirty-second holds the records a deduplicated copy leaves out ([`MemoryPlan::drop_list`],
 /// 16 bytes a duplicate, sorted runs on disk past it). With [`Method::SimHash`] the
 /// fingerprints (16 bytes a unit) take half the sorts' share, in a temporary file past it, and
-/// each table of the search is sorted within the other half by an external sort. The
-/// structures of the other paths are not bounded: the candidate pairs and their texts of
-/// [`DedupBuilder::max_edit`] and the words and vectors of [`Method::RandomProjection`].
+/// each table of the search is sorted within the other half by an external sort. With
+/// [`DedupBuilder::max_edit`] the candidate pairs kept for stage 7 (16 bytes a pair) take a
+/// quarter of the clusters' share, in a temporary file past it, and stage 7 loads their texts
+/// a batch at a time within half the sorts' share. The words and vectors of
+/// [`Method::RandomProjection`] are not bounded.
 ///
 /// [`DedupBuilder::max_edit`]: crate::DedupBuilder::max_edit
 /// [`Method::SimHash`]: crate::Method::SimHash

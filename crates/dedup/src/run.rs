@@ -505,7 +505,8 @@ struct Signed {
     word_ids: Vec<u64>,
 }
 
-/// Fingerprints read back at a time by the SimHash search under a memory bound.
+/// Records read back at a time from a spill array (the SimHash search's fingerprints, the edit
+/// filter's pairs) under a memory bound.
 const FINGERPRINTS_READ: usize = 4096;
 
 /// SimHash: `(fingerprint, unit id)` of every kept unit, in a vector without a memory bound;
@@ -545,6 +546,27 @@ struct Candidates {
     clustering: BoundedClustering,
     /// The candidate pairs, kept for stage 7 (empty without the edit filter).
     pairs: Vec<(u64, u64)>,
+    /// Under a memory bound, the candidate pairs of the MinHash and SimHash paths kept for
+    /// stage 7 instead: in a quarter of the components' share, then in a temporary file.
+    spilled_pairs: Option<SpillArray<16>>,
+}
+
+impl Candidates {
+    /// Keeps a candidate pair for stage 7.
+    fn keep(&mut self, a: u64, b: u64) -> Result<(), Error> {
+        match &mut self.spilled_pairs {
+            Some(array) => {
+                let mut r = [0u8; 16];
+                r[..8].copy_from_slice(&a.to_le_bytes());
+                r[8..].copy_from_slice(&b.to_le_bytes());
+                array.push(r)
+            }
+            None => {
+                self.pairs.push((a, b));
+                Ok(())
+            }
+        }
+    }
 }
 
 /// What stages 6-8 count of the delivered clusters: their types and the article tally.
@@ -727,10 +749,9 @@ impl Dedup {
             shuffle: self.shuffle.build()?,
             fingerprints: match self.memory.max_memory {
                 None => Fingerprints::Memory(Vec::new()),
-                Some(_) => Fingerprints::Bounded(SpillArray::new(
-                    self.memory.sorts / 2,
-                    &self.tmp_dir.clone().unwrap_or_else(std::env::temp_dir),
-                )),
+                Some(_) => {
+                    Fingerprints::Bounded(SpillArray::new(self.memory.sorts / 2, &self.spill_dir()))
+                }
             },
             words: Corpus::new(),
             word_ids: Vec::new(),
@@ -865,10 +886,19 @@ impl Dedup {
     ) -> Result<Candidates, Error> {
         let started = Instant::now();
         let keep_pairs = self.max_edit.is_some();
+        let bounded_pairs = keep_pairs && self.memory.max_memory.is_some();
         let mut out = Candidates {
             clustering: self.clustering(0)?,
             pairs: Vec::new(),
+            spilled_pairs: None,
         };
+        if bounded_pairs {
+            // The pairs take a quarter of the components' share, union-find the rest.
+            let quarter = self.memory.components / 4;
+            out.spilled_pairs = Some(SpillArray::new(quarter, &self.spill_dir()));
+            out.clustering =
+                BoundedClustering::new(self.memory.components - quarter, 0, self.tmp_dir.clone())?;
+        }
         let shuffle_stats: ShuffleStats = if let Some(projection) = &self.projection {
             drop(shuffle);
             let trained = Instant::now();
@@ -959,7 +989,7 @@ impl Dedup {
             let mut unreported = 0u64;
             while let Some((a, b)) = stream.next_pair()? {
                 if keep_pairs {
-                    out.pairs.push((a, b));
+                    out.keep(a, b)?;
                 } else {
                     out.clustering.union(a, b)?;
                 }
@@ -973,6 +1003,12 @@ impl Dedup {
             progress.finish();
             stream.stats()
         };
+        if out.spilled_pairs.is_some() {
+            // The paths that collect their pairs in memory (random projection) hand them over.
+            for (a, b) in std::mem::take(&mut out.pairs) {
+                out.keep(a, b)?;
+            }
+        }
         stats.buckets = shuffle_stats.buckets;
         stats.buckets_capped = shuffle_stats.buckets_capped;
         stats.bucket_ids_left_out = shuffle_stats.bucket_ids_left_out;
@@ -1016,7 +1052,7 @@ impl Dedup {
             found += 1;
             let (a, b) = (a.min(b), a.max(b));
             if keep_pairs {
-                out.pairs.push((a, b));
+                out.keep(a, b)?;
             } else {
                 out.clustering.union(a, b)?;
             }
@@ -1079,9 +1115,6 @@ impl Dedup {
             run.clear();
             spilled += sorted.bytes_spilled();
         }
-        if keep_pairs {
-            out.pairs.sort_unstable();
-        }
         let mut stats = ShuffleStats::default();
         stats.records = n;
         stats.candidate_pairs = found;
@@ -1101,11 +1134,22 @@ impl Dedup {
         let Candidates {
             mut clustering,
             pairs,
+            spilled_pairs,
         } = candidates;
         let Some(max_edit) = self.max_edit else {
             return Ok(clustering);
         };
         let started = Instant::now();
+        if let Some(array) = spilled_pairs {
+            let kept = self.edit_filter_bounded(array, max_edit, texts, &mut clustering)?;
+            stats.pairs_after_edit_filter = kept;
+            stats.seconds.edit_filter = started.elapsed().as_secs_f64();
+            progress.log(&format!(
+                "stage 7: {} of {} pairs within edit distance {max_edit} in {:.1}s",
+                stats.pairs_after_edit_filter, stats.candidate_pairs, stats.seconds.edit_filter
+            ));
+            return Ok(clustering);
+        }
         let mut ids: Vec<u64> = pairs.iter().flat_map(|&(a, b)| [a, b]).collect();
         ids.sort_unstable();
         ids.dedup();
@@ -1131,6 +1175,69 @@ impl Dedup {
             stats.pairs_after_edit_filter, stats.candidate_pairs, stats.seconds.edit_filter
         ));
         Ok(clustering)
+    }
+
+    /// Stage 7 under a memory bound: the pairs read back from their spill array, their texts
+    /// loaded a batch at a time (at most half the sorts' share of text, which the shuffle no
+    /// longer uses), each batch's pairs compared in parallel and the kept ones joined. The
+    /// same pairs kept as in memory. Returns how many.
+    fn edit_filter_bounded(
+        &self,
+        pairs: SpillArray<16>,
+        max_edit: f64,
+        texts: &TextReader,
+        clustering: &mut BoundedClustering,
+    ) -> Result<u64, Error> {
+        let pairs = pairs.into_reader()?;
+        let n = pairs.len();
+        let share = (self.memory.sorts / 2).max(1);
+        let mut kept = 0u64;
+        let (mut batch, mut loaded, mut bytes) = (Vec::new(), HashMap::new(), 0u64);
+        let mut flush = |batch: &mut Vec<(u64, u64)>,
+                         loaded: &mut HashMap<u64, String>,
+                         clustering: &mut BoundedClustering|
+         -> Result<(), Error> {
+            let keep: Vec<bool> = batch
+                .par_iter()
+                .map(|(a, b)| within_edit_distance(&loaded[a], &loaded[b], max_edit))
+                .collect();
+            for (&(a, b), keep) in batch.iter().zip(keep) {
+                if keep {
+                    clustering.union(a, b)?;
+                    kept += 1;
+                }
+            }
+            batch.clear();
+            loaded.clear();
+            Ok(())
+        };
+        let mut buf = Vec::new();
+        for start in (0..n).step_by(FINGERPRINTS_READ) {
+            pairs.read(start, (start + FINGERPRINTS_READ as u64).min(n), &mut buf)?;
+            for r in buf.chunks_exact(16) {
+                let a = u64::from_le_bytes(r[..8].try_into().expect("8 bytes"));
+                let b = u64::from_le_bytes(r[8..].try_into().expect("8 bytes"));
+                for id in [a, b] {
+                    if let std::collections::hash_map::Entry::Vacant(e) = loaded.entry(id) {
+                        let text = texts.get(id)?.text;
+                        bytes += text.len() as u64;
+                        e.insert(text);
+                    }
+                }
+                batch.push((a, b));
+                if bytes > share {
+                    flush(&mut batch, &mut loaded, clustering)?;
+                    bytes = 0;
+                }
+            }
+        }
+        flush(&mut batch, &mut loaded, clustering)?;
+        Ok(kept)
+    }
+
+    /// Where spill arrays go: `--tmp`, else the system's temporary directory.
+    fn spill_dir(&self) -> PathBuf {
+        self.tmp_dir.clone().unwrap_or_else(std::env::temp_dir)
     }
 
     /// Stage 5's clustering under the plan's share: in memory while union-find fits in it,

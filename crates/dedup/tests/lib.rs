@@ -678,21 +678,27 @@ fn outputs_under_the_smallest_bound_equal_the_unbounded_run() {
     assert_same_outputs(a.path(), b.path(), "between the bounded and unbounded runs");
 }
 
-/// SimHash under the smallest bound finds the pairs the in-memory search finds: the same
-/// files, at 3 bits with every structure spilling (the fingerprints in a temporary file, each
-/// table of the search sorted by an external sort of 2 KiB), and at 0 bits and with the edit
-/// filter under the bound alone.
+/// SimHash's search and the edit filter under the smallest bound give the files of an
+/// unbounded run: SimHash at 3 bits with every structure spilling (the fingerprints in a
+/// temporary file, each table of the search sorted by an external sort of 2 KiB), at 0 bits
+/// under the bound alone; the edit filter's pairs in a temporary file and their texts loaded a
+/// few at a time after SimHash and after MinHash.
 #[test]
-fn simhash_under_the_smallest_bound_equals_the_unbounded_run() {
+fn simhash_and_the_edit_filter_under_the_smallest_bound_equal_the_unbounded_run() {
+    use textreuse_dedup::Method;
     let mut docs = template_corpus();
-    docs.truncate(300);
-    for (max_hamming, max_edit, spill) in [(3, None, true), (0, None, false), (3, Some(0.2), false)]
-    {
+    docs.truncate(200);
+    for (method, max_edit, spill) in [
+        (Method::SimHash { max_hamming: 3 }, None, true),
+        (Method::SimHash { max_hamming: 0 }, None, false),
+        (Method::SimHash { max_hamming: 3 }, Some(0.02), true),
+        (Method::MinHash, Some(0.02), true),
+    ] {
         let run = |builder: &mut DedupBuilder, out: &Path| {
             builder
                 .min_shingles(0)
                 .max_article_pairs(5_000)
-                .method(textreuse_dedup::Method::SimHash { max_hamming });
+                .method(method);
             if let Some(d) = max_edit {
                 builder.max_edit(d);
             }
@@ -706,7 +712,7 @@ fn simhash_under_the_smallest_bound_equals_the_unbounded_run() {
                 .spill_everything(spill),
             b.path(),
         );
-        let context = format!("(SimHash, {max_hamming} bits, max_edit {max_edit:?})");
+        let context = format!("({method:?}, max_edit {max_edit:?}, spilling: {spill})");
         assert_eq!(bounded.bytes_spilled > 0, spill, "{context}");
         assert!(
             unbounded.clusters > 100 && unbounded.candidate_pairs > 1_000,
@@ -714,6 +720,12 @@ fn simhash_under_the_smallest_bound_equals_the_unbounded_run() {
             unbounded.clusters,
             unbounded.candidate_pairs
         );
+        if max_edit.is_some() {
+            assert!(
+                unbounded.pairs_after_edit_filter < unbounded.candidate_pairs,
+                "the filter must drop pairs {context}"
+            );
+        }
         assert_eq!(
             bounded.candidate_pairs, unbounded.candidate_pairs,
             "{context}"
