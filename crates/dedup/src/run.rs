@@ -552,6 +552,23 @@ struct Candidates {
 }
 
 impl Candidates {
+    /// The pairs a search found in memory: kept for stage 7 (ascending) or joined.
+    fn found(
+        &mut self,
+        pairs: impl Iterator<Item = (u64, u64)>,
+        keep_pairs: bool,
+    ) -> Result<(), Error> {
+        self.pairs.extend(pairs.map(|(a, b)| (a.min(b), a.max(b))));
+        self.pairs.sort_unstable();
+        if !keep_pairs {
+            for &(a, b) in &self.pairs {
+                self.clustering.union(a, b)?;
+            }
+            self.pairs = Vec::new();
+        }
+        Ok(())
+    }
+
     /// Keeps a candidate pair for stage 7.
     fn keep(&mut self, a: u64, b: u64) -> Result<(), Error> {
         match &mut self.spilled_pairs {
@@ -909,17 +926,12 @@ impl Dedup {
             };
             let signatures = projection.signatures(&words, &vectors)?;
             let found = projection.pairs(&signatures)?;
-            for p in &found {
-                let (a, b) = (word_ids[p.a as usize], word_ids[p.b as usize]);
-                out.pairs.push((a.min(b), a.max(b)));
-            }
-            out.pairs.sort_unstable();
-            if !keep_pairs {
-                for &(a, b) in &out.pairs {
-                    out.clustering.union(a, b)?;
-                }
-                out.pairs = Vec::new();
-            }
+            out.found(
+                found
+                    .iter()
+                    .map(|p| (word_ids[p.a as usize], word_ids[p.b as usize])),
+                keep_pairs,
+            )?;
             let search = projection.search();
             let known = vectors.encoder(words.vocabulary()).known_words();
             stats.projection = Some(ProjectionStats {
@@ -959,17 +971,12 @@ impl Dedup {
                 Fingerprints::Memory(fingerprints) => {
                     let fps: Vec<u64> = fingerprints.iter().map(|&(fp, _)| fp).collect();
                     let found = search.pairs(&fps)?;
-                    for p in &found {
-                        let (a, b) = (fingerprints[p.a as usize].1, fingerprints[p.b as usize].1);
-                        out.pairs.push((a.min(b), a.max(b)));
-                    }
-                    out.pairs.sort_unstable();
-                    if !keep_pairs {
-                        for &(a, b) in &out.pairs {
-                            out.clustering.union(a, b)?;
-                        }
-                        out.pairs = Vec::new();
-                    }
+                    out.found(
+                        found
+                            .iter()
+                            .map(|p| (fingerprints[p.a as usize].1, fingerprints[p.b as usize].1)),
+                        keep_pairs,
+                    )?;
                     let mut stats = ShuffleStats::default();
                     stats.records = fps.len() as u64;
                     stats.candidate_pairs = found.len() as u64;
