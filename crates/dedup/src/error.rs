@@ -55,10 +55,12 @@ pub enum Error {
     /// input.
     #[error(transparent)]
     UnionFind(#[from] UnionFindError),
-    /// The temporary file of kept sentence texts could not be written or read back. Recover by
-    /// pointing [`DedupBuilder::tmp_dir`](crate::DedupBuilder::tmp_dir) at a writable file
-    /// system with space.
-    #[error("{what} (sentence text file in {})", dir.display())]
+    /// A temporary file could not be written or read back: the kept sentences' texts, or a spill
+    /// file (the index of those texts, SimHash's fingerprints or the edit filter's pairs under
+    /// a memory bound). Recover by pointing
+    /// [`DedupBuilder::tmp_dir`](crate::DedupBuilder::tmp_dir) at a writable file system with
+    /// space.
+    #[error("{what} in {}", dir.display())]
     TextStore {
         /// What was being done.
         what: &'static str,

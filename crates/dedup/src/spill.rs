@@ -1,5 +1,6 @@
 //! An append-only array of fixed-size records that moves to a temporary file once its memory
-//! share is spent (the indexes of the text store, under [`DedupBuilder::max_memory`]).
+//! share is spent (the indexes of the text store, SimHash's fingerprints and the edit filter's
+//! pairs, under [`DedupBuilder::max_memory`]).
 //!
 //! [`DedupBuilder::max_memory`]: crate::DedupBuilder::max_memory
 use std::fs::File;
@@ -58,18 +59,18 @@ impl<const N: usize> SpillArray<N> {
     pub(crate) fn push(&mut self, record: [u8; N]) -> Result<(), Error> {
         if self.file.is_none() && (self.mem.len() + N) as u64 > self.share {
             let tmp = tempfile::NamedTempFile::new_in(&self.dir)
-                .map_err(|e| self.error("cannot create an index spill file", e))?;
+                .map_err(|e| self.error("cannot create a spill file", e))?;
             let (file, path) = tmp.into_parts();
             let mut file = BufWriter::with_capacity(SPILL_BUFFER, file);
             file.write_all(&self.mem)
-                .map_err(|e| self.error("cannot write an index spill file", e))?;
+                .map_err(|e| self.error("cannot write a spill file", e))?;
             self.mem = Vec::new();
             self.file = Some((file, path));
         }
         match &mut self.file {
             Some((file, _)) => {
                 if let Err(e) = file.write_all(&record) {
-                    return Err(self.error("cannot write an index spill file", e));
+                    return Err(self.error("cannot write a spill file", e));
                 }
             }
             None => self.mem.extend_from_slice(&record),
@@ -89,7 +90,7 @@ impl<const N: usize> SpillArray<N> {
             }
             Some((file, path)) => {
                 let file = file.into_inner().map_err(|e| Error::TextStore {
-                    what: "cannot write an index spill file",
+                    what: "cannot write a spill file",
                     dir: dir.clone(),
                     source: e.into_error(),
                 })?;
@@ -143,7 +144,7 @@ impl<const N: usize> SpillReader<N> {
                 buf.resize(to - from, 0);
                 file.read_exact_at(buf, from as u64)
                     .map_err(|source| Error::TextStore {
-                        what: "cannot read an index spill file",
+                        what: "cannot read a spill file",
                         dir: self.dir.clone(),
                         source,
                     })?;

@@ -18,10 +18,10 @@ pub struct Dedup;
 impl MaxMemoryHelp for Dedup {
     const HELP: &'static str = "Bound on the peak resident memory of the whole run (e.g. \
         256MB, 4GB; at least 112MiB, checked before anything is read): the sorts, the index of \
-        the sentence text file, union-find, the article-pair tally and ranking and the output \
-        batches get shares of it and spill to disk beyond them; the --max-edit, simhash and \
-        rp-embed paths are not bounded yet (docs/performance.md). The outputs are the same at any bound. \
-        Default: no bound";
+        the sentence text file, union-find, the article-pair tally and ranking, simhash's \
+        fingerprints, the --max-edit pairs and the output batches get shares of it and spill to \
+        disk beyond them; the rp-embed path is not bounded yet (docs/performance.md). The \
+        outputs are the same at any bound. Default: no bound";
 }
 
 /// `index add`, `index query` and `index compact`.

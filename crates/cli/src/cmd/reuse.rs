@@ -117,10 +117,11 @@ pub struct Args {
     work_mem: WorkMemArgs<Sorts>,
     /// Bound on the peak resident memory of the whole run (e.g. 256MB, 4GB; at least 128MiB,
     /// checked before anything is read): the sorts and index blocks, the alignment's parts,
-    /// the mapped pages of the document texts and the per-document arrays get shares of it
-    /// and spill, cut, are handed back or move to files beyond them; the corpus view's
-    /// per-document arrays, the per-term counts and the web study are not bounded yet
-    /// (docs/performance.md). The outputs are the same at any bound.
+    /// the mapped pages of the document texts, the per-document arrays, the rows of
+    /// documents.tsv and the corpus view's names and article graph get shares of it and
+    /// spill, cut, are handed back or move to files beyond them; the per-term counts and the
+    /// web study are not bounded yet (docs/performance.md). The outputs are the same at any
+    /// bound.
     /// Default: no bound
     #[arg(long, value_name = "SIZE")]
     max_memory: Option<String>,
