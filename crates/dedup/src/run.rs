@@ -505,10 +505,6 @@ struct Signed {
     word_ids: Vec<u64>,
 }
 
-/// Records read back at a time from a spill array (the SimHash search's fingerprints, the edit
-/// filter's pairs) under a memory bound.
-const FINGERPRINTS_READ: usize = 4096;
-
 /// SimHash: `(fingerprint, unit id)` of every kept unit, in a vector without a memory bound;
 /// under one, within half the sorts' share (the shuffle of band keys is not used) and past it in
 /// a temporary file, 16 bytes each.
@@ -523,10 +519,7 @@ impl Fingerprints {
             Fingerprints::Memory(v) => v.extend_from_slice(records),
             Fingerprints::Bounded(array) => {
                 for &(fp, id) in records {
-                    let mut r = [0u8; 16];
-                    r[..8].copy_from_slice(&fp.to_le_bytes());
-                    r[8..].copy_from_slice(&id.to_le_bytes());
-                    array.push(r)?;
+                    array.push_pair(fp, id)?;
                 }
             }
         }
@@ -572,12 +565,7 @@ impl Candidates {
     /// Keeps a candidate pair for stage 7.
     fn keep(&mut self, a: u64, b: u64) -> Result<(), Error> {
         match &mut self.spilled_pairs {
-            Some(array) => {
-                let mut r = [0u8; 16];
-                r[..8].copy_from_slice(&a.to_le_bytes());
-                r[8..].copy_from_slice(&b.to_le_bytes());
-                array.push(r)
-            }
+            Some(array) => array.push_pair(a, b),
             None => {
                 self.pairs.push((a, b));
                 Ok(())
@@ -1065,22 +1053,11 @@ impl Dedup {
             }
             Ok(())
         };
-        let mut buf = Vec::new();
-        let mut each = |f: &mut dyn FnMut(u64, u64) -> Result<(), Error>| -> Result<(), Error> {
-            for start in (0..n).step_by(FINGERPRINTS_READ) {
-                fingerprints.read(start, (start + FINGERPRINTS_READ as u64).min(n), &mut buf)?;
-                for r in buf.chunks_exact(16) {
-                    let fp = u64::from_le_bytes(r[..8].try_into().expect("8 bytes"));
-                    f(fp, u64::from_le_bytes(r[8..].try_into().expect("8 bytes")))?;
-                }
-            }
-            Ok(())
-        };
         let tables = search.tables(n as usize);
         if tables.is_empty() {
             // Within 64 bits or more every pair is a pair.
             let mut ids = Vec::new();
-            each(&mut |_, id| {
+            fingerprints.for_each_pair(|_, id| {
                 ids.push(id);
                 Ok(())
             })?;
@@ -1095,7 +1072,7 @@ impl Dedup {
         let mut run: Vec<(u64, u64)> = Vec::new();
         for table in &tables {
             let mut sorter = sorters.build_sorter()?;
-            each(&mut |fp, id| Ok(sorter.push(table.permute(fp), id)?))?;
+            fingerprints.for_each_pair(|fp, id| Ok(sorter.push(table.permute(fp), id)?))?;
             let mut sorted = sorter.finish()?;
             // Runs of equal prefix, compared pairwise as in memory.
             let mut compare = |run: &[(u64, u64)], out: &mut Candidates| -> Result<(), Error> {
@@ -1196,7 +1173,6 @@ impl Dedup {
         clustering: &mut BoundedClustering,
     ) -> Result<u64, Error> {
         let pairs = pairs.into_reader()?;
-        let n = pairs.len();
         let share = (self.memory.sorts / 2).max(1);
         let mut kept = 0u64;
         let (mut batch, mut loaded, mut bytes) = (Vec::new(), HashMap::new(), 0u64);
@@ -1218,26 +1194,21 @@ impl Dedup {
             loaded.clear();
             Ok(())
         };
-        let mut buf = Vec::new();
-        for start in (0..n).step_by(FINGERPRINTS_READ) {
-            pairs.read(start, (start + FINGERPRINTS_READ as u64).min(n), &mut buf)?;
-            for r in buf.chunks_exact(16) {
-                let a = u64::from_le_bytes(r[..8].try_into().expect("8 bytes"));
-                let b = u64::from_le_bytes(r[8..].try_into().expect("8 bytes"));
-                for id in [a, b] {
-                    if let std::collections::hash_map::Entry::Vacant(e) = loaded.entry(id) {
-                        let text = texts.get(id)?.text;
-                        bytes += text.len() as u64;
-                        e.insert(text);
-                    }
-                }
-                batch.push((a, b));
-                if bytes > share {
-                    flush(&mut batch, &mut loaded, clustering)?;
-                    bytes = 0;
+        pairs.for_each_pair(|a, b| {
+            for id in [a, b] {
+                if let std::collections::hash_map::Entry::Vacant(e) = loaded.entry(id) {
+                    let text = texts.get(id)?.text;
+                    bytes += text.len() as u64;
+                    e.insert(text);
                 }
             }
-        }
+            batch.push((a, b));
+            if bytes > share {
+                flush(&mut batch, &mut loaded, clustering)?;
+                bytes = 0;
+            }
+            Ok(())
+        })?;
         flush(&mut batch, &mut loaded, clustering)?;
         Ok(kept)
     }

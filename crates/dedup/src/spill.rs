@@ -195,6 +195,41 @@ impl<const N: usize> SpillReader<N> {
     }
 }
 
+/// Records of two `u64`s (little-endian) read back at a time by [`SpillReader::for_each_pair`].
+const PAIRS_AT_ONCE: u64 = 4096;
+
+impl SpillArray<16> {
+    /// Appends a record of two `u64`s (SimHash's fingerprint and id, the edit filter's pair).
+    pub(crate) fn push_pair(&mut self, a: u64, b: u64) -> Result<(), Error> {
+        let mut r = [0u8; 16];
+        r[..8].copy_from_slice(&a.to_le_bytes());
+        r[8..].copy_from_slice(&b.to_le_bytes());
+        self.push(r)
+    }
+}
+
+impl SpillReader<16> {
+    /// Calls `f` with every record [`SpillArray::push_pair`] wrote, in order (borrowed when in
+    /// memory, else read 4,096 records at a time).
+    pub(crate) fn for_each_pair(
+        &self,
+        mut f: impl FnMut(u64, u64) -> Result<(), Error>,
+    ) -> Result<(), Error> {
+        let mut buf = Vec::new();
+        for start in (0..self.len).step_by(PAIRS_AT_ONCE as usize) {
+            let end = (start + PAIRS_AT_ONCE).min(self.len);
+            for r in self.slice(start, end, &mut buf)?.chunks_exact(16) {
+                let (a, b) = r.split_at(8);
+                f(
+                    u64::from_le_bytes(a.try_into().expect("8 bytes")),
+                    u64::from_le_bytes(b.try_into().expect("8 bytes")),
+                )?;
+            }
+        }
+        Ok(())
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
