@@ -99,7 +99,12 @@ impl Aligner {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn prepare<'t>(&self, text: &'t str) -> Prepared<'t> {
-        let mut prepared = Prepared::new(text, self.language_of(text), self.min_sentence_words);
+        let mut prepared = Prepared::cached(
+            text,
+            self.language_of(text),
+            self.min_sentence_words,
+            self.cache_forms,
+        );
         prepared.settings = Some(self.tokenizing());
         prepared
     }
@@ -120,7 +125,12 @@ impl Aligner {
     /// [`Aligner::align`], with the work it did.
     pub(crate) fn align_counted(&self, source: &str, suspicious: &str) -> (Vec<Passage>, Work) {
         let suspicious = self.prepare(suspicious);
-        let source = Prepared::new(source, suspicious.language, self.min_sentence_words);
+        let source = Prepared::cached(
+            source,
+            suspicious.language,
+            self.min_sentence_words,
+            self.cache_forms,
+        );
         self.align_prepared_counted(&source, &suspicious)
     }
 
@@ -142,7 +152,7 @@ impl Aligner {
         let source = if source.min_sentence_words == msw && source.language == suspicious.language {
             source
         } else {
-            again = Prepared::new(source.text, suspicious.language, msw);
+            again = Prepared::cached(source.text, suspicious.language, msw, self.cache_forms);
             &again
         };
         let mut work = Work::default();

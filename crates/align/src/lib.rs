@@ -183,6 +183,8 @@ pub struct Aligner {
     edge_density: f64,
     summary_snap: Option<f64>,
     summary_validation_threshold: f64,
+    /// Forms a thread's cache of normalized words holds before it starts over.
+    cache_forms: usize,
 }
 
 impl Default for Aligner {
@@ -272,6 +274,13 @@ pub const DEFAULT_EDGE_TRIM: Option<usize> = Some(3);
 /// corpus (both chose it; `docs/performance.md`).
 pub const DEFAULT_EDGE_WINDOW: Option<usize> = Some(25);
 
+/// The default [`AlignerBuilder::cache_memory`]: `1 << 17` forms, about 19 MB per thread.
+pub const DEFAULT_CACHE_MEMORY: usize = text::DEFAULT_CACHE_FORMS * text::FORM_BYTES;
+
+/// The smallest [`AlignerBuilder::cache_memory`] used: 1,024 forms (150 KiB); a smaller cache
+/// would start over at nearly every document.
+pub const MIN_CACHE_MEMORY: usize = 1024 * text::FORM_BYTES;
+
 /// The default [`AlignerBuilder::edge_density`], chosen with [`DEFAULT_EDGE_WINDOW`].
 pub const DEFAULT_EDGE_DENSITY: f64 = 0.4;
 
@@ -307,6 +316,7 @@ impl AlignerBuilder {
                 edge_density: DEFAULT_EDGE_DENSITY,
                 summary_snap: Some(0.7),
                 summary_validation_threshold: 0.30,
+                cache_forms: text::DEFAULT_CACHE_FORMS,
             },
         }
     }
@@ -537,6 +547,29 @@ impl AlignerBuilder {
     /// unsure or finds a language not supported (default false).
     pub fn detect_language(&mut self, yes: bool) -> &mut Self {
         self.aligner.detect_language = yes;
+        self
+    }
+
+    /// Bytes of the cache of normalized words that each thread tokenizing texts keeps
+    /// (default [`DEFAULT_CACHE_MEMORY`], about 19 MB; at least [`MIN_CACHE_MEMORY`] is
+    /// used). Stemming is the costly part of tokenizing, so a thread keeps the forms it has
+    /// stemmed, about 150 bytes each, and starts over when a document begins with the cache
+    /// past this size. It changes no passage: a smaller cache saves memory and stems more
+    /// often. The cache belongs to the thread, so a program with `n` threads tokenizing holds
+    /// up to `n` of them (with their last document's new forms on top).
+    ///
+    /// ```
+    /// use textreuse_align::Aligner;
+    ///
+    /// let small = Aligner::builder().min_passage_len(20).cache_memory(1 << 20).build()?;
+    /// let default = Aligner::builder().min_passage_len(20).build()?;
+    /// let (source, suspicious) = ("The cat sat on the mat all day long. It slept.",
+    ///     "We saw that the cat sat on the mat all day long.");
+    /// assert_eq!(small.align(source, suspicious), default.align(source, suspicious));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn cache_memory(&mut self, bytes: usize) -> &mut Self {
+        self.aligner.cache_forms = bytes.max(MIN_CACHE_MEMORY) / text::FORM_BYTES;
         self
     }
 

@@ -975,3 +975,37 @@ fn reuse_inside_unpunctuated_text_is_found() {
         );
     }
 }
+
+/// The thread's cache of normalized words changes no passage, whatever its size: documents of
+/// made-up words (each about 300 new forms) make the smallest cache start over every few
+/// documents, and the two aligners alternate on one thread, so each finds the cache as the
+/// other left it.
+#[test]
+fn the_size_of_the_word_cache_changes_no_passage() {
+    let mut word = made_up_words(0x5851_f42d_4c95_7f2d);
+    let mut sentence = |n: usize| (0..n).map(|_| word()).collect::<Vec<_>>().join(" ");
+    let small = Aligner::builder()
+        .min_passage_len(40)
+        .cache_memory(0)
+        .build()
+        .unwrap();
+    let default = Aligner::builder().min_passage_len(40).build().unwrap();
+    let mut found = 0;
+    for _ in 0..40 {
+        let shared: Vec<String> = (0..8).map(|_| sentence(12)).collect();
+        let source = format!("{}. {}. {}.", sentence(40), shared.join(". "), sentence(60));
+        let suspicious = format!(
+            "{}. {}. {}.",
+            sentence(50),
+            shared[1..].join(". "),
+            sentence(30)
+        );
+        let expected = default.align(&source, &suspicious);
+        assert_eq!(small.align(&source, &suspicious), expected);
+        let (s, t) = (small.prepare(&source), small.prepare(&suspicious));
+        assert_eq!(small.align_prepared(&s, &t), expected);
+        assert_eq!(default.align_prepared(&s, &t), expected);
+        found += expected.len();
+    }
+    assert_eq!(found, 40, "each pair shares one passage");
+}

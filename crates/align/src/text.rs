@@ -86,7 +86,9 @@ impl Strings {
 /// Stemming is the costly part of normalizing a word, and the documents a thread tokenizes
 /// share most of their words, so each thread keeps the words it has normalized: lowercased
 /// form -> (stem number, stopword). Cleared when a document starts in another language or the
-/// cache has grown past `MAX_FORMS`.
+/// cache has grown past the aligner's number of forms ([`AlignerBuilder::cache_memory`]).
+///
+/// [`AlignerBuilder::cache_memory`]: crate::AlignerBuilder::cache_memory
 struct Normalized {
     language: Language,
     stemmer: Option<Stemmer>,
@@ -110,9 +112,14 @@ struct Normalized {
     local: AHashMap<u128, (u32, bool)>,
 }
 
-/// About 15 MB per thread when full (a form and a stem with their map entries take about 120
-/// bytes); a document pair rarely holds more than 20,000 distinct forms.
-const MAX_FORMS: usize = 1 << 17;
+/// Bytes of a thread's cache per form it holds: the form and its stem with their map entries
+/// and arrays, at the cache's fullest (its maps have just doubled). Measured with heaptrack on
+/// synthetic text of random words: about 19 MB at `1 << 17` forms.
+pub(crate) const FORM_BYTES: usize = 150;
+
+/// The default number of forms a thread's cache holds before it starts over: about 19 MB per
+/// thread when full; a document pair rarely holds more than 20,000 distinct forms.
+pub(crate) const DEFAULT_CACHE_FORMS: usize = 1 << 17;
 
 thread_local! {
     static NORMALIZED: RefCell<Normalized> = RefCell::new(Normalized::new(Language::English));
@@ -150,9 +157,10 @@ impl Normalized {
         }
     }
 
-    /// Readies the cache for a document in `language`.
-    fn start(&mut self, language: Language) {
-        if self.language != language || self.short.len() + self.forms.len() > MAX_FORMS {
+    /// Readies the cache for a document in `language`, emptied first when it holds more than
+    /// `max_forms` forms.
+    fn start(&mut self, language: Language, max_forms: usize) {
+        if self.language != language || self.short.len() + self.forms.len() > max_forms {
             *self = Normalized::new(language);
         }
         self.local.clear();
@@ -285,11 +293,23 @@ pub struct Prepared<'t> {
 }
 
 impl<'t> Prepared<'t> {
-    /// Tokenizes `text` by the rules of `language`. Texts of 4 GiB or more get no words (they
-    /// are not aligned).
+    /// Tokenizes `text` by the rules of `language`, with the default cache of normalized forms.
+    #[cfg(test)]
     pub(crate) fn new(text: &'t str, language: Language, min_sentence_words: usize) -> Self {
+        Prepared::cached(text, language, min_sentence_words, DEFAULT_CACHE_FORMS)
+    }
+
+    /// Tokenizes `text` by the rules of `language`, the thread's cache of normalized forms
+    /// holding at most about `max_forms` between documents. Texts of 4 GiB or more get no words
+    /// (they are not aligned).
+    pub(crate) fn cached(
+        text: &'t str,
+        language: Language,
+        min_sentence_words: usize,
+        max_forms: usize,
+    ) -> Self {
         let (doc, stems, synonyms) = NORMALIZED.with_borrow_mut(|n| {
-            n.start(language);
+            n.start(language, max_forms);
             let mut vocab = Vocabulary {
                 norm: n,
                 stems: Strings::default(),

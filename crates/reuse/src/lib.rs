@@ -506,6 +506,7 @@ impl ReuseBuilder {
             // Six times the smallest budget: each of the tf-idf sorts gets one, the blocks four.
             plan.sorts = 6 * MIN_MEM_BUDGET;
             plan.align_text = 1;
+            plan.align_caches = 0;
             plan.mapped_texts = 0;
             plan.doc_arrays = 0;
             plan.documents = 0;
@@ -592,12 +593,19 @@ impl ReuseBuilder {
             .signer
             .build()
             .map_err(|e| ReuseError::Parameter(e.to_string()))?;
-        let aligner = Aligner::builder()
+        let mut aligner = Aligner::builder();
+        aligner
             .min_passage_len(self.min_passage_len)
             .language(self.language)
             .detect_language(self.detect_language)
             .fallback_ngram(self.fallback_ngram)
-            .synonyms(self.synonyms)
+            .synonyms(self.synonyms);
+        if memory.align_caches != u64::MAX {
+            // The threads of the pool the run's stages use tokenize; each keeps a cache.
+            let per_thread = memory.align_caches / rayon::current_num_threads().max(1) as u64;
+            aligner.cache_memory(usize::try_from(per_thread).unwrap_or(usize::MAX));
+        }
+        let aligner = aligner
             .build()
             .map_err(|e| ReuseError::Parameter(e.to_string()))?;
         Ok(Reuse {

@@ -18,10 +18,13 @@ use crate::{PREPARED_TEXT_BYTES, ReuseError};
 ///   pass over the queries) and a sixth to each of the two sorts of nominations and pairs;
 ///   with MinHash candidates three quarters to the shuffle of band-key records and a quarter
 ///   to the sort of chunk pairs into document pairs. Each sort spills sorted runs to disk.
-/// * a quarter to alignment ([`MemoryPlan::align_text`]): a batch of candidate pairs is cut
-///   into parts whose documents have at most a sixth of the share of text together (their
-///   tokens take about five times their text); stored texts count also a sixth of the pages
-///   reading them maps in (64 KiB windows), which stay resident while their part is aligned.
+/// * a quarter to alignment: three quarters of it to the parts of a batch
+///   ([`MemoryPlan::align_text`]): a batch of candidate pairs is cut into parts whose documents
+///   have at most a sixth of those bytes of text together (their tokens take about five times
+///   their text); stored texts count also a sixth of the pages reading them maps in (64 KiB
+///   windows), which stay resident while their part is aligned. The last quarter to the caches
+///   of normalized words that the threads tokenizing keep ([`MemoryPlan::align_caches`],
+///   shared equally among the threads; `AlignerBuilder::cache_memory`).
 /// * an eighth to the pages of the stored texts (and their ids, titles and provenance) mapped
 ///   into memory ([`MemoryPlan::mapped_texts`]): once the run has read that many bytes of them,
 ///   their pages are handed back to the operating system (they are read again from the page
@@ -83,6 +86,9 @@ pub struct MemoryPlan {
     /// Bytes of text a part of an alignment batch tokenizes at once, at most (unless one
     /// pair's two documents are longer).
     pub align_text: usize,
+    /// Bytes of the caches of normalized words of the threads that tokenize, all of them
+    /// together (`u64::MAX`: each thread takes the aligner's default).
+    pub align_caches: u64,
     /// Bytes of the stored texts and their information read before their mapped pages are
     /// handed back to the operating system (`u64::MAX`: never).
     pub mapped_texts: u64,
@@ -108,7 +114,8 @@ pub struct MemoryPlan {
 const FIXED: u64 = 80 << 20;
 
 /// The smallest share of what is left after the fixed cost: 48 MiB, so that the sorts get at
-/// least 18 MiB, alignment 12 MiB (2 MiB of text at a time), the mapped texts 6 MiB, the
+/// least 18 MiB, alignment 12 MiB (1.5 MiB of text at a time and 3 MiB of caches of normalized
+/// words), the mapped texts 6 MiB, the
 /// per-document arrays 6 MiB and the rows of `documents.tsv` 3 MiB.
 const LEFT_FLOOR: u64 = 48 << 20;
 
@@ -141,6 +148,7 @@ impl MemoryPlan {
             fixed: 0,
             sorts,
             align_text: PREPARED_TEXT_BYTES,
+            align_caches: u64::MAX,
             mapped_texts: u64::MAX,
             doc_arrays: u64::MAX,
             documents: u64::MAX,
@@ -184,8 +192,9 @@ impl MemoryPlan {
             minimum,
             fixed: FIXED,
             sorts,
-            align_text: (align / ALIGN_BYTES_PER_TEXT_BYTE).min(PREPARED_TEXT_BYTES as u64)
+            align_text: (align / 4 * 3 / ALIGN_BYTES_PER_TEXT_BYTE).min(PREPARED_TEXT_BYTES as u64)
                 as usize,
+            align_caches: align / 4,
             mapped_texts,
             doc_arrays,
             documents,
@@ -253,7 +262,11 @@ mod tests {
         assert_eq!(plan.sorts, left / 8 * 3);
         assert_eq!(plan.align_text, PREPARED_TEXT_BYTES);
         let small = MemoryPlan::bounded(MemoryPlan::MINIMUM, None).unwrap();
-        assert_eq!(small.align_text, 2 << 20);
+        assert_eq!(small.align_text, 3 << 19);
+        assert_eq!(small.align_caches, 3 << 20);
+        assert!(
+            small.align_text as u64 * ALIGN_BYTES_PER_TEXT_BYTE + small.align_caches <= 12 << 20
+        );
         assert_eq!(small.sorts, 18 << 20);
         assert!(matches!(
             MemoryPlan::bounded(MemoryPlan::MINIMUM - 1, None),
@@ -269,6 +282,7 @@ mod tests {
         assert!(MemoryPlan::bounded(1 << 30, Some(1 << 30)).is_err());
         let none = MemoryPlan::unbounded(1 << 30);
         assert!(!none.is_bounded() && none.mapped_texts == u64::MAX);
+        assert_eq!(none.align_caches, u64::MAX);
         assert_eq!(none.store_offsets(), u64::MAX);
     }
 }
