@@ -13,6 +13,7 @@ use textreuse_corpus::{DocId, Document, Origin};
 use textreuse_minhash::Signer;
 
 use crate::plan::MemoryPlan;
+use crate::resident::FileResident;
 
 use crate::Error;
 use crate::candidates::{
@@ -413,8 +414,16 @@ pub struct Index {
     /// How its memory is shared out ([`Index::max_memory`]).
     plan: MemoryPlan,
     /// Under a bound: an estimate of the mapped bytes queries touched since the pages were
-    /// last given back ([`Index::note_reads`]).
+    /// last given back, or since the resident pages were last measured ([`Index::note_reads`]).
     touched: std::sync::atomic::AtomicU64,
+    /// Under a bound, where the system says: the process's file-backed resident bytes, and
+    /// their value when the bound was set (the program's and other maps' pages, which the
+    /// segments' share does not count).
+    resident: Option<(FileResident, u64)>,
+    /// What one page fault of a query is counted as mapping (at least
+    /// [`FAULT_BYTES`](crate::plan::FAULT_BYTES); measured under a bound where the system
+    /// says).
+    fault_bytes: u64,
 }
 
 fn read_manifest(dir: &Path) -> Result<Manifest, Error> {
@@ -702,23 +711,33 @@ impl Index {
             entry_base,
             plan: MemoryPlan::unbounded(DEFAULT_MEMORY_BUDGET),
             touched: std::sync::atomic::AtomicU64::new(0),
+            resident: None,
+            fault_bytes: crate::plan::FAULT_BYTES,
         })
     }
 
     /// Bounds the peak resident memory of queries through this index ([`Index::query_all`],
     /// [`Index::query_documents_all`]) to about `max_memory` bytes, as [`MemoryPlan`] shares
     /// it out: documents are queried in smaller chunks, and the pages of the mapped segments
-    /// that queries touched are given back to the OS whenever they may have touched half the
-    /// pages' share (a reader has no batch and runs no merge: the pages get seven eighths of
-    /// what is left after the fixed cost). Answers are the same with any bound.
+    /// that queries touched are given back to the OS whenever they fill half the pages' share
+    /// (a reader has no batch and runs no merge: the pages get seven eighths of what is left
+    /// after the fixed cost). On Linux that is measured (the process's file-backed resident
+    /// memory, read every sixteenth of the share that queries may map, counted with what a
+    /// fault maps here, measured once now); elsewhere estimated. Answers are the same with
+    /// any bound.
     /// [`Error::MemoryTooSmall`] when the bound is below [`MemoryPlan::MINIMUM`],
     /// [`Error::QueryMemoryTooSmall`] when the pages one query on each thread may touch (a
     /// fault of up to 64 KiB for the directory and one for the band-key records, per band
     /// and segment) do not fit in half the share; nothing is read before that is known.
     pub fn max_memory(&mut self, max_memory: u64) -> Result<&mut Self, Error> {
         let threads = rayon::current_num_threads();
-        let need = crate::plan::query_pages(self.signer.bands(), self.segments.len(), threads);
         let plan = MemoryPlan::bounded(max_memory, None)?.for_queries();
+        let need = crate::plan::query_pages(
+            self.signer.bands(),
+            self.segments.len(),
+            threads,
+            crate::plan::FAULT_BYTES,
+        );
         if need.saturating_mul(2) > plan.pages {
             return Err(Error::QueryMemoryTooSmall {
                 max_memory,
@@ -726,8 +745,30 @@ impl Index {
                 segments: self.segments.len(),
             });
         }
+        self.fault_bytes = self.measure_fault().max(crate::plan::FAULT_BYTES);
         self.set_plan(plan);
         Ok(self)
+    }
+
+    /// What a page fault in the band-key records of the largest segment maps on average, by
+    /// the process's file-backed resident bytes before and after reading a byte at
+    /// [`FAULT_SAMPLES`](crate::plan::FAULT_SAMPLES) places (their pages are given back
+    /// after); 0 where the system does not say.
+    fn measure_fault(&self) -> u64 {
+        let (Some(r), Some(largest)) = (
+            FileResident::open(),
+            self.segments.iter().max_by_key(|s| s.mapped_bytes()),
+        ) else {
+            return 0;
+        };
+        let n = crate::plan::FAULT_SAMPLES;
+        largest.release_pages();
+        let (Some(before), _, Some(after)) = (r.bytes(), largest.touch_records(n), r.bytes())
+        else {
+            return 0;
+        };
+        largest.release_pages();
+        after.saturating_sub(before) / n as u64
     }
 
     /// How this index's memory is shared out (unbounded unless [`Index::max_memory`] was set).
@@ -737,6 +778,10 @@ impl Index {
 
     fn set_plan(&mut self, plan: MemoryPlan) {
         self.plan = plan;
+        self.resident = plan.releases().then(FileResident::open).flatten().map(|r| {
+            let base = r.bytes().unwrap_or(0);
+            (r, base)
+        });
         if plan.releases() {
             // Merges read up to every segment at once: half the pages' share among them.
             let stride = crate::plan::release_stride(plan.pages, self.segments.len());
@@ -764,25 +809,45 @@ impl Index {
     /// `MADV_RANDOM` does not turn off: measured, 61 MB mapped by 43 sentence queries).
     fn note_lookups(&self, units: usize) {
         let faults = (self.signer.bands() * 2 * (self.segments.len() + 1) + 4) as u64;
-        self.note_reads((units as u64).saturating_mul(faults * crate::plan::FAULT_BYTES));
+        self.note_reads((units as u64).saturating_mul(faults * self.fault_bytes));
     }
 
     /// Under a bound, counts what resolving one entry a lookup found reads: its record and its
-    /// signature, scattered over their sections (a chunk query resolves up to thousands, which
-    /// map most of the signature section if nothing gives them back).
+    /// signature, a fault each, scattered over their sections (a chunk query resolves up to
+    /// [`DEFAULT_MAX_QUERY_BUCKET`](crate::DEFAULT_MAX_QUERY_BUCKET) entries per band key,
+    /// which map most of the signature section if nothing gives them back): counted entry by
+    /// entry, so that the pages are given back in the middle of a query.
     fn note_hit(&self) {
-        self.note_reads(crate::plan::HIT_BYTES);
+        self.note_reads(2 * self.fault_bytes);
     }
 
     /// Under a bound, counts an estimate of the mapped bytes a query read and gives the pages
-    /// back once the estimates add up to half the pages' share (for callers that query one
-    /// text at a time, such as the plagiarism checker).
+    /// back once they may fill half the pages' share (for callers that query one text at a
+    /// time, such as the plagiarism checker too). Where the system tells the process's
+    /// file-backed resident bytes, they are measured whenever the estimates add up to a
+    /// sixteenth of the share (counted with the fault size measured when the bound was set),
+    /// and the pages given back when what the process mapped since the bound was set reaches
+    /// half the share: a fault maps more than the fault-around estimate on some kernels (a
+    /// whole large folio of the page cache: about 275 KiB on average on Linux 6.18 with ext4)
+    /// and less on others (pages already mapped). Elsewhere the estimates alone decide.
     fn note_reads(&self, bytes: u64) {
         use std::sync::atomic::Ordering;
-        if self.plan.releases()
-            && self.touched.fetch_add(bytes, Ordering::Relaxed) + bytes >= self.plan.pages / 2
-        {
-            self.release_pages();
+        if !self.plan.releases() {
+            return;
+        }
+        let half = self.plan.pages / 2;
+        let touched = self.touched.fetch_add(bytes, Ordering::Relaxed) + bytes;
+        match &self.resident {
+            Some((r, base)) if touched >= self.plan.pages / 16 => {
+                self.touched.store(0, Ordering::Relaxed);
+                match r.bytes() {
+                    Some(now) if now.saturating_sub(*base) < half => {}
+                    _ => self.release_pages(),
+                }
+            }
+            Some(_) => {}
+            None if touched >= half => self.release_pages(),
+            None => {}
         }
     }
 
@@ -2455,7 +2520,6 @@ mod tests {
     /// when only the lookups were counted.
     #[test]
     fn a_chunk_query_counts_the_entries_it_reads() {
-        use crate::plan::{FAULT_BYTES, HIT_BYTES};
         use crate::{Index, IndexUnit, IndexWriter, Params};
         use std::sync::atomic::Ordering;
         use textreuse_corpus::Document;
@@ -2478,10 +2542,12 @@ mod tests {
         // One chunk: its lookups (two faults per band and segment, the batch's place
         // included, and four), then each copy's entry once, whatever keys it shares.
         let bands = index.signer().bands() as u64;
-        let lookups = (bands * 2 * 2 + 4) * FAULT_BYTES;
+        let fault = index.fault_bytes;
+        assert!(fault >= crate::plan::FAULT_BYTES);
+        let lookups = (bands * 2 * 2 + 4) * fault;
         assert_eq!(
             index.touched.load(Ordering::Relaxed),
-            lookups + copies * HIT_BYTES
+            lookups + copies * 2 * fault
         );
     }
 

@@ -91,6 +91,7 @@ mod memory;
 mod params;
 mod partitions;
 mod plan;
+mod resident;
 mod run;
 mod segment;
 

@@ -139,7 +139,7 @@ impl MemoryPlan {
     /// of `segments` segments and `bands` bands queried on `threads` threads (at least
     /// [`MemoryPlan::MINIMUM`]): what the pages one query on each thread may touch need.
     pub fn query_minimum(bands: usize, segments: usize, threads: usize) -> u64 {
-        query_minimum(query_pages(bands, segments, threads))
+        query_minimum(query_pages(bands, segments, threads, FAULT_BYTES))
     }
 
     /// The plan of a reader: no batch, no merge; the pages get seven eighths of what is left
@@ -172,25 +172,24 @@ pub(crate) fn merge_bytes(docs: u64, entries: u64, pairs: u64) -> u64 {
         .saturating_add(1 << 18)
 }
 
-/// What one page fault of a query may map: up to 16 pages around it (the kernel's
-/// fault-around, which the segments' `MADV_RANDOM` does not turn off).
+/// What one page fault of a query may map at least: up to 16 pages around it (the kernel's
+/// fault-around, which the segments' `MADV_RANDOM` does not turn off). Where a fault maps a
+/// whole large folio of the page cache instead (Linux 6.18 on ext4: 64 KiB to 2 MiB), a reader
+/// under a bound measures what a fault maps and counts that
+/// ([`Index::max_memory`](crate::Index::max_memory)).
 pub(crate) const FAULT_BYTES: u64 = 64 << 10;
 
-/// What resolving one entry a lookup found may map: its record (document, start, end) and its
-/// signature, a fault each. A chunk query resolves up to [`DEFAULT_MAX_QUERY_BUCKET`] entries
-/// per band key, scattered over the whole signature section: counted entry by entry, so that
-/// the pages are given back in the middle of a query when they reach half the pages' share.
-///
-/// [`DEFAULT_MAX_QUERY_BUCKET`]: crate::DEFAULT_MAX_QUERY_BUCKET
-pub(crate) const HIT_BYTES: u64 = 2 * FAULT_BYTES;
+/// Places of the band-key records read to measure what a fault maps.
+pub(crate) const FAULT_SAMPLES: usize = 32;
 
 /// What queries on `threads` threads may touch of an index of `segments` segments and `bands`
-/// bands between two page releases: per thread, one unit's lookups, two faults per band and
-/// segment (the directory, the band-key records; the batch counts as a segment). The entries
-/// the lookups find are counted one at a time as they are read ([`HIT_BYTES`] each, less than
-/// a unit's lookups), and the pages given back when needed: they add nothing here.
-pub(crate) fn query_pages(bands: usize, segments: usize, threads: usize) -> u64 {
-    (threads.max(1) * bands * 2 * (segments + 1)) as u64 * FAULT_BYTES
+/// bands between two page releases: per thread, one unit's lookups, two faults of `fault`
+/// bytes per band and segment (the directory, the band-key records; the batch counts as a
+/// segment). The entries the lookups find are counted one at a time as they are read (two
+/// faults each, less than a unit's lookups), and the pages given back when needed: they add
+/// nothing here.
+pub(crate) fn query_pages(bands: usize, segments: usize, threads: usize, fault: u64) -> u64 {
+    ((threads.max(1) * bands * 2 * (segments + 1)) as u64).saturating_mul(fault)
 }
 
 /// The smallest bound under which queries touching `need` bytes between releases fit: half

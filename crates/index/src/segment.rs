@@ -1051,6 +1051,20 @@ impl Segment {
         };
     }
 
+    /// Reads one byte at each of `n` places spread evenly over the band-key records (the
+    /// section queries read most, at random), mapping the pages a fault there maps; for
+    /// measuring how much that is ([`Index::max_memory`](crate::Index::max_memory)).
+    pub(crate) fn touch_records(&self, n: usize) {
+        let (start, end) = (self.off[1], self.off[2].min(self.map.len()));
+        let len = end.saturating_sub(start);
+        for i in 0..n {
+            let at = start + len / n.max(1) * i;
+            if at < end {
+                std::hint::black_box(self.map[at]);
+            }
+        }
+    }
+
     /// Bytes of the map.
     pub(crate) fn mapped_bytes(&self) -> u64 {
         self.map.len() as u64
