@@ -386,6 +386,38 @@ fn dedup_against_an_index() {
         ]
         .concat())
     };
+    // Under --max-memory the index's reader gets the bound (the run is over when it
+    // matches): the same matches. With --add it is halved between the reader and the
+    // writer, and 112MiB (56 MiB each, below an index's 80 MiB) is refused before anything
+    // is read or added.
+    dedup(&[]);
+    let unbounded = std::fs::read_to_string(out.join("against.jsonl")).unwrap();
+    dedup(&["--max-memory", "112MiB"]);
+    assert_eq!(
+        std::fs::read_to_string(out.join("against.jsonl")).unwrap(),
+        unbounded
+    );
+    let (_, err) = status(
+        &[
+            "dedup",
+            new,
+            "--unit",
+            "document",
+            "--out",
+            out_s,
+            "--against",
+            &ix,
+            "--add",
+            "--max-memory",
+            "112MiB",
+        ],
+        1,
+    );
+    assert!(
+        err.contains("halved") && err.contains("invalid --max-memory"),
+        "{err}"
+    );
+    assert_eq!(Index::open(&ix).unwrap().stats().documents, 20);
     dedup(&["--add"]);
     let against = json_lines(&std::fs::read_to_string(out.join("against.jsonl")).unwrap());
     assert_eq!(against.len(), 1, "{against:?}");

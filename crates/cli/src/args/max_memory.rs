@@ -20,7 +20,8 @@ impl MaxMemoryHelp for Dedup {
         256MB, 4GB; at least 112MiB, checked before anything is read): the sorts, the index of \
         the sentence text file, union-find, the article-pair tally and ranking, simhash's \
         fingerprints, the --max-edit pairs and the output batches get shares of it and spill to \
-        disk beyond them; the rp-embed path is not bounded yet (docs/performance.md). The \
+        disk beyond them; --against then matches within it (halved between the index's reader \
+        and writer with --add); the rp-embed path is not bounded yet (docs/performance.md). The \
         outputs are the same at any bound. Default: no bound";
 }
 

@@ -373,7 +373,7 @@ pub fn run(args: &Args, global: &Global) -> anyhow::Result<()> {
                 !args.files.is_empty() && args.files.iter().all(|f| f.as_os_str() != "-"),
                 "--against needs input files: standard input cannot be read twice"
             );
-            let index = Index::open(dir)?;
+            let mut index = Index::open(dir)?;
             anyhow::ensure!(
                 index.params().unit.dedup_unit() == Some(unit),
                 "{}: an index of {}s, and this run compares {}s (use --unit {})",
@@ -382,11 +382,32 @@ pub fn run(args: &Args, global: &Global) -> anyhow::Result<()> {
                 unit.as_str(),
                 index.params().unit.as_str()
             );
-            let writer = if args.add {
+            let mut writer = if args.add {
                 Some(IndexWriter::open(dir)?)
             } else {
                 None
             };
+            // The matching runs after the run, within the same bound: the reader takes it
+            // whole, or half of it each with a writer beside it (each counts the program's
+            // fixed cost: the halves hold together).
+            if let Some(bytes) = args.max_memory.bytes()? {
+                let share = if writer.is_some() { bytes / 2 } else { bytes };
+                let halved = if writer.is_some() {
+                    " (halved between the index's reader and writer with --add)"
+                } else {
+                    ""
+                };
+                let refused = |e| {
+                    crate::cmd::index::memory_error(e).context(format!(
+                        "--against {} under --max-memory {bytes}{halved}",
+                        dir.display()
+                    ))
+                };
+                if let Some(w) = &mut writer {
+                    w.max_memory(share).map_err(refused)?;
+                }
+                index.max_memory(share).map_err(refused)?;
+            }
             Some((index, writer))
         }
         None => None,
