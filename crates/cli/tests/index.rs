@@ -369,22 +369,23 @@ fn dedup_against_an_index() {
     let out_s = out.to_str().unwrap();
     ok(&["-q", "index", "create", &ix, "--unit", "document"]);
     ok(&["-q", "index", "add", &ix, old]);
+    let args = |extra: &[&str]| -> Vec<String> {
+        let base = [
+            "-q",
+            "dedup",
+            new,
+            "--unit",
+            "document",
+            "--out",
+            out_s,
+            "--against",
+            &ix,
+        ];
+        base.iter().chain(extra).map(|a| a.to_string()).collect()
+    };
     let dedup = |extra: &[&str]| {
-        ok(&[
-            &[
-                "-q",
-                "dedup",
-                new,
-                "--unit",
-                "document",
-                "--out",
-                out_s,
-                "--against",
-                &ix,
-            ][..],
-            extra,
-        ]
-        .concat())
+        let args = args(extra);
+        ok(&args.iter().map(String::as_str).collect::<Vec<_>>())
     };
     // Under --max-memory the index's reader gets the bound (the run is over when it
     // matches): the same matches. With --add it is halved between the reader and the
@@ -397,22 +398,8 @@ fn dedup_against_an_index() {
         std::fs::read_to_string(out.join("against.jsonl")).unwrap(),
         unbounded
     );
-    let (_, err) = status(
-        &[
-            "dedup",
-            new,
-            "--unit",
-            "document",
-            "--out",
-            out_s,
-            "--against",
-            &ix,
-            "--add",
-            "--max-memory",
-            "112MiB",
-        ],
-        1,
-    );
+    let refused = args(&["--add", "--max-memory", "112MiB"]);
+    let (_, err) = status(&refused.iter().map(String::as_str).collect::<Vec<_>>(), 1);
     assert!(
         err.contains("halved") && err.contains("invalid --max-memory"),
         "{err}"
@@ -429,19 +416,7 @@ fn dedup_against_an_index() {
     assert!(index.contains(&DocId::from("d25")).unwrap());
     drop(index);
     let dedup_dir = tmp.path().join("dd");
-    ok(&[
-        "-q",
-        "dedup",
-        new,
-        "--unit",
-        "document",
-        "--out",
-        out_s,
-        "--against",
-        &ix,
-        "--write-deduplicated",
-        dedup_dir.to_str().unwrap(),
-    ]);
+    dedup(&["--write-deduplicated", dedup_dir.to_str().unwrap()]);
     let against = json_lines(&std::fs::read_to_string(out.join("against.jsonl")).unwrap());
     assert_eq!(against.len(), 11);
     // Every document of the batch is in the index now: the deduplicated copy is empty.
